@@ -1,0 +1,75 @@
+"""One child process per measured configuration, as pyperf's manager/worker split.
+
+Why a process each: JPype starts one JVM per process, never restarts it, and a failed start
+poisons the process; OpenSSL reads OPENSSL_ia32cap once, at load. The request travels as JSON
+on stdin and the result comes back in a file, because a JVM writes its own messages (warnings,
+PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+
+class WorkerError(Exception):
+    """A failure the worker understood; its message is meant for the user as it is."""
+
+
+@dataclass
+class ChildOutcome:
+    result: dict | None  # None when the child died before writing one
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def error(self) -> str | None:
+        """One line saying why no result came back, or None when one did."""
+        if self.result is not None and "error" not in self.result:
+            return None
+        if self.result is not None:
+            return self.result["error"]
+        how = f"killed by signal {-self.returncode}" if self.returncode < 0 else f"exit code {self.returncode}"
+        last = _last_line(self.stderr) or _last_line(self.stdout)
+        return f"worker died ({how})" + (f": {last}" if last else "")
+
+
+def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None) -> ChildOutcome:
+    """Run ``python -m module`` with ``request`` and collect what it reported."""
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
+        result_path = os.path.join(scratch, "result.json")
+        done = subprocess.run(
+            [sys.executable, "-m", module, result_path],
+            input=json.dumps(request), capture_output=True, text=True, errors="replace",
+            env=dict(env) if env is not None else None,
+        )
+        result = None
+        if os.path.exists(result_path):
+            with open(result_path) as f:
+                result = json.load(f)
+    return ChildOutcome(result, done.returncode, done.stdout, done.stderr)
+
+
+def serve(handler: Callable[[dict], dict]) -> None:
+    """The child's main: read the request, run ``handler``, write its result or its error."""
+    result_path = sys.argv[1]
+    request = json.load(sys.stdin)
+    try:
+        result, status = handler(request), 0
+    except WorkerError as e:
+        result, status = {"error": str(e)}, 1
+    with open(result_path, "w") as f:
+        json.dump(result, f)
+    sys.stdout.flush()
+    # os._exit: a started JVM's shutdown can hang or crash after the result is safely written.
+    os._exit(status)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

@@ -1,0 +1,83 @@
+"""Locate the compiled Java harness, compiling it from ``java/`` when running from a checkout.
+
+Standard library only: ``setup.py`` loads this file to build the jar that wheels carry.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from pathlib import Path
+
+JAR_NAME = "jvmbridge-harness.jar"
+PACKAGED_JAR = Path(__file__).resolve().parent / "_harness" / JAR_NAME
+SOURCE_ROOT = Path(__file__).resolve().parent.parent / "java" / "src" / "main" / "java"
+# JPype 1.7 itself needs Java 11+, so the harness targets the same floor.
+JAVA_RELEASE = "11"
+
+
+class HarnessUnavailable(RuntimeError):
+    """Neither a packaged harness jar nor the means to build one."""
+
+
+def java_sources(root: Path = SOURCE_ROOT) -> list[Path]:
+    return sorted(root.rglob("*.java"))
+
+
+def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None) -> Path:
+    """Compile the harness sources with ``javac --release 11`` into a jar at ``destination``."""
+    sources = java_sources(source_root)
+    if not sources:
+        raise HarnessUnavailable(f"no Java sources under {source_root}")
+    javac = javac or _find_javac()
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-javac-") as classes:
+        done = subprocess.run(
+            [javac, "--release", JAVA_RELEASE, "-d", classes, *map(str, sources)],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0:
+            raise HarnessUnavailable(f"javac failed: {done.stderr.strip()}")
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = destination.with_suffix(".tmp")
+        # A jar is a zip; writing it here avoids needing the JDK's `jar` tool.
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+            for path in sorted(Path(classes).rglob("*.class")):
+                jar.write(path, path.relative_to(classes).as_posix())
+        partial.replace(destination)
+    return destination
+
+
+def harness_jar() -> Path:
+    """The packaged jar, or one compiled from the checkout's sources into a per-user cache."""
+    if PACKAGED_JAR.is_file():
+        return PACKAGED_JAR
+    sources = java_sources()
+    if not sources:
+        raise HarnessUnavailable(
+            "the Java harness is missing from this installation; reinstall jvmbridge with a JDK present"
+        )
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.read_bytes())
+    cached = _cache_dir() / f"harness-{digest.hexdigest()[:16]}.jar"
+    return cached if cached.is_file() else build_jar(cached)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "jvmbridge"
+
+
+def _find_javac() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    candidates = [Path(java_home) / "bin" / "javac"] if java_home else []
+    found = shutil.which("javac")
+    if found:
+        candidates.append(Path(found))
+    for candidate in candidates:
+        if candidate.is_file():
+            return str(candidate)
+    raise HarnessUnavailable("javac not found: install a JDK (not only a JRE) to build the Java harness")

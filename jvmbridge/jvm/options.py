@@ -1,0 +1,61 @@
+"""Which HotSpot options a configuration passes, and which flags to read back from the JVM."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
+# Read back in every run, whatever was asked: together they say what the AES path really is.
+# UseGHASHIntrinsics matters because -XX:-UseAES leaves it on (GCM still partly accelerated).
+AES_FLAGS = ("UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseGHASHIntrinsics")
+
+_BOOLEAN = re.compile(r"^-XX:([+-])(\w+)$")
+_VALUED = re.compile(r"^-XX:(\w+)=(.*)$")
+
+
+@dataclass(frozen=True)
+class JvmSetting:
+    """A named set of JVM options, e.g. intrinsics "on" (defaults) or "off"."""
+    name: str
+    options: tuple[str, ...]
+
+
+INTRINSICS_ON = JvmSetting("intrinsics on", ())
+INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"))
+
+
+def requested_flags(options: tuple[str, ...] | list[str]) -> dict[str, str]:
+    """Flag name -> value as HotSpot would print it ("true"/"false"/text) for each -XX option."""
+    requested = {}
+    for option in options:
+        if match := _BOOLEAN.match(option):
+            requested[match[2]] = "true" if match[1] == "+" else "false"
+        elif match := _VALUED.match(option):
+            requested[match[1]] = match[2]
+    requested.pop(UNLOCK_DIAGNOSTIC[5:], None)
+    return requested
+
+
+def launch_options(options: tuple[str, ...] | list[str], java_major: int) -> list[str]:
+    """The options to start the JVM with.
+
+    The diagnostic unlock goes first: UseAESIntrinsics and friends are diagnostic flags on JDK 9+,
+    so the JVM refuses them (and refuses to report them) unless the unlock precedes them.
+    """
+    launch = [UNLOCK_DIAGNOSTIC]
+    if java_major >= 22:
+        # JPype loads native code; JDK 22+ warns on stderr about it unless this is granted.
+        launch.append("--enable-native-access=ALL-UNNAMED")
+    return launch + list(options)
+
+
+def flags_to_read(options: tuple[str, ...] | list[str]) -> list[str]:
+    return list(dict.fromkeys([*AES_FLAGS, *requested_flags(options)]))
+
+
+def java_major(version: str) -> int:
+    """17 for "17.0.15", 8 for "1.8.0_402", 0 when unknown."""
+    parts = version.split(".")
+    if not parts[0].isdigit():
+        return 0
+    return int(parts[1]) if parts[0] == "1" and len(parts) > 1 and parts[1].isdigit() else int(parts[0])

@@ -1,0 +1,68 @@
+"""Child process: start one JVM through JPype, read its flags back, run the harness loop."""
+from __future__ import annotations
+
+from jvmbridge.child import WorkerError, serve
+from jvmbridge.measure import timed_rounds, warm_up
+
+
+def _start_jvm(request: dict):
+    import jpype
+
+    try:
+        jpype.startJVM(request["libjvm"], *request["options"],
+                       classpath=[request["harness_jar"]], convertStrings=False)
+    except (RuntimeError, OSError) as e:
+        # The JVM's own reason ("Unrecognized VM option ...") is on this process's stderr,
+        # which the parent reads; JPype itself only knows "Unable to start JVM".
+        raise WorkerError(f"JVM did not start: {e}") from None
+    return jpype
+
+
+def _read_flags(jpype, names: list[str]) -> dict[str, dict]:
+    """Each flag's value and origin as the running JVM reports them; absent flags are left out."""
+    management = jpype.JClass("java.lang.management.ManagementFactory")
+    diagnostic = jpype.JClass("com.sun.management.HotSpotDiagnosticMXBean")
+    bean = management.getPlatformMXBean(diagnostic)
+    flags = {}
+    for name in names:
+        try:
+            option = bean.getVMOption(name)
+        except jpype.JException:  # IllegalArgumentException: this JVM has no such flag
+            continue
+        flags[name] = {"value": str(option.getValue()), "origin": str(option.getOrigin())}
+    return flags
+
+
+def _jvm_identity(jpype) -> dict:
+    system = jpype.JClass("java.lang.System")
+    props = ("java.vm.vendor", "java.vm.name", "java.runtime.version", "java.home", "os.arch")
+    return {name: str(system.getProperty(name)) for name in props}
+
+
+def handle(request: dict) -> dict:
+    jpype = _start_jvm(request)
+    flags = _read_flags(jpype, request["read_flags"])
+    harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
+    key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
+    harness = harness_class(key, iv, plaintext)
+    ciphertext = bytes(harness_class.encrypt(key, iv, plaintext)).hex()
+
+    def run(n: int) -> int:
+        return int(harness.run(n))
+
+    warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
+    rounds = timed_rounds(run, request["iterations"], request["rounds"])
+    return {
+        "jvm": _jvm_identity(jpype),
+        "provider": str(harness.providerDescription()),
+        "transformation": str(harness_class.TRANSFORMATION),
+        "flags": flags,
+        "ciphertext": ciphertext,
+        "warmup": warmup.as_dict(),
+        "rounds": rounds,
+        "sink": int(harness.sink()),
+    }
+
+
+if __name__ == "__main__":
+    serve(handle)
