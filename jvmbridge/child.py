@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,7 +35,8 @@ class ChildOutcome:
             return None
         if self.result is not None:
             return self.result["error"]
-        how = f"killed by signal {-self.returncode}" if self.returncode < 0 else f"exit code {self.returncode}"
+        how = (f"killed by {signal.Signals(-self.returncode).name}" if self.returncode < 0
+               else f"exit code {self.returncode}")
         last = _last_line(self.stderr) or _last_line(self.stdout)
         return f"worker died ({how})" + (f": {last}" if last else "")
 

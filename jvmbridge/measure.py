@@ -10,9 +10,12 @@ from dataclasses import asdict, dataclass
 from typing import Callable
 
 RunLoop = Callable[[int], int]
+# A counter that moves while the engine is still changing its code, e.g. the JIT's total
+# compilation time: a plateau of interpreted or C1 code can look steady while C2 is still working.
+Activity = Callable[[], int]
 
 # A warm-up chunk this long keeps the per-chunk timer and call cost negligible.
-CHUNK_SECONDS = 0.02
+CHUNK_SECONDS = 0.05
 # Steady when the last STEADY_WINDOW chunks agree within STEADY_TOLERANCE (relative range).
 STEADY_WINDOW = 5
 STEADY_TOLERANCE = 0.05
@@ -29,20 +32,24 @@ class Warmup:
         return asdict(self)
 
 
-def warm_up(run: RunLoop, min_seconds: float, max_seconds: float) -> Warmup:
-    """Run chunks until their speed settles (JIT compiled) or ``max_seconds`` pass."""
-    chunk, total, recent = 1000, 0, []
+def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None) -> Warmup:
+    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass."""
+    # Start at one operation: a single message may already take long (a 64 MiB plaintext).
+    chunk, total, recent, marks = 1, 0, [], []
     started = time.perf_counter()
     while True:
         elapsed_ns = max(run(chunk), 1)
         total += chunk
         recent = (recent + [elapsed_ns / chunk])[-STEADY_WINDOW:]
+        marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
-        steady = len(recent) == STEADY_WINDOW and (max(recent) - min(recent)) / min(recent) <= STEADY_TOLERANCE
+        steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
+                  and (max(recent) - min(recent)) / min(recent) <= STEADY_TOLERANCE)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
             return Warmup(total, spent, steady, recent[-1])
         if elapsed_ns < CHUNK_SECONDS * 1e9:
-            chunk = max(chunk, int(chunk * CHUNK_SECONDS * 1e9 / elapsed_ns))
+            # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
+            chunk = max(chunk, min(chunk * 10, int(chunk * CHUNK_SECONDS * 1e9 / elapsed_ns)))
 
 
 def split_iterations(iterations: int, rounds: int) -> list[int]:

@@ -47,10 +47,15 @@ def handle(request: dict) -> dict:
     harness = harness_class(key, iv, plaintext)
     ciphertext = bytes(harness_class.encrypt(key, iv, plaintext)).hex()
 
+    compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
+
     def run(n: int) -> int:
         return int(harness.run(n))
 
-    warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
+    def jit_milliseconds() -> int:
+        return int(compiler.getTotalCompilationTime())
+
+    warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
     rounds = timed_rounds(run, request["iterations"], request["rounds"])
     return {
         "jvm": _jvm_identity(jpype),

@@ -3,6 +3,10 @@ package jvmbridge.harness;
 import javax.crypto.Cipher;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 
 /**
@@ -60,5 +64,42 @@ public final class AesHarness {
     /** The folded ciphertext bytes; returning it keeps the loop's result observable. */
     public long sink() {
         return sink;
+    }
+
+    /**
+     * Test vectors without JPype: each stdin line "KEY IV PLAINTEXT" (hex; "-" for an empty
+     * plaintext) gets one stdout line with the ciphertext in hex. Lets any implementation check
+     * its ciphertext against this JVM's.
+     */
+    public static void main(String[] args) throws IOException, GeneralSecurityException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] fields = line.trim().split("\\s+");
+            if (fields.length != 3) {
+                throw new IllegalArgumentException("expected KEY IV PLAINTEXT in hex, got: " + line);
+            }
+            byte[] plaintext = fields[2].equals("-") ? new byte[0] : parseHex(fields[2]);
+            System.out.println(formatHex(encrypt(parseHex(fields[0]), parseHex(fields[1]), plaintext)));
+        }
+    }
+
+    // java.util.HexFormat is JDK 17+; the harness must run on 11.
+    static byte[] parseHex(String text) {
+        if (text.length() % 2 != 0) {
+            throw new IllegalArgumentException("odd number of hex digits: " + text);
+        }
+        byte[] bytes = new byte[text.length() / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
+        }
+        return bytes;
+    }
+
+    static String formatHex(byte[] bytes) {
+        StringBuilder text = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            text.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return text.toString();
     }
 }

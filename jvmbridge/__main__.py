@@ -1,0 +1,3 @@
+from jvmbridge.cli import main
+
+main(prog_name="jvmbridge")

@@ -1,0 +1,78 @@
+"""The `jvmbridge` command line. Exit codes: 0 ok, 1 a run failed (partly), 2 bad usage."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from jvmbridge.child import WorkerError
+from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.jvm.discovery import JvmNotFound
+from jvmbridge.runner import ENGINES
+from jvmbridge.workload import KEY_BITS, Workload, parse_count
+
+RENDERERS = ("table", "json", "csv")
+
+
+class Count(click.ParamType):
+    name = "count"
+
+    def convert(self, value, param, ctx):
+        try:
+            return parse_count(value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="jvmbridge")
+def main():
+    """Is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
+
+
+@main.command()
+@click.option("--iterations", type=Count(), default=Workload.iterations, show_default=True,
+              help="JVM doFinal loop count, as AESNITester's (1e8, 1_000_000, ...).")
+@click.option("--rounds", type=click.IntRange(1), default=Workload.rounds, show_default=True,
+              help="Timed rounds the iterations are split into.")
+@click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=str(Workload.key_bits),
+              show_default=True, help="AES key size.")
+@click.option("--message-size", type=click.IntRange(0), default=Workload.message_bytes, show_default=True,
+              help="Plaintext bytes per message.")
+@click.option("--java", "java_paths", multiple=True, metavar="PATH",
+              help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
+@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
+              help="Extra JVM option for every JVM configuration; repeatable.")
+@click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
+              help="The openssl command for the C-loop rows.")
+@click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
+              show_default=True, help="Engines to run; repeatable.")
+@click.option("--format", "output_format", type=click.Choice(RENDERERS), default="table", show_default=True)
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, openssl, engines, output_format, quiet):
+    """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
+    from jvmbridge.api import run_comparison
+    from jvmbridge.report import render_csv, render_json, render_table
+
+    try:
+        workload = Workload(iterations, rounds, int(key_bits), message_size)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    show_progress = not quiet and sys.stderr.isatty()
+    try:
+        comparison = run_comparison(workload, java_paths, jvm_args, openssl, engines,
+                                    progress=_progress if show_progress else None)
+    except JvmNotFound as e:
+        raise click.UsageError(str(e)) from None
+    except (HarnessUnavailable, WorkerError) as e:
+        raise click.ClickException(str(e)) from None
+    render = {"table": render_table, "json": render_json, "csv": render_csv}[output_format]
+    click.echo(render(comparison), nl=False)
+    for configuration, error in comparison.failures:
+        click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
+    if comparison.failures:
+        sys.exit(1)
+
+
+def _progress(index: int, total: int, label: str) -> None:
+    click.echo(f"[{index + 1}/{total}] {label} ...", err=True)

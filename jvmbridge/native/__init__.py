@@ -1,0 +1,1 @@
+"""The native side: OpenSSL through pyca/cryptography and through the `openssl` command."""

@@ -1,0 +1,69 @@
+"""Parent side of the native measurements: pyca/cryptography in a child, `openssl speed` directly."""
+from __future__ import annotations
+
+import os
+
+from jvmbridge.child import WorkerError, run_child
+from jvmbridge.native import ia32cap, openssl_cli
+from jvmbridge.results import OPENSSL_CLI, PYCA, Measurement
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Workload
+
+# The Python loop has no JIT to wait for; a short warm-up settles caches and allocator.
+PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
+# Per round: what a Python loop can afford when asked for 1e8 messages.
+PYCA_ROUND_SECONDS = 0.5
+# `openssl speed -seconds` takes whole seconds; one per round.
+CLI_ROUND_SECONDS = 1
+
+
+def _setting(aesni: bool) -> str:
+    return "AES-NI on" if aesni else "AES-NI off"
+
+
+def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, str]:
+    """Whether OpenSSL's capability words show AES-NI as asked, and those words for the report."""
+    try:
+        in_use = ia32cap.aesni_in_use(cpuinfo)
+        shown = f"ia32cap={ia32cap.cpuinfo_value(cpuinfo)}"
+    except ValueError:
+        return False, "ia32cap unknown (no CPUINFO from OpenSSL)"
+    return in_use == (aesni and cpu_has_aes), f"AES-NI {'used' if in_use else 'unused'}, {shown}"
+
+
+def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
+    request = {**workload.inputs_hex(), "iterations": workload.iterations, "rounds": workload.rounds,
+               "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
+    outcome = run_child("jvmbridge.native.pyca_worker", request, env=ia32cap.environment(dict(os.environ), aesni))
+    if outcome.error:
+        raise WorkerError(outcome.error)
+    result = outcome.result
+    as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
+    summary = summarize(result["rounds"])
+    notes = ["fresh encryptor + PKCS#7 padder per message; includes Python call overhead"]
+    if summary.iterations < workload.iterations:
+        notes.append(f"ran {summary.iterations:,} of {workload.iterations:,} messages (time budget)")
+    return Measurement(
+        engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
+        setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
+        shape="message", message_bytes=workload.message_bytes, summary=summary,
+        warmup=result["warmup"], ciphertext=result["ciphertext"],
+        details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
+    )
+
+
+def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
+    env = ia32cap.environment(dict(os.environ), aesni)
+    described = openssl_cli.describe(openssl, env)
+    as_requested, state = _verify_mask(described["cpuinfo"], aesni, cpu_has_aes)
+    rounds = [openssl_cli.speed_round(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS, env)
+              for _ in range(workload.rounds)]
+    command = " ".join(openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS))
+    return Measurement(
+        engine=OPENSSL_CLI, implementation=described["openssl_version"],
+        setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
+        shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds),
+        details={"openssl_cpuinfo": described["cpuinfo"], "command": command},
+        notes=[f"EVP_EncryptUpdate on a {workload.message_bytes}-byte buffer, no per-message init or padding; "
+               f"{workload.rounds} runs of {CLI_ROUND_SECONDS} s"],
+    )

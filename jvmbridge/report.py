@@ -1,0 +1,88 @@
+"""Render a Comparison for people (table) and for programs (JSON, CSV)."""
+from __future__ import annotations
+
+import json
+import math
+
+from jvmbridge.runner import Comparison
+
+# Bump when a field changes meaning or goes away; adding a field keeps the version.
+# 1: first format (rows, ratios, failures, metadata; times in ns, rates per second).
+SCHEMA_VERSION = 1
+UNITS = {
+    "ns_per_op": "nanoseconds per message (median over rounds)",
+    "ops_per_s": "messages per second",
+    "mb_per_s": "10^6 bytes of plaintext per second",
+    "openssl_kbytes_per_s": "1000s of bytes of plaintext per second, as `openssl speed` tables",
+    "rsd": "relative standard deviation of ns/op across rounds (fraction)",
+    "ratios.times": "how many times faster (ratio of median ns/op)",
+}
+
+
+def render_json(comparison: Comparison) -> str:
+    frame = comparison.frame
+    rows = json.loads(frame.to_json(orient="records")) if not frame.empty else []
+    return json.dumps({
+        "schema_version": SCHEMA_VERSION,
+        "units": UNITS,
+        "metadata": comparison.metadata,
+        "results": rows,
+        "ratios": [r.as_dict() for r in comparison.ratios],
+        "failures": [{"configuration": c, "error": e} for c, e in comparison.failures],
+    }, indent=2)
+
+
+def render_csv(comparison: Comparison) -> str:
+    return comparison.frame.to_csv(index=False)
+
+
+def render_table(comparison: Comparison) -> str:
+    meta, frame = comparison.metadata, comparison.frame
+    work = meta["workload"]
+    lines = [
+        f"jvmbridge {meta['jvmbridge_version']} compare: {work['cipher'].upper()}, {work['padding']}, "
+        f"{work['message_bytes']}-byte messages, {work['iterations']:,} JVM iterations in {work['rounds']} rounds",
+        f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
+        f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
+    ]
+    lines += [f"Impl     {name}" for name in meta["implementations"]]
+    if frame.empty:
+        return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
+    header = ["#", "engine", "setting", "ns/op", "±rsd", "ops/s", "MB/s", "openssl 1000s B/s", "messages",
+              "as asked", "ciphertext"]
+    body = [[str(i + 1), row.engine, row.setting, f"{row.ns_per_op:,.1f}", f"{row.rsd:.1%}",
+             _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
+             f"{row.iterations:,}", "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
+            for i, row in enumerate(frame.itertuples())]
+    lines += ["", *_columns([header, *body], right_from=3)]
+    lines += ["", "Implementation and state as verified in the running engine:"]
+    for i, row in enumerate(frame.itertuples()):
+        lines.append(f"  {i + 1}  {row.implementation}: {row.verified_state}")
+    if comparison.ratios:
+        lines += ["", "Ratios (median; in brackets the range over rounds):"]
+        lines += [f"  {r.label}: {r.value:.2f}x [{r.low:.2f}–{r.high:.2f}]" for r in comparison.ratios]
+    notes = [(i + 1, row.notes) for i, row in enumerate(frame.itertuples()) if row.notes]
+    if notes:
+        lines += ["", "Notes:"] + [f"  {i}  {text}" for i, text in notes]
+    lines += ["", "ns/op: median per message over rounds; MB/s = 10^6 B/s of plaintext; "
+                  "as asked: flags or CPU mask read back match the request."]
+    return "\n".join(lines) + "\n"
+
+
+def _ciphertext(ok) -> str:
+    if ok is None or (isinstance(ok, float) and math.isnan(ok)):
+        return "-"
+    return "= OpenSSL" if ok else "MISMATCH"
+
+
+def _si(value: float) -> str:
+    for factor, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= factor:
+            return f"{value / factor:.2f}{suffix}"
+    return f"{value:.1f}"
+
+
+def _columns(rows: list[list[str]], right_from: int) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.rjust(w) if i >= right_from else cell.ljust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]

@@ -1,0 +1,66 @@
+"""What every engine encrypts: the same key, IV and plaintext, AESNITester's shape by default."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass
+from decimal import Decimal, InvalidOperation
+
+KEY_BITS = (128, 192, 256)
+AESNITESTER_MESSAGE_BYTES = 38
+_TEXT = b"The quick brown fox jumps over the lazy dog. "
+# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
+MAX_ITERATIONS = 10**12
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+def parse_count(value: str | int | float) -> int:
+    """An iteration count written as 1e8, 100000000, 1_000_000 or 2.5e6; integral values only."""
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"{value!r} is not a number (examples: 1e8, 100000000, 1_000_000)") from None
+    if not number.is_finite() or number != number.to_integral_value():
+        raise ValueError(f"{value!r} is not a whole number")
+    return int(number)
+
+
+@dataclass(frozen=True)
+class Workload:
+    iterations: int = 10_000_000
+    rounds: int = 5
+    key_bits: int = 256
+    message_bytes: int = AESNITESTER_MESSAGE_BYTES
+
+    def __post_init__(self):
+        if not 1 <= self.iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
+        if not 1 <= self.rounds <= self.iterations:
+            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if self.key_bits not in KEY_BITS:
+            raise ValueError(f"key size must be one of {', '.join(map(str, KEY_BITS))} bits, not {self.key_bits}")
+        if not 0 <= self.message_bytes <= MAX_MESSAGE_BYTES:
+            raise ValueError(f"message size must be between 0 and {MAX_MESSAGE_BYTES} bytes, not {self.message_bytes}")
+
+    @property
+    def key(self) -> bytes:
+        # Fixed rather than KeyGenerator's: JDK 17 defaults to 128-bit keys, JDK 25 to 256.
+        return hashlib.sha256(b"jvmbridge key").digest()[: self.key_bits // 8]
+
+    @property
+    def iv(self) -> bytes:
+        return hashlib.sha256(b"jvmbridge iv").digest()[:16]
+
+    @property
+    def plaintext(self) -> bytes:
+        return (_TEXT * (self.message_bytes // len(_TEXT) + 1))[: self.message_bytes]
+
+    @property
+    def cipher_name(self) -> str:
+        """The openssl-style name, e.g. aes-256-cbc."""
+        return f"aes-{self.key_bits}-cbc"
+
+    def inputs_hex(self) -> dict[str, str]:
+        return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "cipher": self.cipher_name, "padding": "PKCS#7 (PKCS5Padding)"}

@@ -1,0 +1,28 @@
+"""Compiles the Java harness into the package at build time, so wheels carry it and a server
+with only a JRE can run jvmbridge. Everything else about the package lives in pyproject.toml."""
+import importlib.util
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+ROOT = Path(__file__).resolve().parent
+
+
+def _harness_module():
+    # Loaded by path: the package's dependencies are not installed yet at build time.
+    spec = importlib.util.spec_from_file_location("_jvmbridge_harness", ROOT / "jvmbridge" / "harness.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildPyWithHarness(build_py):
+    def run(self):
+        super().run()
+        harness = _harness_module()
+        destination = Path(self.build_lib) / "jvmbridge" / "_harness" / harness.JAR_NAME
+        harness.build_jar(destination, source_root=ROOT / "java" / "src" / "main" / "java")
+
+
+setup(cmdclass={"build_py": BuildPyWithHarness})

@@ -1,0 +1,42 @@
+"""Shared helpers: the real CLI in a subprocess, and the JDKs this machine has."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jvmbridge.jvm.discovery import JvmNotFound, default_java, resolve_java
+
+
+def jdk_homes() -> list[Path]:
+    """The default JVM, plus every other JDK under /usr/lib/jvm (e.g. a Temurin 25 beside 17)."""
+    homes = [default_java().home]
+    root = Path("/usr/lib/jvm")
+    for candidate in sorted(root.iterdir()) if root.is_dir() else []:
+        try:
+            home = resolve_java(candidate).home
+        except JvmNotFound:
+            continue
+        if home not in homes:
+            homes.append(home)
+    return homes
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jvmbridge", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
+    done = run_cli(*args, "--format", "json", **kwargs)
+    return done, json.loads(done.stdout)
+
+
+@pytest.fixture(scope="session")
+def quick() -> list[str]:
+    """Options for a short but real measurement."""
+    return ["--iterations", "2e5", "--rounds", "2", "--quiet"]

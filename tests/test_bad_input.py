@@ -1,0 +1,65 @@
+"""Bad input: one clear line, exit 2 for usage and 1 for run failures, never a traceback."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import run_cli
+
+
+def assert_clean_failure(done, code, *fragments):
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    for fragment in fragments:
+        assert fragment in done.stderr
+
+
+@pytest.mark.parametrize("value, fragment", [
+    ("0", "between 1 and"), ("-1", "between 1 and"), ("abc", "not a number"),
+    ("1e30", "between 1 and"), ("1.5", "not a whole number"), ("nan", "not a whole number"),
+])
+def test_bad_iterations(value, fragment):
+    done = run_cli("compare", "--iterations", value)
+    assert_clean_failure(done, 2, fragment)
+
+
+@pytest.mark.parametrize("value", ["1e8", "100000000", "1_000_000", "2.5e6"])
+def test_iteration_spellings_are_accepted(value):
+    # Accepted spellings get past validation; a bad key size then stops the run before any work.
+    done = run_cli("compare", "--iterations", value, "--key-bits", "100")
+    assert_clean_failure(done, 2, "--key-bits")
+    assert "iterations" not in done.stderr
+
+
+def test_unknown_key_size():
+    assert_clean_failure(run_cli("compare", "--key-bits", "512"), 2, "'512' is not one of '128', '192', '256'")
+
+
+def test_missing_java_path():
+    assert_clean_failure(run_cli("compare", "--java", "/nonexistent/java"), 2, "no such file")
+
+
+def test_path_that_is_not_a_jvm(tmp_path):
+    assert_clean_failure(run_cli("compare", "--java", str(tmp_path)), 2, "not a JVM")
+
+
+def test_no_jvm_at_all(monkeypatch):
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    done = run_cli("compare", "--engine", "jvm")
+    assert_clean_failure(done, 2, "no JVM found")
+
+
+def test_jvm_refusing_an_option_is_quoted_verbatim():
+    done = run_cli("compare", "--engine", "jvm", "--jvm-arg=-XX:+NoSuchFlag", "--iterations", "1e4")
+    assert_clean_failure(done, 1, "Unrecognized VM option 'NoSuchFlag'")
+    assert done.stderr.count("failed:") == 2  # both JVM rows, one line each
+
+
+def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
+    # A real crash: the heap cannot hold an 8 MiB message three times, and the JVM aborts on OOM.
+    done = run_cli("compare", "--engine", "jvm", "--engine", "pyca", "--message-size", "8388608",
+                   "--iterations", "3", "--rounds", "1", "--jvm-arg=-Xmx20m",
+                   "--jvm-arg=-XX:+CrashOnOutOfMemoryError", cwd=tmp_path)
+    assert_clean_failure(done, 1, "killed by SIGABRT", "OutOfMemoryError", "report: ")
+    assert done.stderr.count("failed:") == 2
+    assert "AES-NI on" in done.stdout and "AES-NI off" in done.stdout

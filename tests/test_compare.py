@@ -1,0 +1,127 @@
+"""`jvmbridge compare` end to end: real JVMs through JPype, real OpenSSL, the real CLI."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import jdk_homes, run_cli, run_json
+
+
+@pytest.fixture(scope="module")
+def report(quick):
+    done, data = run_json("compare", *quick)
+    assert done.returncode == 0, done.stderr
+    return data
+
+
+def rows(data, engine_prefix):
+    return [r for r in data["results"] if r["engine"].startswith(engine_prefix)]
+
+
+def test_report_is_versioned_and_names_units(report):
+    assert report["schema_version"] == 1
+    assert "10^6 bytes" in report["units"]["mb_per_s"]
+    assert report["metadata"]["workload"]["cipher"] == "aes-256-cbc"
+    assert report["metadata"]["workload"]["message_bytes"] == 38
+    assert report["failures"] == []
+
+
+def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
+    on, off = rows(report, "JVM")
+    assert (on["setting"], off["setting"]) == ("intrinsics on", "intrinsics off")
+    assert "UseAESIntrinsics=true" in on["verified_state"]
+    assert "UseAES=false" in off["verified_state"] and "UseAESIntrinsics=false" in off["verified_state"]
+    # -UseAES leaves GHASH intrinsics on; the report must say so rather than imply all AES is off.
+    assert "UseGHASHIntrinsics=true" in off["verified_state"]
+    assert "UseGHASHIntrinsics stays on" in off["notes"]
+    assert on["as_requested"] and off["as_requested"]
+    assert "-XX:+UnlockDiagnosticVMOptions -XX:-UseAES -XX:-UseAESIntrinsics" in off["jvm_options"]
+
+
+def test_jvm_runs_exactly_the_requested_iterations(report):
+    for row in rows(report, "JVM"):
+        assert row["iterations"] == 200_000 and row["rounds"] == 2
+        assert row["ciphertext_ok"] is True
+
+
+def test_native_rows_prove_the_aesni_mask_took_effect(report):
+    for engine in ("OpenSSL via pyca", "OpenSSL speed"):
+        on, off = rows(report, engine)
+        assert on["accelerated"] and not off["accelerated"]
+        assert on["verified_state"].startswith("AES-NI used")
+        assert off["verified_state"].startswith("AES-NI unused")
+        assert on["as_requested"] and off["as_requested"]
+
+
+def test_units_agree(report):
+    for row in report["results"]:
+        assert row["ops_per_s"] == pytest.approx(1e9 / row["ns_per_op"])
+        assert row["mb_per_s"] == pytest.approx(row["ops_per_s"] * 38 / 1e6)
+        assert row["openssl_kbytes_per_s"] == pytest.approx(row["mb_per_s"] * 1000)
+
+
+def test_python_loop_is_labelled_as_overhead_dominated(report):
+    pyca_on = rows(report, "OpenSSL via pyca")[0]
+    assert "dominated by Python overhead" in pyca_on["notes"]
+
+
+def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
+    labels = [r["label"] for r in report["ratios"]]
+    assert any(label.startswith("intrinsics speedup") for label in labels)
+    assert any(label.startswith("AES-NI speedup, OpenSSL speed") for label in labels)
+    assert sum("acceleration" in label for label in labels) == 2
+    for ratio in report["ratios"]:
+        assert ratio["low"] <= ratio["times"] <= ratio["high"]
+
+
+def test_table_output_lists_every_configuration_with_its_state(quick):
+    done = run_cli("compare", *quick, "--engine", "jvm", "--key-bits", "128")
+    assert done.returncode == 0, done.stderr
+    assert "AES-128-CBC" in done.stdout
+    assert "intrinsics on" in done.stdout and "intrinsics off" in done.stdout
+    assert "UseAESIntrinsics=false" in done.stdout
+    assert "= OpenSSL" in done.stdout
+
+
+def test_csv_output_is_the_dataframe(quick):
+    done = run_cli("compare", *quick, "--engine", "pyca", "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.splitlines()[0].split(",")
+    assert {"engine", "setting", "ns_per_op", "mb_per_s", "verified_state"} <= set(header)
+    assert len(done.stdout.splitlines()) == 3
+
+
+@pytest.mark.skipif(len(jdk_homes()) < 2, reason="needs a second JDK")
+def test_two_jdks_side_by_side(quick):
+    homes = jdk_homes()[:2]
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--java", str(homes[0]), "--java", str(homes[1]))
+    assert done.returncode == 0, done.stderr
+    assert sorted({r["java_home"] for r in data["results"]}) == sorted(str(h) for h in homes)
+    assert sum(r["label"].startswith("intrinsics speedup") for r in data["ratios"]) == 2
+
+
+def test_diagnostic_flag_gets_the_unlock_and_is_read_back(quick):
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--jvm-arg=-XX:-UseAESCTRIntrinsics")
+    assert done.returncode == 0, done.stderr
+    for row in data["results"]:
+        assert "UseAESCTRIntrinsics=false" in row["verified_state"]
+        assert row["as_requested"]
+
+
+def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
+    # Intrinsics cannot be on without UseAES: the "off" row asked for them and did not get them.
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--jvm-arg=-XX:+UseAESIntrinsics")
+    assert done.returncode == 0, done.stderr
+    on, off = data["results"]
+    assert on["as_requested"]
+    assert not off["as_requested"]
+    assert "UseAESIntrinsics requested true, JVM runs false" in off["notes"]
+    assert "AES intrinsics require UseAES" in off["notes"]
+
+
+def test_python_api_returns_a_dataframe():
+    import jvmbridge
+
+    frame = jvmbridge.compare("1e5", rounds=2, engines=["jvm"])
+    assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
+    assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
+    assert frame.ns_per_op.gt(0).all()

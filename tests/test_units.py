@@ -1,0 +1,52 @@
+"""Pure functions whose mistakes would skew every figure: counts, masks, flags, rounds."""
+from __future__ import annotations
+
+import pytest
+
+from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
+from jvmbridge.measure import split_iterations
+from jvmbridge.native import ia32cap
+from jvmbridge.workload import parse_count
+
+
+@pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
+                                         ("2.5e6", 2_500_000), (" 7 ", 7)])
+def test_parse_count(text, count):
+    assert parse_count(text) == count
+
+
+@pytest.mark.parametrize("iterations, rounds", [(10, 3), (5, 5), (3, 10), (10**8, 7)])
+def test_split_iterations_runs_exactly_the_count(iterations, rounds):
+    parts = split_iterations(iterations, rounds)
+    assert sum(parts) == iterations
+    assert max(parts) - min(parts) <= 1 and min(parts) >= 1
+
+
+def test_unlock_precedes_every_user_option():
+    options = launch_options(["-XX:-UseAESIntrinsics"], java_major("17.0.15"))
+    assert options[0] == UNLOCK_DIAGNOSTIC
+    assert options[-1] == "-XX:-UseAESIntrinsics"
+    assert "--enable-native-access=ALL-UNNAMED" in launch_options([], java_major("25.0.3"))
+
+
+def test_requested_flags_take_the_last_word():
+    assert requested_flags(["-XX:-UseAES", "-XX:+UseAES", "-XX:AESKeySize=1", "-Xmx1g"]) == {
+        "UseAES": "true", "AESKeySize": "1"}
+
+
+@pytest.mark.parametrize("version, major", [("17.0.15", 17), ("1.8.0_402", 8), ("25", 25), ("unknown", 0)])
+def test_java_major(version, major):
+    assert java_major(version) == major
+
+
+def test_mask_clears_aesni_and_pclmul_only():
+    on = "CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"
+    off = "CPUINFO: OPENSSL_ia32cap=0xfdfa3201078bffff:0x4059c6f1bf07ab env:~0x200000200000000:~0x60000000000"
+    assert ia32cap.aesni_in_use(on) and not ia32cap.aesni_in_use(off)
+    before, after = ia32cap.capability_words(on), ia32cap.capability_words(off)
+    assert before[0] ^ after[0] == (1 << ia32cap.AESNI_BIT) | (1 << ia32cap.PCLMULQDQ_BIT)
+
+
+def test_environment_unsets_rather_than_empties():
+    assert "OPENSSL_ia32cap" not in ia32cap.environment({"OPENSSL_ia32cap": "", "A": "1"}, aesni=True)
+    assert ia32cap.environment({}, aesni=False)["OPENSSL_ia32cap"] == ia32cap.AESNI_OFF_MASK
