@@ -1,0 +1,54 @@
+package jvmbridge.harness;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+
+import org.junit.Test;
+
+public class AesHarnessTest {
+    // NIST SP 800-38A, F.2.5 CBC-AES256.Encrypt.
+    private static final byte[] KEY = AesHarness.parseHex("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+    private static final byte[] IV = AesHarness.parseHex("000102030405060708090a0b0c0d0e0f");
+    private static final String PLAINTEXT = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+            + "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+    private static final String CIPHERTEXT = "f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d"
+            + "39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b";
+
+    @Test
+    public void matchesNistVectorThenAddsOnePaddingBlock() throws Exception {
+        byte[] out = AesHarness.encrypt(KEY, IV, AesHarness.parseHex(PLAINTEXT));
+        assertEquals(64 + 16, out.length);
+        assertEquals(CIPHERTEXT, AesHarness.formatHex(out).substring(0, 128));
+    }
+
+    @Test
+    public void eachIterationIsAFreshDoFinalFromTheSameIv() throws Exception {
+        byte[] plaintext = new byte[38];
+        byte[] ciphertext = AesHarness.encrypt(KEY, IV, plaintext);
+        AesHarness harness = new AesHarness(KEY, IV, plaintext);
+        harness.run(40);
+        // Same IV every time, so every iteration folds a byte of the same ciphertext into the sink.
+        long expected = 0;
+        for (int i = 0; i < 40; i++) {
+            expected += ciphertext[(i & 15) % ciphertext.length];
+        }
+        assertEquals(expected, harness.sink());
+        assertNotEquals(0, expected);
+    }
+
+    @Test
+    public void runReportsElapsedTime() throws Exception {
+        AesHarness harness = new AesHarness(KEY, IV, new byte[38]);
+        assertTrue(harness.run(1000) > 0);
+        assertTrue(harness.providerDescription().startsWith("SunJCE"));
+    }
+
+    @Test
+    public void hexRoundTrips() {
+        byte[] bytes = {0, 1, (byte) 0x7f, (byte) 0x80, (byte) 0xff};
+        assertEquals("00017f80ff", AesHarness.formatHex(bytes));
+        assertArrayEquals(bytes, AesHarness.parseHex("00017f80ff"));
+    }
+}
