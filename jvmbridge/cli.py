@@ -1,4 +1,8 @@
-"""The `jvmbridge` command line. Exit codes: 0 ok, 1 a run failed (partly), 2 bad usage."""
+"""The `jvmbridge` command line.
+
+Exit codes: 0 ok, 1 a configuration failed (the others are still reported), 2 bad usage,
+130 interrupted (the finished configurations are still reported).
+"""
 from __future__ import annotations
 
 import sys
@@ -70,6 +74,8 @@ def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, op
     click.echo(render(comparison), nl=False)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
+    if comparison.interrupted:
+        sys.exit(130)
     if comparison.failures:
         sys.exit(1)
 

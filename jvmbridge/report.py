@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from jvmbridge.results import JVM, OPENSSL_CLI
 from jvmbridge.runner import Comparison
 
 # Bump when a field changes meaning or goes away; adding a field keeps the version.
@@ -45,9 +46,9 @@ def render_table(comparison: Comparison) -> str:
         f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
-    lines += [f"Impl     {name}" for name in meta["implementations"]]
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
+    lines += [f"Engine   {line}" for line in _engines(frame)]
     header = ["#", "engine", "setting", "ns/op", "±rsd", "ops/s", "MB/s", "openssl 1000s B/s", "messages",
               "as asked", "ciphertext"]
     body = [[str(i + 1), row.engine, row.setting, f"{row.ns_per_op:,.1f}", f"{row.rsd:.1%}",
@@ -67,6 +68,18 @@ def render_table(comparison: Comparison) -> str:
     lines += ["", "ns/op: median per message over rounds; MB/s = 10^6 B/s of plaintext; "
                   "as asked: flags or CPU mask read back match the request."]
     return "\n".join(lines) + "\n"
+
+
+def _engines(frame) -> list[str]:
+    """Each implementation once, with where it came from: a JAVA_HOME or an openssl binary."""
+    described = []
+    for row in frame.itertuples():
+        origin = getattr(row, "java_home", None) if row.engine == JVM else getattr(row, "command", None)
+        origin = origin if isinstance(origin, str) else None
+        if row.engine == OPENSSL_CLI and origin:
+            origin = origin.split()[0]
+        described.append(f"{row.implementation}" + (f" ({origin})" if origin else ""))
+    return list(dict.fromkeys(described))
 
 
 def _ciphertext(ok) -> str:

@@ -44,7 +44,7 @@ class Measurement:
         if not self.as_requested:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
         if s.noisy:
-            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd)")
+            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); more --iterations or a quieter machine helps")
         if self.warmup is not None and not self.warmup["steady"]:
             notes.append(f"steady state not reached in {self.warmup['seconds']:.1f} s of warm-up")
         return {
@@ -126,5 +126,7 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
         for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
             java_row, native_row = pick(JVM, accelerated, jvm), pick(native, accelerated)
             if java_row is not None and native_row is not None:
-                found.append(speedup(f"JVM vs {native}, {state}, {jvm}", java_row, native_row))
+                shapes = ("" if java_row.shape == native_row.shape
+                          else f" ({java_row.shape} against {native_row.shape} shape)")
+                found.append(speedup(f"JVM vs {native}, {state}, {jvm}{shapes}", java_row, native_row))
     return found

@@ -39,6 +39,7 @@ class Comparison:
     ratios: list[Ratio]
     failures: list[tuple[str, str]]  # (configuration, why it failed)
     metadata: dict = field(default_factory=dict)
+    interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
 
 
 def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, ...] = (),
@@ -66,7 +67,7 @@ def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, .
 def run(jobs: list[Job], workload: Workload, progress: Progress | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run."""
     started = datetime.datetime.now(datetime.timezone.utc)
-    measurements, failures = [], []
+    measurements, failures, interrupted = [], [], False
     for index, job in enumerate(jobs):
         if progress:
             progress(index, len(jobs), job.label)
@@ -74,10 +75,14 @@ def run(jobs: list[Job], workload: Workload, progress: Progress | None = None) -
             measurements.append(job.measure())
         except WorkerError as e:
             failures.append((job.label, str(e)))
+        except KeyboardInterrupt:
+            failures += [(pending.label, "interrupted before it finished") for pending in jobs[index:]]
+            interrupted = True
+            break
     expected = encrypt_message(workload.key, workload.iv, workload.plaintext).hex()
     frame = to_frame(measurements, expected) if measurements else pd.DataFrame()
     return Comparison(frame, ratios(frame) if measurements else [], failures,
-                      _metadata(workload, started, frame))
+                      _metadata(workload, started, frame), interrupted)
 
 
 def _metadata(workload: Workload, started: datetime.datetime, frame: pd.DataFrame) -> dict:
