@@ -55,6 +55,11 @@ class Workload:
         return (_TEXT * (self.message_bytes // len(_TEXT) + 1))[: self.message_bytes]
 
     @property
+    def transformation(self) -> str:
+        """The JCE name of the same operation."""
+        return "AES/CBC/PKCS5Padding"
+
+    @property
     def cipher_name(self) -> str:
         """The openssl-style name, e.g. aes-256-cbc."""
         return f"aes-{self.key_bits}-cbc"

@@ -21,7 +21,8 @@ def vectors() -> list[tuple[bytes, bytes, bytes]]:
 @pytest.mark.parametrize("home", jdk_homes(), ids=lambda home: home.name)
 def test_java_ciphertext_equals_openssl(home):
     lines = "".join(f"{k.hex()} {iv.hex()} {p.hex() or '-'}\n" for k, iv, p in vectors())
-    done = subprocess.run([str(home / "bin" / "java"), "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness"],
+    done = subprocess.run([str(home / "bin" / "java"), "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness",
+                           "vectors", Workload().transformation],
                           input=lines, capture_output=True, text=True, timeout=120, check=True)
     java = done.stdout.split()
     openssl = [encrypt_message(k, iv, p).hex() for k, iv, p in vectors()]

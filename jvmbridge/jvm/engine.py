@@ -29,6 +29,7 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
         "harness_jar": str(harness_jar()),
         "read_flags": flags_to_read(options),
         **workload.inputs_hex(),
+        "transformation": workload.transformation,
         "iterations": workload.iterations,
         "rounds": workload.rounds,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,

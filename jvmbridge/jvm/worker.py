@@ -44,8 +44,9 @@ def handle(request: dict) -> dict:
     flags = _read_flags(jpype, request["read_flags"])
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
     key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
-    harness = harness_class(key, iv, plaintext)
-    ciphertext = bytes(harness_class.encrypt(key, iv, plaintext)).hex()
+    transformation = request["transformation"]
+    harness = harness_class(transformation, key, iv, plaintext)
+    ciphertext = bytes(harness_class.encrypt(transformation, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
 
@@ -60,7 +61,7 @@ def handle(request: dict) -> dict:
     return {
         "jvm": _jvm_identity(jpype),
         "provider": str(harness.providerDescription()),
-        "transformation": str(harness_class.TRANSFORMATION),
+        "transformation": transformation,
         "flags": flags,
         "ciphertext": ciphertext,
         "warmup": warmup.as_dict(),

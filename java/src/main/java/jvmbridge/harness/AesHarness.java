@@ -1,13 +1,15 @@
 package jvmbridge.harness;
 
-import javax.crypto.Cipher;
-import javax.crypto.spec.IvParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.spec.AlgorithmParameterSpec;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The Java side of jvmbridge: an AESNITester-style {@code Cipher.doFinal} loop.
@@ -17,27 +19,34 @@ import java.security.GeneralSecurityException;
  * come from the caller so the native side can encrypt exactly the same bytes.
  */
 public final class AesHarness {
-    public static final String TRANSFORMATION = "AES/CBC/PKCS5Padding";
+    public static final String CBC = "AES/CBC/PKCS5Padding";
 
     private final Cipher cipher;
+    private final SecretKeySpec key;
+    private final byte[] iv;
     private final byte[] plaintext;
+    private final boolean freshIvPerMessage;
     /** Folds every ciphertext in, so the JIT cannot prove the work unused (JMH's Blackhole idea). */
     private long sink;
 
-    public AesHarness(byte[] key, byte[] iv, byte[] plaintext) throws GeneralSecurityException {
-        this.cipher = newEncryptor(key, iv);
+    public AesHarness(String transformation, byte[] key, byte[] iv, byte[] plaintext) throws GeneralSecurityException {
+        this.key = new SecretKeySpec(key, "AES");
+        this.iv = iv.clone();
         this.plaintext = plaintext.clone();
+        this.cipher = Cipher.getInstance(transformation);
+        // GCM refuses to encrypt twice under one key and IV, so each GCM message gets its own IV.
+        this.freshIvPerMessage = transformation.contains("/GCM/");
+        cipher.init(Cipher.ENCRYPT_MODE, this.key, parameters(transformation, this.iv));
     }
 
     /** One-shot encryption, for checking ciphertext against another implementation. */
-    public static byte[] encrypt(byte[] key, byte[] iv, byte[] plaintext) throws GeneralSecurityException {
-        return newEncryptor(key, iv).doFinal(plaintext);
+    public static byte[] encrypt(String transformation, byte[] key, byte[] iv, byte[] plaintext)
+            throws GeneralSecurityException {
+        return new AesHarness(transformation, key, iv, plaintext).cipher.doFinal(plaintext);
     }
 
-    private static Cipher newEncryptor(byte[] key, byte[] iv) throws GeneralSecurityException {
-        Cipher c = Cipher.getInstance(TRANSFORMATION);
-        c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new IvParameterSpec(iv));
-        return c;
+    private static AlgorithmParameterSpec parameters(String transformation, byte[] iv) {
+        return transformation.contains("/GCM/") ? new GCMParameterSpec(128, iv) : new IvParameterSpec(iv);
     }
 
     /** Name and version of the provider that serves the transformation, e.g. "SunJCE 17". */
@@ -53,6 +62,10 @@ public final class AesHarness {
         long acc = 0;
         long start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
+            if (freshIvPerMessage) {
+                nextIv();
+                cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
+            }
             byte[] out = cipher.doFinal(plaintext);
             acc += out[(int) (i & 15) % out.length];
         }
@@ -61,17 +74,37 @@ public final class AesHarness {
         return elapsed;
     }
 
+    private void nextIv() {
+        for (int i = iv.length - 1; i >= 0 && ++iv[i] == 0; i--) {
+            // carry into the next byte
+        }
+    }
+
     /** The folded ciphertext bytes; returning it keeps the loop's result observable. */
     public long sink() {
         return sink;
     }
 
     /**
-     * Test vectors without JPype: each stdin line "KEY IV PLAINTEXT" (hex; "-" for an empty
-     * plaintext) gets one stdout line with the ciphertext in hex. Lets any implementation check
-     * its ciphertext against this JVM's.
+     * Two uses without JPype.
+     * {@code vectors [TRANSFORMATION]}: each stdin line "KEY IV PLAINTEXT" (hex; "-" for empty)
+     * gets one stdout line with the ciphertext in hex, to check other implementations against.
+     * {@code loop TRANSFORMATION BYTES SECONDS}: encrypt BYTES-byte messages for SECONDS, so that a
+     * JIT log can show which methods were intrinsified.
      */
     public static void main(String[] args) throws IOException, GeneralSecurityException {
+        String command = args.length > 0 ? args[0] : "";
+        if (command.equals("vectors") && args.length <= 2) {
+            printVectors(args.length == 2 ? args[1] : CBC);
+        } else if (command.equals("loop") && args.length == 4) {
+            loop(args[1], Integer.parseInt(args[2]), Double.parseDouble(args[3]));
+        } else {
+            System.err.println("usage: AesHarness vectors [TRANSFORMATION] | loop TRANSFORMATION BYTES SECONDS");
+            System.exit(2);
+        }
+    }
+
+    private static void printVectors(String transformation) throws IOException, GeneralSecurityException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         for (String line; (line = in.readLine()) != null; ) {
             String[] fields = line.trim().split("\\s+");
@@ -79,8 +112,18 @@ public final class AesHarness {
                 throw new IllegalArgumentException("expected KEY IV PLAINTEXT in hex, got: " + line);
             }
             byte[] plaintext = fields[2].equals("-") ? new byte[0] : parseHex(fields[2]);
-            System.out.println(formatHex(encrypt(parseHex(fields[0]), parseHex(fields[1]), plaintext)));
+            System.out.println(formatHex(encrypt(transformation, parseHex(fields[0]), parseHex(fields[1]), plaintext)));
         }
+    }
+
+    private static void loop(String transformation, int bytes, double seconds) throws GeneralSecurityException {
+        AesHarness harness = new AesHarness(transformation, new byte[32], new byte[transformation.contains("/GCM/") ? 12 : 16],
+                new byte[bytes]);
+        long deadline = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < deadline) {
+            harness.run(1000);
+        }
+        System.err.println("sink " + harness.sink());
     }
 
     // java.util.HexFormat is JDK 17+; the harness must run on 11.
