@@ -6,6 +6,7 @@ import math
 
 from jvmbridge.results import JVM, OPENSSL_CLI
 from jvmbridge.runner import Comparison
+from jvmbridge.textable import align
 
 # Bump when a field changes meaning or goes away; adding a field keeps the version.
 # 1: first format (rows, ratios, failures, metadata; times in ns, rates per second).
@@ -55,7 +56,7 @@ def render_table(comparison: Comparison) -> str:
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
              f"{row.iterations:,}", "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
-    lines += ["", *_columns([header, *body], right_from=3)]
+    lines += ["", *align([header, *body], right_from=3)]
     lines += ["", "Implementation and state as verified in the running engine:"]
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1}  {row.implementation}: {row.verified_state}")
@@ -94,8 +95,3 @@ def _si(value: float) -> str:
             return f"{value / factor:.2f}{suffix}"
     return f"{value:.1f}"
 
-
-def _columns(rows: list[list[str]], right_from: int) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.rjust(w) if i >= right_from else cell.ljust(w)
-                      for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]

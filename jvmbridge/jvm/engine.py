@@ -1,10 +1,9 @@
 """Parent side of a JVM measurement: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-import re
-
 from jvmbridge.child import WorkerError, run_child
 from jvmbridge.harness import harness_jar
+from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
 from jvmbridge.results import JVM, Measurement
@@ -14,11 +13,6 @@ from jvmbridge.workload import Workload
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop.
 WARMUP_MIN_SECONDS = 1.0
 WARMUP_MAX_SECONDS = 15.0
-
-# What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
-# dies: the reason, and where its hs_err report went.
-_JVM_COMPLAINT = re.compile(r"^(Error:|Unrecognized VM option|Improperly specified VM option|.*must be enabled via"
-                            r"|Aborting due to|#\s+fatal error:|# /\S*hs_err\S*)")
 
 
 def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_options: tuple[str, ...]) -> Measurement:
@@ -37,8 +31,8 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
     }
     outcome = run_child("jvmbridge.jvm.worker", request)
     if outcome.error:
-        complaint = _jvm_complaint(outcome.stdout + "\n" + outcome.stderr)
-        raise WorkerError(f"{java.home}: {outcome.error}" + (f"; the JVM said: {complaint}" if complaint else ""))
+        said = messages.complaint(outcome.stdout + "\n" + outcome.stderr)
+        raise WorkerError(f"{java.home}: {outcome.error}" + (f"; the JVM said: {said}" if said else ""))
     result = outcome.result
     flags = result["flags"]
     mismatched = {name: want for name, want in requested_flags(options).items()
@@ -46,7 +40,7 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
     jvm = result["jvm"]
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
-    notes += [f"JVM said: {line}" for line in _jvm_messages(outcome.stdout + "\n" + outcome.stderr)]
+    notes += [f"JVM said: {line}" for line in messages.warnings(outcome.stdout + "\n" + outcome.stderr)]
     if flags.get("UseAES", {}).get("value") == "false" and flags.get("UseGHASHIntrinsics", {}).get("value") == "true":
         notes.append("UseGHASHIntrinsics stays on with -UseAES (matters for GCM, not CBC)")
     return Measurement(
@@ -66,13 +60,3 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
         notes=notes,
     )
 
-
-def _jvm_messages(output: str) -> list[str]:
-    """Warnings the JVM printed, e.g. "AES intrinsics require UseAES flag to be enabled"."""
-    return list(dict.fromkeys(line.strip() for line in output.splitlines()
-                              if re.match(r"^\s*(OpenJDK .*VM )?[Ww]arning:", line)))
-
-
-def _jvm_complaint(output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if _JVM_COMPLAINT.match(line.strip())]
-    return " ".join(dict.fromkeys(re.sub(r"^#\s+(/\S*hs_err)", r"report: \1", line) for line in lines))

@@ -1,8 +1,5 @@
-"""The `jvmbridge` command line.
-
-Exit codes: 0 ok, 1 a configuration failed (the others are still reported), 2 bad usage,
-130 interrupted (the finished configurations are still reported).
-"""
+"""`jvmbridge compare`: exit 1 when a configuration failed (the others are still reported),
+130 when interrupted (the finished configurations are still reported)."""
 from __future__ import annotations
 
 import sys
@@ -11,30 +8,13 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.cli.common import Count, format_option, java_option
 from jvmbridge.jvm.discovery import JvmNotFound
 from jvmbridge.runner import ENGINES
-from jvmbridge.workload import KEY_BITS, Workload, parse_count
-
-RENDERERS = ("table", "json", "csv")
+from jvmbridge.workload import KEY_BITS, Workload
 
 
-class Count(click.ParamType):
-    name = "count"
-
-    def convert(self, value, param, ctx):
-        try:
-            return parse_count(value)
-        except ValueError as e:
-            self.fail(str(e), param, ctx)
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="jvmbridge")
-def main():
-    """Is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
-
-
-@main.command()
+@click.command()
 @click.option("--iterations", type=Count(), default=Workload.iterations, show_default=True,
               help="JVM doFinal loop count, as AESNITester's (1e8, 1_000_000, ...).")
 @click.option("--rounds", type=click.IntRange(1), default=Workload.rounds, show_default=True,
@@ -43,15 +23,14 @@ def main():
               show_default=True, help="AES key size.")
 @click.option("--message-size", type=click.IntRange(0), default=Workload.message_bytes, show_default=True,
               help="Plaintext bytes per message.")
-@click.option("--java", "java_paths", multiple=True, metavar="PATH",
-              help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
+@java_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
               help="The openssl command for the C-loop rows.")
 @click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
               show_default=True, help="Engines to run; repeatable.")
-@click.option("--format", "output_format", type=click.Choice(RENDERERS), default="table", show_default=True)
+@format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, openssl, engines, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""

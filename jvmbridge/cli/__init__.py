@@ -1,0 +1,38 @@
+"""The `jvmbridge` command line: one module per command.
+
+Exit codes, for every command: 0 ok, 1 a run failed or (check) something is not active,
+2 bad usage or input (check: could not tell), 130 interrupted.
+"""
+import sys
+
+import click
+
+from jvmbridge.cli.check import check
+from jvmbridge.cli.compare import compare
+from jvmbridge.cli.flags import flags
+
+
+class OneLineErrors(click.Group):
+    """Errors as one line on stderr ("jvmbridge: error: ..."), never a usage dump or a traceback."""
+
+    def main(self, *args, **kwargs):
+        try:
+            status = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as e:
+            click.echo(f"jvmbridge: error: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("jvmbridge: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(status if isinstance(status, int) else 0)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="jvmbridge")
+def main():
+    """Is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
+
+
+main.add_command(compare)
+main.add_command(flags)
+main.add_command(check)

@@ -1,0 +1,38 @@
+"""Options and conversions shared by the commands."""
+from __future__ import annotations
+
+import click
+
+from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound
+from jvmbridge.workload import parse_count
+
+FORMATS = ("table", "json", "csv")
+
+
+class Count(click.ParamType):
+    """An iteration count: 1e8, 100000000, 1_000_000, 2.5e6."""
+    name = "count"
+
+    def convert(self, value, param, ctx):
+        try:
+            return parse_count(value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+
+
+java_option = click.option(
+    "--java", "java_paths", multiple=True, metavar="PATH",
+    help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
+
+format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="table",
+                             show_default=True)
+
+
+def javas_or_usage_error(java_paths) -> list[JavaInstall]:
+    """The JVMs asked for (or the default one); a bad path is a usage error, exit 2."""
+    from jvmbridge.api import find_javas
+
+    try:
+        return find_javas(java_paths)
+    except JvmNotFound as e:
+        raise click.UsageError(str(e)) from None

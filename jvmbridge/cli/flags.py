@@ -1,0 +1,72 @@
+"""`jvmbridge flags`: the crypto intrinsic flags a JVM has, their values, and where each came from."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from jvmbridge.child import WorkerError
+from jvmbridge.cli.common import format_option, java_option, javas_or_usage_error
+from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@java_option
+@click.option("--all", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
+@click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
+@click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
+              metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
+@format_option
+@click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
+def flags(java_paths, show_all, names, from_files, output_format, jvm_options):
+    """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
+
+    Options after `--` are passed to the JVM, e.g. `jvmbridge flags -- -XX:-UseAES`.
+    """
+    from jvmbridge.flagsview import flags_frame, render_json, render_table
+    from jvmbridge.jvm.flagsource import print_flags_final
+
+    tables: dict[str, FlagTable] = {}
+    try:
+        for path in from_files:
+            tables[path] = parse(_read_text(path), source=path)
+        if not from_files or java_paths:
+            for java in javas_or_usage_error(java_paths):
+                tables[java.label] = parse(print_flags_final(java, jvm_options), source=java.label)
+    except FlagsParseError as e:
+        raise click.UsageError(str(e)) from None
+    except WorkerError as e:
+        raise click.ClickException(str(e)) from None
+    notes = [note for source, table in tables.items() for note in _notes(source, table)]
+    frame = flags_frame(tables, show_all, names)
+    output = {"table": lambda: render_table(frame, list(tables)), "csv": lambda: frame.to_csv(index=False),
+              "json": lambda: render_json(frame, notes)}[output_format]()
+    click.echo(output, nl=False)
+    for note in notes:
+        click.echo(f"jvmbridge: {note}", err=True)
+
+
+def _notes(source: str, table: FlagTable) -> list[str]:
+    notes = []
+    if table.diagnostics_hidden:
+        notes.append(f"{source}: no diagnostic flags listed: the text was made without "
+                     "-XX:+UnlockDiagnosticVMOptions, so UseAESIntrinsics and the other intrinsic flags "
+                     "are missing (JDK 9+ made them diagnostic)")
+    if table.unparsed:
+        number, text = table.unparsed[0]
+        notes.append(f"{source}: {len(table.unparsed)} line(s) were not flags, first at line {number}: {text!r}")
+    return notes
+
+
+def _read_text(path: str) -> str:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
+        else:
+            with open(path, "rb") as f:
+                data = f.read(MAX_TEXT_BYTES + 1)
+    except OSError as e:
+        raise click.UsageError(f"{path}: {e.strerror}") from None
+    if len(data) > MAX_TEXT_BYTES:
+        raise click.UsageError(f"{path}: larger than {MAX_TEXT_BYTES // 2**20} MiB, not PrintFlagsFinal output")
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,87 @@
+"""Parse `-XX:+PrintFlagsFinal` (and `jcmd PID VM.flags -all`) text, from JDK 8 to current JDKs.
+
+JDK 9+:  `     bool UseAES          = true        {product} {default}`   (kind, then origin)
+JDK 8:   `     bool UseAES         := true        {product}`             (`:=` marks a changed value)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+# Larger input is not PrintFlagsFinal output (a JDK prints ~1,000 flags, ~100 KB).
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+_FLAG = re.compile(r"^\s*(?P<type>[a-z][a-z0-9_]*)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s+(?P<op>:?=)"
+                   r"\s*(?P<value>(?!\{)\S.*?)?\s+\{(?P<kind>[^{}]*)\}(?:\s+\{(?P<origin>[^{}]*)\})?\s*$")
+# Lines a JVM prints around the flags; anything else unparsed is reported.
+_EXPECTED_NOISE = re.compile(r"^\s*(\[Global flags\]|\d+:$|(openjdk|java) version|OpenJDK|Java\(TM\)|Java HotSpot"
+                             r"|Picked up|NOTE:|WARNING:|warning:)")
+
+# The flags that decide whether crypto runs on CPU instructions, whatever this JVM calls them.
+_CRYPTO = re.compile(r"^(UseAES\w*|Use\w*(SHA|MD5|GHASH|ChaCha20|Poly1305|IntPoly|Kyber|Dilithium|BASE64|"
+                     r"Montgomery)\w*|UseAVX|UseCLMUL)$")
+# A flag forced off by another shows its own origin as "default"; say which flag decided it.
+_PARENT = {"UseAESIntrinsics": "UseAES", "UseAESCTRIntrinsics": "UseAES", "UseSHA1Intrinsics": "UseSHA",
+           "UseSHA256Intrinsics": "UseSHA", "UseSHA512Intrinsics": "UseSHA", "UseSHA3Intrinsics": "UseSHA"}
+
+
+class FlagsParseError(ValueError):
+    """Text that is not PrintFlagsFinal output."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    type: str
+    name: str
+    value: str
+    kind: str  # product, diagnostic, C2 diagnostic, ARCH product, manageable, ...
+    origin: str  # default, command line, ergonomic, ...; JDK 8: "default" or "changed"
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class FlagTable:
+    flags: dict[str, Flag]
+    jdk8_style: bool
+    unparsed: list[tuple[int, str]]  # (line number, text) of lines that were neither flags nor expected
+
+    @property
+    def diagnostics_hidden(self) -> bool:
+        """JDK 9+ text made without -XX:+UnlockDiagnosticVMOptions lists no diagnostic flag, so the
+        AES intrinsic flags are missing from it (the `PrintFlagsFinal | grep AES` pitfall)."""
+        return not self.jdk8_style and not any("diagnostic" in f.kind for f in self.flags.values())
+
+    def crypto(self) -> list[Flag]:
+        return [flag for name, flag in sorted(self.flags.items()) if _CRYPTO.match(name)]
+
+    def why(self, flag: Flag) -> str:
+        """The origin, or the flag that forced this one off."""
+        parent = self.flags.get(_PARENT.get(flag.name, ""))
+        if parent and parent.value == "false" and flag.value == "false" and parent.origin != "default":
+            return f"follows {parent.name}=false, {parent.origin}"
+        return flag.origin
+
+
+def parse(text: str, source: str = "input") -> FlagTable:
+    """All flags in ``text``; raises FlagsParseError when there are none."""
+    if len(text) > MAX_TEXT_BYTES:
+        raise FlagsParseError(f"{source}: {len(text):,} characters is too large for PrintFlagsFinal output")
+    if "\x00" in text:
+        raise FlagsParseError(f"{source}: binary data, not PrintFlagsFinal output")
+    flags, unparsed, jdk8 = {}, [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        match = _FLAG.match(line)
+        if match:
+            origin = match["origin"]
+            if origin is None:  # JDK 8: one bracket column, `:=` for a value set by anyone but the default
+                jdk8 = True
+                origin = "changed" if match["op"] == ":=" else "default"
+            flags[match["name"]] = Flag(match["type"], match["name"], match["value"] or "", match["kind"].strip(), origin)
+        elif line.strip() and not _EXPECTED_NOISE.match(line):
+            unparsed.append((number, line.strip()[:120]))
+    if not flags:
+        first = f"; line {unparsed[0][0]}: {unparsed[0][1]!r}" if unparsed else ""
+        raise FlagsParseError(f"{source}: no PrintFlagsFinal lines found{first}")
+    return FlagTable(flags, jdk8, unparsed)
