@@ -1,7 +1,45 @@
-"""`jvmbridge check` (placeholder while it is built)."""
+"""`jvmbridge check`: is AES acceleration really on, on this server and in its running JVMs?
+
+Exit codes: 0 everything checked is active, 1 something is not, 2 could not tell.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
 import click
+
+from jvmbridge.check.modes import MODES
+from jvmbridge.cli.common import java_option, javas_or_usage_error
 
 
 @click.command()
-def check():
-    """Is AES acceleration really on, on this server and in its running JVMs?"""
+@java_option
+@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
+              help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=list(MODES),
+              show_default=True, help="AES modes to check; repeatable.")
+@click.option("--pid", "pids", type=click.IntRange(1), multiple=True, help="Also check this running JVM; repeatable.")
+@click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")
+@click.option("--max-seconds", type=click.FloatRange(0.5, 600), default=20, show_default=True,
+              help="How long to run each mode before calling its intrinsic not observed.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON document for this host.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def check(java_paths, jvm_args, mode_names, pids, all_jvms, max_seconds, as_json, quiet):
+    """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
+
+    JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
+    are given.
+    """
+    from jvmbridge.check.host import check_host
+    from jvmbridge.check.render import render_summary
+    from jvmbridge.jvm.flagsource import all_live_jvms
+
+    check_jdks = bool(java_paths) or not (pids or all_jvms)
+    javas = javas_or_usage_error(java_paths) if check_jdks else []
+    show_progress = not quiet and sys.stderr.isatty()
+    document = check_host(javas, tuple(jvm_args), [MODES[name] for name in dict.fromkeys(mode_names)],
+                          list(pids), all_live_jvms() if all_jvms else [], max_seconds,
+                          (lambda text: click.echo(text, err=True)) if show_progress else None)
+    click.echo(json.dumps(document, indent=2) if as_json else render_summary(document), nl=as_json)
+    sys.exit(document["exit_code"])

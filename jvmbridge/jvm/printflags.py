@@ -21,8 +21,9 @@ _EXPECTED_NOISE = re.compile(r"^\s*(\[Global flags\]|\d+:$|(openjdk|java) versio
 _CRYPTO = re.compile(r"^(UseAES\w*|Use\w*(SHA|MD5|GHASH|ChaCha20|Poly1305|IntPoly|Kyber|Dilithium|BASE64|"
                      r"Montgomery)\w*|UseAVX|UseCLMUL)$")
 # A flag forced off by another shows its own origin as "default"; say which flag decided it.
-_PARENT = {"UseAESIntrinsics": "UseAES", "UseAESCTRIntrinsics": "UseAES", "UseSHA1Intrinsics": "UseSHA",
-           "UseSHA256Intrinsics": "UseSHA", "UseSHA512Intrinsics": "UseSHA", "UseSHA3Intrinsics": "UseSHA"}
+# (HotSpot turns UseAESCTRIntrinsics off with UseAESIntrinsics, and both off with UseAES.)
+_PARENTS = {"UseAESIntrinsics": ("UseAES",), "UseAESCTRIntrinsics": ("UseAES", "UseAESIntrinsics"),
+            **{f"UseSHA{n}Intrinsics": ("UseSHA",) for n in ("1", "256", "512", "3")}}
 
 
 class FlagsParseError(ValueError):
@@ -58,9 +59,10 @@ class FlagTable:
 
     def why(self, flag: Flag) -> str:
         """The origin, or the flag that forced this one off."""
-        parent = self.flags.get(_PARENT.get(flag.name, ""))
-        if parent and parent.value == "false" and flag.value == "false" and parent.origin != "default":
-            return f"follows {parent.name}=false, {parent.origin}"
+        for name in _PARENTS.get(flag.name, ()) if flag.value == "false" else ():
+            parent = self.flags.get(name)
+            if parent and parent.value == "false" and parent.origin != "default":
+                return f"follows {parent.name}=false, {parent.origin}"
         return flag.origin
 
 

@@ -1,0 +1,88 @@
+"""One document per host: CPU, each JDK's flags and JIT evidence, running JVMs, and verdicts.
+
+Meant to be collected from many servers and merged, so every part is plain JSON data.
+"""
+from __future__ import annotations
+
+import datetime
+import socket
+from typing import Callable
+
+from jvmbridge import __version__
+from jvmbridge.check.evidence import observe
+from jvmbridge.check.modes import Mode
+from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code
+from jvmbridge.child import WorkerError
+from jvmbridge.cpu import AES_FEATURES, cpu_info
+from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.options import java_major
+from jvmbridge.jvm.flagsource import LiveJvm, live_flags, live_jvm, print_flags_final
+from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
+
+# 1: first format (host, cpu, jdks, live_jvms, exit_code).
+SCHEMA_VERSION = 1
+Progress = Callable[[str], None]
+
+
+def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
+               pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
+               progress: Progress | None = None) -> dict:
+    cpu = cpu_info()
+    jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress) for java in javas]
+    live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in [*pids, *all_jvms]]
+    verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "host": socket.gethostname(),
+        "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "jvmbridge_version": __version__,
+        "cpu": {"model": cpu["model"],
+                "features": {name: {"present": name in cpu["features"], "enables": enables}
+                             for name, enables in AES_FEATURES.items()}},
+        "jdks": jdks,
+        "live_jvms": live,
+        "exit_code": exit_code(verdicts),
+    }
+
+
+def _flag_values(table: FlagTable, names: set[str]) -> dict:
+    return {name: {"value": table.flags[name].value, "origin": table.why(table.flags[name])}
+            for name in sorted(names) if name in table.flags}
+
+
+def _modes_flags(modes: list[Mode]) -> set[str]:
+    return {name for mode in modes for name in mode.flags}
+
+
+def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
+               max_seconds: float, progress: Progress | None) -> dict:
+    entry = {"java_home": str(java.home), "version": java.release_version, "options": list(options)}
+    try:
+        table = parse(print_flags_final(java, options), source=str(java.home))
+    except (WorkerError, FlagsParseError) as e:
+        return {**entry, "error": str(e), "verdicts": [Verdict(m.name, UNKNOWN, str(e)).as_dict() for m in modes]}
+    verdicts, evidence, major = [], {}, java_major(java.release_version)
+    for mode in modes:
+        # Flags and CPU settle "disabled" and "unsupported" without running anything.
+        verdict = decide(mode, major, features, table, None)
+        if verdict.status == ACTIVE:
+            if progress:
+                progress(f"{java.label}: looking for {mode.name} intrinsics in the JIT log")
+            evidence[mode.name] = observe(java, mode, options, max_seconds)
+            verdict = decide(mode, major, features, table, evidence[mode.name])
+        verdicts.append(verdict.as_dict())
+    return {**entry, "flags": _flag_values(table, _modes_flags(modes)),
+            "evidence": {name: e.as_dict() for name, e in evidence.items()}, "verdicts": verdicts}
+
+
+def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str]) -> dict:
+    pid = pid_or_jvm if isinstance(pid_or_jvm, int) else pid_or_jvm.pid
+    try:
+        live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
+        table = parse(live_flags(live), source=f"pid {pid}")
+    except (WorkerError, FlagsParseError) as e:
+        return {"pid": pid, "error": str(e), "verdicts": [Verdict(m.name, UNKNOWN, str(e)).as_dict() for m in modes]}
+    return {"pid": pid, "java_home": str(live.java.home), "command_line": live.command_line,
+            "flags": _flag_values(table, _modes_flags(modes)),
+            "verdicts": [decide(mode, java_major(live.java.release_version), features, table, None).as_dict()
+                         for mode in modes]}

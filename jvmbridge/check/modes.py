@@ -1,0 +1,47 @@
+"""The AES modes `check` looks at: the JIT intrinsics that prove each, and the flags that gate them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Path:
+    """One way HotSpot accelerates a mode: these methods become intrinsics when these flags are on."""
+    methods: frozenset[str]
+    flags: tuple[str, ...]
+    since_java: int = 9
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    transformation: str
+    paths: tuple[Path, ...]
+
+    def paths_for(self, java_major: int) -> list[Path]:
+        # An unknown version (0) keeps every path: better to look for too much than to miss one.
+        return [p for p in self.paths if java_major == 0 or java_major >= p.since_java]
+
+    def proven_by(self, seen: set[str]) -> bool:
+        return any(path.methods <= seen for path in self.paths)
+
+    @property
+    def flags(self) -> set[str]:
+        return {flag for path in self.paths for flag in path.flags}
+
+    @property
+    def expected(self) -> str:
+        return " or ".join(" + ".join(sorted(path.methods)) for path in self.paths)
+
+
+MODES = {
+    "cbc": Mode("CBC", "AES/CBC/PKCS5Padding",
+                (Path(frozenset({"CipherBlockChaining::implEncrypt"}), ("UseAES", "UseAESIntrinsics")),)),
+    "ctr": Mode("CTR", "AES/CTR/NoPadding",
+                (Path(frozenset({"CounterMode::implCrypt"}), ("UseAES", "UseAESCTRIntrinsics")),)),
+    # JDK 18+ has one AVX-512/VAES stub for all of GCM; JDK 17 (or a CPU without it) uses CTR + GHASH.
+    "gcm": Mode("GCM", "AES/GCM/NoPadding",
+                (Path(frozenset({"GaloisCounterMode::implGCMCrypt0"}), ("UseAES", "UseAESIntrinsics"), 18),
+                 Path(frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
+                      ("UseAES", "UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
+}

@@ -1,0 +1,35 @@
+"""The short human summary of a `check` document."""
+from __future__ import annotations
+
+from jvmbridge.textable import align
+
+_SUMMARY = {0: "AES acceleration is active everywhere checked.",
+            1: "AES acceleration is NOT active somewhere (see above).",
+            2: "Could not tell everywhere whether AES acceleration is active (see above)."}
+
+
+def render_summary(document: dict) -> str:
+    cpu = document["cpu"]
+    lines = [f"Host {document['host']}: {cpu['model']}", "CPU"]
+    lines += ["  " + line for line in align(
+        [[name, "yes" if f["present"] else "no", f["enables"]] for name, f in cpu["features"].items()])]
+    for jdk in document["jdks"]:
+        lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
+                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
+        lines += _flags_and_verdicts(jdk)
+    if document["live_jvms"]:
+        lines += ["", "Running JVMs (flags via jcmd; no JIT evidence)"]
+        for live in document["live_jvms"]:
+            lines.append(f"  pid {live['pid']}" + (f" {live['java_home']}: {live['command_line'][:100]}"
+                                                   if "java_home" in live else ""))
+            lines += ["  " + line for line in _flags_and_verdicts(live)]
+    lines += ["", _SUMMARY[document["exit_code"]]]
+    return "\n".join(lines) + "\n"
+
+
+def _flags_and_verdicts(part: dict) -> list[str]:
+    if "error" in part:
+        return [f"  error: {part['error']}"]
+    flags = " ".join(f"{name}={f['value']}" for name, f in part["flags"].items())
+    return [f"  flags: {flags}"] + ["  " + line for line in align(
+        [[v["mode"], v["status"], v["reason"]] for v in part["verdicts"]])]

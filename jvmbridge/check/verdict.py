@@ -1,0 +1,59 @@
+"""Turn CPU features, flags and JIT evidence into one verdict per AES mode."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from jvmbridge.check.evidence import Evidence
+from jvmbridge.check.modes import Mode
+from jvmbridge.jvm.printflags import FlagTable
+
+ACTIVE = "active"
+DISABLED = "disabled by a flag"
+UNSUPPORTED = "unsupported by the CPU"
+NOT_OBSERVED = "not observed"
+UNKNOWN = "unknown"
+
+# Exit codes, as the command documents them: 0 all active, 1 something is not, 2 could not tell.
+_EXIT = {ACTIVE: 0, DISABLED: 1, UNSUPPORTED: 1, NOT_OBSERVED: 2, UNKNOWN: 2}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mode: str
+    status: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTable,
+           evidence: Evidence | None) -> Verdict:
+    """``evidence`` None means a running JVM we can only read the flags of."""
+    if "aes" not in cpu_features:
+        return Verdict(mode.name, UNSUPPORTED, "the CPU does not report the aes flag (AES-NI)")
+    paths = mode.paths_for(java_major)
+    off_per_path = [[name for name in path.flags if name in flags.flags and flags.flags[name].value == "false"]
+                    for path in paths]
+    if all(off_per_path):
+        off = dict.fromkeys(name for names in off_per_path for name in names)
+        return Verdict(mode.name, DISABLED, ", ".join(f"{name}=false [{flags.why(flags.flags[name])}]" for name in off))
+    hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
+    assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
+               if hidden and flags.diagnostics_hidden else "")
+    if hidden and not flags.diagnostics_hidden:
+        return Verdict(mode.name, UNKNOWN, f"this JVM has no {', '.join(hidden)} flag")
+    if evidence is None:
+        return Verdict(mode.name, ACTIVE, f"flags on (running JVM: flags only, no JIT evidence){assumed}")
+    if evidence.error:
+        return Verdict(mode.name, UNKNOWN, f"the evidence run failed: {evidence.error}")
+    if evidence.proven:
+        return Verdict(mode.name, ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
+                                          f"within {evidence.seconds:.1f} s{assumed}")
+    seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
+    return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}")
+
+
+def exit_code(verdicts: list[Verdict]) -> int:
+    codes = {_EXIT[v.status] for v in verdicts}
+    return 1 if 1 in codes else max(codes, default=2)

@@ -1,0 +1,121 @@
+"""`jvmbridge check`: verdicts from the real CPU, real JVM flags and real JIT logs; live JVMs."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import jdk_homes, run_cli
+from jvmbridge.harness import harness_jar
+
+
+def check_json(*args) -> tuple[subprocess.CompletedProcess, dict]:
+    done = run_cli("check", "--json", *args)
+    assert "Traceback" not in done.stderr
+    return done, json.loads(done.stdout)
+
+
+def verdicts(part) -> dict[str, dict]:
+    return {v["mode"]: v for v in part["verdicts"]}
+
+
+def cpu_has_aes() -> bool:
+    return "aes" in open("/proc/cpuinfo").read().split()
+
+
+@pytest.mark.skipif(not cpu_has_aes(), reason="needs a CPU with AES-NI")
+@pytest.mark.parametrize("home", jdk_homes(), ids=lambda home: home.name)
+def test_defaults_are_active_with_jit_evidence(home):
+    done, document = check_json("--java", str(home))
+    assert done.returncode == 0, document
+    (jdk,) = document["jdks"]
+    found = verdicts(jdk)
+    assert {mode: v["status"] for mode, v in found.items()} == {"CBC": "active", "CTR": "active", "GCM": "active"}
+    assert "CipherBlockChaining::implEncrypt" in jdk["evidence"]["CBC"]["seen"]
+    assert "CounterMode::implCrypt" in jdk["evidence"]["CTR"]["seen"]
+    assert document["cpu"]["features"]["aes"]["present"]
+
+
+def test_use_aes_off_is_disabled_by_a_flag_and_exits_1():
+    done, document = check_json("--jvm-arg=-XX:-UseAES")
+    assert done.returncode == 1
+    for verdict in document["jdks"][0]["verdicts"]:
+        assert verdict["status"] == "disabled by a flag"
+        assert "UseAES=false [command line]" in verdict["reason"]
+    assert document["jdks"][0]["evidence"] == {}  # nothing to wait for when a flag decides it
+
+
+def test_only_the_gated_mode_is_disabled():
+    done, document = check_json("--jvm-arg=-XX:-UseAESCTRIntrinsics", "--mode", "cbc", "--mode", "ctr")
+    assert done.returncode == 1
+    found = verdicts(document["jdks"][0])
+    assert found["CTR"]["status"] == "disabled by a flag"
+    if cpu_has_aes():
+        assert found["CBC"]["status"] == "active"
+
+
+def test_a_flag_forced_off_by_another_names_it():
+    # HotSpot turns the CTR intrinsic off along with UseAESIntrinsics, labelling it {default}.
+    done, document = check_json("--jvm-arg=-XX:-UseAESIntrinsics", "--mode", "ctr")
+    assert done.returncode == 1
+    assert verdicts(document["jdks"][0])["CTR"]["reason"] == (
+        "UseAESCTRIntrinsics=false [follows UseAESIntrinsics=false, command line]")
+
+
+def test_human_summary():
+    done = run_cli("check", "--mode", "cbc")
+    assert done.returncode in (0, 1), done.stderr
+    assert "aes " in done.stdout and "CBC" in done.stdout
+    assert "AES acceleration is" in done.stdout.splitlines()[-1]
+
+
+def test_a_jvm_refusing_the_options_could_not_tell():
+    done, document = check_json("--jvm-arg=-XX:+NoSuchFlag", "--mode", "cbc")
+    assert done.returncode == 2
+    assert "Unrecognized VM option 'NoSuchFlag'" in document["jdks"][0]["error"]
+
+
+@pytest.fixture
+def live_jvms():
+    """Two real running JVMs, one with -XX:-UseAES, one with defaults."""
+    java = str(jdk_homes()[0] / "bin" / "java")
+    loop = ["-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
+    started = [subprocess.Popen([java, *options, *loop]) for options in (["-XX:-UseAES"], [])]
+    yield [p.pid for p in started]
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def test_running_jvms_are_told_apart(live_jvms):
+    off, on = live_jvms
+    done, document = check_json("--pid", str(off), "--pid", str(on))
+    assert done.returncode == 1
+    assert document["jdks"] == []  # only --pid given: no JDK run
+    by_pid = {live["pid"]: live for live in document["live_jvms"]}
+    assert by_pid[off]["flags"]["UseAES"] == {"value": "false", "origin": "command line"}
+    assert all(v["status"] == "disabled by a flag" for v in by_pid[off]["verdicts"])
+    if cpu_has_aes():
+        assert all(v["status"] == "active" for v in by_pid[on]["verdicts"])
+
+
+def test_all_jvms_finds_them(live_jvms):
+    done, document = check_json("--all-jvms")
+    assert {live["pid"] for live in document["live_jvms"]} >= set(live_jvms)
+
+
+def test_pids_that_are_gone_or_not_jvms():
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    done, document = check_json("--pid", str(gone.pid), "--pid", str(os.getpid()))
+    assert done.returncode == 2
+    errors = [live["error"] for live in document["live_jvms"]]
+    assert errors[0] == f"pid {gone.pid}: no such process"
+    assert errors[1].startswith(f"pid {os.getpid()}: not a JVM")
+
+
+def test_bad_java_path_is_a_usage_error(tmp_path):
+    done = run_cli("check", "--java", str(tmp_path))
+    assert done.returncode == 2 and "not a JVM" in done.stderr and len(done.stderr.splitlines()) == 1
