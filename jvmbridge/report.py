@@ -52,7 +52,7 @@ def render_table(comparison: Comparison) -> str:
     lines += [f"Engine   {line}" for line in _engines(frame)]
     header = ["#", "engine", "setting", "ns/op", "±rsd", "ops/s", "MB/s", "openssl 1000s B/s", "messages",
               "as asked", "ciphertext"]
-    body = [[str(i + 1), row.engine, row.setting, f"{row.ns_per_op:,.1f}", f"{row.rsd:.1%}",
+    body = [[str(i + 1), _engine(row), row.setting, f"{row.ns_per_op:,.1f}", f"{row.rsd:.1%}",
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
              f"{row.iterations:,}", "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
@@ -69,6 +69,11 @@ def render_table(comparison: Comparison) -> str:
     lines += ["", "ns/op: median per message over rounds; MB/s = 10^6 B/s of plaintext; "
                   "as asked: flags or CPU mask read back match the request."]
     return "\n".join(lines) + "\n"
+
+
+def _engine(row) -> str:
+    provider = getattr(row, "provider", None)
+    return f"{row.engine} {provider}" if isinstance(provider, str) else row.engine
 
 
 def _engines(frame) -> list[str]:

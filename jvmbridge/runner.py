@@ -16,7 +16,7 @@ from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.engine import measure_jvm
-from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON
+from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.native.engine import measure_openssl_cli, measure_pyca
 from jvmbridge.native.pyca_worker import encrypt_message
 from jvmbridge.results import Measurement, Ratio, ratios, to_frame
@@ -43,16 +43,20 @@ class Comparison:
 
 
 def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, ...] = (),
-         openssl: str | None = "openssl", engines: tuple[str, ...] = ENGINES) -> list[Job]:
-    """Intrinsics on and off for each JVM, then AES-NI on and off for each native engine.
+         openssl: str | None = "openssl", engines: tuple[str, ...] = ENGINES,
+         providers: tuple[str, ...] = ("SunJCE",), classpath: tuple[str, ...] = ()) -> list[Job]:
+    """Each JVM with each provider in its settings (SunJCE: intrinsics on and off), then AES-NI on
+    and off for each native engine.
 
     The `openssl` command is optional: where it is missing its rows are simply not planned.
     """
     cpu_has_aes = "aes" in cpu_info()["features"]
     openssl_path = shutil.which(openssl) if openssl and "openssl-cli" in engines else None
-    jobs = [Job(f"JVM {java.label}, {setting.name}",
-                lambda java=java, setting=setting: measure_jvm(java, setting, workload, jvm_options))
-            for java in javas if "jvm" in engines for setting in (INTRINSICS_ON, INTRINSICS_OFF)]
+    jobs = [Job(f"JVM {java.label}, {provider.name}, {setting.name}",
+                lambda java=java, provider=provider, setting=setting:
+                    measure_jvm(java, provider, setting, workload, jvm_options, classpath))
+            for java in javas if "jvm" in engines
+            for provider in (PROVIDERS[name] for name in providers) for setting in provider.settings]
     for aesni in (True, False):
         state = "on" if aesni else "off"
         if "pyca" in engines:

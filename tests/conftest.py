@@ -26,6 +26,17 @@ def jdk_homes() -> list[Path]:
     return homes
 
 
+PROVIDER_JARS = Path(__file__).resolve().parent.parent / "build" / "providers"
+
+
+def provider_jar(prefix: str) -> Path:
+    """A provider jar that `gradle providerJars` (run by .ci/run) fetched from Maven Central."""
+    jars = sorted(PROVIDER_JARS.glob(f"{prefix}*.jar"))
+    if not jars:
+        pytest.skip(f"no {prefix} jar in {PROVIDER_JARS}: run `gradle providerJars`")
+    return jars[-1]
+
+
 def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jvmbridge", *args], capture_output=True, text=True,
                           cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})

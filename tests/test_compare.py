@@ -125,3 +125,29 @@ def test_python_api_returns_a_dataframe():
     assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
     assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
     assert frame.ns_per_op.gt(0).all()
+
+
+def test_third_party_providers_beside_sunjce(quick):
+    from conftest import provider_jar
+
+    jars = f"{provider_jar('bcprov')}:{provider_jar('AmazonCorrettoCryptoProvider')}"
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC",
+                          "--provider", "ACCP", "--classpath", jars)
+    assert done.returncode == 0, done.stderr
+    by_provider = {}
+    for row in data["results"]:
+        by_provider.setdefault(row["provider"], []).append(row)
+        assert row["ciphertext_ok"] is True
+    assert [r["setting"] for r in by_provider["SunJCE"]] == ["intrinsics on", "intrinsics off"]
+    (bc,) = by_provider["BC"]
+    assert bc["implementation"].startswith("BC 1.") and not bc["accelerated"]
+    (accp,) = by_provider["ACCP"]
+    assert accp["implementation"].startswith("AmazonCorrettoCryptoProvider ")
+
+
+def test_a_missing_provider_fails_alone(quick):
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC")
+    assert done.returncode == 1
+    assert [r["provider"] for r in data["results"]] == ["SunJCE", "SunJCE"]
+    assert "BouncyCastleProvider is not on the classpath" in done.stderr
+    assert len(data["failures"]) == 1

@@ -5,8 +5,9 @@ import subprocess
 
 import pytest
 
-from conftest import jdk_homes
+from conftest import jdk_homes, provider_jar
 from jvmbridge.harness import harness_jar
+from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
 from jvmbridge.native.pyca_worker import encrypt_message
 from jvmbridge.workload import KEY_BITS, Workload
 
@@ -18,11 +19,19 @@ def vectors() -> list[tuple[bytes, bytes, bytes]]:
             for w in [Workload(key_bits=bits, message_bytes=size)]]
 
 
+PROVIDERS = {"SunJCE": None, "BC": "bcprov", "ACCP": "AmazonCorrettoCryptoProvider"}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("home", jdk_homes(), ids=lambda home: home.name)
-def test_java_ciphertext_equals_openssl(home):
+def test_java_ciphertext_equals_openssl(home, provider):
+    classpath, extra = [str(harness_jar())], []
+    if PROVIDERS[provider]:
+        classpath.append(str(provider_jar(PROVIDERS[provider])))
+        extra.append(JCE_PROVIDERS[provider].class_name)
     lines = "".join(f"{k.hex()} {iv.hex()} {p.hex() or '-'}\n" for k, iv, p in vectors())
-    done = subprocess.run([str(home / "bin" / "java"), "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness",
-                           "vectors", Workload().transformation],
+    done = subprocess.run([str(home / "bin" / "java"), "-cp", ":".join(classpath), "jvmbridge.harness.AesHarness",
+                           "vectors", Workload().transformation, *extra],
                           input=lines, capture_output=True, text=True, timeout=120, check=True)
     java = done.stdout.split()
     openssl = [encrypt_message(k, iv, p).hex() for k, iv, p in vectors()]

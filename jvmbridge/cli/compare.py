@@ -2,6 +2,7 @@
 130 when interrupted (the finished configurations are still reported)."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -10,6 +11,7 @@ from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, format_option, java_option
 from jvmbridge.jvm.discovery import JvmNotFound
+from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES
 from jvmbridge.workload import KEY_BITS, Workload
 
@@ -26,13 +28,18 @@ from jvmbridge.workload import KEY_BITS, Workload
 @java_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")
+@click.option("--provider", "providers", type=click.Choice(list(PROVIDERS)), multiple=True, default=["SunJCE"],
+              show_default=True, help="JCE provider for the JVM rows; repeatable. BC and ACCP need --classpath.")
+@click.option("--classpath", "classpath", multiple=True, metavar="JAR",
+              help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
               help="The openssl command for the C-loop rows.")
 @click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
               show_default=True, help="Engines to run; repeatable.")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, openssl, engines, output_format, quiet):
+def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, providers, classpath, openssl, engines,
+            output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
@@ -43,8 +50,8 @@ def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, op
         raise click.UsageError(str(e)) from None
     show_progress = not quiet and sys.stderr.isatty()
     try:
-        comparison = run_comparison(workload, java_paths, jvm_args, openssl, engines,
-                                    progress=_progress if show_progress else None)
+        comparison = run_comparison(workload, java_paths, jvm_args, openssl, engines, providers,
+                                    _split_classpath(classpath), progress=_progress if show_progress else None)
     except JvmNotFound as e:
         raise click.UsageError(str(e)) from None
     except (HarnessUnavailable, WorkerError) as e:
@@ -57,6 +64,10 @@ def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, op
         sys.exit(130)
     if comparison.failures:
         sys.exit(1)
+
+
+def _split_classpath(entries: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
 
 
 def _progress(index: int, total: int, label: str) -> None:

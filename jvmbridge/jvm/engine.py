@@ -5,6 +5,7 @@ from jvmbridge.child import WorkerError, run_child
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.providers import JceProvider
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
 from jvmbridge.results import JVM, Measurement
 from jvmbridge.stats import summarize
@@ -15,12 +16,15 @@ WARMUP_MIN_SECONDS = 1.0
 WARMUP_MAX_SECONDS = 15.0
 
 
-def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_options: tuple[str, ...]) -> Measurement:
+def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
+                extra_options: tuple[str, ...], classpath: tuple[str, ...] = ()) -> Measurement:
     options = (*setting.options, *extra_options)
     request = {
         "libjvm": str(java.libjvm),
         "options": launch_options(options, java_major(java.release_version)),
-        "harness_jar": str(harness_jar()),
+        "classpath": [str(harness_jar()), *classpath],
+        "provider_class": provider.class_name,
+        "provider_source": provider.where,
         "read_flags": flags_to_read(options),
         **workload.inputs_hex(),
         "transformation": workload.transformation,
@@ -47,7 +51,7 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
         engine=JVM,
         implementation=f"{result['provider']} on {jvm['java.vm.vendor']} {jvm['java.runtime.version']}",
         setting=setting.name,
-        accelerated=setting.options == (),
+        accelerated=setting.accelerated,
         as_requested=not mismatched,
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
         shape="message",
@@ -55,7 +59,7 @@ def measure_jvm(java: JavaInstall, setting: JvmSetting, workload: Workload, extr
         summary=summarize(result["rounds"]),
         warmup=result["warmup"],
         ciphertext=result["ciphertext"],
-        details={"java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
+        details={"provider": provider.name, "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
         notes=notes,
     )

@@ -18,10 +18,11 @@ class JvmSetting:
     """A named set of JVM options, e.g. intrinsics "on" (defaults) or "off"."""
     name: str
     options: tuple[str, ...]
+    accelerated: bool  # whether AES is expected to run on the CPU's AES instructions
 
 
-INTRINSICS_ON = JvmSetting("intrinsics on", ())
-INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"))
+INTRINSICS_ON = JvmSetting("intrinsics on", (), accelerated=True)
+INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"), accelerated=False)
 
 
 def requested_flags(options: tuple[str, ...] | list[str]) -> dict[str, str]:

@@ -10,7 +10,7 @@ def _start_jvm(request: dict):
 
     try:
         jpype.startJVM(request["libjvm"], *request["options"],
-                       classpath=[request["harness_jar"]], convertStrings=False)
+                       classpath=request["classpath"], convertStrings=False)
     except (RuntimeError, OSError) as e:
         # The JVM's own reason ("Unrecognized VM option ...") is on this process's stderr,
         # which the parent reads; JPype itself only knows "Unable to start JVM".
@@ -33,6 +33,21 @@ def _read_flags(jpype, names: list[str]) -> dict[str, dict]:
     return flags
 
 
+def _install_provider(jpype, harness_class, request: dict) -> str:
+    """Register the provider from the classpath; its name, or WorkerError saying why it cannot load."""
+    class_name = request["provider_class"]
+    try:
+        return str(harness_class.installProvider(class_name))
+    except jpype.JException as e:
+        cause = e
+        while cause.getCause() is not None:  # reflection wraps the provider's own exception
+            cause = cause.getCause()
+        if isinstance(cause, jpype.JClass("java.lang.ClassNotFoundException")):
+            raise WorkerError(f"{class_name} is not on the classpath: get {request['provider_source']} "
+                              f"and pass its jar with --classpath") from None
+        raise WorkerError(f"{class_name} cannot load here: {cause}") from None
+
+
 def _jvm_identity(jpype) -> dict:
     system = jpype.JClass("java.lang.System")
     props = ("java.vm.vendor", "java.vm.name", "java.runtime.version", "java.home", "os.arch")
@@ -45,8 +60,9 @@ def handle(request: dict) -> dict:
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
     key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
     transformation = request["transformation"]
-    harness = harness_class(transformation, key, iv, plaintext)
-    ciphertext = bytes(harness_class.encrypt(transformation, key, iv, plaintext)).hex()
+    provider = _install_provider(jpype, harness_class, request) if request["provider_class"] else ""
+    harness = harness_class(transformation, provider, key, iv, plaintext)
+    ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
 

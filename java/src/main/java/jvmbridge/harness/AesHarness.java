@@ -4,7 +4,12 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.lang.reflect.Method;
 import java.security.GeneralSecurityException;
+import java.security.Provider;
+import java.security.Security;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.security.spec.AlgorithmParameterSpec;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -29,29 +34,54 @@ public final class AesHarness {
     /** Folds every ciphertext in, so the JIT cannot prove the work unused (JMH's Blackhole idea). */
     private long sink;
 
-    public AesHarness(String transformation, byte[] key, byte[] iv, byte[] plaintext) throws GeneralSecurityException {
+    /** {@code provider} is a registered provider's name, or "" for the JVM's first choice (SunJCE). */
+    public AesHarness(String transformation, String provider, byte[] key, byte[] iv, byte[] plaintext)
+            throws GeneralSecurityException {
         this.key = new SecretKeySpec(key, "AES");
         this.iv = iv.clone();
         this.plaintext = plaintext.clone();
-        this.cipher = Cipher.getInstance(transformation);
+        this.cipher = provider.isEmpty() ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
         // GCM refuses to encrypt twice under one key and IV, so each GCM message gets its own IV.
         this.freshIvPerMessage = transformation.contains("/GCM/");
         cipher.init(Cipher.ENCRYPT_MODE, this.key, parameters(transformation, this.iv));
     }
 
     /** One-shot encryption, for checking ciphertext against another implementation. */
-    public static byte[] encrypt(String transformation, byte[] key, byte[] iv, byte[] plaintext)
+    public static byte[] encrypt(String transformation, String provider, byte[] key, byte[] iv, byte[] plaintext)
             throws GeneralSecurityException {
-        return new AesHarness(transformation, key, iv, plaintext).cipher.doFinal(plaintext);
+        return new AesHarness(transformation, provider, key, iv, plaintext).cipher.doFinal(plaintext);
+    }
+
+    /**
+     * Registers the JCE provider class found on the classpath and returns its name. A provider
+     * with native code (ACCP) reports a failed load through assertHealthy(), called when present.
+     */
+    public static String installProvider(String className) throws ReflectiveOperationException {
+        Provider provider = (Provider) Class.forName(className).getConstructor().newInstance();
+        try {
+            Method assertHealthy = provider.getClass().getMethod("assertHealthy");
+            assertHealthy.invoke(provider);
+        } catch (NoSuchMethodException pureJava) {
+            // nothing native to check
+        }
+        Security.addProvider(provider);
+        return provider.getName();
     }
 
     private static AlgorithmParameterSpec parameters(String transformation, byte[] iv) {
         return transformation.contains("/GCM/") ? new GCMParameterSpec(128, iv) : new IvParameterSpec(iv);
     }
 
-    /** Name and version of the provider that serves the transformation, e.g. "SunJCE 17". */
+    /** Name and version of the provider that serves the transformation, e.g. "SunJCE 17", "BC 1.80". */
     public String providerDescription() {
-        return cipher.getProvider().getName() + " " + cipher.getProvider().getVersionStr();
+        Provider provider = cipher.getProvider();
+        String version = provider.getVersionStr();
+        // getVersionStr() can be lossy (BC 1.80 says "1.8") where the info text is precise ("v1.80").
+        Matcher inInfo = Pattern.compile("\\bv(\\d+(\\.\\d+)+)").matcher(provider.getInfo());
+        if (inInfo.find() && inInfo.group(1).startsWith(version)) {
+            version = inInfo.group(1);
+        }
+        return provider.getName() + " " + version;
     }
 
     /**
@@ -87,24 +117,26 @@ public final class AesHarness {
 
     /**
      * Two uses without JPype.
-     * {@code vectors [TRANSFORMATION]}: each stdin line "KEY IV PLAINTEXT" (hex; "-" for empty)
-     * gets one stdout line with the ciphertext in hex, to check other implementations against.
+     * {@code vectors [TRANSFORMATION [PROVIDER_CLASS]]}: each stdin line "KEY IV PLAINTEXT" (hex;
+     * "-" for empty) gets one stdout line with the ciphertext in hex, to check against others.
      * {@code loop TRANSFORMATION BYTES SECONDS}: encrypt BYTES-byte messages for SECONDS, so that a
      * JIT log can show which methods were intrinsified.
      */
-    public static void main(String[] args) throws IOException, GeneralSecurityException {
+    public static void main(String[] args) throws IOException, GeneralSecurityException, ReflectiveOperationException {
         String command = args.length > 0 ? args[0] : "";
-        if (command.equals("vectors") && args.length <= 2) {
-            printVectors(args.length == 2 ? args[1] : CBC);
+        if (command.equals("vectors") && args.length <= 3) {
+            String provider = args.length == 3 ? installProvider(args[2]) : "";
+            printVectors(args.length >= 2 ? args[1] : CBC, provider);
         } else if (command.equals("loop") && args.length == 4) {
             loop(args[1], Integer.parseInt(args[2]), Double.parseDouble(args[3]));
         } else {
-            System.err.println("usage: AesHarness vectors [TRANSFORMATION] | loop TRANSFORMATION BYTES SECONDS");
+            System.err.println("usage: AesHarness vectors [TRANSFORMATION [PROVIDER_CLASS]]"
+                    + " | loop TRANSFORMATION BYTES SECONDS");
             System.exit(2);
         }
     }
 
-    private static void printVectors(String transformation) throws IOException, GeneralSecurityException {
+    private static void printVectors(String transformation, String provider) throws IOException, GeneralSecurityException {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         for (String line; (line = in.readLine()) != null; ) {
             String[] fields = line.trim().split("\\s+");
@@ -112,12 +144,12 @@ public final class AesHarness {
                 throw new IllegalArgumentException("expected KEY IV PLAINTEXT in hex, got: " + line);
             }
             byte[] plaintext = fields[2].equals("-") ? new byte[0] : parseHex(fields[2]);
-            System.out.println(formatHex(encrypt(transformation, parseHex(fields[0]), parseHex(fields[1]), plaintext)));
+            System.out.println(formatHex(encrypt(transformation, provider, parseHex(fields[0]), parseHex(fields[1]), plaintext)));
         }
     }
 
     private static void loop(String transformation, int bytes, double seconds) throws GeneralSecurityException {
-        AesHarness harness = new AesHarness(transformation, new byte[32], new byte[transformation.contains("/GCM/") ? 12 : 16],
+        AesHarness harness = new AesHarness(transformation, "", new byte[32], new byte[transformation.contains("/GCM/") ? 12 : 16],
                 new byte[bytes]);
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         while (System.nanoTime() < deadline) {

@@ -18,7 +18,7 @@ public class AesHarnessTest {
 
     @Test
     public void matchesNistVectorThenAddsOnePaddingBlock() throws Exception {
-        byte[] out = AesHarness.encrypt(AesHarness.CBC, KEY, IV, AesHarness.parseHex(PLAINTEXT));
+        byte[] out = AesHarness.encrypt(AesHarness.CBC, "", KEY, IV, AesHarness.parseHex(PLAINTEXT));
         assertEquals(64 + 16, out.length);
         assertEquals(CIPHERTEXT, AesHarness.formatHex(out).substring(0, 128));
     }
@@ -26,8 +26,8 @@ public class AesHarnessTest {
     @Test
     public void eachIterationIsAFreshDoFinalFromTheSameIv() throws Exception {
         byte[] plaintext = new byte[38];
-        byte[] ciphertext = AesHarness.encrypt(AesHarness.CBC, KEY, IV, plaintext);
-        AesHarness harness = new AesHarness(AesHarness.CBC, KEY, IV, plaintext);
+        byte[] ciphertext = AesHarness.encrypt(AesHarness.CBC, "", KEY, IV, plaintext);
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, plaintext);
         harness.run(40);
         // Same IV every time, so every iteration folds a byte of the same ciphertext into the sink.
         long expected = 0;
@@ -40,7 +40,7 @@ public class AesHarnessTest {
 
     @Test
     public void runReportsElapsedTime() throws Exception {
-        AesHarness harness = new AesHarness(AesHarness.CBC, KEY, IV, new byte[38]);
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, new byte[38]);
         assertTrue(harness.run(1000) > 0);
         assertTrue(harness.providerDescription().startsWith("SunJCE"));
     }
@@ -48,7 +48,7 @@ public class AesHarnessTest {
     @Test
     public void gcmGetsAFreshIvPerMessage() throws Exception {
         // Without a fresh IV the second doFinal would throw "Cannot reuse iv for GCM encryption".
-        AesHarness harness = new AesHarness("AES/GCM/NoPadding", KEY, new byte[12], new byte[38]);
+        AesHarness harness = new AesHarness("AES/GCM/NoPadding", "", KEY, new byte[12], new byte[38]);
         assertTrue(harness.run(3) > 0);
     }
 
