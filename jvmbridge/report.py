@@ -72,8 +72,9 @@ def render_table(comparison: Comparison) -> str:
 
 
 def _engine(row) -> str:
-    provider = getattr(row, "provider", None)
-    return f"{row.engine} {provider}" if isinstance(provider, str) else row.engine
+    if row.engine != JVM:
+        return row.engine
+    return f"{row.engine} {row.provider}, JDK {row.jdk_version}"
 
 
 def _engines(frame) -> list[str]:

@@ -10,6 +10,7 @@ import click
 from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
+from jvmbridge.cli.jdks import jdks
 
 
 class OneLineErrors(click.Group):
@@ -36,3 +37,4 @@ def main():
 main.add_command(compare)
 main.add_command(flags)
 main.add_command(check)
+main.add_command(jdks)

@@ -10,11 +10,12 @@ import sys
 import click
 
 from jvmbridge.check.modes import MODES
-from jvmbridge.cli.common import java_option, javas_or_usage_error
+from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
 
 
 @click.command()
 @java_option
+@all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
 @click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=list(MODES),
@@ -25,7 +26,7 @@ from jvmbridge.cli.common import java_option, javas_or_usage_error
               help="How long to run each mode before calling its intrinsic not observed.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document for this host.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def check(java_paths, jvm_args, mode_names, pids, all_jvms, max_seconds, as_json, quiet):
+def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, as_json, quiet):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
@@ -35,8 +36,8 @@ def check(java_paths, jvm_args, mode_names, pids, all_jvms, max_seconds, as_json
     from jvmbridge.check.render import render_summary
     from jvmbridge.jvm.flagsource import all_live_jvms
 
-    check_jdks = bool(java_paths) or not (pids or all_jvms)
-    javas = javas_or_usage_error(java_paths) if check_jdks else []
+    check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
+    javas = javas_or_usage_error(java_paths, all_jdks) if check_jdks else []
     show_progress = not quiet and sys.stderr.isatty()
     document = check_host(javas, tuple(jvm_args), [MODES[name] for name in dict.fromkeys(mode_names)],
                           list(pids), all_live_jvms() if all_jvms else [], max_seconds,

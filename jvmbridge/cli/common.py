@@ -24,15 +24,18 @@ java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
 
+all_jdks_option = click.option("--all-jdks", is_flag=True,
+                               help="Every JVM on this machine that JPype can drive (see `jvmbridge jdks`).")
+
 format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="table",
                              show_default=True)
 
 
-def javas_or_usage_error(java_paths) -> list[JavaInstall]:
+def javas_or_usage_error(java_paths, all_jdks: bool = False) -> list[JavaInstall]:
     """The JVMs asked for (or the default one); a bad path is a usage error, exit 2."""
     from jvmbridge.api import find_javas
 
     try:
-        return find_javas(java_paths)
+        return find_javas(java_paths, all_jdks)
     except JvmNotFound as e:
         raise click.UsageError(str(e)) from None

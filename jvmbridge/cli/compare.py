@@ -9,8 +9,7 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import Count, format_option, java_option
-from jvmbridge.jvm.discovery import JvmNotFound
+from jvmbridge.cli.common import Count, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES
 from jvmbridge.workload import KEY_BITS, Workload
@@ -26,6 +25,7 @@ from jvmbridge.workload import KEY_BITS, Workload
 @click.option("--message-size", type=click.IntRange(0), default=Workload.message_bytes, show_default=True,
               help="Plaintext bytes per message.")
 @java_option
+@all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")
 @click.option("--provider", "providers", type=click.Choice(list(PROVIDERS)), multiple=True, default=["SunJCE"],
@@ -38,7 +38,7 @@ from jvmbridge.workload import KEY_BITS, Workload
               show_default=True, help="Engines to run; repeatable.")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, providers, classpath, openssl, engines,
+def compare(iterations, rounds, key_bits, message_size, java_paths, all_jdks, jvm_args, providers, classpath, openssl, engines,
             output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
@@ -48,12 +48,11 @@ def compare(iterations, rounds, key_bits, message_size, java_paths, jvm_args, pr
         workload = Workload(iterations, rounds, int(key_bits), message_size)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []
     show_progress = not quiet and sys.stderr.isatty()
     try:
-        comparison = run_comparison(workload, java_paths, jvm_args, openssl, engines, providers,
+        comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers,
                                     _split_classpath(classpath), progress=_progress if show_progress else None)
-    except JvmNotFound as e:
-        raise click.UsageError(str(e)) from None
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     render = {"table": render_table, "json": render_json, "csv": render_csv}[output_format]

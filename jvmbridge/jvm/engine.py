@@ -59,7 +59,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         summary=summarize(result["rounds"]),
         warmup=result["warmup"],
         ciphertext=result["ciphertext"],
-        details={"provider": provider.name, "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
+        details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
+                 "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
         notes=notes,
     )
