@@ -59,13 +59,13 @@ def render_table(comparison: Comparison) -> str:
     lines += ["", *align([header, *body], right_from=3)]
     lines += ["", "Implementation and state as verified in the running engine:"]
     for i, row in enumerate(frame.itertuples()):
-        lines.append(f"  {i + 1}  {row.implementation}: {row.verified_state}")
+        lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
     if comparison.ratios:
         lines += ["", "Ratios (median; in brackets the range over rounds):"]
         lines += [f"  {r.label}: {r.value:.2f}x [{r.low:.2f}–{r.high:.2f}]" for r in comparison.ratios]
     notes = [(i + 1, row.notes) for i, row in enumerate(frame.itertuples()) if row.notes]
     if notes:
-        lines += ["", "Notes:"] + [f"  {i}  {text}" for i, text in notes]
+        lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes]
     lines += ["", "ns/op: median per message over rounds; MB/s = 10^6 B/s of plaintext; "
                   "as asked: flags or CPU mask read back match the request."]
     return "\n".join(lines) + "\n"
