@@ -7,3 +7,10 @@ def compare(*args, **kwargs):
     from jvmbridge.api import compare as _compare
 
     return _compare(*args, **kwargs)
+
+
+def load(paths):
+    """See :func:`jvmbridge.api.load`."""
+    from jvmbridge.api import load as _load
+
+    return _load(paths)

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import pandas as pd
 
+from jvmbridge import store
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.discovery import JavaInstall, default_java, drivable_javas, resolve_java
 from jvmbridge.runner import ENGINES, Comparison, Progress, plan, run
@@ -14,11 +16,11 @@ from jvmbridge.workload import Workload, parse_count
 def run_comparison(workload: Workload, javas: list[JavaInstall], jvm_options: Iterable[str] = (),
                    openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
                    providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
-                   progress: Progress | None = None) -> Comparison:
+                   progress: Progress | None = None, output: Path | None = None) -> Comparison:
     engines = tuple(engines)
     javas = javas if "jvm" in engines else []
     jobs = plan(workload, javas, tuple(jvm_options), openssl, engines, tuple(providers), tuple(classpath))
-    return run(jobs, workload, progress)
+    return run(jobs, workload, progress, output)
 
 
 def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaInstall]:
@@ -32,8 +34,10 @@ def compare(iterations: int | float | str = Workload.iterations, *, rounds: int 
             key_bits: int = Workload.key_bits, message_size: int = Workload.message_bytes,
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
-            providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = ()) -> pd.DataFrame:
-    """One row per engine and setting. ``frame.attrs`` holds "metadata", "ratios" and "failures".
+            providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
+            output: str | Path | None = None) -> pd.DataFrame:
+    """One row per engine and setting. ``frame.attrs`` holds "metadata", "ratios", "failures" and
+    "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
@@ -43,8 +47,23 @@ def compare(iterations: int | float | str = Workload.iterations, *, rounds: int 
         if unknown:
             raise ValueError(f"unknown {what} {', '.join(sorted(unknown))}; choose from {', '.join(known)}")
     javas = find_javas([java] if isinstance(java, str) else java, all_jdks) if "jvm" in engines else []
-    comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers, classpath)
+    comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers, classpath,
+                                output=Path(output) if output else None)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
-                       failures=comparison.failures)
+                       failures=comparison.failures, output=str(comparison.output))
+    return frame
+
+
+def load(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
+    """Saved runs as one tidy DataFrame: a row per measurement, the run's metadata as columns.
+
+    Unreadable lines are skipped and listed in ``frame.attrs["problems"]``; a file with nothing
+    readable raises ValueError.
+    """
+    from jvmbridge.history import tidy_frame
+
+    loaded = store.read([paths] if isinstance(paths, (str, Path)) else list(paths))
+    frame = tidy_frame(loaded)
+    frame.attrs.update(problems=loaded.problems, failures=loaded.failures)
     return frame

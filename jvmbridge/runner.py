@@ -2,18 +2,21 @@
 from __future__ import annotations
 
 import datetime
+import os
 import platform
 import shutil
 import socket
 import sys
+import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
-from jvmbridge import __version__
+from jvmbridge import __version__, store
 from jvmbridge.child import WorkerError
-from jvmbridge.cpu import cpu_info
+from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.engine import measure_jvm
 from jvmbridge.jvm.providers import PROVIDERS
@@ -22,7 +25,8 @@ from jvmbridge.native.pyca_worker import encrypt_message
 from jvmbridge.results import Measurement, Ratio, ratios, to_frame
 from jvmbridge.workload import Workload
 
-Progress = Callable[[int, int, str], None]
+# (index of the job starting, number of jobs, its label, seconds since the run started)
+Progress = Callable[[int, int, str, float], None]
 # Engine choices, as --engine spells them.
 ENGINES = ("jvm", "pyca", "openssl-cli")
 
@@ -40,6 +44,7 @@ class Comparison:
     failures: list[tuple[str, str]]  # (configuration, why it failed)
     metadata: dict = field(default_factory=dict)
     interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
+    output: Path | None = None  # the JSON-lines file every record went to as it finished
 
 
 def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, ...] = (),
@@ -68,39 +73,51 @@ def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, .
     return jobs
 
 
-def run(jobs: list[Job], workload: Workload, progress: Progress | None = None) -> Comparison:
-    """Run ``jobs`` in order; a failed one is recorded and the rest still run."""
+def run(jobs: list[Job], workload: Workload, progress: Progress | None = None,
+        output: Path | None = None) -> Comparison:
+    """Run ``jobs`` in order; a failed one is recorded and the rest still run.
+
+    Every record is written to ``output`` (default: store.default_path) the moment it exists.
+    """
     started = datetime.datetime.now(datetime.timezone.utc)
-    measurements, failures, interrupted = [], [], False
-    for index, job in enumerate(jobs):
-        if progress:
-            progress(index, len(jobs), job.label)
-        try:
-            measurements.append(job.measure())
-        except WorkerError as e:
-            failures.append((job.label, str(e)))
-        except KeyboardInterrupt:
-            failures += [(pending.label, "interrupted before it finished") for pending in jobs[index:]]
-            interrupted = True
-            break
+    metadata = _metadata(workload, started)
+    writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
+    writer.write("run", metadata=metadata)
     expected = encrypt_message(workload.key, workload.iv, workload.plaintext).hex()
-    frame = to_frame(measurements, expected) if measurements else pd.DataFrame()
-    return Comparison(frame, ratios(frame) if measurements else [], failures,
-                      _metadata(workload, started, frame), interrupted)
+    rows, failures, interrupted = [], [], False
+    try:
+        for index, job in enumerate(jobs):
+            if progress:
+                progress(index, len(jobs), job.label, (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds())
+            try:
+                rows.append(job.measure().row(expected))
+                writer.write("measurement", configuration=job.label, row=rows[-1])
+            except WorkerError as e:
+                failures.append((job.label, str(e)))
+                writer.write("failure", configuration=job.label, error=str(e))
+            except KeyboardInterrupt:
+                failures += [(pending.label, "interrupted before it finished") for pending in jobs[index:]]
+                interrupted = True
+                for pending in jobs[index:]:
+                    writer.write("failure", configuration=pending.label, error="interrupted before it finished")
+                break
+        writer.write("end", completed=len(rows), failed=[label for label, _ in failures], interrupted=interrupted)
+    finally:
+        writer.close()
+    frame = to_frame(rows)
+    return Comparison(frame, ratios(frame) if rows else [], failures, metadata, interrupted, writer.path)
 
 
-def _metadata(workload: Workload, started: datetime.datetime, frame: pd.DataFrame) -> dict:
-    def distinct(column: str) -> list[str]:
-        return list(dict.fromkeys(frame[column].dropna())) if column in frame else []
-
+def _metadata(workload: Workload, started: datetime.datetime) -> dict:
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
         "host": socket.gethostname(),
         "cpu": cpu_info(),
+        "cores": os.cpu_count(),
         "kernel": platform.release(),
         "python": sys.version.split()[0],
         "workload": workload.as_dict(),
-        "implementations": distinct("implementation"),
-        "java_homes": distinct("java_home"),
+        # Recorded for the record, never used to decide whether two runs are comparable.
+        "volatile": volatile_readings(),
     }

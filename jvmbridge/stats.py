@@ -16,6 +16,7 @@ class Summary:
     rsd: float  # relative standard deviation of the per-round ns/op, 0 with a single round
     rounds: int
     iterations: int
+    per_round_ns: tuple[float, ...]  # ns/op of each round, in run order
 
     @property
     def noisy(self) -> bool:
@@ -28,4 +29,4 @@ def summarize(rounds: list[dict]) -> Summary:
     mean = statistics.fmean(per_op)
     rsd = statistics.stdev(per_op) / mean if len(per_op) > 1 else 0.0
     return Summary(statistics.median(per_op), min(per_op), max(per_op), rsd,
-                   len(per_op), sum(r["iterations"] for r in rounds))
+                   len(per_op), sum(r["iterations"] for r in rounds), tuple(per_op))

@@ -11,6 +11,7 @@ from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
 from jvmbridge.cli.jdks import jdks
+from jvmbridge.cli.report import report
 
 
 class OneLineErrors(click.Group):
@@ -38,3 +39,4 @@ main.add_command(compare)
 main.add_command(flags)
 main.add_command(check)
 main.add_command(jdks)
+main.add_command(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -36,10 +37,13 @@ from jvmbridge.workload import KEY_BITS, Workload
               help="The openssl command for the C-loop rows.")
 @click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
               show_default=True, help="Engines to run; repeatable.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="JSON-lines file each result is written to as it finishes "
+                   "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def compare(iterations, rounds, key_bits, message_size, java_paths, all_jdks, jvm_args, providers, classpath, openssl, engines,
-            output_format, quiet):
+            output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
@@ -52,13 +56,16 @@ def compare(iterations, rounds, key_bits, message_size, java_paths, all_jdks, jv
     show_progress = not quiet and sys.stderr.isatty()
     try:
         comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers,
-                                    _split_classpath(classpath), progress=_progress if show_progress else None)
+                                    _split_classpath(classpath), progress=_progress if show_progress else None,
+                                    output=Path(output) if output else None)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     render = {"table": render_table, "json": render_json, "csv": render_csv}[output_format]
     click.echo(render(comparison), nl=False)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
+    if not quiet:
+        click.echo(f"jvmbridge: results saved to {comparison.output}", err=True)
     if comparison.interrupted:
         sys.exit(130)
     if comparison.failures:
@@ -69,5 +76,7 @@ def _split_classpath(entries: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
 
 
-def _progress(index: int, total: int, label: str) -> None:
-    click.echo(f"[{index + 1}/{total}] {label} ...", err=True)
+def _progress(index: int, total: int, label: str, elapsed: float) -> None:
+    # Configurations differ in length, so time left is only a rough guide: the mean so far.
+    left = f", about {elapsed / index * (total - index):.0f} s left" if index else ""
+    click.echo(f"[{index + 1}/{total}] {label} ({elapsed:.0f} s so far{left})", err=True)

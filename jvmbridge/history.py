@@ -1,0 +1,122 @@
+"""Saved runs side by side: one tidy frame, then a comparison of each configuration across runs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from jvmbridge.results import JVM, to_frame
+from jvmbridge.store import Loaded
+
+# Run metadata copied onto every row, so a frame can be sliced without the files.
+_RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
+                "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
+                "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
+                "file": ("file",)}
+
+
+def tidy_frame(loaded: Loaded) -> pd.DataFrame:
+    """One row per measurement of every run, with that run's metadata as columns."""
+    frames = []
+    for run_id in dict.fromkeys(row["run_id"] for row in loaded.rows):
+        metadata = loaded.runs.get(run_id, {})
+        rows = [row for row in loaded.rows if row["run_id"] == run_id]
+        frame = to_frame(rows)  # per run: its notes compare rows of the same run only
+        for column, keys in _RUN_COLUMNS.items():
+            frame[column] = _dig(metadata, keys)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _dig(metadata: dict, keys: tuple[str, ...]):
+    value = metadata
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return " ".join(value) if isinstance(value, list) else value
+
+
+def configuration(row, with_jdk: bool = True, with_size: bool = True) -> str:
+    """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size."""
+    engine = row.engine
+    if row.engine == JVM:
+        engine = f"{row.engine} {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
+    size = f" {row.message_bytes} B" if with_size else ""
+    return f"{engine} | {row.setting} | {row.cipher}{size}"
+
+
+def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with a "run" column, "run 1", "run 2", ... in order of start time."""
+    order = frame.drop_duplicates("run_id").sort_values("started_utc", kind="stable").run_id
+    names = {run_id: f"run {n}" for n, run_id in enumerate(order, 1)}
+    return frame.assign(run=frame.run_id.map(names))
+
+
+def describe_runs(frame: pd.DataFrame) -> list[str]:
+    """One line per run: its number, host, start time and file."""
+    runs = frame.drop_duplicates("run").sort_values("run", key=lambda r: r.str[4:].astype(int))
+    return [f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
+
+
+# How `report` may lay out columns: one per run, or one per JDK (native rows in a "native" column).
+COLUMN_KINDS = ("run", "jdk")
+
+
+@dataclass
+class RunComparison:
+    columns: list[str]  # column labels, baseline first
+    table: pd.DataFrame  # configuration, then per column: ns/op; per later column: vs baseline
+    notes: list[str]
+
+
+def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
+    frame = number_runs(frame)
+    by_jdk = columns == "jdk"
+    frame = frame.assign(
+        configuration=[configuration(r, with_jdk=not by_jdk) for r in frame.itertuples()],
+        column=[(f"JDK {r.jdk_version}" if r.engine == JVM else "native") if by_jdk else r.run
+                for r in frame.itertuples()])
+    labels = list(dict.fromkeys(frame.sort_values("column", key=_natural).column))
+    duplicated = frame.duplicated(["configuration", "column"], keep="last")
+    notes = describe_runs(frame) + _hardware_notes(frame)
+    if duplicated.any():
+        notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
+                     "the latest run's is shown")
+    frame = frame[~duplicated]
+    records = []
+    for config, group in frame.groupby("configuration", sort=False):
+        cells = {row.column: row for row in group.itertuples()}
+        record, base = {"configuration": config}, cells.get(labels[0])
+        for label in labels:
+            row = cells.get(label)
+            record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
+            if label != labels[0]:
+                record[f"{label} vs {labels[0]}"] = _versus(row, base)
+        records.append(record)
+    return RunComparison(labels, pd.DataFrame(records), notes)
+
+
+def _natural(labels: pd.Series) -> pd.Series:
+    """"run 2" before "run 10"; "JDK 17..." before "JDK 25..."; "native" last."""
+    return labels.map(lambda text: (text == "native", [int(p) if p.isdigit() else p for p in
+                                                        text.replace(".", " ").split()]))
+def _versus(row, base) -> str:
+    """"1.23x faster" or "not significant" when the round ranges overlap, as a cell."""
+    if row is None or base is None:
+        return "-"
+    times = base.ns_per_op / row.ns_per_op
+    low, high = base.ns_per_op_min / row.ns_per_op_max, base.ns_per_op_max / row.ns_per_op_min
+    if low <= 1 <= high:
+        return f"not significant ({times:.2f}x, {low:.2f}-{high:.2f})"
+    word = "faster" if times > 1 else "slower"
+    shown = times if times > 1 else 1 / times
+    return f"{shown:.2f}x {word} ({times:.2f}x, {low:.2f}-{high:.2f})"
+
+
+def _hardware_notes(frame: pd.DataFrame) -> list[str]:
+    """Cross-hardware comparisons are allowed, but said to be such."""
+    machines = frame.groupby("run", sort=False)[["cpu_model", "cpu_features", "cores"]].first()
+    distinct = machines.drop_duplicates()
+    if len(distinct) <= 1:
+        return []
+    described = "; ".join(f"{run}: {m.cpu_model} [{m.cpu_features}], {m.cores} cores" for run, m in machines.iterrows())
+    return [f"different hardware, so differences are not only software: {described}"]

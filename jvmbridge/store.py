@@ -1,0 +1,100 @@
+"""Result files: JSON lines, one record per line, flushed as each measurement finishes.
+
+A run that dies halfway (a worker killed, a JVM crash, Ctrl-C, even this process killed) leaves
+every finished measurement readable. Every record carries the schema version.
+
+Schema history: 1 - first format. Records: "run" (metadata), "measurement" (one result row),
+"failure" (a configuration that gave no result), "end" (how the run finished).
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+
+def default_path(started: datetime.datetime, host: str) -> Path:
+    """$XDG_DATA_HOME/jvmbridge/runs/<UTC start>-<host>.jsonl (~/.local/share when unset)."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "jvmbridge" / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{host}.jsonl"
+
+
+class ResultWriter:
+    """Appends records to one run's file, flushing each so a crash loses nothing finished."""
+
+    def __init__(self, path: Path, run_id: str):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path, self.run_id = path, run_id
+        self._file = open(path, "a", encoding="utf-8")
+
+    def write(self, record_type: str, **fields) -> None:
+        record = {"schema_version": SCHEMA_VERSION, "type": record_type, "run_id": self.run_id, **fields}
+        self._file.write(json.dumps(record, default=str) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+@dataclass
+class Loaded:
+    runs: dict[str, dict] = field(default_factory=dict)  # run_id -> metadata (plus "file", "end")
+    rows: list[dict] = field(default_factory=list)  # measurement rows, each with its run_id
+    failures: list[dict] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # one line each: what could not be read
+
+
+class ResultFileError(ValueError):
+    """A file with nothing readable in it."""
+
+
+def read(paths: list[str | Path]) -> Loaded:
+    """Every readable record of ``paths``; bad lines are reported in ``problems`` and skipped."""
+    loaded = Loaded()
+    for path in map(Path, paths):
+        before = len(loaded.rows)
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as e:
+            raise ResultFileError(f"{path}: {e.strerror}") from None
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                _read_record(loaded, path, number, line, last=number == len(lines))
+        if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
+            raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
+    return loaded
+
+
+def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool) -> None:
+    where = f"{path}:{number}"
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        loaded.problems.append(f"{where}: {'truncated last line' if last else 'not JSON'}, skipped")
+        return
+    if not isinstance(record, dict) or "schema_version" not in record:
+        loaded.problems.append(f"{where}: not a jvmbridge record, skipped")
+        return
+    version = record["schema_version"]
+    if version != SCHEMA_VERSION:
+        newer = isinstance(version, int) and version > SCHEMA_VERSION
+        loaded.problems.append(f"{where}: schema version {version!r}; "
+                               + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
+                                  else f"this jvmbridge reads version {SCHEMA_VERSION}") + ", skipped")
+        return
+    kind, run_id = record.get("type"), record.get("run_id")
+    if kind == "run":
+        loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
+    elif kind == "measurement":
+        loaded.rows.append({**record.get("row", {}), "run_id": run_id})
+    elif kind == "failure":
+        loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
+                                "error": record.get("error")})
+    elif kind == "end":
+        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted")}
+    else:
+        loaded.problems.append(f"{where}: unknown record type {kind!r}, skipped")

@@ -1,0 +1,147 @@
+"""Saved runs: written as they finish, kept through kills and Ctrl-C, read back by `report` and load()."""
+from __future__ import annotations
+
+import json
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import run_cli
+
+
+def records(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def start_compare(path, *args) -> subprocess.Popen:
+    """A real compare run in the background, returning once its first measurement is on disk."""
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", *args, "--output", str(path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (path.exists() and '"measurement"' in path.read_text()):
+        time.sleep(0.2)
+    return process
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory, quick):
+    path = tmp_path_factory.mktemp("runs") / "run.jsonl"
+    done = run_cli("compare", *quick, "--engine", "jvm", "--engine", "openssl-cli", "--output", str(path))
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+def test_every_record_carries_the_schema_and_the_run_metadata(saved):
+    written = records(saved)
+    assert [r["type"] for r in written] == ["run"] + ["measurement"] * 4 + ["end"]
+    assert {r["schema_version"] for r in written} == {1}
+    metadata = written[0]["metadata"]
+    for key in ("host", "cpu", "cores", "kernel", "jvmbridge_version", "started_utc", "volatile"):
+        assert key in metadata
+    assert "aes" in metadata["cpu"]["features"] or metadata["cpu"]["features"] == []
+    jvm_row = written[1]["row"]
+    assert jvm_row["java_home"] and "UseAES=true" in jvm_row["verified_state"]
+    assert len(jvm_row["round_ns_per_op"]) == 2
+
+
+def test_load_gives_a_tidy_frame(saved):
+    import jvmbridge
+
+    frame = jvmbridge.load(saved)
+    assert len(frame) == 4
+    assert {"host", "cpu_model", "kernel", "started_utc", "cipher", "ns_per_op"} <= set(frame.columns)
+    assert frame.cipher.unique().tolist() == ["aes-256-cbc"]
+
+
+def test_report_two_runs_side_by_side(saved, tmp_path):
+    second = tmp_path / "second.jsonl"
+    second.write_text(saved.read_text().replace(records(saved)[0]["run_id"], "another-run"))
+    done = run_cli("report", str(saved), str(second), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["columns"] == ["run 1", "run 2"]
+    for row in data["comparison"]:
+        # The same numbers twice: every range overlaps, so nothing may be called faster.
+        assert row["run 2 vs run 1"].startswith("not significant")
+    markdown = run_cli("report", str(saved), "--format", "markdown").stdout
+    assert markdown.splitlines()[1].startswith("|---|")
+
+
+def test_report_columns_by_jdk(saved):
+    done = run_cli("report", str(saved), "--columns", "jdk")
+    assert done.returncode == 0, done.stderr
+    assert "JDK " in done.stdout.splitlines()[0] and "native ns/op" in done.stdout.splitlines()[0]
+
+
+def test_a_killed_worker_keeps_the_finished_measurement(tmp_path):
+    path = tmp_path / "killed.jsonl"
+    process = start_compare(path, "--engine", "jvm", "--iterations", "3e7")
+    time.sleep(1)  # the second configuration's worker is now running
+    subprocess.run(["pkill", "-KILL", "-f", "jvmbridge.jvm.worker"], check=True)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1
+    assert "killed by SIGKILL" in stderr
+    kinds = [r["type"] for r in records(path)]
+    assert kinds == ["run", "measurement", "failure", "end"]
+    report = run_cli("report", str(path))
+    assert report.returncode == 0 and "intrinsics on" in report.stdout
+    assert "missing from run" in report.stderr and "killed by SIGKILL" in report.stderr
+
+
+def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
+    path = tmp_path / "interrupted.jsonl"
+    process = start_compare(path, "--engine", "pyca", "--engine", "openssl-cli", "--format", "csv")
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in stderr and "interrupted before it finished" in stderr
+    assert len(stdout.splitlines()) >= 2  # the CSV header and at least one finished row
+    written = records(path)
+    assert written[-1]["type"] == "end" and written[-1]["interrupted"] is True
+    assert any(r["type"] == "measurement" for r in written)
+    assert run_cli("report", str(path)).returncode == 0
+
+
+def test_truncated_and_corrupt_lines_are_reported_and_the_rest_read(saved, tmp_path):
+    text = saved.read_text()
+    lines = text.splitlines()
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("\n".join(lines[:2] + ["{not json"] + lines[2:4]) + "\n" + lines[4][: len(lines[4]) // 2])
+    done = run_cli("report", str(damaged))
+    assert done.returncode == 0, done.stderr
+    assert f"{damaged}:3: not JSON, skipped" in done.stderr
+    assert f"{damaged}:6: truncated last line, skipped" in done.stderr
+    assert done.stdout.count("| intrinsics") == 2  # both JVM rows survived
+
+
+def test_a_newer_schema_says_what_to_do(saved, tmp_path):
+    newer = tmp_path / "newer.jsonl"
+    newer.write_text(saved.read_text().replace('"schema_version": 1', '"schema_version": 2'))
+    done = run_cli("report", str(newer))
+    assert done.returncode == 2
+    assert "upgrade jvmbridge" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("content", [b"", b"hello\n", b"\x89PNG\r\n\x1a\n\x00\x00", b'{"a": 1}\n'])
+def test_files_that_are_not_results(tmp_path, content):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    done = run_cli("report", str(path))
+    assert done.returncode == 2
+    assert "no jvmbridge records" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_plot_png_and_svg(saved, tmp_path):
+    pytest.importorskip("matplotlib")
+    png, svg = tmp_path / "figure.png", tmp_path / "figure.svg"
+    assert run_cli("report", str(saved), "--plot", str(png)).returncode == 0
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", header[16:24]) == (1200, 550)  # width, height from the IHDR chunk
+    assert run_cli("report", str(saved), "--plot", str(svg)).returncode == 0
+    assert b"<svg" in svg.read_bytes()[:500]
+    assert run_cli("report", str(saved), "--plot", str(tmp_path / "figure.gif")).returncode == 2
