@@ -92,7 +92,10 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
             if label != labels[0]:
                 record[f"{label} vs {labels[0]}"] = _versus(row, base)
         records.append(record)
-    return RunComparison(labels, pd.DataFrame(records), notes)
+    table = pd.DataFrame(records)
+    # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
+    empty = [c for c in table.columns if " vs " in c and (table[c] == "-").all()]
+    return RunComparison(labels, table.drop(columns=empty), notes)
 
 
 def _natural(labels: pd.Series) -> pd.Series:
