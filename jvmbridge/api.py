@@ -31,6 +31,7 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
 
 
 def compare(iterations: int | float | str = Workload.iterations, *, rounds: int = Workload.rounds,
+            forks: int = Workload.forks,
             key_bits: int = Workload.key_bits, message_size: int = Workload.message_bytes,
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
@@ -41,7 +42,7 @@ def compare(iterations: int | float | str = Workload.iterations, *, rounds: int 
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
-    workload = Workload(parse_count(iterations), rounds, key_bits, message_size)
+    workload = Workload(parse_count(iterations), rounds, key_bits, message_size, forks)
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:

@@ -57,6 +57,19 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
     return ChildOutcome(result, done.returncode, done.stdout, done.stderr)
 
 
+def run_forks(module: str, request: Mapping, forks: int,
+              env: Mapping[str, str] | None = None) -> tuple[list[ChildOutcome], ChildOutcome | None]:
+    """``forks`` fresh children with the same request, as JMH's forks: run-to-run variation (JIT
+    decisions, memory layout) shows up in the spread. Stops at the first failure, returned second."""
+    outcomes = []
+    for _ in range(forks):
+        outcome = run_child(module, request, env)
+        if outcome.error:
+            return outcomes, outcome
+        outcomes.append(outcome)
+    return outcomes, None
+
+
 def serve(handler: Callable[[dict], dict]) -> None:
     """The child's main: read the request, run ``handler``, write its result or its error."""
     result_path = sys.argv[1]

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from jvmbridge.results import JVM, to_frame
+from jvmbridge.results import JVM, speedup, to_frame
 from jvmbridge.store import Loaded
 
 # Run metadata copied onto every row, so a frame can be sliced without the files.
@@ -103,16 +103,13 @@ def _natural(labels: pd.Series) -> pd.Series:
     return labels.map(lambda text: (text == "native", [int(p) if p.isdigit() else p for p in
                                                         text.replace(".", " ").split()]))
 def _versus(row, base) -> str:
-    """"1.23x faster" or "not significant" when the round ranges overlap, as a cell."""
+    """How ``row`` compares with ``base``, as a cell: "1.23x [1.10-1.37] faster" or "not significant"."""
     if row is None or base is None:
         return "-"
-    times = base.ns_per_op / row.ns_per_op
-    low, high = base.ns_per_op_min / row.ns_per_op_max, base.ns_per_op_max / row.ns_per_op_min
-    if low <= 1 <= high:
-        return f"not significant ({times:.2f}x, {low:.2f}-{high:.2f})"
-    word = "faster" if times > 1 else "slower"
-    shown = times if times > 1 else 1 / times
-    return f"{shown:.2f}x {word} ({times:.2f}x, {low:.2f}-{high:.2f})"
+    ratio = speedup("", row, base)
+    if not ratio.significant:
+        return ratio.describe()
+    return f"{ratio.describe()} {'faster' if ratio.value > 1 else 'slower'}"
 
 
 def _hardware_notes(frame: pd.DataFrame) -> list[str]:

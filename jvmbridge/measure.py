@@ -62,3 +62,9 @@ def split_iterations(iterations: int, rounds: int) -> list[int]:
 def timed_rounds(run: RunLoop, iterations: int, rounds: int) -> list[dict]:
     """Run exactly ``iterations`` operations in ``rounds`` timed rounds."""
     return [{"iterations": n, "ns": run(n)} for n in split_iterations(iterations, rounds)]
+
+
+def merge_warmups(warmups: list[dict]) -> dict:
+    """One account of several forks' warm-ups: totals, and steady only if every fork got there."""
+    return {"iterations": sum(w["iterations"] for w in warmups), "seconds": sum(w["seconds"] for w in warmups),
+            "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"]}

@@ -49,7 +49,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     for y, (label, ratio) in enumerate(bars):
         speedups.barh(y, ratio.value, xerr=[[ratio.value - ratio.low], [ratio.high - ratio.value]], capsize=3)
     speedups.set_yticks(range(len(bars)), [_short(label) for label, _ in bars], fontsize=7)
-    speedups.set_xlabel("times faster (median; bars: range over rounds)")
+    speedups.set_xlabel("times faster (ratio of means; bars: 99.9% interval)")
     speedups.set_title("Speedup from AES instructions")
     speedups.axvline(1, color="grey", linewidth=0.8)
 

@@ -16,8 +16,9 @@ UNITS = {
     "ops_per_s": "messages per second",
     "mb_per_s": "10^6 bytes of plaintext per second",
     "openssl_kbytes_per_s": "1000s of bytes of plaintext per second, as `openssl speed` tables",
+    "ns_per_op_error": "half-width of the confidence interval of the mean ns/op (level in `confidence`)",
     "rsd": "relative standard deviation of ns/op across rounds (fraction)",
-    "ratios.times": "how many times faster (ratio of median ns/op)",
+    "ratios.times": "how many times faster (ratio of mean ns/op); low/high from the means' intervals",
 }
 
 
@@ -50,24 +51,26 @@ def render_table(comparison: Comparison) -> str:
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
-    header = ["#", "engine", "setting", "ns/op", "±rsd", "ops/s", "MB/s", "openssl 1000s B/s", "messages",
-              "as asked", "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, f"{row.ns_per_op:,.1f}", f"{row.rsd:.1%}",
+    header = ["#", "engine", "setting", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
+              "samples", "messages", "as asked", "ciphertext"]
+    body = [[str(i + 1), _engine(row), row.setting, f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
-             f"{row.iterations:,}", "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
+             f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}", "yes" if row.as_requested else "NO",
+             _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
     lines += ["", *align([header, *body], right_from=3)]
     lines += ["", "Implementation and state as verified in the running engine:"]
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
     if comparison.ratios:
-        lines += ["", "Ratios (median; in brackets the range over rounds):"]
-        lines += [f"  {r.label}: {r.value:.2f}x [{r.low:.2f}–{r.high:.2f}]" for r in comparison.ratios]
+        lines += ["", "Ratios (of the means; in brackets the interval from their 99.9% intervals):"]
+        lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
     notes = [(i + 1, row.notes) for i, row in enumerate(frame.itertuples()) if row.notes]
     if notes:
         lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes]
-    lines += ["", "ns/op: median per message over rounds; MB/s = 10^6 B/s of plaintext; "
-                  "as asked: flags or CPU mask read back match the request."]
+    lines += ["", "ns/op: median per message over all rounds of all forks; ±99.9%: half-width of the 99.9% "
+                  "confidence interval of the mean, as JMH; samples: forks x rounds;",
+              "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     return "\n".join(lines) + "\n"
 
 
@@ -87,6 +90,13 @@ def _engines(frame) -> list[str]:
             origin = origin.split()[0]
         described.append(f"{row.implementation}" + (f" ({origin})" if origin else ""))
     return list(dict.fromkeys(described))
+
+
+def _error_percent(row) -> str:
+    error = row.ns_per_op_error
+    if error is None or (isinstance(error, float) and math.isnan(error)):
+        return "n/a"
+    return f"{error / row.ns_per_op_mean:.1%}"
 
 
 def _ciphertext(ok) -> str:

@@ -5,11 +5,12 @@ Units: ns/op is nanoseconds per message; MB/s is 10^6 bytes of plaintext per sec
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from jvmbridge.stats import Summary
+from jvmbridge.stats import CONFIDENCE, FEW_SAMPLES, Summary
 
 # Engines, as the report names them.
 JVM = "JVM"
@@ -45,6 +46,9 @@ class Measurement:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
         if s.noisy:
             notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); more --iterations or a quieter machine helps")
+        if s.rounds < FEW_SAMPLES:
+            notes.append(f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval is wide or undefined; "
+                         "more --rounds or --forks helps")
         if self.warmup is not None and not self.warmup["steady"]:
             notes.append(f"steady state not reached in {self.warmup['seconds']:.1f} s of warm-up")
         return {
@@ -53,7 +57,9 @@ class Measurement:
             "verified_state": self.verified_state, "shape": self.shape,
             "message_bytes": self.message_bytes,
             "ns_per_op": s.median_ns, "ns_per_op_min": s.min_ns, "ns_per_op_max": s.max_ns,
-            "rsd": s.rsd, "rounds": s.rounds, "iterations": s.iterations, "round_ns_per_op": list(s.per_round_ns),
+            "ns_per_op_mean": s.mean_ns, "ns_per_op_error": s.error_ns if math.isfinite(s.error_ns) else None,
+            "confidence": CONFIDENCE, "rsd": s.rsd, "rounds": s.rounds, "forks": s.forks,
+            "iterations": s.iterations, "round_ns_per_op": list(s.per_round_ns),
             "ops_per_s": ops_per_s, "mb_per_s": ops_per_s * self.message_bytes / 1e6,
             "openssl_kbytes_per_s": ops_per_s * self.message_bytes / 1e3,
             "warmup_iterations": self.warmup["iterations"] if self.warmup else None,
@@ -89,18 +95,38 @@ def _flag_overhead(frame: pd.DataFrame) -> None:
 @dataclass(frozen=True)
 class Ratio:
     label: str
-    value: float  # how many times faster `faster` is than `slower`, from the medians
-    low: float  # the same from the least favourable pair of rounds
-    high: float  # ... and the most favourable
+    value: float  # how many times faster `faster` is than `slower`, from the means
+    low: float  # the ratio's interval, from the two means' CONFIDENCE intervals
+    high: float
+    significant: bool  # False when the two intervals overlap: then neither may be called faster
 
     def as_dict(self) -> dict:
-        return {"label": self.label, "times": self.value, "low": self.low, "high": self.high}
+        return {"label": self.label, "times": self.value, "low": self.low, "high": self.high,
+                "confidence": CONFIDENCE, "significant": self.significant}
+
+    def describe(self) -> str:
+        """"1.23x [1.10-1.37]", or with "not significant" when the intervals overlap."""
+        shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]"
+        return shown if self.significant else f"{shown} not significant"
 
 
-def speedup(label: str, faster: pd.Series, slower: pd.Series) -> Ratio:
-    """How many times faster the row ``faster`` runs than ``slower`` (ratio of ns/op)."""
-    return Ratio(label, slower.ns_per_op / faster.ns_per_op,
-                 slower.ns_per_op_min / faster.ns_per_op_max, slower.ns_per_op_max / faster.ns_per_op_min)
+def speedup(label: str, faster, slower) -> Ratio:
+    """How many times faster the row ``faster`` runs than ``slower`` (ratio of mean ns/op, as JMH
+    would compare two scores).
+
+    Rows without an interval (a single sample) count as not significant, with an infinite range.
+    """
+    error_f, error_s = (_error(row) for row in (faster, slower))
+    low_f, high_f = faster.ns_per_op_mean - error_f, faster.ns_per_op_mean + error_f
+    low_s, high_s = slower.ns_per_op_mean - error_s, slower.ns_per_op_mean + error_s
+    # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
+    return Ratio(label, float(slower.ns_per_op_mean / faster.ns_per_op_mean), float(max(low_s, 0) / high_f),
+                 float(high_s / low_f) if low_f > 0 else math.inf, bool(low_s > high_f or low_f > high_s))
+
+
+def _error(row) -> float:
+    error = row.ns_per_op_error
+    return math.inf if error is None or (isinstance(error, float) and math.isnan(error)) else error
 
 
 def ratios(frame: pd.DataFrame) -> list[Ratio]:

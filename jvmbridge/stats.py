@@ -1,11 +1,19 @@
-"""Summaries of timed rounds: per-operation time per round, then median and spread across rounds."""
+"""Summaries of timed rounds: ns/op per round, then median, spread and a confidence interval.
+
+As JMH: every round of every fork is one sample, and the error is t(1 - (1 - level) / 2, N - 1)
+times s / sqrt(N), the half-width of the level-confidence interval of the mean.
+"""
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 
+CONFIDENCE = 0.999  # JMH's level
 # Above this relative standard deviation across rounds a figure is called noisy.
 NOISY_RSD = 0.05
+# Fewer samples than this make any interval too wide to mean much.
+FEW_SAMPLES = 5
 
 
 @dataclass(frozen=True)
@@ -13,8 +21,11 @@ class Summary:
     median_ns: float
     min_ns: float
     max_ns: float
+    mean_ns: float
+    error_ns: float  # half-width of the CONFIDENCE interval of the mean; inf with one sample
     rsd: float  # relative standard deviation of the per-round ns/op, 0 with a single round
-    rounds: int
+    rounds: int  # samples: rounds of all forks
+    forks: int
     iterations: int
     per_round_ns: tuple[float, ...]  # ns/op of each round, in run order
 
@@ -22,11 +33,56 @@ class Summary:
     def noisy(self) -> bool:
         return self.rsd > NOISY_RSD
 
+    @property
+    def interval(self) -> tuple[float, float]:
+        return self.mean_ns - self.error_ns, self.mean_ns + self.error_ns
 
-def summarize(rounds: list[dict]) -> Summary:
+
+def summarize(rounds: list[dict], forks: int = 1) -> Summary:
     """``rounds`` as the engines report them: [{"iterations": n, "ns": elapsed}, ...]."""
     per_op = [r["ns"] / r["iterations"] for r in rounds]
     mean = statistics.fmean(per_op)
-    rsd = statistics.stdev(per_op) / mean if len(per_op) > 1 else 0.0
-    return Summary(statistics.median(per_op), min(per_op), max(per_op), rsd,
-                   len(per_op), sum(r["iterations"] for r in rounds), tuple(per_op))
+    if len(per_op) > 1:
+        stdev = statistics.stdev(per_op)
+        error = t_quantile(1 - (1 - CONFIDENCE) / 2, len(per_op) - 1) * stdev / math.sqrt(len(per_op))
+    else:
+        stdev, error = 0.0, math.inf
+    return Summary(statistics.median(per_op), min(per_op), max(per_op), mean, error, stdev / mean,
+                   len(per_op), forks, sum(r["iterations"] for r in rounds), tuple(per_op))
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t with df degrees of freedom (bisection on the CDF)."""
+    low, high = 0.0, 1e4
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _t_cdf(middle, df) < p else (low, middle)
+    return (low + high) / 2
+
+
+def _t_cdf(t: float, df: int) -> float:
+    """P(T <= t) for t >= 0, through the regularized incomplete beta function."""
+    return 1 - 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
+
+
+def _incomplete_beta(a: float, b: float, x: float) -> float:
+    """I_x(a, b) by its continued fraction (Numerical Recipes, betacf)."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1) / (a + b + 2):
+        return 1 - _incomplete_beta(b, a, 1 - x)
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+    fraction = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > 1e-300 else 1e-300)
+            c = 1 + numerator / c
+            c = c if abs(c) > 1e-300 else 1e-300
+            fraction *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return front * fraction / a

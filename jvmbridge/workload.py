@@ -30,12 +30,15 @@ class Workload:
     rounds: int = 5
     key_bits: int = 256
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
+    forks: int = 2  # fresh processes per configuration, each with `rounds` rounds (JMH's forks)
 
     def __post_init__(self):
         if not 1 <= self.iterations <= MAX_ITERATIONS:
             raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
         if not 1 <= self.rounds <= self.iterations:
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 1 <= self.forks <= 100:
+            raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
         if self.key_bits not in KEY_BITS:
             raise ValueError(f"key size must be one of {', '.join(map(str, KEY_BITS))} bits, not {self.key_bits}")
         if not 0 <= self.message_bytes <= MAX_MESSAGE_BYTES:

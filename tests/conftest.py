@@ -50,4 +50,4 @@ def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
 @pytest.fixture(scope="session")
 def quick() -> list[str]:
     """Options for a short but real measurement."""
-    return ["--iterations", "2e5", "--rounds", "2", "--quiet"]
+    return ["--iterations", "2e5", "--rounds", "3", "--quiet"]

@@ -37,10 +37,18 @@ def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
     assert "-XX:+UnlockDiagnosticVMOptions -XX:-UseAES -XX:-UseAESIntrinsics" in off["jvm_options"]
 
 
-def test_jvm_runs_exactly_the_requested_iterations(report):
+def test_jvm_runs_exactly_the_requested_iterations_in_each_fork(report):
     for row in rows(report, "JVM"):
-        assert row["iterations"] == 200_000 and row["rounds"] == 2
+        assert row["forks"] == 2 and row["rounds"] == 2 * 3 and row["iterations"] == 2 * 200_000
+        assert len(row["round_ns_per_op"]) == 6
         assert row["ciphertext_ok"] is True
+
+
+def test_every_figure_has_a_confidence_interval(report):
+    for row in report["results"]:
+        assert row["confidence"] == 0.999
+        assert 0 < row["ns_per_op_error"] < row["ns_per_op_mean"] * 5
+        assert row["ns_per_op_min"] <= row["ns_per_op"] <= row["ns_per_op_max"]
 
 
 def test_native_rows_prove_the_aesni_mask_took_effect(report):
@@ -71,6 +79,8 @@ def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
     assert sum("acceleration" in label for label in labels) == 2
     for ratio in report["ratios"]:
         assert ratio["low"] <= ratio["times"] <= ratio["high"]
+    (intrinsics,) = [r for r in report["ratios"] if r["label"].startswith("intrinsics speedup")]
+    assert intrinsics["significant"] and intrinsics["low"] > 1  # a several-fold effect
 
 
 def test_table_output_lists_every_configuration_with_its_state(quick):

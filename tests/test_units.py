@@ -50,3 +50,20 @@ def test_mask_clears_aesni_and_pclmul_only():
 def test_environment_unsets_rather_than_empties():
     assert "OPENSSL_ia32cap" not in ia32cap.environment({"OPENSSL_ia32cap": "", "A": "1"}, aesni=True)
     assert ia32cap.environment({}, aesni=False)["OPENSSL_ia32cap"] == ia32cap.AESNI_OFF_MASK
+
+
+@pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
+def test_t_quantile_matches_published_tables(df, expected):
+    from jvmbridge.stats import t_quantile
+
+    assert t_quantile(0.9995, df) == pytest.approx(expected, rel=1e-3)
+
+
+def test_interval_is_jmh_style_error_of_the_mean():
+    from jvmbridge.stats import summarize
+
+    rounds = [{"iterations": 10, "ns": ns} for ns in (1000, 1100, 900, 1000, 1000)]
+    summary = summarize(rounds, forks=1)
+    assert summary.mean_ns == 100 and summary.median_ns == 100
+    # s = sqrt(0.005 * 10^4) ~ 7.071 ns; t(0.9995, 4) = 8.610; error = 8.610 * 7.071 / sqrt(5)
+    assert summary.error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)

@@ -3,6 +3,7 @@
 Exit codes, for every command: 0 ok, 1 a run failed or (check) something is not active,
 2 bad usage or input (check: could not tell), 130 interrupted.
 """
+import os
 import sys
 
 import click
@@ -26,6 +27,12 @@ class OneLineErrors(click.Group):
         except click.Abort:
             click.echo("jvmbridge: interrupted", err=True)
             sys.exit(130)
+        except Exception as e:  # a bug: one line for the user, the traceback on request
+            if os.environ.get("JVMBRIDGE_DEBUG"):
+                raise
+            click.echo(f"jvmbridge: internal error: {type(e).__name__}: {e} "
+                       "(set JVMBRIDGE_DEBUG=1 for the traceback, and please report it)", err=True)
+            sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)
 
 

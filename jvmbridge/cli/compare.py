@@ -18,9 +18,11 @@ from jvmbridge.workload import KEY_BITS, Workload
 
 @click.command()
 @click.option("--iterations", type=Count(), default=Workload.iterations, show_default=True,
-              help="JVM doFinal loop count, as AESNITester's (1e8, 1_000_000, ...).")
+              help="JVM doFinal loop count per fork, as AESNITester's (1e8, 1_000_000, ...).")
 @click.option("--rounds", type=click.IntRange(1), default=Workload.rounds, show_default=True,
-              help="Timed rounds the iterations are split into.")
+              help="Timed rounds each fork's iterations are split into.")
+@click.option("--forks", type=click.IntRange(1, 100), default=Workload.forks, show_default=True,
+              help="Fresh processes per configuration (as JMH's forks); every round of every fork is a sample.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=str(Workload.key_bits),
               show_default=True, help="AES key size.")
 @click.option("--message-size", type=click.IntRange(0), default=Workload.message_bytes, show_default=True,
@@ -42,14 +44,14 @@ from jvmbridge.workload import KEY_BITS, Workload
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, key_bits, message_size, java_paths, all_jdks, jvm_args, providers, classpath, openssl, engines,
+def compare(iterations, rounds, forks, key_bits, message_size, java_paths, all_jdks, jvm_args, providers, classpath, openssl, engines,
             output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
 
     try:
-        workload = Workload(iterations, rounds, int(key_bits), message_size)
+        workload = Workload(iterations, rounds, int(key_bits), message_size, forks)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

@@ -1,13 +1,14 @@
 """Parent side of a JVM measurement: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import WorkerError, run_child
+from jvmbridge.child import WorkerError, run_forks
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.providers import JceProvider
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
 from jvmbridge.results import JVM, Measurement
+from jvmbridge.measure import merge_warmups
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Workload
 
@@ -33,11 +34,12 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    outcome = run_child("jvmbridge.jvm.worker", request)
-    if outcome.error:
-        said = messages.complaint(outcome.stdout + "\n" + outcome.stderr)
-        raise WorkerError(f"{java.home}: {outcome.error}" + (f"; the JVM said: {said}" if said else ""))
-    result = outcome.result
+    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.forks)
+    if failed:
+        said = messages.complaint(failed.stdout + "\n" + failed.stderr)
+        fork = f" (fork {len(outcomes) + 1} of {workload.forks})" if workload.forks > 1 else ""
+        raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {said}" if said else ""))
+    outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
     mismatched = {name: want for name, want in requested_flags(options).items()
                   if flags.get(name, {}).get("value") != want}
@@ -56,8 +58,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
         shape="message",
         message_bytes=workload.message_bytes,
-        summary=summarize(result["rounds"]),
-        warmup=result["warmup"],
+        summary=summarize([r for o in outcomes for r in o.result["rounds"]], workload.forks),
+        warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import os
 
-from jvmbridge.child import WorkerError, run_child
+from jvmbridge.child import WorkerError, run_forks
 from jvmbridge.native import ia32cap, openssl_cli
 from jvmbridge.results import OPENSSL_CLI, PYCA, Measurement
+from jvmbridge.measure import merge_warmups
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Workload
 
@@ -34,20 +35,22 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
     request = {**workload.inputs_hex(), "iterations": workload.iterations, "rounds": workload.rounds,
                "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
-    outcome = run_child("jvmbridge.native.pyca_worker", request, env=ia32cap.environment(dict(os.environ), aesni))
-    if outcome.error:
-        raise WorkerError(outcome.error)
-    result = outcome.result
+    outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
+                                 env=ia32cap.environment(dict(os.environ), aesni))
+    if failed:
+        raise WorkerError(failed.error)
+    results = [o.result for o in outcomes]
+    result = results[0]
     as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
-    summary = summarize(result["rounds"])
+    summary = summarize([r for fork in results for r in fork["rounds"]], workload.forks)
     notes = ["fresh encryptor + PKCS#7 padder per message; includes Python call overhead"]
-    if summary.iterations < workload.iterations:
-        notes.append(f"ran {summary.iterations:,} of {workload.iterations:,} messages (time budget)")
+    if summary.iterations < workload.iterations * workload.forks:
+        notes.append(f"ran {summary.iterations:,} of {workload.iterations * workload.forks:,} messages (time budget)")
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
         shape="message", message_bytes=workload.message_bytes, summary=summary,
-        warmup=result["warmup"], ciphertext=result["ciphertext"],
+        warmup=merge_warmups([fork["warmup"] for fork in results]), ciphertext=result["ciphertext"],
         details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
     )
 
@@ -56,14 +59,15 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
     env = ia32cap.environment(dict(os.environ), aesni)
     described = openssl_cli.describe(openssl, env)
     as_requested, state = _verify_mask(described["cpuinfo"], aesni, cpu_has_aes)
+    # Each `openssl speed` run is its own process already: forks x rounds runs.
     rounds = [openssl_cli.speed_round(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS, env)
-              for _ in range(workload.rounds)]
+              for _ in range(workload.rounds * workload.forks)]
     command = " ".join(openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS))
     return Measurement(
         engine=OPENSSL_CLI, implementation=described["openssl_version"],
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
-        shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds),
+        shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds, workload.forks),
         details={"openssl_cpuinfo": described["cpuinfo"], "command": command},
         notes=[f"EVP_EncryptUpdate on a {workload.message_bytes}-byte buffer, no per-message init or padding; "
-               f"{workload.rounds} runs of {CLI_ROUND_SECONDS} s"],
+               f"{len(rounds)} runs of {CLI_ROUND_SECONDS} s"],
     )
