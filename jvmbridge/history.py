@@ -23,7 +23,8 @@ def tidy_frame(loaded: Loaded) -> pd.DataFrame:
         rows = [row for row in loaded.rows if row["run_id"] == run_id]
         frame = to_frame(rows)  # per run: its notes compare rows of the same run only
         for column, keys in _RUN_COLUMNS.items():
-            frame[column] = _dig(metadata, keys)
+            if column not in frame:  # a row's own value (e.g. each cipher of an `openssl speed` text) wins
+                frame[column] = _dig(metadata, keys)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 

@@ -53,20 +53,40 @@ class ResultFileError(ValueError):
 
 
 def read(paths: list[str | Path]) -> Loaded:
-    """Every readable record of ``paths``; bad lines are reported in ``problems`` and skipped."""
+    """Every readable record of ``paths``; bad lines are reported in ``problems`` and skipped.
+
+    A file that does not start with a JSON record is read as saved `openssl speed` output.
+    """
     loaded = Loaded()
     for path in map(Path, paths):
         before = len(loaded.rows)
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            text = path.read_text(encoding="utf-8", errors="replace")
         except OSError as e:
             raise ResultFileError(f"{path}: {e.strerror}") from None
+        lines = text.splitlines()
+        if text.strip() and not text.lstrip().startswith("{"):
+            _read_speed_text(loaded, path, text)
+            continue
         for number, line in enumerate(lines, 1):
             if line.strip():
                 _read_record(loaded, path, number, line, last=number == len(lines))
         if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
             raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
     return loaded
+
+
+def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
+    from jvmbridge.native.published import speed_text_run
+    from jvmbridge.native.speed_text import SpeedTextError
+
+    try:
+        metadata, rows = speed_text_run(path, text)
+    except SpeedTextError as e:
+        raise ResultFileError(str(e)) from None
+    run_id = f"speed:{path}"
+    loaded.runs[run_id] = {**metadata, "file": str(path)}
+    loaded.rows += [{**row, "run_id": run_id} for row in rows]
 
 
 def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool) -> None:

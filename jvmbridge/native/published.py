@@ -1,0 +1,41 @@
+"""Saved `openssl speed` text as a run of its own, so published figures sit beside measured ones."""
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+from jvmbridge import __version__
+from jvmbridge.native import ia32cap
+from jvmbridge.native.speed_text import parse_speed_text
+from jvmbridge.results import OPENSSL_CLI, Measurement
+from jvmbridge.stats import summarize
+
+
+def speed_text_run(path: Path, text: str) -> tuple[dict, list[dict]]:
+    """(run metadata, result rows) for one file of `openssl speed` output; SpeedTextError if it is not."""
+    parsed = parse_speed_text(text, str(path))
+    started = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
+    metadata = {"host": f"from {path.name}", "cpu": {"model": "not stated", "features": []},
+                "started_utc": started.isoformat(timespec="seconds"), "jvmbridge_version": __version__,
+                "source": "openssl speed text", "workload": {}}
+    setting, verified = "AES-NI not stated", "the text has no CPUINFO line"
+    if parsed.cpuinfo:
+        in_use = ia32cap.aesni_in_use(parsed.cpuinfo)
+        setting = "AES-NI on" if in_use else "AES-NI off"
+        verified = f"AES-NI {'used' if in_use else 'unused'}, ia32cap={ia32cap.cpuinfo_value(parsed.cpuinfo)}"
+    notes = [f"published figure from {path.name}: one number, no interval"]
+    if parsed.processes > 1:
+        notes.append(f"-multi {parsed.processes}: the sum over {parsed.processes} processes, "
+                     f"about {1 / parsed.processes:.0%} of it per process")
+    rows = []
+    for figure in parsed.figures:
+        ns_per_op = figure.message_bytes / figure.bytes_per_s * 1e9 if figure.bytes_per_s else float("inf")
+        measurement = Measurement(
+            engine=OPENSSL_CLI, implementation=f"{parsed.version or 'OpenSSL (version not stated)'}",
+            setting=setting, accelerated=setting == "AES-NI on", as_requested=True, verified_state=verified,
+            shape="stream", message_bytes=figure.message_bytes,
+            summary=summarize([{"iterations": 1, "ns": ns_per_op}]),
+            details={"cipher": figure.cipher, "processes": parsed.processes, "openssl_cpuinfo": parsed.cpuinfo},
+            notes=notes)
+        rows.append(measurement.row(expected_ciphertext=""))
+    return metadata, rows
