@@ -9,18 +9,13 @@ import pandas as pd
 from jvmbridge import store
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.discovery import JavaInstall, default_java, drivable_javas, resolve_java
-from jvmbridge.runner import ENGINES, Comparison, Progress, plan, run
+from jvmbridge.runner import ENGINES, Comparison, Matrix, Progress, plan, run
 from jvmbridge.workload import Workload, parse_count
 
 
-def run_comparison(workload: Workload, javas: list[JavaInstall], jvm_options: Iterable[str] = (),
-                   openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
-                   providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
-                   progress: Progress | None = None, output: Path | None = None) -> Comparison:
-    engines = tuple(engines)
-    javas = javas if "jvm" in engines else []
-    jobs = plan(workload, javas, tuple(jvm_options), openssl, engines, tuple(providers), tuple(classpath))
-    return run(jobs, workload, progress, output)
+def run_comparison(workloads: list[Workload], matrix: Matrix, progress: Progress | None = None,
+                   output: Path | None = None) -> Comparison:
+    return run(plan(workloads, matrix), progress, output)
 
 
 def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaInstall]:
@@ -31,25 +26,27 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
 
 
 def compare(iterations: int | float | str = Workload.iterations, *, rounds: int = Workload.rounds,
-            forks: int = Workload.forks,
-            key_bits: int = Workload.key_bits, message_size: int = Workload.message_bytes,
+            forks: int = Workload.forks, key_bits: int = Workload.key_bits,
+            message_size: int | Iterable[int] = Workload.message_bytes,
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
-            output: str | Path | None = None) -> pd.DataFrame:
+            openssl_args: Iterable[str] = (), output: str | Path | None = None) -> pd.DataFrame:
     """One row per engine and setting. ``frame.attrs`` holds "metadata", "ratios", "failures" and
     "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
-    workload = Workload(parse_count(iterations), rounds, key_bits, message_size, forks)
+    sizes = [message_size] if isinstance(message_size, int) else list(message_size)
+    workloads = [Workload(parse_count(iterations), rounds, key_bits, size, forks) for size in sizes]
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:
             raise ValueError(f"unknown {what} {', '.join(sorted(unknown))}; choose from {', '.join(known)}")
     javas = find_javas([java] if isinstance(java, str) else java, all_jdks) if "jvm" in engines else []
-    comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers, classpath,
-                                output=Path(output) if output else None)
+    matrix = Matrix(tuple(javas), tuple(jvm_args), tuple(providers), tuple(classpath), tuple(engines), openssl,
+                    tuple(openssl_args))
+    comparison = run_comparison(workloads, matrix, output=Path(output) if output else None)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        failures=comparison.failures, output=str(comparison.output))

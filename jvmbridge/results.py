@@ -78,13 +78,11 @@ def to_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def _flag_overhead(frame: pd.DataFrame) -> None:
-    """Say where a Python-loop figure measures Python more than OpenSSL."""
-    for accelerated in (True, False):
-        c_loop = frame[(frame.engine == OPENSSL_CLI) & (frame.accelerated == accelerated)]
-        if c_loop.empty:
-            continue
+    """Say where a Python-loop figure measures Python more than OpenSSL (same size, same setting)."""
+    for (accelerated, size), c_loop in frame[frame.engine == OPENSSL_CLI].groupby(["accelerated", "message_bytes"]):
         native_ns = c_loop.ns_per_op.iloc[0]
-        for index in frame.index[(frame.engine == PYCA) & (frame.accelerated == accelerated)]:
+        same = (frame.engine == PYCA) & (frame.accelerated == accelerated) & (frame.message_bytes == size)
+        for index in frame.index[same]:
             factor = frame.at[index, "ns_per_op"] / native_ns
             if factor >= OVERHEAD_DOMINATED:
                 note = (f"dominated by Python overhead: {factor:.0f}x the C loop; "
@@ -130,7 +128,18 @@ def _error(row) -> float:
 
 
 def ratios(frame: pd.DataFrame) -> list[Ratio]:
-    """Intrinsics speedup per JVM, AES-NI speedup per native engine, and JVM against native."""
+    """Intrinsics speedup per JVM, AES-NI speedup per native engine, and JVM against native, for
+    each message size (named in the label when there are several)."""
+    sizes = frame.groupby("message_bytes", sort=True)
+    found = []
+    for size, rows in sizes:
+        suffix = f", {size} B" if sizes.ngroups > 1 else ""
+        found += [Ratio(r.label + suffix, r.value, r.low, r.high, r.significant)
+                  for r in _ratios_of_one_size(rows.reset_index(drop=True))]
+    return found
+
+
+def _ratios_of_one_size(frame: pd.DataFrame) -> list[Ratio]:
     found = []
 
     def pick(engine: str, accelerated: bool, implementation: str | None = None):

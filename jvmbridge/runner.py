@@ -34,7 +34,20 @@ ENGINES = ("jvm", "pyca", "openssl-cli")
 @dataclass
 class Job:
     label: str
+    workload: Workload
     measure: Callable[[], Measurement]
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """What to run besides the workload: which engines, JVMs, providers and native tools."""
+    javas: tuple[JavaInstall, ...] = ()
+    jvm_options: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ("SunJCE",)
+    classpath: tuple[str, ...] = ()
+    engines: tuple[str, ...] = ENGINES
+    openssl: str | None = "openssl"
+    openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
 
 
 @dataclass
@@ -47,49 +60,52 @@ class Comparison:
     output: Path | None = None  # the JSON-lines file every record went to as it finished
 
 
-def plan(workload: Workload, javas: list[JavaInstall], jvm_options: tuple[str, ...] = (),
-         openssl: str | None = "openssl", engines: tuple[str, ...] = ENGINES,
-         providers: tuple[str, ...] = ("SunJCE",), classpath: tuple[str, ...] = ()) -> list[Job]:
-    """Each JVM with each provider in its settings (SunJCE: intrinsics on and off), then AES-NI on
-    and off for each native engine.
+def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
+    """For each workload (message size): each JVM with each provider in its settings (SunJCE:
+    intrinsics on and off), then AES-NI on and off for each native engine.
 
     The `openssl` command is optional: where it is missing its rows are simply not planned.
     """
     cpu_has_aes = "aes" in cpu_info()["features"]
-    openssl_path = shutil.which(openssl) if openssl and "openssl-cli" in engines else None
-    jobs = [Job(f"JVM {java.label}, {provider.name}, {setting.name}",
-                lambda java=java, provider=provider, setting=setting:
-                    measure_jvm(java, provider, setting, workload, jvm_options, classpath))
-            for java in javas if "jvm" in engines
-            for provider in (PROVIDERS[name] for name in providers) for setting in provider.settings]
-    for aesni in (True, False):
-        state = "on" if aesni else "off"
-        if "pyca" in engines:
-            jobs.append(Job(f"OpenSSL via pyca, AES-NI {state}",
-                            lambda aesni=aesni: measure_pyca(workload, aesni, cpu_has_aes)))
-        if openssl_path:
-            jobs.append(Job(f"openssl speed, AES-NI {state}",
-                            lambda aesni=aesni: measure_openssl_cli(openssl_path, workload, aesni, cpu_has_aes)))
+    engines = matrix.engines
+    openssl_path = shutil.which(matrix.openssl) if matrix.openssl and "openssl-cli" in engines else None
+    jobs = []
+    for workload in workloads:
+        size = f", {workload.message_bytes} B" if len(workloads) > 1 else ""
+        jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{size}", workload,
+                     lambda java=java, provider=provider, setting=setting, workload=workload:
+                         measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
+                 for java in matrix.javas if "jvm" in engines
+                 for provider in (PROVIDERS[name] for name in matrix.providers) for setting in provider.settings]
+        for aesni in (True, False):
+            state = "on" if aesni else "off"
+            if "pyca" in engines:
+                jobs.append(Job(f"OpenSSL via pyca, AES-NI {state}{size}", workload,
+                                lambda aesni=aesni, workload=workload: measure_pyca(workload, aesni, cpu_has_aes)))
+            if openssl_path:
+                jobs.append(Job(f"openssl speed, AES-NI {state}{size}", workload,
+                                lambda aesni=aesni, workload=workload: measure_openssl_cli(
+                                    openssl_path, workload, aesni, cpu_has_aes, matrix.openssl_args)))
     return jobs
 
 
-def run(jobs: list[Job], workload: Workload, progress: Progress | None = None,
-        output: Path | None = None) -> Comparison:
+def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run.
 
     Every record is written to ``output`` (default: store.default_path) the moment it exists.
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = _metadata(workload, started)
+    metadata = _metadata([job.workload for job in jobs], started)
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
-    expected = encrypt_message(workload.key, workload.iv, workload.plaintext).hex()
     rows, failures, interrupted = [], [], False
     try:
         for index, job in enumerate(jobs):
             if progress:
                 progress(index, len(jobs), job.label, (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds())
             try:
+                workload = job.workload
+                expected = encrypt_message(workload.key, workload.iv, workload.plaintext).hex()
                 rows.append(job.measure().row(expected))
                 writer.write("measurement", configuration=job.label, row=rows[-1])
             except WorkerError as e:
@@ -108,7 +124,8 @@ def run(jobs: list[Job], workload: Workload, progress: Progress | None = None,
     return Comparison(frame, ratios(frame) if rows else [], failures, metadata, interrupted, writer.path)
 
 
-def _metadata(workload: Workload, started: datetime.datetime) -> dict:
+def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
+    sizes = list(dict.fromkeys(w.message_bytes for w in workloads))
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
@@ -117,7 +134,7 @@ def _metadata(workload: Workload, started: datetime.datetime) -> dict:
         "cores": os.cpu_count(),
         "kernel": platform.release(),
         "python": sys.version.split()[0],
-        "workload": workload.as_dict(),
+        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes},
         # Recorded for the record, never used to decide whether two runs are comparable.
         "volatile": volatile_readings(),
     }

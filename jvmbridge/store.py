@@ -83,6 +83,9 @@ def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
     try:
         metadata, rows = speed_text_run(path, text)
     except SpeedTextError as e:
+        if e.line is None:
+            raise ResultFileError(f"{path}: no jvmbridge records, and no AES figures of `openssl speed` "
+                                  "output either") from None
         raise ResultFileError(str(e)) from None
     run_id = f"speed:{path}"
     loaded.runs[run_id] = {**metadata, "file": str(path)}

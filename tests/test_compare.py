@@ -161,3 +161,31 @@ def test_a_missing_provider_fails_alone(quick):
     assert [r["provider"] for r in data["results"]] == ["SunJCE", "SunJCE"]
     assert "BouncyCastleProvider is not on the classpath" in done.stderr
     assert len(data["failures"]) == 1
+
+
+def test_a_size_sweep_in_one_run():
+    done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert data["metadata"]["workload"]["sizes"] == [16, 1024]
+    by_size = {}
+    for row in data["results"]:
+        by_size.setdefault(row["message_bytes"], []).append(row["setting"])
+        assert row["ciphertext_ok"] in (True, None)
+    assert by_size == {16: ["intrinsics on", "intrinsics off", "AES-NI on", "AES-NI off"],
+                       1024: ["intrinsics on", "intrinsics off", "AES-NI on", "AES-NI off"]}
+    speedups = [r["label"] for r in data["ratios"] if r["label"].startswith("intrinsics speedup")]
+    assert [label.rsplit(", ", 1)[1] for label in speedups] == ["16 B", "1024 B"]
+    # Bigger messages amortise the per-message cost: more MB/s at 1024 B than at 16 B.
+    on = {r["message_bytes"]: r["mb_per_s"] for r in data["results"] if r["setting"] == "AES-NI on"}
+    assert on[1024] > on[16]
+
+
+def test_openssl_arguments_reach_openssl_speed():
+    done, data = run_json("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--quiet",
+                          "--openssl-arg=-provider", "--openssl-arg=default")
+    assert done.returncode == 0, done.stderr
+    assert all("-provider default -evp aes-256-cbc" in r["command"] for r in data["results"])
+    refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--quiet",
+                      "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
+    assert refused.returncode == 1 and "openssl speed gave no result" in refused.stderr

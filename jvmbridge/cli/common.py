@@ -20,6 +20,22 @@ class Count(click.ParamType):
             self.fail(str(e), param, ctx)
 
 
+class Sizes(click.ParamType):
+    """Message sizes in bytes: 38, or a list such as 16,64,256."""
+    name = "sizes"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, list):
+            return value
+        try:
+            sizes = [int(part) for part in str(value).split(",") if part.strip()]
+        except ValueError:
+            self.fail(f"{value!r} is not a comma-separated list of byte counts", param, ctx)
+        if not sizes:
+            self.fail("give at least one size", param, ctx)
+        return list(dict.fromkeys(sizes))
+
+
 java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")

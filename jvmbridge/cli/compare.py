@@ -10,9 +10,9 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import Count, all_jdks_option, format_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
-from jvmbridge.runner import ENGINES
+from jvmbridge.runner import ENGINES, Matrix
 from jvmbridge.workload import KEY_BITS, Workload
 
 
@@ -25,8 +25,9 @@ from jvmbridge.workload import KEY_BITS, Workload
               help="Fresh processes per configuration (as JMH's forks); every round of every fork is a sample.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=str(Workload.key_bits),
               show_default=True, help="AES key size.")
-@click.option("--message-size", type=click.IntRange(0), default=Workload.message_bytes, show_default=True,
-              help="Plaintext bytes per message.")
+@click.option("--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
+              show_default=True, metavar="BYTES[,BYTES...]",
+              help="Plaintext bytes per message; several for a sweep, e.g. openssl speed's 16,64,256,1024,8192,16384.")
 @java_option
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
@@ -37,6 +38,8 @@ from jvmbridge.workload import KEY_BITS, Workload
               help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
               help="The openssl command for the C-loop rows.")
+@click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
+              help="Passed to `openssl speed` before -evp, one word each: --openssl-arg=-provider --openssl-arg=NAME.")
 @click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
               show_default=True, help="Engines to run; repeatable.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
@@ -44,21 +47,21 @@ from jvmbridge.workload import KEY_BITS, Workload
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, forks, key_bits, message_size, java_paths, all_jdks, jvm_args, providers, classpath, openssl, engines,
-            output, output_format, quiet):
+def compare(iterations, rounds, forks, key_bits, message_sizes, java_paths, all_jdks, jvm_args, providers, classpath,
+            openssl, openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
 
     try:
-        workload = Workload(iterations, rounds, int(key_bits), message_size, forks)
+        workloads = [Workload(iterations, rounds, int(key_bits), size, forks) for size in message_sizes]
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []
     show_progress = not quiet and sys.stderr.isatty()
     try:
-        comparison = run_comparison(workload, javas, jvm_args, openssl, engines, providers,
-                                    _split_classpath(classpath), progress=_progress if show_progress else None,
+        matrix = Matrix(tuple(javas), jvm_args, providers, _split_classpath(classpath), engines, openssl, openssl_args)
+        comparison = run_comparison(workloads, matrix, progress=_progress if show_progress else None,
                                     output=Path(output) if output else None)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None

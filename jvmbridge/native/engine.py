@@ -55,19 +55,20 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     )
 
 
-def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
+def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_aes: bool,
+                        extra_args: tuple[str, ...] = ()) -> Measurement:
     env = ia32cap.environment(dict(os.environ), aesni)
     described = openssl_cli.describe(openssl, env)
     as_requested, state = _verify_mask(described["cpuinfo"], aesni, cpu_has_aes)
+    command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS,
+                                        extra_args)
     # Each `openssl speed` run is its own process already: forks x rounds runs.
-    rounds = [openssl_cli.speed_round(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS, env)
-              for _ in range(workload.rounds * workload.forks)]
-    command = " ".join(openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS))
+    rounds = [openssl_cli.speed_round(command, env) for _ in range(workload.rounds * workload.forks)]
     return Measurement(
         engine=OPENSSL_CLI, implementation=described["openssl_version"],
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
         shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds, workload.forks),
-        details={"openssl_cpuinfo": described["cpuinfo"], "command": command},
+        details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
         notes=[f"EVP_EncryptUpdate on a {workload.message_bytes}-byte buffer, no per-message init or padding; "
                f"{len(rounds)} runs of {CLI_ROUND_SECONDS} s"],
     )

@@ -22,14 +22,16 @@ def describe(openssl: str, env: dict[str, str]) -> dict:
     return {"openssl_version": lines[0].strip() if lines else "unknown", "cpuinfo": cpuinfo}
 
 
-def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int) -> list[str]:
+def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int,
+                  extra: tuple[str, ...] = ()) -> list[str]:
+    """``extra`` goes before -evp: -provider NAME or -engine ID for another implementation."""
     return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds),
-            "-bytes", str(message_bytes), "-evp", cipher]
+            "-bytes", str(message_bytes), *extra, "-evp", cipher]
 
 
-def speed_round(openssl: str, cipher: str, message_bytes: int, seconds: int, env: dict[str, str]) -> dict:
-    """One timed round: how many operations `openssl speed` did in how many nanoseconds."""
-    done = _run(speed_command(openssl, cipher, message_bytes, seconds), env)
+def speed_round(command: list[str], env: dict[str, str]) -> dict:
+    """One timed round of ``command`` (a speed_command): operations done in how many nanoseconds."""
+    done = _run(command, env)
     match = _RESULT.search(done.stderr)
     if not match:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]

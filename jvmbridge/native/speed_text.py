@@ -20,6 +20,10 @@ _VERSION = re.compile(r"^(?:version: (?P<v3>\S+)|(?P<v1>OpenSSL \d\S*.*?))\s*$")
 class SpeedTextError(ValueError):
     """Text that is not `openssl speed` output, or a line that breaks its format."""
 
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line  # None: nothing in the text looked like `openssl speed` figures
+
 
 @dataclass(frozen=True)
 class SpeedFigure:
@@ -67,9 +71,9 @@ def _add(parsed: SpeedText, name: str, figures: list[float], sizes: list[int] | 
     if not cipher:
         return
     if sizes is None:
-        raise SpeedTextError(f"{source}:{line}: figures for {name.strip()} before any size header")
+        raise SpeedTextError(f"{source}:{line}: figures for {name.strip()} before any size header", line)
     if len(figures) != len(sizes):
         raise SpeedTextError(f"{source}:{line}: {len(figures)} figures for {len(sizes)} sizes "
-                             f"({', '.join(map(str, sizes))} bytes)")
+                             f"({', '.join(map(str, sizes))} bytes)", line)
     normalised = f"aes-{cipher[1]}-{cipher[2].lower()}"
     parsed.figures += [SpeedFigure(normalised, size, value) for size, value in zip(sizes, figures)]
