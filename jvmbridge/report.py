@@ -53,9 +53,9 @@ def render_table(comparison: Comparison) -> str:
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
-    header = ["#", "engine", "setting", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
+    header = ["#", "engine", "setting", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
               "samples", "messages", "as asked", "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
+    body = [[str(i + 1), _engine(row), row.setting, row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
              f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}", "yes" if row.as_requested else "NO",
              _ciphertext(row.ciphertext_ok)]

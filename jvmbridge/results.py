@@ -141,29 +141,41 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
 
 def _ratios_of_one_size(frame: pd.DataFrame) -> list[Ratio]:
     found = []
+    several_shapes = frame["shape"].nunique() > 1
 
-    def pick(engine: str, accelerated: bool, implementation: str | None = None):
+    def pick(engine: str, accelerated: bool, implementation: str | None = None, shape: str | None = None):
         rows = frame[(frame.engine == engine) & (frame.accelerated == accelerated)]
         if implementation is not None:
             rows = rows[rows.implementation == implementation]
+        if shape is not None:
+            rows = rows[rows["shape"] == shape]
         return rows.iloc[0] if len(rows) else None
 
+    def named(shape: str) -> str:
+        return f", {shape} shape" if several_shapes else ""
+
     jvms = list(dict.fromkeys(frame.implementation[frame.engine == JVM]))
+    shapes = list(dict.fromkeys(frame["shape"]))
     for jvm in jvms:
-        on, off = pick(JVM, True, jvm), pick(JVM, False, jvm)
-        if on is not None and off is not None:
-            found.append(speedup(f"intrinsics speedup, {jvm}", on, off))
+        for shape in shapes:
+            on, off = pick(JVM, True, jvm, shape), pick(JVM, False, jvm, shape)
+            if on is not None and off is not None:
+                found.append(speedup(f"intrinsics speedup, {jvm}{named(shape)}", on, off))
     for engine in (OPENSSL_CLI, PYCA):
-        on, off = pick(engine, True), pick(engine, False)
-        if on is not None and off is not None:
-            found.append(speedup(f"AES-NI speedup, {engine}", on, off))
+        for shape in shapes:
+            on, off = pick(engine, True, shape=shape), pick(engine, False, shape=shape)
+            if on is not None and off is not None:
+                found.append(speedup(f"AES-NI speedup, {engine}{named(shape)}", on, off))
     # JVM against native: the C loop when available, the Python loop otherwise.
     native = OPENSSL_CLI if (frame.engine == OPENSSL_CLI).any() else PYCA
     for jvm in jvms:
-        for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
-            java_row, native_row = pick(JVM, accelerated, jvm), pick(native, accelerated)
-            if java_row is not None and native_row is not None:
-                shapes = ("" if java_row.shape == native_row.shape
-                          else f" ({java_row.shape} against {native_row.shape} shape)")
-                found.append(speedup(f"JVM vs {native}, {state}, {jvm}{shapes}", java_row, native_row))
+        for shape in shapes:
+            for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
+                java_row = pick(JVM, accelerated, jvm, shape)
+                native_row = pick(native, accelerated, shape=shape)
+                native_row = native_row if native_row is not None else pick(native, accelerated)
+                if java_row is not None and native_row is not None:
+                    shapes_note = ("" if java_row.shape == native_row.shape
+                                   else f" ({java_row.shape} against {native_row.shape} shape)")
+                    found.append(speedup(f"JVM vs {native}, {state}, {jvm}{shapes_note}", java_row, native_row))
     return found

@@ -69,21 +69,27 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     cpu_has_aes = "aes" in cpu_info()["features"]
     engines = matrix.engines
     openssl_path = shutil.which(matrix.openssl) if matrix.openssl and "openssl-cli" in engines else None
-    jobs = []
+    several_sizes = len({w.message_bytes for w in workloads}) > 1
+    several_shapes = len({w.shape for w in workloads}) > 1
+    jobs, c_loop_sizes = [], set()
     for workload in workloads:
-        size = f", {workload.message_bytes} B" if len(workloads) > 1 else ""
-        jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{size}", workload,
+        tag = "".join([f", {workload.message_bytes} B" if several_sizes else "",
+                       f", {workload.shape}" if several_shapes else ""])
+        jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
                      lambda java=java, provider=provider, setting=setting, workload=workload:
                          measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
                  for java in matrix.javas if "jvm" in engines
                  for provider in (PROVIDERS[name] for name in matrix.providers) for setting in provider.settings]
+        # `openssl speed` has one shape (stream): once per size, whatever shapes were asked for.
+        c_loop = openssl_path and workload.message_bytes not in c_loop_sizes
+        c_loop_sizes.add(workload.message_bytes)
         for aesni in (True, False):
             state = "on" if aesni else "off"
             if "pyca" in engines:
-                jobs.append(Job(f"OpenSSL via pyca, AES-NI {state}{size}", workload,
+                jobs.append(Job(f"OpenSSL via pyca, AES-NI {state}{tag}", workload,
                                 lambda aesni=aesni, workload=workload: measure_pyca(workload, aesni, cpu_has_aes)))
-            if openssl_path:
-                jobs.append(Job(f"openssl speed, AES-NI {state}{size}", workload,
+            if c_loop:
+                jobs.append(Job(f"openssl speed, AES-NI {state}{tag}", workload,
                                 lambda aesni=aesni, workload=workload: measure_openssl_cli(
                                     openssl_path, workload, aesni, cpu_has_aes, matrix.openssl_args)))
     return jobs
@@ -126,6 +132,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
 
 def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
     sizes = list(dict.fromkeys(w.message_bytes for w in workloads))
+    shapes = list(dict.fromkeys(w.shape for w in workloads))
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
@@ -134,7 +141,7 @@ def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
         "cores": os.cpu_count(),
         "kernel": platform.release(),
         "python": sys.version.split()[0],
-        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes},
+        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes, "shapes": shapes},
         # Recorded for the record, never used to decide whether two runs are comparable.
         "volatile": volatile_readings(),
     }

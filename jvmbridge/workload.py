@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
 KEY_BITS = (128, 192, 256)
+# "message": a fresh doFinal per message, with padding (AESNITester); "stream": update into a
+# preallocated buffer, the message never finished (`openssl speed -evp`). Their gap is set-up cost.
+SHAPES = ("message", "stream")
 AESNITESTER_MESSAGE_BYTES = 38
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
 # 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
@@ -31,6 +34,7 @@ class Workload:
     key_bits: int = 256
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
     forks: int = 2  # fresh processes per configuration, each with `rounds` rounds (JMH's forks)
+    shape: str = "message"
 
     def __post_init__(self):
         if not 1 <= self.iterations <= MAX_ITERATIONS:
@@ -39,6 +43,8 @@ class Workload:
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
         if not 1 <= self.forks <= 100:
             raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
+        if self.shape not in SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(SHAPES)}, not {self.shape!r}")
         if self.key_bits not in KEY_BITS:
             raise ValueError(f"key size must be one of {', '.join(map(str, KEY_BITS))} bits, not {self.key_bits}")
         if not 0 <= self.message_bytes <= MAX_MESSAGE_BYTES:

@@ -189,3 +189,18 @@ def test_openssl_arguments_reach_openssl_speed():
     refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--quiet",
                       "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
     assert refused.returncode == 1 and "openssl speed gave no result" in refused.stderr
+
+
+def test_message_and_stream_shapes_side_by_side():
+    done, data = run_json("compare", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
+                          "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "3",
+                          "--forks", "1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    shapes = {(r["engine"], r["setting"], r["shape"]) for r in data["results"]}
+    for engine, on in (("JVM", "intrinsics on"), ("OpenSSL via pyca (Python loop)", "AES-NI on")):
+        assert {(engine, on, "message"), (engine, on, "stream")} <= shapes
+    # openssl speed has only the stream shape: measured once, not once per shape.
+    assert sum(r["engine"].startswith("OpenSSL speed") for r in data["results"]) == 2
+    labels = [r["label"] for r in data["ratios"]]
+    assert any(label.endswith("message shape") for label in labels)
+    assert any(label.endswith("stream shape") for label in labels)

@@ -13,7 +13,7 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
-from jvmbridge.workload import KEY_BITS, Workload
+from jvmbridge.workload import KEY_BITS, SHAPES, Workload
 
 
 @click.command()
@@ -28,6 +28,9 @@ from jvmbridge.workload import KEY_BITS, Workload
 @click.option("--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
               show_default=True, metavar="BYTES[,BYTES...]",
               help="Plaintext bytes per message; several for a sweep, e.g. openssl speed's 16,64,256,1024,8192,16384.")
+@click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
+              help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
+                   "(openssl speed -evp). Repeat for both, side by side.")
 @java_option
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
@@ -47,14 +50,15 @@ from jvmbridge.workload import KEY_BITS, Workload
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, forks, key_bits, message_sizes, java_paths, all_jdks, jvm_args, providers, classpath,
+def compare(iterations, rounds, forks, key_bits, message_sizes, shapes, java_paths, all_jdks, jvm_args, providers, classpath,
             openssl, openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
 
     try:
-        workloads = [Workload(iterations, rounds, int(key_bits), size, forks) for size in message_sizes]
+        workloads = [Workload(iterations, rounds, int(key_bits), size, forks, shape)
+                     for size in message_sizes for shape in dict.fromkeys(shapes)]
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

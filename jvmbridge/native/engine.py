@@ -33,7 +33,8 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
-    request = {**workload.inputs_hex(), "iterations": workload.iterations, "rounds": workload.rounds,
+    request = {**workload.inputs_hex(), "shape": workload.shape, "iterations": workload.iterations,
+               "rounds": workload.rounds,
                "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
                                  env=ia32cap.environment(dict(os.environ), aesni))
@@ -43,13 +44,14 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     result = results[0]
     as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
     summary = summarize([r for fork in results for r in fork["rounds"]], workload.forks)
-    notes = ["fresh encryptor + PKCS#7 padder per message; includes Python call overhead"]
+    notes = ["fresh encryptor + PKCS#7 padder per message; includes Python call overhead" if workload.shape == "message"
+             else "update_into on one encryptor; includes Python call overhead"]
     if summary.iterations < workload.iterations * workload.forks:
         notes.append(f"ran {summary.iterations:,} of {workload.iterations * workload.forks:,} messages (time budget)")
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
-        shape="message", message_bytes=workload.message_bytes, summary=summary,
+        shape=workload.shape, message_bytes=workload.message_bytes, summary=summary,
         warmup=merge_warmups([fork["warmup"] for fork in results]), ciphertext=result["ciphertext"],
         details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
     )

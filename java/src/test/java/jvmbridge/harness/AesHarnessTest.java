@@ -53,6 +53,17 @@ public class AesHarnessTest {
     }
 
     @Test
+    public void streamChainsBlocksAcrossCalls() throws Exception {
+        // Two 32-byte updates continue one CBC stream: the same bytes as one 64-byte encryption.
+        byte[] plaintext = AesHarness.parseHex(PLAINTEXT);
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, java.util.Arrays.copyOf(plaintext, 32));
+        harness.runStream(2);
+        assertTrue(harness.sink() != 0);
+        assertEquals(CIPHERTEXT.substring(0, 64), AesHarness.formatHex(AesHarness.encrypt(AesHarness.CBC, "", KEY, IV,
+                java.util.Arrays.copyOf(plaintext, 32))).substring(0, 64));
+    }
+
+    @Test
     public void hexRoundTrips() {
         byte[] bytes = {0, 1, (byte) 0x7f, (byte) 0x80, (byte) 0xff};
         assertEquals("00017f80ff", AesHarness.formatHex(bytes));
