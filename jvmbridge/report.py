@@ -43,8 +43,10 @@ def render_table(comparison: Comparison) -> str:
     meta, frame = comparison.metadata, comparison.frame
     work = meta["workload"]
     sizes = ", ".join(map(str, work["sizes"]))
+    ciphers = ", ".join(c.upper() for c in work["ciphers"])
+    padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
     lines = [
-        f"jvmbridge {meta['jvmbridge_version']} compare: {work['cipher'].upper()}, {work['padding']}, "
+        f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
         f"{sizes}-byte messages, {work['iterations']:,} JVM iterations per fork in {work['rounds']} rounds, "
         f"{work['forks']} fork(s)",
         f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
@@ -53,14 +55,14 @@ def render_table(comparison: Comparison) -> str:
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
-    header = ["#", "engine", "setting", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
+    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
               "samples", "messages", "as asked", "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
+    body = [[str(i + 1), _engine(row), row.setting, row.cipher, row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
              f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}", "yes" if row.as_requested else "NO",
              _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
-    lines += ["", *align([header, *body], right_from=3)]
+    lines += ["", *align([header, *body], right_from=5)]
     lines += ["", "Implementation and state as verified in the running engine:"]
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")

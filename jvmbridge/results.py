@@ -79,9 +79,12 @@ def to_frame(rows: list[dict]) -> pd.DataFrame:
 
 def _flag_overhead(frame: pd.DataFrame) -> None:
     """Say where a Python-loop figure measures Python more than OpenSSL (same size, same setting)."""
-    for (accelerated, size), c_loop in frame[frame.engine == OPENSSL_CLI].groupby(["accelerated", "message_bytes"]):
+    keys = _operation_keys(frame)
+    for values, c_loop in frame[frame.engine == OPENSSL_CLI].groupby(["accelerated", *keys]):
         native_ns = c_loop.ns_per_op.iloc[0]
-        same = (frame.engine == PYCA) & (frame.accelerated == accelerated) & (frame.message_bytes == size)
+        same = (frame.engine == PYCA) & (frame.accelerated == values[0])
+        for key, value in zip(keys, values[1:]):
+            same &= frame[key] == value
         for index in frame.index[same]:
             factor = frame.at[index, "ns_per_op"] / native_ns
             if factor >= OVERHEAD_DOMINATED:
@@ -127,13 +130,21 @@ def _error(row) -> float:
     return math.inf if error is None or (isinstance(error, float) and math.isnan(error)) else error
 
 
+def _operation_keys(frame: pd.DataFrame) -> list[str]:
+    """The columns that make two rows the same operation (rows saved before "cipher" existed lack it)."""
+    return [key for key in ("cipher", "message_bytes") if key in frame]
+
+
 def ratios(frame: pd.DataFrame) -> list[Ratio]:
     """Intrinsics speedup per JVM, AES-NI speedup per native engine, and JVM against native, for
-    each message size (named in the label when there are several)."""
-    sizes = frame.groupby("message_bytes", sort=True)
+    each cipher and message size (named in the label when there are several)."""
+    keys = _operation_keys(frame)
+    operations = frame.groupby(keys, sort=False)
     found = []
-    for size, rows in sizes:
-        suffix = f", {size} B" if sizes.ngroups > 1 else ""
+    for values, rows in operations:
+        values = values if isinstance(values, tuple) else (values,)
+        named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
+        suffix = "".join(f", {value} B" if key == "message_bytes" else f", {value}" for key, value in named.items())
         found += [Ratio(r.label + suffix, r.value, r.low, r.high, r.significant)
                   for r in _ratios_of_one_size(rows.reset_index(drop=True))]
     return found

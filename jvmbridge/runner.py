@@ -71,18 +71,20 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     openssl_path = shutil.which(matrix.openssl) if matrix.openssl and "openssl-cli" in engines else None
     several_sizes = len({w.message_bytes for w in workloads}) > 1
     several_shapes = len({w.shape for w in workloads}) > 1
-    jobs, c_loop_sizes = [], set()
+    several_ciphers = len({w.cipher_name for w in workloads}) > 1
+    jobs, c_loop_done = [], set()
     for workload in workloads:
-        tag = "".join([f", {workload.message_bytes} B" if several_sizes else "",
+        tag = "".join([f", {workload.cipher_name}" if several_ciphers else "",
+                       f", {workload.message_bytes} B" if several_sizes else "",
                        f", {workload.shape}" if several_shapes else ""])
         jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
                      lambda java=java, provider=provider, setting=setting, workload=workload:
                          measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
                  for java in matrix.javas if "jvm" in engines
                  for provider in (PROVIDERS[name] for name in matrix.providers) for setting in provider.settings]
-        # `openssl speed` has one shape (stream): once per size, whatever shapes were asked for.
-        c_loop = openssl_path and workload.message_bytes not in c_loop_sizes
-        c_loop_sizes.add(workload.message_bytes)
+        # `openssl speed` has one shape (stream): once per cipher and size, whatever shapes were asked for.
+        c_loop = openssl_path and (workload.cipher_name, workload.message_bytes) not in c_loop_done
+        c_loop_done.add((workload.cipher_name, workload.message_bytes))
         for aesni in (True, False):
             state = "on" if aesni else "off"
             if "pyca" in engines:
@@ -111,8 +113,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                 progress(index, len(jobs), job.label, (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds())
             try:
                 workload = job.workload
-                expected = encrypt_message(workload.key, workload.iv, workload.plaintext).hex()
-                rows.append(job.measure().row(expected))
+                expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
+                rows.append({**job.measure().row(expected), "cipher": workload.cipher_name})
                 writer.write("measurement", configuration=job.label, row=rows[-1])
             except WorkerError as e:
                 failures.append((job.label, str(e)))
@@ -133,6 +135,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
 def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
     sizes = list(dict.fromkeys(w.message_bytes for w in workloads))
     shapes = list(dict.fromkeys(w.shape for w in workloads))
+    ciphers = list(dict.fromkeys(w.cipher_name for w in workloads))
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
@@ -141,7 +144,8 @@ def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
         "cores": os.cpu_count(),
         "kernel": platform.release(),
         "python": sys.version.split()[0],
-        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes, "shapes": shapes},
+        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes, "shapes": shapes,
+                     "ciphers": ciphers},
         # Recorded for the record, never used to decide whether two runs are comparable.
         "volatile": volatile_readings(),
     }

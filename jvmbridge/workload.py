@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
 KEY_BITS = (128, 192, 256)
+# Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).
+TRANSFORMATIONS = {"cbc": "AES/CBC/PKCS5Padding", "ctr": "AES/CTR/NoPadding",
+                   "gcm": "AES/GCM/NoPadding", "cfb": "AES/CFB/NoPadding"}
 # "message": a fresh doFinal per message, with padding (AESNITester); "stream": update into a
 # preallocated buffer, the message never finished (`openssl speed -evp`). Their gap is set-up cost.
 SHAPES = ("message", "stream")
@@ -35,6 +38,7 @@ class Workload:
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
     forks: int = 2  # fresh processes per configuration, each with `rounds` rounds (JMH's forks)
     shape: str = "message"
+    mode: str = "cbc"
 
     def __post_init__(self):
         if not 1 <= self.iterations <= MAX_ITERATIONS:
@@ -43,6 +47,8 @@ class Workload:
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
         if not 1 <= self.forks <= 100:
             raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
+        if self.mode not in TRANSFORMATIONS:
+            raise ValueError(f"mode must be one of {', '.join(TRANSFORMATIONS)}, not {self.mode!r}")
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}, not {self.shape!r}")
         if self.key_bits not in KEY_BITS:
@@ -57,7 +63,8 @@ class Workload:
 
     @property
     def iv(self) -> bytes:
-        return hashlib.sha256(b"jvmbridge iv").digest()[:16]
+        # GCM's standard nonce is 96 bits; the other modes take a 128-bit IV or counter block.
+        return hashlib.sha256(b"jvmbridge iv").digest()[: 12 if self.mode == "gcm" else 16]
 
     @property
     def plaintext(self) -> bytes:
@@ -66,15 +73,25 @@ class Workload:
     @property
     def transformation(self) -> str:
         """The JCE name of the same operation."""
-        return "AES/CBC/PKCS5Padding"
+        return TRANSFORMATIONS[self.mode]
 
     @property
     def cipher_name(self) -> str:
         """The openssl-style name, e.g. aes-256-cbc."""
-        return f"aes-{self.key_bits}-cbc"
+        return f"aes-{self.key_bits}-{self.mode}"
 
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "cipher": self.cipher_name, "padding": "PKCS#7 (PKCS5Padding)"}
+        padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
+        return {**asdict(self), "cipher": self.cipher_name, "padding": padding}
+
+
+def parse_cipher(name: str) -> tuple[int, str]:
+    """(key bits, mode) of an openssl-style name such as aes-128-gcm."""
+    parts = name.lower().split("-")
+    if len(parts) != 3 or parts[0] != "aes" or not parts[1].isdigit() or int(parts[1]) not in KEY_BITS \
+            or parts[2] not in TRANSFORMATIONS:
+        raise ValueError(f"{name!r} is not a cipher jvmbridge runs: aes-{{128,192,256}}-{{{','.join(TRANSFORMATIONS)}}}")
+    return int(parts[1]), parts[2]

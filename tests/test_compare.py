@@ -204,3 +204,33 @@ def test_message_and_stream_shapes_side_by_side():
     labels = [r["label"] for r in data["ratios"]]
     assert any(label.endswith("message shape") for label in labels)
     assert any(label.endswith("stream shape") for label in labels)
+
+
+def test_ciphers_by_openssl_names_run_identically_on_both_sides():
+    done, data = run_json("compare", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
+                          "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--quiet")
+    assert done.returncode == 0, done.stderr
+    ciphers = {r["cipher"] for r in data["results"]}
+    assert ciphers == {"aes-128-gcm", "aes-256-ctr", "aes-192-cfb"}
+    for row in data["results"]:
+        assert row["ciphertext_ok"] in (True, None), row  # JVM and pyca rows equal OpenSSL's bytes
+        if row["engine"].startswith("OpenSSL speed"):
+            assert f"-evp {row['cipher']}" in row["command"]
+    assert any(r["label"].endswith(", aes-128-gcm") for r in data["ratios"])
+
+
+def test_cipher_and_key_bits_together_or_unknown_cipher_are_usage_errors():
+    both = run_cli("compare", "--cipher", "aes-128-gcm", "--key-bits", "128")
+    assert both.returncode == 2 and "--key-bits" in both.stderr
+    unknown = run_cli("compare", "--cipher", "aes-256-ocb")
+    assert unknown.returncode == 2 and "aes-{128,192,256}-{cbc,ctr,gcm,cfb}" in unknown.stderr
+
+
+def test_a_combination_a_provider_cannot_do_says_so(quick):
+    from conftest import provider_jar
+
+    done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "ACCP", "--cipher", "aes-256-cfb",
+                          "--classpath", str(provider_jar("AmazonCorrettoCryptoProvider")))
+    assert done.returncode == 1
+    assert "AmazonCorrettoCryptoProvider does not offer AES/CFB/NoPadding" in done.stderr

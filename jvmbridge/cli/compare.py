@@ -13,7 +13,7 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
-from jvmbridge.workload import KEY_BITS, SHAPES, Workload
+from jvmbridge.workload import KEY_BITS, SHAPES, Workload, parse_cipher
 
 
 @click.command()
@@ -23,8 +23,10 @@ from jvmbridge.workload import KEY_BITS, SHAPES, Workload
               help="Timed rounds each fork's iterations are split into.")
 @click.option("--forks", type=click.IntRange(1, 100), default=Workload.forks, show_default=True,
               help="Fresh processes per configuration (as JMH's forks); every round of every fork is a sample.")
-@click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=str(Workload.key_bits),
-              show_default=True, help="AES key size.")
+@click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
+              help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
+@click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
+              help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
 @click.option("--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
               show_default=True, metavar="BYTES[,BYTES...]",
               help="Plaintext bytes per message; several for a sweep, e.g. openssl speed's 16,64,256,1024,8192,16384.")
@@ -50,15 +52,18 @@ from jvmbridge.workload import KEY_BITS, SHAPES, Workload
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, forks, key_bits, message_sizes, shapes, java_paths, all_jdks, jvm_args, providers, classpath,
+def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes, java_paths, all_jdks, jvm_args, providers, classpath,
             openssl, openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
 
+    if key_bits and ciphers:
+        raise click.UsageError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
     try:
-        workloads = [Workload(iterations, rounds, int(key_bits), size, forks, shape)
-                     for size in message_sizes for shape in dict.fromkeys(shapes)]
+        operations = [parse_cipher(name) for name in dict.fromkeys(ciphers)] or [(int(key_bits or 256), "cbc")]
+        workloads = [Workload(iterations, rounds, bits, size, forks, shape, mode)
+                     for bits, mode in operations for size in message_sizes for shape in dict.fromkeys(shapes)]
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

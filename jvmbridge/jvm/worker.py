@@ -61,7 +61,10 @@ def handle(request: dict) -> dict:
     key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
     transformation = request["transformation"]
     provider = _install_provider(jpype, harness_class, request) if request["provider_class"] else ""
-    harness = harness_class(transformation, provider, key, iv, plaintext)
+    try:
+        harness = harness_class(transformation, provider, key, iv, plaintext)
+    except jpype.JClass("java.security.NoSuchAlgorithmException"):
+        raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
     ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()

@@ -33,7 +33,7 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
-    request = {**workload.inputs_hex(), "shape": workload.shape, "iterations": workload.iterations,
+    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode, "iterations": workload.iterations,
                "rounds": workload.rounds,
                "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
@@ -44,7 +44,7 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     result = results[0]
     as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
     summary = summarize([r for fork in results for r in fork["rounds"]], workload.forks)
-    notes = ["fresh encryptor + PKCS#7 padder per message; includes Python call overhead" if workload.shape == "message"
+    notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead" if workload.shape == "message"
              else "update_into on one encryptor; includes Python call overhead"]
     if summary.iterations < workload.iterations * workload.forks:
         notes.append(f"ran {summary.iterations:,} of {workload.iterations * workload.forks:,} messages (time budget)")

@@ -22,16 +22,28 @@ from jvmbridge.measure import timed_rounds, warm_up
 _OPENSSL_CPU_INFO = 9
 
 
-def encrypt_message(key: bytes, iv: bytes, plaintext: bytes) -> bytes:
-    """AES-CBC with PKCS#7 padding, as Java's AES/CBC/PKCS5Padding."""
-    padder = PKCS7(128).padder()
-    encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
-    return encryptor.update(padder.update(plaintext) + padder.finalize()) + encryptor.finalize()
+try:  # cryptography 47+ keeps CFB among the "decrepit" modes and drops it from modes in 49
+    from cryptography.hazmat.decrepit.ciphers.modes import CFB
+except ImportError:
+    CFB = modes.CFB
+
+_MODES = {"cbc": modes.CBC, "ctr": modes.CTR, "gcm": modes.GCM, "cfb": CFB}
 
 
-def stream_loop(key: bytes, iv: bytes, plaintext: bytes):
+def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc") -> bytes:
+    """What the JCE's doFinal gives for the same transformation: CBC with PKCS#7 padding
+    (PKCS5Padding), GCM with its 16-byte tag appended, CTR and CFB as they are."""
+    if mode == "cbc":
+        padder = PKCS7(128).padder()
+        plaintext = padder.update(plaintext) + padder.finalize()
+    encryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).encryptor()
+    ciphertext = encryptor.update(plaintext) + encryptor.finalize()
+    return ciphertext + encryptor.tag if mode == "gcm" else ciphertext
+
+
+def stream_loop(key: bytes, iv: bytes, plaintext: bytes, mode: str):
     """A loop of `update_into` on one never-finished encryptor, as `openssl speed -evp`."""
-    encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
+    encryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).encryptor()
     out = bytearray(len(plaintext) + 15)
 
     def run(n: int) -> int:
@@ -50,14 +62,15 @@ def cpuinfo() -> str:
 
 def handle(request: dict) -> dict:
     key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
+    mode = request["mode"]
 
     def message_loop(n: int) -> int:
         start = time.perf_counter_ns()
         for _ in range(n):
-            encrypt_message(key, iv, plaintext)
+            encrypt_message(key, iv, plaintext, mode)
         return time.perf_counter_ns() - start
 
-    run = stream_loop(key, iv, plaintext) if request["shape"] == "stream" else message_loop
+    run = stream_loop(key, iv, plaintext, mode) if request["shape"] == "stream" else message_loop
     warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
     # A Python loop cannot do 1e8 messages in reasonable time: run what fits the time budget,
     # and report that count, not the one asked for.
@@ -67,7 +80,7 @@ def handle(request: dict) -> dict:
         "library": f"cryptography {cryptography.__version__}",
         "openssl_version": backend.openssl_version_text(),
         "cpuinfo": cpuinfo(),
-        "ciphertext": encrypt_message(key, iv, plaintext).hex(),
+        "ciphertext": encrypt_message(key, iv, plaintext, mode).hex(),
         "warmup": warmup.as_dict(),
         "rounds": timed_rounds(run, iterations, request["rounds"]),
     }
