@@ -234,3 +234,8 @@ def test_a_combination_a_provider_cannot_do_says_so(quick):
                           "--classpath", str(provider_jar("AmazonCorrettoCryptoProvider")))
     assert done.returncode == 1
     assert "AmazonCorrettoCryptoProvider does not offer AES/CFB/NoPadding" in done.stderr
+
+
+def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
+    assert not any("shape," in r["label"] or r["label"].endswith("shape") for r in report["ratios"]
+                   if r["label"].startswith("intrinsics speedup"))
