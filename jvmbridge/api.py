@@ -28,7 +28,7 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
 def compare(iterations: int | float | str = Workload.iterations, *, rounds: int = Workload.rounds,
             forks: int = Workload.forks, key_bits: int = Workload.key_bits,
             message_size: int | Iterable[int] = Workload.message_bytes, shapes: Iterable[str] = ("message",),
-            modes: Iterable[str] = ("cbc",),
+            modes: Iterable[str] = ("cbc",), directions: Iterable[str] = ("encrypt",),
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
@@ -39,8 +39,9 @@ def compare(iterations: int | float | str = Workload.iterations, *, rounds: int 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
     sizes = [message_size] if isinstance(message_size, int) else list(message_size)
-    workloads = [Workload(parse_count(iterations), rounds, key_bits, size, forks, shape, mode)
-                 for mode in dict.fromkeys(modes) for size in sizes for shape in dict.fromkeys(shapes)]
+    workloads = [Workload(parse_count(iterations), rounds, key_bits, size, forks, shape, mode, direction)
+                 for mode in dict.fromkeys(modes) for direction in dict.fromkeys(directions)
+                 for size in sizes for shape in dict.fromkeys(shapes)]
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:

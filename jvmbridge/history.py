@@ -42,7 +42,9 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True) -> str:
     if row.engine == JVM:
         engine = f"{row.engine} {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
     size = f" {row.message_bytes} B" if with_size else ""
-    return f"{engine} | {row.setting} | {row.cipher}{size}"
+    direction = getattr(row, "direction", None)
+    decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
+    return f"{engine} | {row.setting} | {row.cipher}{decrypting}{size}"
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:

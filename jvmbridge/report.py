@@ -57,7 +57,7 @@ def render_table(comparison: Comparison) -> str:
     lines += [f"Engine   {line}" for line in _engines(frame)]
     header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
               "samples", "messages", "as asked", "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, row.cipher, row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
+    body = [[str(i + 1), _engine(row), row.setting, _cipher(row), row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
              _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
              f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}", "yes" if row.as_requested else "NO",
              _ciphertext(row.ciphertext_ok)]
@@ -76,6 +76,10 @@ def render_table(comparison: Comparison) -> str:
                   "confidence interval of the mean, as JMH; samples: forks x rounds;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     return "\n".join(lines) + "\n"
+
+
+def _cipher(row) -> str:
+    return f"{row.cipher} decrypt" if row.direction == "decrypt" else row.cipher
 
 
 def _engine(row) -> str:

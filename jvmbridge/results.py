@@ -132,7 +132,7 @@ def _error(row) -> float:
 
 def _operation_keys(frame: pd.DataFrame) -> list[str]:
     """The columns that make two rows the same operation (rows saved before "cipher" existed lack it)."""
-    return [key for key in ("cipher", "message_bytes") if key in frame]
+    return [key for key in ("cipher", "direction", "message_bytes") if key in frame]
 
 
 def ratios(frame: pd.DataFrame) -> list[Ratio]:

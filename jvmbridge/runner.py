@@ -72,9 +72,11 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     several_sizes = len({w.message_bytes for w in workloads}) > 1
     several_shapes = len({w.shape for w in workloads}) > 1
     several_ciphers = len({w.cipher_name for w in workloads}) > 1
+    several_directions = len({w.direction for w in workloads}) > 1
     jobs, c_loop_done = [], set()
     for workload in workloads:
         tag = "".join([f", {workload.cipher_name}" if several_ciphers else "",
+                       f", {workload.direction}" if several_directions else "",
                        f", {workload.message_bytes} B" if several_sizes else "",
                        f", {workload.shape}" if several_shapes else ""])
         jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
@@ -83,8 +85,9 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
                  for java in matrix.javas if "jvm" in engines
                  for provider in (PROVIDERS[name] for name in matrix.providers) for setting in provider.settings]
         # `openssl speed` has one shape (stream): once per cipher and size, whatever shapes were asked for.
-        c_loop = openssl_path and (workload.cipher_name, workload.message_bytes) not in c_loop_done
-        c_loop_done.add((workload.cipher_name, workload.message_bytes))
+        operation = (workload.cipher_name, workload.direction, workload.message_bytes)
+        c_loop = openssl_path and operation not in c_loop_done
+        c_loop_done.add(operation)
         for aesni in (True, False):
             state = "on" if aesni else "off"
             if "pyca" in engines:
@@ -114,7 +117,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
             try:
                 workload = job.workload
                 expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
-                rows.append({**job.measure().row(expected), "cipher": workload.cipher_name})
+                rows.append({**job.measure().row(expected), "cipher": workload.cipher_name,
+                             "direction": workload.direction})
                 writer.write("measurement", configuration=job.label, row=rows[-1])
             except WorkerError as e:
                 failures.append((job.label, str(e)))
@@ -136,6 +140,7 @@ def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
     sizes = list(dict.fromkeys(w.message_bytes for w in workloads))
     shapes = list(dict.fromkeys(w.shape for w in workloads))
     ciphers = list(dict.fromkeys(w.cipher_name for w in workloads))
+    directions = list(dict.fromkeys(w.direction for w in workloads))
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
@@ -145,7 +150,7 @@ def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
         "kernel": platform.release(),
         "python": sys.version.split()[0],
         "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes, "shapes": shapes,
-                     "ciphers": ciphers},
+                     "ciphers": ciphers, "directions": directions},
         # Recorded for the record, never used to decide whether two runs are comparable.
         "volatile": volatile_readings(),
     }

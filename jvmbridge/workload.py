@@ -12,6 +12,7 @@ TRANSFORMATIONS = {"cbc": "AES/CBC/PKCS5Padding", "ctr": "AES/CTR/NoPadding",
 # "message": a fresh doFinal per message, with padding (AESNITester); "stream": update into a
 # preallocated buffer, the message never finished (`openssl speed -evp`). Their gap is set-up cost.
 SHAPES = ("message", "stream")
+DIRECTIONS = ("encrypt", "decrypt")
 AESNITESTER_MESSAGE_BYTES = 38
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
 # 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
@@ -39,6 +40,7 @@ class Workload:
     forks: int = 2  # fresh processes per configuration, each with `rounds` rounds (JMH's forks)
     shape: str = "message"
     mode: str = "cbc"
+    direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
 
     def __post_init__(self):
         if not 1 <= self.iterations <= MAX_ITERATIONS:
@@ -49,6 +51,8 @@ class Workload:
             raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
         if self.mode not in TRANSFORMATIONS:
             raise ValueError(f"mode must be one of {', '.join(TRANSFORMATIONS)}, not {self.mode!r}")
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, not {self.direction!r}")
         if self.shape not in SHAPES:
             raise ValueError(f"shape must be one of {', '.join(SHAPES)}, not {self.shape!r}")
         if self.key_bits not in KEY_BITS:

@@ -67,3 +67,13 @@ def test_interval_is_jmh_style_error_of_the_mean():
     assert summary.mean_ns == 100 and summary.median_ns == 100
     # s = sqrt(0.005 * 10^4) ~ 7.071 ns; t(0.9995, 4) = 8.610; error = 8.610 * 7.071 / sqrt(5)
     assert summary.error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
+
+
+@pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
+@pytest.mark.parametrize("size", [0, 15, 38, 4096])
+def test_pyca_decrypt_inverts_encrypt(mode, size):
+    from jvmbridge.native.pyca_worker import decrypt_message, encrypt_message
+    from jvmbridge.workload import Workload
+
+    w = Workload(message_bytes=size, mode=mode)
+    assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext

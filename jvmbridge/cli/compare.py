@@ -13,7 +13,7 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
-from jvmbridge.workload import KEY_BITS, SHAPES, Workload, parse_cipher
+from jvmbridge.workload import DIRECTIONS, KEY_BITS, SHAPES, Workload, parse_cipher
 
 
 @click.command()
@@ -33,6 +33,8 @@ from jvmbridge.workload import KEY_BITS, SHAPES, Workload, parse_cipher
 @click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")
+@click.option("--direction", "directions", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
+              show_default=True, help="Encrypt, decrypt (the plaintext's ciphertext), or both side by side.")
 @java_option
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
@@ -52,7 +54,7 @@ from jvmbridge.workload import KEY_BITS, SHAPES, Workload, parse_cipher
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes, java_paths, all_jdks, jvm_args, providers, classpath,
+def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath,
             openssl, openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
@@ -62,8 +64,9 @@ def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes,
         raise click.UsageError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
     try:
         operations = [parse_cipher(name) for name in dict.fromkeys(ciphers)] or [(int(key_bits or 256), "cbc")]
-        workloads = [Workload(iterations, rounds, bits, size, forks, shape, mode)
-                     for bits, mode in operations for size in message_sizes for shape in dict.fromkeys(shapes)]
+        workloads = [Workload(iterations, rounds, bits, size, forks, shape, mode, direction)
+                     for bits, mode in operations for direction in dict.fromkeys(directions)
+                     for size in message_sizes for shape in dict.fromkeys(shapes)]
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

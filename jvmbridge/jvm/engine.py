@@ -30,6 +30,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         **workload.inputs_hex(),
         "transformation": workload.transformation,
         "shape": workload.shape,
+        "direction": workload.direction,
         "iterations": workload.iterations,
         "rounds": workload.rounds,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,

@@ -61,10 +61,13 @@ def handle(request: dict) -> dict:
     key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
     transformation = request["transformation"]
     provider = _install_provider(jpype, harness_class, request) if request["provider_class"] else ""
+    decrypt = request["direction"] == "decrypt"
     try:
-        harness = harness_class(transformation, provider, key, iv, plaintext)
+        harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
     except jpype.JClass("java.security.NoSuchAlgorithmException"):
         raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
+    if decrypt and bytes(harness.once()) != bytes.fromhex(request["plaintext"]):
+        raise WorkerError(f"{transformation} decryption did not give the plaintext back")
     ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
@@ -77,7 +80,10 @@ def handle(request: dict) -> dict:
     def jit_milliseconds() -> int:
         return int(compiler.getTotalCompilationTime())
 
-    warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
+    try:
+        warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
+    except jpype.JClass("java.lang.UnsupportedOperationException") as e:
+        raise WorkerError(str(e.getMessage())) from None
     rounds = timed_rounds(run, request["iterations"], request["rounds"])
     return {
         "jvm": _jvm_identity(jpype),

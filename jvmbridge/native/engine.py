@@ -33,7 +33,7 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
-    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode, "iterations": workload.iterations,
+    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode, "direction": workload.direction, "iterations": workload.iterations,
                "rounds": workload.rounds,
                "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
@@ -62,8 +62,14 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
     env = ia32cap.environment(dict(os.environ), aesni)
     described = openssl_cli.describe(openssl, env)
     as_requested, state = _verify_mask(described["cpuinfo"], aesni, cpu_has_aes)
+    decrypt = ("-decrypt",) if workload.direction == "decrypt" else ()
     command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS,
-                                        extra_args)
+                                        (*extra_args, *decrypt))
+    notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
+             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {CLI_ROUND_SECONDS} s"]
+    if decrypt and workload.mode == "cbc":
+        notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the padded "
+                     f"ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
     # Each `openssl speed` run is its own process already: forks x rounds runs.
     rounds = [openssl_cli.speed_round(command, env) for _ in range(workload.rounds * workload.forks)]
     return Measurement(
@@ -71,6 +77,5 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
         shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds, workload.forks),
         details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
-        notes=[f"EVP_EncryptUpdate on a {workload.message_bytes}-byte buffer, no per-message init or padding; "
-               f"{len(rounds)} runs of {CLI_ROUND_SECONDS} s"],
+        notes=notes,
     )

@@ -41,15 +41,30 @@ def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc") 
     return ciphertext + encryptor.tag if mode == "gcm" else ciphertext
 
 
-def stream_loop(key: bytes, iv: bytes, plaintext: bytes, mode: str):
-    """A loop of `update_into` on one never-finished encryptor, as `openssl speed -evp`."""
-    encryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).encryptor()
-    out = bytearray(len(plaintext) + 15)
+def decrypt_message(key: bytes, iv: bytes, ciphertext: bytes, mode: str = "cbc") -> bytes:
+    """The inverse of encrypt_message: GCM checks the appended tag, CBC strips the padding."""
+    if mode == "gcm":
+        ciphertext, tag = ciphertext[:-16], ciphertext[-16:]
+        decryptor = Cipher(algorithms.AES(key), modes.GCM(iv, tag)).decryptor()
+    else:
+        decryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).decryptor()
+    plaintext = decryptor.update(ciphertext) + decryptor.finalize()
+    if mode == "cbc":
+        unpadder = PKCS7(128).unpadder()
+        plaintext = unpadder.update(plaintext) + unpadder.finalize()
+    return plaintext
+
+
+def stream_loop(key: bytes, iv: bytes, data: bytes, mode: str, decrypt: bool):
+    """A loop of `update_into` on one never-finished cipher context, as `openssl speed -evp`."""
+    cipher = Cipher(algorithms.AES(key), _MODES[mode](iv))
+    context = cipher.decryptor() if decrypt else cipher.encryptor()
+    out = bytearray(len(data) + 15)
 
     def run(n: int) -> int:
         start = time.perf_counter_ns()
         for _ in range(n):
-            encryptor.update_into(plaintext, out)
+            context.update_into(data, out)
         return time.perf_counter_ns() - start
 
     return run
@@ -62,15 +77,23 @@ def cpuinfo() -> str:
 
 def handle(request: dict) -> dict:
     key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
-    mode = request["mode"]
+    mode, decrypt = request["mode"], request["direction"] == "decrypt"
+    ciphertext = encrypt_message(key, iv, plaintext, mode)
 
     def message_loop(n: int) -> int:
         start = time.perf_counter_ns()
         for _ in range(n):
-            encrypt_message(key, iv, plaintext, mode)
+            if decrypt:
+                decrypt_message(key, iv, ciphertext, mode)
+            else:
+                encrypt_message(key, iv, plaintext, mode)
         return time.perf_counter_ns() - start
 
-    run = stream_loop(key, iv, plaintext, mode) if request["shape"] == "stream" else message_loop
+    if request["shape"] == "stream":
+        run = stream_loop(key, iv, ciphertext[:-16] if decrypt and mode == "gcm" else
+                          (ciphertext if decrypt else plaintext), mode, decrypt)
+    else:
+        run = message_loop
     warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
     # A Python loop cannot do 1e8 messages in reasonable time: run what fits the time budget,
     # and report that count, not the one asked for.
@@ -80,7 +103,7 @@ def handle(request: dict) -> dict:
         "library": f"cryptography {cryptography.__version__}",
         "openssl_version": backend.openssl_version_text(),
         "cpuinfo": cpuinfo(),
-        "ciphertext": encrypt_message(key, iv, plaintext, mode).hex(),
+        "ciphertext": ciphertext.hex(),
         "warmup": warmup.as_dict(),
         "rounds": timed_rounds(run, iterations, request["rounds"]),
     }

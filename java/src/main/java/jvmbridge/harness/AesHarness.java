@@ -30,26 +30,43 @@ public final class AesHarness {
     private final SecretKeySpec key;
     private final byte[] iv;
     private final byte[] plaintext;
+    /** What each iteration processes: the plaintext, or (decrypting) its ciphertext. */
+    private final byte[] input;
+    private final boolean decrypt;
     private final boolean freshIvPerMessage;
     /** Folds every ciphertext in, so the JIT cannot prove the work unused (JMH's Blackhole idea). */
     private long sink;
 
-    /** {@code provider} is a registered provider's name, or "" for the JVM's first choice (SunJCE). */
-    public AesHarness(String transformation, String provider, byte[] key, byte[] iv, byte[] plaintext)
+    /**
+     * {@code provider} is a registered provider's name, or "" for the JVM's first choice (SunJCE).
+     * With {@code decrypt}, each iteration decrypts the ciphertext of {@code plaintext}.
+     */
+    public AesHarness(String transformation, String provider, boolean decrypt, byte[] key, byte[] iv, byte[] plaintext)
             throws GeneralSecurityException {
         this.key = new SecretKeySpec(key, "AES");
         this.iv = iv.clone();
         this.plaintext = plaintext.clone();
+        this.decrypt = decrypt;
+        this.input = decrypt ? encrypt(transformation, provider, key, iv, plaintext) : this.plaintext;
         this.cipher = provider.isEmpty() ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
         // GCM refuses to encrypt twice under one key and IV, so each GCM message gets its own IV.
-        this.freshIvPerMessage = transformation.contains("/GCM/");
-        cipher.init(Cipher.ENCRYPT_MODE, this.key, parameters(transformation, this.iv));
+        this.freshIvPerMessage = !decrypt && transformation.contains("/GCM/");
+        cipher.init(decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, this.key, parameters(transformation, this.iv));
     }
 
     /** One-shot encryption, for checking ciphertext against another implementation. */
     public static byte[] encrypt(String transformation, String provider, byte[] key, byte[] iv, byte[] plaintext)
             throws GeneralSecurityException {
-        return new AesHarness(transformation, provider, key, iv, plaintext).cipher.doFinal(plaintext);
+        return new AesHarness(transformation, provider, false, key, iv, plaintext).cipher.doFinal(plaintext);
+    }
+
+    /** One pass of what each iteration does (decrypting: the plaintext comes back). */
+    public byte[] once() throws GeneralSecurityException {
+        if (freshIvPerMessage) {
+            nextIv();
+            cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
+        }
+        return cipher.doFinal(input);
     }
 
     /**
@@ -92,12 +109,8 @@ public final class AesHarness {
         long acc = 0;
         long start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
-            if (freshIvPerMessage) {
-                nextIv();
-                cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(128, iv));
-            }
-            byte[] out = cipher.doFinal(plaintext);
-            acc += out[(int) (i & 15) % out.length];
+            byte[] out = once();
+            acc += out.length == 0 ? 1 : out[(int) (i & 15) % out.length];
         }
         long elapsed = System.nanoTime() - start;
         sink += acc;
@@ -109,11 +122,15 @@ public final class AesHarness {
      * finishing the message, so there is no per-message reset, padding or allocation.
      */
     public long runStream(long iterations) throws GeneralSecurityException {
-        byte[] out = new byte[plaintext.length + 32];
+        if (decrypt && cipher.getAlgorithm().contains("/GCM/")) {
+            throw new UnsupportedOperationException("a GCM decryption stream cannot be measured in the JCE: it holds "
+                    + "every byte until the tag is checked at doFinal");
+        }
+        byte[] out = new byte[input.length + 32];
         long acc = 0;
         long start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
-            acc += cipher.update(plaintext, 0, plaintext.length, out, 0) + out[0];
+            acc += cipher.update(input, 0, input.length, out, 0) + out[0];
         }
         long elapsed = System.nanoTime() - start;
         sink += acc;
@@ -165,7 +182,7 @@ public final class AesHarness {
     }
 
     private static void loop(String transformation, int bytes, double seconds) throws GeneralSecurityException {
-        AesHarness harness = new AesHarness(transformation, "", new byte[32], new byte[transformation.contains("/GCM/") ? 12 : 16],
+        AesHarness harness = new AesHarness(transformation, "", false, new byte[32], new byte[transformation.contains("/GCM/") ? 12 : 16],
                 new byte[bytes]);
         long deadline = System.nanoTime() + (long) (seconds * 1e9);
         while (System.nanoTime() < deadline) {

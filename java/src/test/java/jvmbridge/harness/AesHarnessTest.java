@@ -27,7 +27,7 @@ public class AesHarnessTest {
     public void eachIterationIsAFreshDoFinalFromTheSameIv() throws Exception {
         byte[] plaintext = new byte[38];
         byte[] ciphertext = AesHarness.encrypt(AesHarness.CBC, "", KEY, IV, plaintext);
-        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, plaintext);
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", false, KEY, IV, plaintext);
         harness.run(40);
         // Same IV every time, so every iteration folds a byte of the same ciphertext into the sink.
         long expected = 0;
@@ -40,7 +40,7 @@ public class AesHarnessTest {
 
     @Test
     public void runReportsElapsedTime() throws Exception {
-        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, new byte[38]);
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", false, KEY, IV, new byte[38]);
         assertTrue(harness.run(1000) > 0);
         assertTrue(harness.providerDescription().startsWith("SunJCE"));
     }
@@ -48,7 +48,7 @@ public class AesHarnessTest {
     @Test
     public void gcmGetsAFreshIvPerMessage() throws Exception {
         // Without a fresh IV the second doFinal would throw "Cannot reuse iv for GCM encryption".
-        AesHarness harness = new AesHarness("AES/GCM/NoPadding", "", KEY, new byte[12], new byte[38]);
+        AesHarness harness = new AesHarness("AES/GCM/NoPadding", "", false, KEY, new byte[12], new byte[38]);
         assertTrue(harness.run(3) > 0);
     }
 
@@ -56,11 +56,27 @@ public class AesHarnessTest {
     public void streamChainsBlocksAcrossCalls() throws Exception {
         // Two 32-byte updates continue one CBC stream: the same bytes as one 64-byte encryption.
         byte[] plaintext = AesHarness.parseHex(PLAINTEXT);
-        AesHarness harness = new AesHarness(AesHarness.CBC, "", KEY, IV, java.util.Arrays.copyOf(plaintext, 32));
+        AesHarness harness = new AesHarness(AesHarness.CBC, "", false, KEY, IV, java.util.Arrays.copyOf(plaintext, 32));
         harness.runStream(2);
         assertTrue(harness.sink() != 0);
         assertEquals(CIPHERTEXT.substring(0, 64), AesHarness.formatHex(AesHarness.encrypt(AesHarness.CBC, "", KEY, IV,
                 java.util.Arrays.copyOf(plaintext, 32))).substring(0, 64));
+    }
+
+    @Test
+    public void decryptingGivesThePlaintextBack() throws Exception {
+        byte[] plaintext = AesHarness.parseHex(PLAINTEXT);
+        for (String transformation : new String[] {AesHarness.CBC, "AES/CTR/NoPadding", "AES/GCM/NoPadding"}) {
+            byte[] iv = transformation.contains("GCM") ? new byte[12] : IV;
+            AesHarness harness = new AesHarness(transformation, "", true, KEY, iv, plaintext);
+            assertArrayEquals(transformation, plaintext, harness.once());
+            assertArrayEquals(transformation, plaintext, harness.once());  // repeatable, GCM included
+        }
+    }
+
+    @Test(expected = UnsupportedOperationException.class)
+    public void gcmDecryptionStreamIsRefused() throws Exception {
+        new AesHarness("AES/GCM/NoPadding", "", true, KEY, new byte[12], new byte[38]).runStream(1);
     }
 
     @Test
