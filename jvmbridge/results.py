@@ -187,7 +187,8 @@ def _ratios_of_one_size(frame: pd.DataFrame) -> list[Ratio]:
                 native_row = pick(native, accelerated, shape=shape)
                 native_row = native_row if native_row is not None else pick(native, accelerated)
                 if java_row is not None and native_row is not None:
-                    shapes_note = ("" if java_row.shape == native_row.shape
-                                   else f" ({java_row.shape} against {native_row.shape} shape)")
+                    # ["shape"], not .shape: on a pandas row that is the row's dimensions.
+                    java_shape, native_shape = java_row["shape"], native_row["shape"]
+                    shapes_note = "" if java_shape == native_shape else f" ({java_shape} against {native_shape} shape)"
                     found.append(speedup(f"JVM vs {native}, {state}, {jvm}{shapes_note}", java_row, native_row))
     return found

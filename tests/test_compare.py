@@ -77,6 +77,8 @@ def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
     assert any(label.startswith("intrinsics speedup") for label in labels)
     assert any(label.startswith("AES-NI speedup, OpenSSL speed") for label in labels)
     assert sum("acceleration" in label for label in labels) == 2
+    # the JVM's doFinal per message against openssl speed's stream: the label must say so
+    assert all(label.endswith("(message against stream shape)") for label in labels if "acceleration" in label)
     for ratio in report["ratios"]:
         assert ratio["low"] <= ratio["times"] <= ratio["high"]
     (intrinsics,) = [r for r in report["ratios"] if r["label"].startswith("intrinsics speedup")]
