@@ -7,6 +7,7 @@ import platform
 import shutil
 import socket
 import sys
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,8 +62,8 @@ class Comparison:
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
-    """For each workload (message size): each JVM with each provider in its settings (SunJCE:
-    intrinsics on and off), then AES-NI on and off for each native engine.
+    """For each workload (cipher, direction, size, shape): each JVM with each provider in its
+    settings (SunJCE: intrinsics on and off), then AES-NI on and off for each native engine.
 
     The `openssl` command is optional: where it is missing its rows are simply not planned.
     """
@@ -110,10 +111,16 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     rows, failures, interrupted = [], [], False
+    clock = time.monotonic()
+
+    def fail(label: str, error: str) -> None:
+        failures.append((label, error))
+        writer.write("failure", configuration=label, error=error)
+
     try:
         for index, job in enumerate(jobs):
             if progress:
-                progress(index, len(jobs), job.label, (datetime.datetime.now(datetime.timezone.utc) - started).total_seconds())
+                progress(index, len(jobs), job.label, time.monotonic() - clock)
             try:
                 workload = job.workload
                 expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
@@ -121,13 +128,11 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                              "direction": workload.direction})
                 writer.write("measurement", configuration=job.label, row=rows[-1])
             except WorkerError as e:
-                failures.append((job.label, str(e)))
-                writer.write("failure", configuration=job.label, error=str(e))
+                fail(job.label, str(e))
             except KeyboardInterrupt:
-                failures += [(pending.label, "interrupted before it finished") for pending in jobs[index:]]
-                interrupted = True
                 for pending in jobs[index:]:
-                    writer.write("failure", configuration=pending.label, error="interrupted before it finished")
+                    fail(pending.label, "interrupted before it finished")
+                interrupted = True
                 break
         writer.write("end", completed=len(rows), failed=[label for label, _ in failures], interrupted=interrupted)
     finally:
