@@ -54,13 +54,18 @@ def _modes_flags(modes: list[Mode]) -> set[str]:
     return {name for mode in modes for name in mode.flags}
 
 
+def _unknown(modes: list[Mode], reason: str) -> list[dict]:
+    """Every mode's verdict when nothing could be read: could not tell, and why."""
+    return [Verdict(mode.name, UNKNOWN, reason).as_dict() for mode in modes]
+
+
 def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
                max_seconds: float, progress: Progress | None) -> dict:
     entry = {"java_home": str(java.home), "version": java.release_version, "options": list(options)}
     try:
         table = parse(print_flags_final(java, options), source=str(java.home))
     except (WorkerError, FlagsParseError) as e:
-        return {**entry, "error": str(e), "verdicts": [Verdict(m.name, UNKNOWN, str(e)).as_dict() for m in modes]}
+        return {**entry, "error": str(e), "verdicts": _unknown(modes, str(e))}
     verdicts, evidence, major = [], {}, java_major(java.release_version)
     for mode in modes:
         # Flags and CPU settle "disabled" and "unsupported" without running anything.
@@ -81,7 +86,7 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
         live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
         table = parse(live_flags(live), source=f"pid {pid}")
     except (WorkerError, FlagsParseError) as e:
-        return {"pid": pid, "error": str(e), "verdicts": [Verdict(m.name, UNKNOWN, str(e)).as_dict() for m in modes]}
+        return {"pid": pid, "error": str(e), "verdicts": _unknown(modes, str(e))}
     return {"pid": pid, "java_home": str(live.java.home), "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
             "verdicts": [decide(mode, java_major(live.java.release_version), features, table, None).as_dict()

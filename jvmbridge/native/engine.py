@@ -25,11 +25,10 @@ def _setting(aesni: bool) -> str:
 def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, str]:
     """Whether OpenSSL's capability words show AES-NI as asked, and those words for the report."""
     try:
-        in_use = ia32cap.aesni_in_use(cpuinfo)
-        shown = f"ia32cap={ia32cap.cpuinfo_value(cpuinfo)}"
+        in_use, shown = ia32cap.describe(cpuinfo)
     except ValueError:
         return False, "ia32cap unknown (no CPUINFO from OpenSSL)"
-    return in_use == (aesni and cpu_has_aes), f"AES-NI {'used' if in_use else 'unused'}, {shown}"
+    return in_use == (aesni and cpu_has_aes), shown
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:

@@ -41,3 +41,9 @@ def aesni_in_use(cpuinfo: str) -> bool:
 def cpuinfo_value(cpuinfo: str) -> str:
     """Just the "0x…:0x…" part, for the report."""
     return ":".join(f"0x{word:x}" for word in capability_words(cpuinfo))
+
+
+def describe(cpuinfo: str) -> tuple[bool, str]:
+    """Whether the CPUINFO line shows AES-NI in use, and that state as the report shows it."""
+    in_use = aesni_in_use(cpuinfo)
+    return in_use, f"AES-NI {'used' if in_use else 'unused'}, ia32cap={cpuinfo_value(cpuinfo)}"

@@ -20,9 +20,8 @@ def speed_text_run(path: Path, text: str) -> tuple[dict, list[dict]]:
                 "source": "openssl speed text", "workload": {}}
     setting, verified = "AES-NI not stated", "the text has no CPUINFO line"
     if parsed.cpuinfo:
-        in_use = ia32cap.aesni_in_use(parsed.cpuinfo)
+        in_use, verified = ia32cap.describe(parsed.cpuinfo)
         setting = "AES-NI on" if in_use else "AES-NI off"
-        verified = f"AES-NI {'used' if in_use else 'unused'}, ia32cap={ia32cap.cpuinfo_value(parsed.cpuinfo)}"
     notes = [f"published figure from {path.name}: one number, no interval"]
     if parsed.processes > 1:
         notes.append(f"-multi {parsed.processes}: the sum over {parsed.processes} processes, "
