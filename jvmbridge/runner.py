@@ -5,8 +5,10 @@ import datetime
 import os
 import platform
 import shutil
+import signal
 import socket
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -118,27 +120,55 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         writer.write("failure", configuration=label, error=error)
 
     try:
-        for index, job in enumerate(jobs):
-            if progress:
-                progress(index, len(jobs), job.label, time.monotonic() - clock)
-            try:
-                workload = job.workload
-                expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
-                rows.append({**job.measure().row(expected), "cipher": workload.cipher_name,
-                             "direction": workload.direction})
-                writer.write("measurement", configuration=job.label, row=rows[-1])
-            except WorkerError as e:
-                fail(job.label, str(e))
-            except KeyboardInterrupt:
-                for pending in jobs[index:]:
-                    fail(pending.label, "interrupted before it finished")
-                interrupted = True
-                break
+        with _CtrlC() as ctrl_c:
+            for index, job in enumerate(jobs):
+                try:
+                    if ctrl_c.pressed:  # one whose KeyboardInterrupt Python swallowed
+                        raise KeyboardInterrupt
+                    if progress:
+                        progress(index, len(jobs), job.label, time.monotonic() - clock)
+                    workload = job.workload
+                    expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
+                    rows.append({**job.measure().row(expected), "cipher": workload.cipher_name,
+                                 "direction": workload.direction})
+                    writer.write("measurement", configuration=job.label, row=rows[-1])
+                except WorkerError as e:
+                    fail(job.label, str(e))
+                except KeyboardInterrupt:
+                    for pending in jobs[index:]:
+                        fail(pending.label, "interrupted before it finished")
+                    interrupted = True
+                    break
+            interrupted = interrupted or ctrl_c.pressed
         writer.write("end", completed=len(rows), failed=[label for label, _ in failures], interrupted=interrupted)
     finally:
         writer.close()
     frame = to_frame(rows)
     return Comparison(frame, ratios(frame) if rows else [], failures, metadata, interrupted, writer.path)
+
+
+class _CtrlC:
+    """Notices Ctrl-C even where Python swallows its KeyboardInterrupt: one raised inside a
+    finalizer (a __del__ run by the garbage collector) is printed and dropped, and the run would
+    carry on. The flag lets the loop stop anyway."""
+
+    def __init__(self):
+        self.pressed = False
+        self._previous = None
+
+    def __enter__(self) -> "_CtrlC":
+        # Handlers can only be set from the main thread; elsewhere KeyboardInterrupt alone serves.
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
 
 
 def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
