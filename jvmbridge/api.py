@@ -10,7 +10,7 @@ from jvmbridge import store
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.discovery import JavaInstall, default_java, drivable_javas, resolve_java
 from jvmbridge.runner import ENGINES, Comparison, Matrix, Progress, plan, run
-from jvmbridge.workload import Workload, parse_count
+from jvmbridge.workload import Workload, combinations, parse_count
 
 
 def run_comparison(workloads: list[Workload], matrix: Matrix, progress: Progress | None = None,
@@ -25,23 +25,24 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
     return list({java.home: java for java in javas}.values()) or [default_java()]
 
 
-def compare(iterations: int | float | str = Workload.iterations, *, rounds: int = Workload.rounds,
-            forks: int = Workload.forks, key_bits: int = Workload.key_bits,
+def compare(iterations: int | float | str | None = None, *, round_seconds: float = Workload.round_seconds,
+            rounds: int = Workload.rounds, forks: int = Workload.forks, key_bits: int = Workload.key_bits,
             message_size: int | Iterable[int] = Workload.message_bytes, shapes: Iterable[str] = ("message",),
             modes: Iterable[str] = ("cbc",), directions: Iterable[str] = ("encrypt",),
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
             openssl_args: Iterable[str] = (), output: str | Path | None = None) -> pd.DataFrame:
-    """One row per engine and setting. ``frame.attrs`` holds "metadata", "ratios", "failures" and
+    """One row per engine and setting; ``iterations`` None times rounds of ``round_seconds``.
+    ``frame.attrs`` holds "metadata", "ratios", "failures" and
     "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
     sizes = [message_size] if isinstance(message_size, int) else list(message_size)
-    workloads = [Workload(parse_count(iterations), rounds, key_bits, size, forks, shape, mode, direction)
-                 for mode in dict.fromkeys(modes) for direction in dict.fromkeys(directions)
-                 for size in sizes for shape in dict.fromkeys(shapes)]
+    workloads = combinations([(key_bits, mode) for mode in modes], directions, sizes, shapes,
+                             iterations=None if iterations is None else parse_count(iterations),
+                             rounds=rounds, forks=forks, round_seconds=round_seconds)
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:

@@ -26,7 +26,7 @@ class Warmup:
     iterations: int
     seconds: float
     steady: bool  # False: the time limit ran out before the chunks agreed
-    ns_per_op: float  # the last chunk's speed, used to size budgeted rounds
+    ns_per_op: float  # the last chunk's speed, used to size rounds to a duration
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -59,9 +59,22 @@ def split_iterations(iterations: int, rounds: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(rounds)]
 
 
-def timed_rounds(run: RunLoop, iterations: int, rounds: int) -> list[dict]:
-    """Run exactly ``iterations`` operations in ``rounds`` timed rounds."""
-    return [{"iterations": n, "ns": run(n)} for n in split_iterations(iterations, rounds)]
+def round_counts(iterations: int | None, rounds: int, round_seconds: float, ns_per_op: float,
+                 time_capped: bool = False) -> list[int]:
+    """Operations per timed round: ``iterations`` split exactly, or (None) as many as fill
+    ``round_seconds`` at the warm-up's speed. ``time_capped``: never more than the rounds' time
+    allows, for a Python loop that cannot do AESNITester's 1e8."""
+    affordable = max(1, int(round_seconds * 1e9 / max(ns_per_op, 1e-3)))
+    if iterations is None:
+        return [affordable] * rounds
+    if time_capped:
+        iterations = max(rounds, min(iterations, affordable * rounds))
+    return split_iterations(iterations, rounds)
+
+
+def timed_rounds(run: RunLoop, counts: list[int]) -> list[dict]:
+    """One timed round of each count of operations."""
+    return [{"iterations": n, "ns": run(n)} for n in counts]
 
 
 def merge_warmups(warmups: list[dict]) -> dict:

@@ -45,7 +45,7 @@ class Measurement:
         if not self.as_requested:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
         if s.noisy:
-            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); more --iterations or a quieter machine helps")
+            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); a longer --round-time, more --forks or a quieter machine helps")
         if s.rounds < FEW_SAMPLES:
             notes.append(f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval is wide or undefined; "
                          "more --rounds or --forks helps")

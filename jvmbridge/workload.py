@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -14,10 +15,16 @@ TRANSFORMATIONS = {"cbc": "AES/CBC/PKCS5Padding", "ctr": "AES/CTR/NoPadding",
 SHAPES = ("message", "stream")
 DIRECTIONS = ("encrypt", "decrypt")
 AESNITESTER_MESSAGE_BYTES = 38
+# `openssl speed`'s default sizes; the sweep runs them beside AESNITester's 38 bytes.
+SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
+SWEEP_SIZES = tuple(sorted((AESNITESTER_MESSAGE_BYTES, *SPEED_SIZES)))
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
 # 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
 MAX_ITERATIONS = 10**12
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+# A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
+ROUND_SECONDS = 0.5
+MAX_ROUND_SECONDS = 3600.0
 
 
 def parse_count(value: str | int | float) -> int:
@@ -33,7 +40,9 @@ def parse_count(value: str | int | float) -> int:
 
 @dataclass(frozen=True)
 class Workload:
-    iterations: int = 10_000_000
+    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
+    # messages per fork, split into the rounds (AESNITester's fixed loop).
+    iterations: int | None = None
     rounds: int = 5
     key_bits: int = 256
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
@@ -41,12 +50,15 @@ class Workload:
     shape: str = "message"
     mode: str = "cbc"
     direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
+    round_seconds: float = ROUND_SECONDS
 
     def __post_init__(self):
-        if not 1 <= self.iterations <= MAX_ITERATIONS:
+        if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
             raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
-        if not 1 <= self.rounds <= self.iterations:
+        if not 1 <= self.rounds <= (self.iterations or self.rounds):
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
+            raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
         if not 1 <= self.forks <= 100:
             raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
         if self.mode not in TRANSFORMATIONS:
@@ -84,12 +96,18 @@ class Workload:
         """The openssl-style name, e.g. aes-256-cbc."""
         return f"aes-{self.key_bits}-{self.mode}"
 
+    def budget(self) -> str:
+        """How long each fork measures, in words for a report header."""
+        if self.iterations is None:
+            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork"
+        return f"{self.iterations:,} messages per fork in {self.rounds} rounds"
+
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
 
     def as_dict(self) -> dict:
         padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
-        return {**asdict(self), "cipher": self.cipher_name, "padding": padding}
+        return {**asdict(self), "cipher": self.cipher_name, "padding": padding, "budget": self.budget()}
 
 
 def parse_cipher(name: str) -> tuple[int, str]:
@@ -99,3 +117,25 @@ def parse_cipher(name: str) -> tuple[int, str]:
             or parts[2] not in TRANSFORMATIONS:
         raise ValueError(f"{name!r} is not a cipher jvmbridge runs: aes-{{128,192,256}}-{{{','.join(TRANSFORMATIONS)}}}")
     return int(parts[1]), parts[2]
+
+
+def parse_sizes(value: str) -> list[int]:
+    """Message sizes: 38, a list such as 16,64,256, or "sweep" (openssl speed's sizes and 38)."""
+    if value.strip().lower() == "sweep":
+        return list(SWEEP_SIZES)
+    try:
+        sizes = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"{value!r} is not a comma-separated list of byte counts, nor \"sweep\"") from None
+    if not sizes:
+        raise ValueError("give at least one size")
+    return list(dict.fromkeys(sizes))
+
+
+def combinations(operations: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
+                 shapes: Iterable[str], **common) -> list[Workload]:
+    """One workload per (key bits, mode), direction, size and shape, in that (report) order;
+    ``common`` holds the Workload fields they share (iterations, rounds, forks, round_seconds)."""
+    return [Workload(key_bits=bits, mode=mode, direction=direction, message_bytes=size, shape=shape, **common)
+            for bits, mode in dict.fromkeys(operations) for direction in dict.fromkeys(directions)
+            for size in dict.fromkeys(sizes) for shape in dict.fromkeys(shapes)]

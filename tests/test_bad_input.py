@@ -30,6 +30,14 @@ def test_iteration_spellings_are_accepted(value):
     assert "iterations" not in done.stderr
 
 
+@pytest.mark.parametrize("args, fragment", [
+    (["--round-time", "0"], "0.01<=x<=3600"), (["--sizes", "16,big"], "nor \"sweep\""),
+    (["--iterations", "2", "--rounds", "3"], "rounds must be between 1 and the iteration count"),
+])
+def test_bad_round_time_sizes_and_rounds(args, fragment):
+    assert_clean_failure(run_cli("compare", *args), 2, fragment)
+
+
 def test_unknown_key_size():
     assert_clean_failure(run_cli("compare", "--key-bits", "512"), 2, "'512' is not one of '128', '192', '256'")
 

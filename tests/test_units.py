@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
-from jvmbridge.measure import split_iterations
+from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.native import ia32cap
-from jvmbridge.workload import parse_count
+from jvmbridge.workload import SWEEP_SIZES, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -20,6 +20,22 @@ def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     parts = split_iterations(iterations, rounds)
     assert sum(parts) == iterations
     assert max(parts) - min(parts) <= 1 and min(parts) >= 1
+
+
+def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
+    # 100 ns per operation: 0.5 s holds 5 million.
+    assert round_counts(None, 3, 0.5, 100.0) == [5_000_000] * 3
+    assert sum(round_counts(10**8, 7, 0.5, 100.0)) == 10**8
+    # A Python loop asked for 1e8 runs what its rounds' time allows, at least one per round.
+    assert round_counts(10**8, 2, 0.5, 10_000.0, time_capped=True) == [50_000, 50_000]
+    assert round_counts(10**8, 2, 0.01, 1e12, time_capped=True) == [1, 1]
+
+
+def test_sizes_take_a_list_or_the_sweep():
+    assert parse_sizes("16,64,16") == [16, 64]
+    assert parse_sizes("sweep") == list(SWEEP_SIZES) == [16, 38, 64, 256, 1024, 8192, 16384]
+    with pytest.raises(ValueError, match="nor \"sweep\""):
+        parse_sizes("16,big")
 
 
 def test_unlock_precedes_every_user_option():

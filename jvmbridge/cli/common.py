@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound
-from jvmbridge.workload import parse_count
+from jvmbridge.workload import parse_count, parse_sizes
 
 FORMATS = ("table", "json", "csv")
 
@@ -21,19 +21,16 @@ class Count(click.ParamType):
 
 
 class Sizes(click.ParamType):
-    """Message sizes in bytes: 38, or a list such as 16,64,256."""
+    """Message sizes in bytes: 38, a list such as 16,64,256, or "sweep"."""
     name = "sizes"
 
     def convert(self, value, param, ctx):
         if isinstance(value, list):
             return value
         try:
-            sizes = [int(part) for part in str(value).split(",") if part.strip()]
-        except ValueError:
-            self.fail(f"{value!r} is not a comma-separated list of byte counts", param, ctx)
-        if not sizes:
-            self.fail("give at least one size", param, ctx)
-        return list(dict.fromkeys(sizes))
+            return parse_sizes(str(value))
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
 
 
 java_option = click.option(

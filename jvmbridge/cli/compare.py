@@ -13,23 +13,29 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
-from jvmbridge.workload import DIRECTIONS, KEY_BITS, SHAPES, Workload, parse_cipher
+from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_ROUND_SECONDS, ROUND_SECONDS, SHAPES, SPEED_SIZES,
+                                Workload, combinations, parse_cipher)
 
 
 @click.command()
-@click.option("--iterations", type=Count(), default=Workload.iterations, show_default=True,
-              help="JVM doFinal loop count per fork, as AESNITester's (1e8, 1_000_000, ...).")
+@click.option("--iterations", type=Count(), default=None,
+              help="Exactly this many messages per fork, split into the rounds, as AESNITester's loop "
+                   "(1e8, 1_000_000, ...) [default: rounds of --round-time each].")
+@click.option("--round-time", "round_seconds", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
+              default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
+              help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
 @click.option("--rounds", type=click.IntRange(1), default=Workload.rounds, show_default=True,
-              help="Timed rounds each fork's iterations are split into.")
+              help="Timed rounds per fork.")
 @click.option("--forks", type=click.IntRange(1, 100), default=Workload.forks, show_default=True,
               help="Fresh processes per configuration (as JMH's forks); every round of every fork is a sample.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
 @click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
               help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
-@click.option("--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
-              show_default=True, metavar="BYTES[,BYTES...]",
-              help="Plaintext bytes per message; several for a sweep, e.g. openssl speed's 16,64,256,1024,8192,16384.")
+@click.option("--sizes", "--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
+              show_default=True, metavar="BYTES[,BYTES...]|sweep",
+              help="Plaintext bytes per message; several for a sweep; `sweep`: openssl speed's "
+                   f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38.")
 @click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")
@@ -54,7 +60,7 @@ from jvmbridge.workload import DIRECTIONS, KEY_BITS, SHAPES, Workload, parse_cip
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath,
+def compare(iterations, round_seconds, rounds, forks, key_bits, ciphers, message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath,
             openssl, openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
@@ -64,9 +70,8 @@ def compare(iterations, rounds, forks, key_bits, ciphers, message_sizes, shapes,
         raise click.UsageError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
     try:
         operations = [parse_cipher(name) for name in dict.fromkeys(ciphers)] or [(int(key_bits or 256), "cbc")]
-        workloads = [Workload(iterations, rounds, bits, size, forks, shape, mode, direction)
-                     for bits, mode in operations for direction in dict.fromkeys(directions)
-                     for size in message_sizes for shape in dict.fromkeys(shapes)]
+        workloads = combinations(operations, directions, message_sizes, shapes, iterations=iterations,
+                                 rounds=rounds, forks=forks, round_seconds=round_seconds)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

@@ -33,6 +33,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "direction": workload.direction,
         "iterations": workload.iterations,
         "rounds": workload.rounds,
+        "round_seconds": workload.round_seconds,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from jvmbridge.child import WorkerError, serve
-from jvmbridge.measure import timed_rounds, warm_up
+from jvmbridge.measure import round_counts, timed_rounds, warm_up
 
 
 def _start_jvm(request: dict):
@@ -84,7 +84,8 @@ def handle(request: dict) -> dict:
         warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
     except jpype.JClass("java.lang.UnsupportedOperationException") as e:
         raise WorkerError(str(e.getMessage())) from None
-    rounds = timed_rounds(run, request["iterations"], request["rounds"])
+    counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
+    rounds = timed_rounds(run, counts)
     return {
         "jvm": _jvm_identity(jpype),
         "provider": str(harness.providerDescription()),

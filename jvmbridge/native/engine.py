@@ -12,10 +12,6 @@ from jvmbridge.workload import Workload
 
 # The Python loop has no JIT to wait for; a short warm-up settles caches and allocator.
 PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
-# Per round: what a Python loop can afford when asked for 1e8 messages.
-PYCA_ROUND_SECONDS = 0.5
-# `openssl speed -seconds` takes whole seconds; one per round.
-CLI_ROUND_SECONDS = 1
 
 
 def _setting(aesni: bool) -> str:
@@ -32,9 +28,9 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
-    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode, "direction": workload.direction, "iterations": workload.iterations,
-               "rounds": workload.rounds,
-               "round_seconds": PYCA_ROUND_SECONDS, **PYCA_WARMUP}
+    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode,
+               "direction": workload.direction, "iterations": workload.iterations, "rounds": workload.rounds,
+               "round_seconds": workload.round_seconds, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
                                  env=ia32cap.environment(dict(os.environ), aesni))
     if failed:
@@ -45,7 +41,7 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     summary = summarize([r for fork in results for r in fork["rounds"]], workload.forks)
     notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead" if workload.shape == "message"
              else "update_into on one encryptor; includes Python call overhead"]
-    if summary.iterations < workload.iterations * workload.forks:
+    if workload.iterations is not None and summary.iterations < workload.iterations * workload.forks:
         notes.append(f"ran {summary.iterations:,} of {workload.iterations * workload.forks:,} messages (time budget)")
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
@@ -62,10 +58,12 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
     described = openssl_cli.describe(openssl, env)
     as_requested, state = _verify_mask(described["cpuinfo"], aesni, cpu_has_aes)
     decrypt = ("-decrypt",) if workload.direction == "decrypt" else ()
-    command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, CLI_ROUND_SECONDS,
+    # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
+    seconds = max(1, round(workload.round_seconds))
+    command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, seconds,
                                         (*extra_args, *decrypt))
     notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
-             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {CLI_ROUND_SECONDS} s"]
+             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {seconds} s"]
     if decrypt and workload.mode == "cbc":
         notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the padded "
                      f"ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
