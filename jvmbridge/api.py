@@ -26,7 +26,8 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
 
 
 def compare(iterations: int | float | str | None = None, *, round_seconds: float = Workload.round_seconds,
-            rounds: int = Workload.rounds, forks: int = Workload.forks, key_bits: int = Workload.key_bits,
+            rounds: int = Workload.rounds, threads: int = Workload.threads, forks: int = Workload.forks,
+            key_bits: int = Workload.key_bits,
             message_size: int | Iterable[int] = Workload.message_bytes, shapes: Iterable[str] = ("message",),
             modes: Iterable[str] = ("cbc",), directions: Iterable[str] = ("encrypt",),
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
@@ -42,7 +43,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
     sizes = [message_size] if isinstance(message_size, int) else list(message_size)
     workloads = combinations([(key_bits, mode) for mode in modes], directions, sizes, shapes,
                              iterations=None if iterations is None else parse_count(iterations),
-                             rounds=rounds, forks=forks, round_seconds=round_seconds)
+                             rounds=rounds, forks=forks, round_seconds=round_seconds, threads=threads)
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:

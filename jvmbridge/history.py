@@ -37,14 +37,17 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
 
 
 def configuration(row, with_jdk: bool = True, with_size: bool = True) -> str:
-    """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size."""
+    """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
+    and how many loops ran at once."""
     engine = row.engine
     if row.engine == JVM:
         engine = f"{row.engine} {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
     size = f" {row.message_bytes} B" if with_size else ""
     direction = getattr(row, "direction", None)
     decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
-    return f"{engine} | {row.setting} | {row.cipher}{decrypting}{size}"
+    threads = getattr(row, "threads", 1)  # rows saved before --threads existed ran one loop (NaN in a mix)
+    parallel = f" | {threads:.0f} threads" if threads > 1 else ""
+    return f"{engine} | {row.setting} | {row.cipher}{decrypting}{size}{parallel}"
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:

@@ -5,9 +5,11 @@ engine's own loop, so call overhead between Python and the engine stays out of t
 """
 from __future__ import annotations
 
+import multiprocessing
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 RunLoop = Callable[[int], int]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total
@@ -19,6 +21,8 @@ CHUNK_SECONDS = 0.05
 # Steady when the last STEADY_WINDOW chunks agree within STEADY_TOLERANCE (relative range).
 STEADY_WINDOW = 5
 STEADY_TOLERANCE = 0.05
+# Parallel copies meet at a barrier before each run; one that died would otherwise hang it forever.
+BARRIER_SECONDS = 60
 
 
 @dataclass
@@ -72,9 +76,55 @@ def round_counts(iterations: int | None, rounds: int, round_seconds: float, ns_p
     return split_iterations(iterations, rounds)
 
 
-def timed_rounds(run: RunLoop, counts: list[int]) -> list[dict]:
-    """One timed round of each count of operations."""
-    return [{"iterations": n, "ns": run(n)} for n in counts]
+def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1) -> list[dict]:
+    """One timed round of each count of operations; ``copies`` loops ran each count at once."""
+    return [{"iterations": n * copies, "ns": run(n)} for n in counts]
+
+
+@contextmanager
+def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
+    """``run`` in ``copies`` forked processes at once, as `openssl speed -multi`: the loop yielded
+    runs n operations in every copy, started together at a barrier, and returns the wall
+    nanoseconds until the last one finished. For engines without threads of their own (Python's
+    GIL); never for a process that started a JVM, which must not fork. One copy: ``run`` itself."""
+    if copies == 1:
+        yield run
+        return
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(copies + 1)
+    links = [context.Pipe() for _ in range(copies)]
+
+    def serve(link) -> None:
+        while (n := link.recv()) is not None:
+            start.wait()
+            try:
+                run(n)
+                link.send(None)
+            except Exception as e:  # the parent raises it; a dead copy would hang the barrier
+                link.send(f"{type(e).__name__}: {e}")
+
+    copies_running = [context.Process(target=serve, args=(child,), daemon=True) for _, child in links]
+    for process in copies_running:
+        process.start()
+
+    def run_all(n: int) -> int:
+        for parent, _ in links:
+            parent.send(n)
+        start.wait(timeout=BARRIER_SECONDS)
+        began = time.perf_counter_ns()
+        errors = [error for error in (parent.recv() for parent, _ in links) if error]
+        elapsed = time.perf_counter_ns() - began
+        if errors:
+            raise RuntimeError(errors[0])
+        return elapsed
+
+    try:
+        yield run_all
+    finally:
+        for parent, _ in links:
+            parent.send(None)
+        for process in copies_running:
+            process.join(timeout=10)
 
 
 def merge_warmups(warmups: list[dict]) -> dict:

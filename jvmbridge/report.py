@@ -54,12 +54,15 @@ def render_table(comparison: Comparison) -> str:
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
-    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s", "MB/s", "openssl 1000s B/s",
-              "samples", "messages", "as asked", "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, _cipher(row), row.shape, str(row.message_bytes), f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}",
-             _si(row.ops_per_s), f"{row.mb_per_s:,.1f}", f"{row.openssl_kbytes_per_s:,.0f}",
-             f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}", "yes" if row.as_requested else "NO",
-             _ciphertext(row.ciphertext_ok)]
+    parallel = work.get("threads", 1) > 1
+    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s",
+              *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
+              "ciphertext"]
+    body = [[str(i + 1), _engine(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
+             f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}", _si(row.ops_per_s),
+             *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
+             f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
+             "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
     lines += ["", *align([header, *body], right_from=5)]
     lines += ["", "Implementation and state as verified in the running engine:"]
@@ -74,6 +77,9 @@ def render_table(comparison: Comparison) -> str:
     lines += ["", "ns/op: median per message over all rounds of all forks; ±99.9%: half-width of the 99.9% "
                   "confidence interval of the mean, as JMH; samples: forks x rounds;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
+    if parallel:
+        lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
+                     "ops/s/thread = ops/s / threads.")
     return "\n".join(lines) + "\n"
 
 

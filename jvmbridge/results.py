@@ -32,7 +32,8 @@ class Measurement:
     verified_state: str  # flags as read back from the JVM, or OpenSSL's CPUINFO capability words
     shape: str  # "message" (fresh doFinal per message) or "stream" (update into a buffer)
     message_bytes: int
-    summary: Summary
+    summary: Summary  # with several threads: every thread's messages over the wall time
+    threads: int = 1
     warmup: dict | None = None
     ciphertext: str | None = None
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
@@ -60,7 +61,8 @@ class Measurement:
             "ns_per_op_mean": s.mean_ns, "ns_per_op_error": s.error_ns if math.isfinite(s.error_ns) else None,
             "confidence": CONFIDENCE, "rsd": s.rsd, "rounds": s.rounds, "forks": s.forks,
             "iterations": s.iterations, "round_ns_per_op": list(s.per_round_ns),
-            "ops_per_s": ops_per_s, "mb_per_s": ops_per_s * self.message_bytes / 1e6,
+            "threads": self.threads, "ops_per_s": ops_per_s, "ops_per_s_per_thread": ops_per_s / self.threads,
+            "mb_per_s": ops_per_s * self.message_bytes / 1e6,
             "openssl_kbytes_per_s": ops_per_s * self.message_bytes / 1e3,
             "warmup_iterations": self.warmup["iterations"] if self.warmup else None,
             "warmup_seconds": self.warmup["seconds"] if self.warmup else None,

@@ -25,6 +25,7 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 # A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
+MAX_THREADS = 256
 
 
 def parse_count(value: str | int | float) -> int:
@@ -51,12 +52,17 @@ class Workload:
     mode: str = "cbc"
     direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
     round_seconds: float = ROUND_SECONDS
+    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
+    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
+    threads: int = 1
 
     def __post_init__(self):
         if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
             raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
         if not 1 <= self.rounds <= (self.iterations or self.rounds):
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
         if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
             raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
         if not 1 <= self.forks <= 100:
@@ -98,9 +104,11 @@ class Workload:
 
     def budget(self) -> str:
         """How long each fork measures, in words for a report header."""
+        parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
         if self.iterations is None:
-            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork"
-        return f"{self.iterations:,} messages per fork in {self.rounds} rounds"
+            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{parallel}"
+        each = " in each loop" if self.threads > 1 else ""
+        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}"
 
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
@@ -135,7 +143,7 @@ def parse_sizes(value: str) -> list[int]:
 def combinations(operations: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
                  shapes: Iterable[str], **common) -> list[Workload]:
     """One workload per (key bits, mode), direction, size and shape, in that (report) order;
-    ``common`` holds the Workload fields they share (iterations, rounds, forks, round_seconds)."""
+    ``common`` holds the Workload fields they share (iterations, rounds, forks, round_seconds, threads)."""
     return [Workload(key_bits=bits, mode=mode, direction=direction, message_bytes=size, shape=shape, **common)
             for bits, mode in dict.fromkeys(operations) for direction in dict.fromkeys(directions)
             for size in dict.fromkeys(sizes) for shape in dict.fromkeys(shapes)]

@@ -261,3 +261,19 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
     decrypting = [r for r in data["results"] if r["direction"] == "decrypt"]
     assert {(r["engine"], r["shape"]) for r in decrypting} == {("JVM", "message"), ("OpenSSL speed (C loop)", "stream")}
     assert all("-decrypt -evp aes-128-gcm" in r["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
+
+
+def test_threads_run_loops_at_once_on_every_side(quick):
+    done, data = run_json("compare", *quick, "--threads", "2", "--forks", "1")
+    assert done.returncode == 0, done.stderr
+    assert data["metadata"]["workload"]["threads"] == 2
+    assert {r["engine"].split(" (")[0] for r in data["results"]} == {"JVM", "OpenSSL via pyca", "OpenSSL speed"}
+    for row in data["results"]:
+        assert row["threads"] == 2
+        assert row["ops_per_s_per_thread"] == pytest.approx(row["ops_per_s"] / 2)
+        assert row["ciphertext_ok"] in (True, None)
+        if row["engine"].startswith("OpenSSL speed"):
+            assert "-multi 2" in row["command"]
+    table = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--engine", "jvm")
+    assert table.returncode == 0, table.stderr
+    assert "ops/s/thread" in table.stdout and "2 loops at once" in table.stdout

@@ -93,3 +93,35 @@ def test_pyca_decrypt_inverts_encrypt(mode, size):
 
     w = Workload(message_bytes=size, mode=mode)
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
+
+
+def test_copies_in_processes_each_run_the_full_count_at_once():
+    import multiprocessing
+    import time
+
+    from jvmbridge.measure import in_processes
+
+    done = multiprocessing.get_context("fork").Value("i", 0)
+
+    def loop(n: int) -> int:
+        started = time.perf_counter_ns()
+        for _ in range(n):
+            with done.get_lock():
+                done.value += 1
+        return time.perf_counter_ns() - started
+
+    with in_processes(loop, 3) as together:
+        assert together(100) > 0
+        assert together(50) > 0
+    assert done.value == 3 * (100 + 50)
+
+
+def test_a_failing_copy_raises_instead_of_hanging():
+    from jvmbridge.measure import in_processes
+
+    def broken(n: int) -> int:
+        raise ValueError("no such mode")
+
+    with in_processes(broken, 2) as together:
+        with pytest.raises(RuntimeError, match="ValueError: no such mode"):
+            together(1)

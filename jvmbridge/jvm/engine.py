@@ -34,6 +34,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "iterations": workload.iterations,
         "rounds": workload.rounds,
         "round_seconds": workload.round_seconds,
+        "threads": workload.threads,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
@@ -60,7 +61,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         as_requested=not mismatched,
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
         shape=workload.shape,
-        message_bytes=workload.message_bytes,
+        message_bytes=workload.message_bytes, threads=workload.threads,
         summary=summarize([r for o in outcomes for r in o.result["rounds"]], workload.forks),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],

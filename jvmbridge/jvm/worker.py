@@ -71,8 +71,16 @@ def handle(request: dict) -> dict:
     ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
-
-    loop = harness.runStream if request["shape"] == "stream" else harness.run
+    threads, stream = request["threads"], request["shape"] == "stream"
+    if threads > 1:
+        # One cipher per thread: a Cipher is not thread-safe.
+        copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
+                              for _ in range(threads - 1)]
+        measured = jpype.JClass("jvmbridge.harness.ParallelHarness")(jpype.JArray(harness_class)(copies), stream)
+        loop = measured.run
+    else:
+        measured = harness
+        loop = harness.runStream if stream else harness.run
 
     def run(n: int) -> int:
         return int(loop(n))
@@ -85,7 +93,7 @@ def handle(request: dict) -> dict:
     except jpype.JClass("java.lang.UnsupportedOperationException") as e:
         raise WorkerError(str(e.getMessage())) from None
     counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(run, counts)
+    rounds = timed_rounds(run, counts, threads)
     return {
         "jvm": _jvm_identity(jpype),
         "provider": str(harness.providerDescription()),
@@ -94,7 +102,7 @@ def handle(request: dict) -> dict:
         "ciphertext": ciphertext,
         "warmup": warmup.as_dict(),
         "rounds": rounds,
-        "sink": int(harness.sink()),
+        "sink": int(measured.sink()),
     }
 
 

@@ -30,7 +30,7 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
     request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode,
                "direction": workload.direction, "iterations": workload.iterations, "rounds": workload.rounds,
-               "round_seconds": workload.round_seconds, **PYCA_WARMUP}
+               "round_seconds": workload.round_seconds, "threads": workload.threads, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
                                  env=ia32cap.environment(dict(os.environ), aesni))
     if failed:
@@ -46,7 +46,7 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
-        shape=workload.shape, message_bytes=workload.message_bytes, summary=summary,
+        shape=workload.shape, message_bytes=workload.message_bytes, threads=workload.threads, summary=summary,
         warmup=merge_warmups([fork["warmup"] for fork in results]), ciphertext=result["ciphertext"],
         details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
     )
@@ -61,18 +61,19 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
     # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
     seconds = max(1, round(workload.round_seconds))
     command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, seconds,
-                                        (*extra_args, *decrypt))
+                                        (*extra_args, *decrypt), workload.threads)
     notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
-             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {seconds} s"]
+             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {seconds} s"
+             + (f", each of {workload.threads} processes (-multi)" if workload.threads > 1 else "")]
     if decrypt and workload.mode == "cbc":
         notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the padded "
                      f"ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
     # Each `openssl speed` run is its own process already: forks x rounds runs.
-    rounds = [openssl_cli.speed_round(command, env) for _ in range(workload.rounds * workload.forks)]
+    rounds = [openssl_cli.speed_round(command, env, workload.threads) for _ in range(workload.rounds * workload.forks)]
     return Measurement(
         engine=OPENSSL_CLI, implementation=described["openssl_version"],
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
-        shape="stream", message_bytes=workload.message_bytes, summary=summarize(rounds, workload.forks),
+        shape="stream", message_bytes=workload.message_bytes, threads=workload.threads, summary=summarize(rounds, workload.forks),
         details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
         notes=notes,
     )

@@ -10,7 +10,8 @@ import subprocess
 
 from jvmbridge.child import WorkerError
 
-# -mr writes "+R:<operations>:<cipher>:<seconds>" on stderr for each size it ran.
+# -mr writes "+R:<operations>:<cipher>:<seconds>" on stderr for each size it ran (with -multi N,
+# one such line from each of the N processes).
 _RESULT = re.compile(r"^\+R:(\d+):([^:]+):([0-9.]+)\s*$", re.MULTILINE)
 
 
@@ -23,20 +24,25 @@ def describe(openssl: str, env: dict[str, str]) -> dict:
 
 
 def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int,
-                  extra: tuple[str, ...] = ()) -> list[str]:
+                  extra: tuple[str, ...] = (), processes: int = 1) -> list[str]:
     """``extra`` goes before -evp: -provider NAME or -engine ID for another implementation."""
-    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds),
+    multi = ("-multi", str(processes)) if processes > 1 else ()
+    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi,
             "-bytes", str(message_bytes), *extra, "-evp", cipher]
 
 
-def speed_round(command: list[str], env: dict[str, str]) -> dict:
-    """One timed round of ``command`` (a speed_command): operations done in how many nanoseconds."""
+def speed_round(command: list[str], env: dict[str, str], processes: int = 1) -> dict:
+    """One timed round of ``command`` (a speed_command): operations done in how many nanoseconds,
+    all ``processes`` together (their rates summed, as `-multi` does)."""
     done = _run(command, env)
-    match = _RESULT.search(done.stderr)
-    if not match:
+    results = [(int(m[1]), float(m[3])) for m in _RESULT.finditer(done.stderr)]
+    if len(results) != processes:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise WorkerError(f"openssl speed gave no result (exit {done.returncode}): {last}")
-    return {"iterations": int(match[1]), "ns": round(float(match[3]) * 1e9)}
+        got = f"{len(results)} of {processes} results" if results else "no result"
+        raise WorkerError(f"openssl speed gave {got} (exit {done.returncode}): {last}")
+    operations = sum(count for count, _ in results)
+    rate = sum(count / seconds for count, seconds in results)
+    return {"iterations": operations, "ns": round(operations / rate * 1e9)}
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.padding import PKCS7
 
 from jvmbridge.child import serve
-from jvmbridge.measure import round_counts, timed_rounds, warm_up
+from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 
 # OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
 _OPENSSL_CPU_INFO = 9
@@ -94,18 +94,21 @@ def handle(request: dict) -> dict:
                           (ciphertext if decrypt else plaintext), mode, decrypt)
     else:
         run = message_loop
-    warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
-    # A Python loop cannot do 1e8 messages in reasonable time: run what fits the rounds' time,
-    # and report that count, not the one asked for.
-    counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op,
-                          time_capped=True)
+    threads = request["threads"]
+    with in_processes(run, threads) as loop:
+        warmup = warm_up(loop, request["warmup_min_seconds"], request["warmup_max_seconds"])
+        # A Python loop cannot do 1e8 messages in reasonable time: run what fits the rounds' time,
+        # and report that count, not the one asked for.
+        counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op,
+                              time_capped=True)
+        rounds = timed_rounds(loop, counts, threads)
     return {
         "library": f"cryptography {cryptography.__version__}",
         "openssl_version": backend.openssl_version_text(),
         "cpuinfo": cpuinfo(),
         "ciphertext": ciphertext.hex(),
         "warmup": warmup.as_dict(),
-        "rounds": timed_rounds(run, counts),
+        "rounds": rounds,
     }
 
 
