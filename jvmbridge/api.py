@@ -27,6 +27,7 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaIn
 
 def compare(iterations: int | float | str | None = None, *, round_seconds: float = Workload.round_seconds,
             rounds: int = Workload.rounds, threads: int = Workload.threads, forks: int = Workload.forks,
+            max_forks: int | None = None, target_error: float = Workload.target_error,
             key_bits: int = Workload.key_bits,
             message_size: int | Iterable[int] = Workload.message_bytes, shapes: Iterable[str] = ("message",),
             modes: Iterable[str] = ("cbc",), directions: Iterable[str] = ("encrypt",),
@@ -34,7 +35,8 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
             openssl: str | None = "openssl", engines: Iterable[str] = ENGINES,
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
             openssl_args: Iterable[str] = (), output: str | Path | None = None) -> pd.DataFrame:
-    """One row per engine and setting; ``iterations`` None times rounds of ``round_seconds``.
+    """One row per engine and setting; ``iterations`` None times rounds of ``round_seconds``;
+    forks are added up to ``max_forks`` while the interval is wider than ``target_error`` (0.02: ±2%).
     ``frame.attrs`` holds "metadata", "ratios", "failures" and
     "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
 
@@ -43,7 +45,8 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
     sizes = [message_size] if isinstance(message_size, int) else list(message_size)
     workloads = combinations([(key_bits, mode) for mode in modes], directions, sizes, shapes,
                              iterations=None if iterations is None else parse_count(iterations),
-                             rounds=rounds, forks=forks, round_seconds=round_seconds, threads=threads)
+                             rounds=rounds, forks=forks, max_forks=max_forks, target_error=target_error,
+                             round_seconds=round_seconds, threads=threads)
     for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
         unknown = set(asked) - set(known)
         if unknown:

@@ -16,6 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from jvmbridge.workload import Workload
+
 
 class WorkerError(Exception):
     """A failure the worker understood; its message is meant for the user as it is."""
@@ -57,12 +59,13 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
     return ChildOutcome(result, done.returncode, done.stdout, done.stderr)
 
 
-def run_forks(module: str, request: Mapping, forks: int,
+def run_forks(module: str, request: Mapping, workload: Workload,
               env: Mapping[str, str] | None = None) -> tuple[list[ChildOutcome], ChildOutcome | None]:
-    """``forks`` fresh children with the same request, as JMH's forks: run-to-run variation (JIT
-    decisions, memory layout) shows up in the spread. Stops at the first failure, returned second."""
+    """Fresh children with the same request, as JMH's forks, as many as ``workload`` wants: run-to-run
+    variation (JIT decisions, memory layout) shows up in the spread. Stops at the first failure,
+    returned second."""
     outcomes = []
-    for _ in range(forks):
+    while workload.wants_another_fork([r for o in outcomes for r in o.result["rounds"]], len(outcomes)):
         outcome = run_child(module, request, env)
         if outcome.error:
             return outcomes, outcome

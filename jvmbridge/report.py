@@ -47,7 +47,7 @@ def render_table(comparison: Comparison) -> str:
     padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
     lines = [
         f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
-        f"{sizes}-byte messages, {work['budget']}, {work['forks']} fork(s)",
+        f"{sizes}-byte messages, {work['budget']}",
         f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]

@@ -39,14 +39,21 @@ class Measurement:
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)
 
-    def row(self, expected_ciphertext: str) -> dict:
+    def row(self, expected_ciphertext: str, target_error: float | None = None) -> dict:
+        """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
+        the relative interval the run aimed for, noted when not reached."""
         s = self.summary
         ops_per_s = 1e9 / s.median_ns
         notes = list(self.notes)
         if not self.as_requested:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
         if s.noisy:
-            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); a longer --round-time, more --forks or a quieter machine helps")
+            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); a longer --round-time, more --forks "
+                         "or a quieter machine helps")
+        if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
+            notes.append(f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
+                         f"±{target_error * 100:g}% aimed for; --max-forks, a longer --round-time or a quieter "
+                         "machine helps")
         if s.rounds < FEW_SAMPLES:
             notes.append(f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval is wide or undefined; "
                          "more --rounds or --forks helps")

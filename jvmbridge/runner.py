@@ -129,7 +129,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         progress(index, len(jobs), job.label, time.monotonic() - clock)
                     workload = job.workload
                     expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
-                    rows.append({**job.measure().row(expected), "cipher": workload.cipher_name,
+                    rows.append({**job.measure().row(expected, workload.target_error), "cipher": workload.cipher_name,
                                  "direction": workload.direction})
                     writer.write("measurement", configuration=job.label, row=rows[-1])
                 except WorkerError as e:

@@ -34,6 +34,10 @@ class Summary:
         return self.rsd > NOISY_RSD
 
     @property
+    def relative_error(self) -> float:
+        return self.error_ns / self.mean_ns
+
+    @property
     def interval(self) -> tuple[float, float]:
         return self.mean_ns - self.error_ns, self.mean_ns + self.error_ns
 
@@ -49,6 +53,12 @@ def summarize(rounds: list[dict], forks: int = 1) -> Summary:
         stdev, error = 0.0, math.inf
     return Summary(statistics.median(per_op), min(per_op), max(per_op), mean, error, stdev / mean,
                    len(per_op), forks, sum(r["iterations"] for r in rounds), tuple(per_op))
+
+
+def precise_enough(rounds: list[dict], target: float) -> bool:
+    """Whether the CONFIDENCE interval of the mean of ``rounds`` lies within ±target (relative) of it."""
+    summary = summarize(rounds)
+    return summary.error_ns <= target * summary.mean_ns
 
 
 def t_quantile(p: float, df: int) -> float:

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
+from jvmbridge.stats import precise_enough
+
 KEY_BITS = (128, 192, 256)
 # Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).
 TRANSFORMATIONS = {"cbc": "AES/CBC/PKCS5Padding", "ctr": "AES/CTR/NoPadding",
@@ -26,6 +28,9 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
 MAX_THREADS = 256
+# Forks are added until the 99.9% interval is this narrow (relative half-width), or the limit.
+TARGET_ERROR = 0.02
+MAX_FORKS = 100
 
 
 def parse_count(value: str | int | float) -> int:
@@ -47,7 +52,10 @@ class Workload:
     rounds: int = 5
     key_bits: int = 256
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
-    forks: int = 2  # fresh processes per configuration, each with `rounds` rounds (JMH's forks)
+    forks: int = 2  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
+    # More forks, up to max_forks (None: 3 x forks), while the interval is wider than target_error.
+    max_forks: int | None = None
+    target_error: float = TARGET_ERROR
     shape: str = "message"
     mode: str = "cbc"
     direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
@@ -65,8 +73,12 @@ class Workload:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
         if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
             raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
-        if not 1 <= self.forks <= 100:
-            raise ValueError(f"forks must be between 1 and 100, not {self.forks}")
+        if not 1 <= self.forks <= MAX_FORKS:
+            raise ValueError(f"forks must be between 1 and {MAX_FORKS}, not {self.forks}")
+        if not self.forks <= self.fork_limit <= MAX_FORKS:
+            raise ValueError(f"max forks must be between --forks ({self.forks}) and {MAX_FORKS}, not {self.max_forks}")
+        if not 0 < self.target_error < 1:
+            raise ValueError(f"target error must be between 0 and 100%, not {self.target_error:.0%}")
         if self.mode not in TRANSFORMATIONS:
             raise ValueError(f"mode must be one of {', '.join(TRANSFORMATIONS)}, not {self.mode!r}")
         if self.direction not in DIRECTIONS:
@@ -102,13 +114,26 @@ class Workload:
         """The openssl-style name, e.g. aes-256-cbc."""
         return f"aes-{self.key_bits}-{self.mode}"
 
+    @property
+    def fork_limit(self) -> int:
+        return self.max_forks if self.max_forks is not None else min(3 * self.forks, MAX_FORKS)
+
+    def wants_another_fork(self, rounds: list[dict], forks_done: int) -> bool:
+        """Fewer than ``forks`` done, or the interval of ``rounds`` so far still wider than the target
+        and the limit not reached (pyperf and JMH fix the count; a quiet machine then waits for nothing)."""
+        if forks_done < self.forks:
+            return True
+        return forks_done < self.fork_limit and not precise_enough(rounds, self.target_error)
+
     def budget(self) -> str:
         """How long each fork measures, in words for a report header."""
         parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
+        forks = (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
+                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% (99.9%)")
         if self.iterations is None:
-            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{parallel}"
+            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
-        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}"
+        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
 
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
@@ -143,7 +168,7 @@ def parse_sizes(value: str) -> list[int]:
 def combinations(operations: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
                  shapes: Iterable[str], **common) -> list[Workload]:
     """One workload per (key bits, mode), direction, size and shape, in that (report) order;
-    ``common`` holds the Workload fields they share (iterations, rounds, forks, round_seconds, threads)."""
+    ``common`` holds the Workload fields they share (iterations, rounds, forks, threads, ...)."""
     return [Workload(key_bits=bits, mode=mode, direction=direction, message_bytes=size, shape=shape, **common)
             for bits, mode in dict.fromkeys(operations) for direction in dict.fromkeys(directions)
             for size in dict.fromkeys(sizes) for shape in dict.fromkeys(shapes)]

@@ -33,6 +33,8 @@ def test_iteration_spellings_are_accepted(value):
 @pytest.mark.parametrize("args, fragment", [
     (["--round-time", "0"], "0.01<=x<=3600"), (["--sizes", "16,big"], "nor \"sweep\""),
     (["--iterations", "2", "--rounds", "3"], "rounds must be between 1 and the iteration count"),
+    (["--forks", "3", "--max-forks", "2"], "max forks must be between --forks (3) and 100, not 2"),
+    (["--target-error", "0"], "0<x<100"),
 ])
 def test_bad_round_time_sizes_and_rounds(args, fragment):
     assert_clean_failure(run_cli("compare", *args), 2, fragment)
@@ -66,7 +68,7 @@ def test_jvm_refusing_an_option_is_quoted_verbatim():
 def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
     # A real crash: the heap cannot hold an 8 MiB message three times, and the JVM aborts on OOM.
     done = run_cli("compare", "--engine", "jvm", "--engine", "pyca", "--message-size", "8388608",
-                   "--iterations", "3", "--rounds", "1", "--jvm-arg=-Xmx20m",
+                   "--iterations", "3", "--rounds", "1", "--max-forks", "2", "--jvm-arg=-Xmx20m",
                    "--jvm-arg=-XX:+CrashOnOutOfMemoryError", cwd=tmp_path)
     assert_clean_failure(done, 1, "killed by SIGABRT", "OutOfMemoryError", "report: ")
     assert done.stderr.count("failed:") == 2

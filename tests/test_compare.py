@@ -38,7 +38,7 @@ def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
 
 
 def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
-    assert report["metadata"]["workload"]["budget"] == "3 rounds of 0.1 s per fork"
+    assert report["metadata"]["workload"]["budget"] == "3 rounds of 0.1 s per fork, 2 fork(s)"
     for row in report["results"]:
         assert row["forks"] == 2 and row["rounds"] == 2 * 3 and len(row["round_ns_per_op"]) == 6
         if not row["engine"].startswith("OpenSSL speed"):  # it runs whole seconds
@@ -136,7 +136,7 @@ def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
 def test_python_api_returns_a_dataframe():
     import jvmbridge
 
-    frame = jvmbridge.compare("1e5", rounds=2, engines=["jvm"])
+    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engines=["jvm"])
     assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
     assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
     assert list(frame.iterations) == [2 * 100_000] * 2  # exactly, in each of the 2 forks
@@ -171,7 +171,7 @@ def test_a_missing_provider_fails_alone(quick):
 
 def test_a_size_sweep_in_one_run():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     assert data["metadata"]["workload"]["sizes"] == [16, 1024]
     by_size = {}
@@ -190,19 +190,19 @@ def test_a_size_sweep_in_one_run():
 
 
 def test_openssl_arguments_reach_openssl_speed():
-    done, data = run_json("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--quiet",
-                          "--openssl-arg=-provider", "--openssl-arg=default")
+    done, data = run_json("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
+                          "--quiet", "--openssl-arg=-provider", "--openssl-arg=default")
     assert done.returncode == 0, done.stderr
     assert all("-provider default -evp aes-256-cbc" in r["command"] for r in data["results"])
-    refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--quiet",
-                      "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
+    refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--max-forks", "1",
+                      "--quiet", "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
     assert refused.returncode == 1 and "openssl speed gave no result" in refused.stderr
 
 
 def test_message_and_stream_shapes_side_by_side():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
                           "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "3",
-                          "--forks", "1", "--quiet")
+                          "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     shapes = {(r["engine"], r["setting"], r["shape"]) for r in data["results"]}
     for engine, on in (("JVM", "intrinsics on"), ("OpenSSL via pyca (Python loop)", "AES-NI on")):
@@ -217,7 +217,7 @@ def test_message_and_stream_shapes_side_by_side():
 def test_ciphers_by_openssl_names_run_identically_on_both_sides():
     done, data = run_json("compare", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
                           "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     ciphers = {r["cipher"] for r in data["results"]}
     assert ciphers == {"aes-128-gcm", "aes-256-ctr", "aes-192-cfb"}
@@ -252,7 +252,7 @@ def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
 def test_decryption_beside_encryption_and_what_cannot_be_measured():
     done, data = run_json("compare", "--cipher", "aes-128-gcm", "--direction", "encrypt", "--direction", "decrypt",
                           "--shape", "message", "--shape", "stream", "--engine", "jvm", "--engine", "openssl-cli",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     # The JCE holds a GCM decryption stream until doFinal: that row fails, saying why; the rest run.
     assert done.returncode == 1
     assert "a GCM decryption stream cannot be measured" in done.stderr
@@ -277,3 +277,16 @@ def test_threads_run_loops_at_once_on_every_side(quick):
     table = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--engine", "jvm")
     assert table.returncode == 0, table.stderr
     assert "ops/s/thread" in table.stdout and "2 loops at once" in table.stdout
+
+
+def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
+    common = ["--engine", "pyca", "--round-time", "0.1", "--rounds", "4", "--forks", "1", "--max-forks", "3", "--quiet"]
+    done, strict = run_json("compare", *common, "--target-error", "0.001")
+    assert done.returncode == 0, done.stderr
+    assert strict["metadata"]["workload"]["budget"] == "4 rounds of 0.1 s per fork, 1 to 3 forks until ±0.001% (99.9%)"
+    for row in strict["results"]:  # ±0.001% is out of reach: every fork up to the limit, and a note saying so
+        assert row["forks"] == 3 and row["rounds"] == 12
+        assert "wider than the ±0.001% aimed for" in row["notes"]
+    done, lax = run_json("compare", *common, "--target-error", "99")  # 4 samples: t(3) = 12.9
+    assert done.returncode == 0, done.stderr
+    assert [row["forks"] for row in lax["results"]] == [1, 1]

@@ -70,8 +70,8 @@ def test_this_machines_table_mr_and_multi_output(tmp_path):
 @needs_openssl
 def test_published_figures_sit_beside_a_measured_run(tmp_path):
     measured = tmp_path / "run.jsonl"
-    done = run_cli("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--message-size", "64",
-                   "--quiet", "--output", str(measured))
+    done = run_cli("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
+                   "--message-size", "64", "--quiet", "--output", str(measured))
     assert done.returncode == 0, done.stderr
     saved = speed(tmp_path, "published.txt", "-bytes", "64", "-evp", "aes-256-cbc")
     rows = report_rows(measured, saved)

@@ -13,8 +13,8 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
-from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, SHAPES,
-                                SPEED_SIZES, Workload, combinations, parse_cipher)
+from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS,
+                                SHAPES, SPEED_SIZES, TARGET_ERROR, Workload, combinations, parse_cipher)
 
 
 @click.command()
@@ -29,8 +29,15 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_ROUND_SECONDS, MAX_THR
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
                    "openssl speed -multi. Figures are the aggregate, with the per-thread rate beside.")
-@click.option("--forks", type=click.IntRange(1, 100), default=Workload.forks, show_default=True,
-              help="Fresh processes per configuration (as JMH's forks); every round of every fork is a sample.")
+@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=Workload.forks, show_default=True,
+              help="Fresh processes per configuration, at least (as JMH's forks); every round of every fork "
+                   "is a sample.")
+@click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
+              help="More forks, up to this many, while the interval is wider than --target-error "
+                   "[default: 3 x --forks; equal to --forks: a fixed count].")
+@click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
+              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
+              help="Half-width of the 99.9% interval, relative to the mean, that stops adding forks.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
 @click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
@@ -63,9 +70,9 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_ROUND_SECONDS, MAX_THR
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, round_seconds, rounds, threads, forks, key_bits, ciphers, message_sizes, shapes, directions,
-            java_paths, all_jdks, jvm_args, providers, classpath, openssl, openssl_args, engines, output,
-            output_format, quiet):
+def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target_error, key_bits, ciphers,
+            message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath, openssl,
+            openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
@@ -75,7 +82,8 @@ def compare(iterations, round_seconds, rounds, threads, forks, key_bits, ciphers
     try:
         operations = [parse_cipher(name) for name in dict.fromkeys(ciphers)] or [(int(key_bits or 256), "cbc")]
         workloads = combinations(operations, directions, message_sizes, shapes, iterations=iterations,
-                                 rounds=rounds, forks=forks, round_seconds=round_seconds, threads=threads)
+                                 rounds=rounds, forks=forks, max_forks=max_forks,
+                                 target_error=target_error / 100, round_seconds=round_seconds, threads=threads)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []

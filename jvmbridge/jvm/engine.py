@@ -38,10 +38,10 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.forks)
+    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload)
     if failed:
         said = messages.complaint(failed.stdout + "\n" + failed.stderr)
-        fork = f" (fork {len(outcomes) + 1} of {workload.forks})" if workload.forks > 1 else ""
+        fork = f" (fork {len(outcomes) + 1})" if workload.fork_limit > 1 else ""
         raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {said}" if said else ""))
     outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
@@ -62,7 +62,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
         shape=workload.shape,
         message_bytes=workload.message_bytes, threads=workload.threads,
-        summary=summarize([r for o in outcomes for r in o.result["rounds"]], workload.forks),
+        summary=summarize([r for o in outcomes for r in o.result["rounds"]], len(outcomes)),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],

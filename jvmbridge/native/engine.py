@@ -31,18 +31,20 @@ def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurem
     request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode,
                "direction": workload.direction, "iterations": workload.iterations, "rounds": workload.rounds,
                "round_seconds": workload.round_seconds, "threads": workload.threads, **PYCA_WARMUP}
-    outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload.forks,
+    outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload,
                                  env=ia32cap.environment(dict(os.environ), aesni))
     if failed:
         raise WorkerError(failed.error)
     results = [o.result for o in outcomes]
     result = results[0]
     as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
-    summary = summarize([r for fork in results for r in fork["rounds"]], workload.forks)
-    notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead" if workload.shape == "message"
+    summary = summarize([r for fork in results for r in fork["rounds"]], len(results))
+    notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
+             if workload.shape == "message"
              else "update_into on one encryptor; includes Python call overhead"]
-    if workload.iterations is not None and summary.iterations < workload.iterations * workload.forks:
-        notes.append(f"ran {summary.iterations:,} of {workload.iterations * workload.forks:,} messages (time budget)")
+    asked = None if workload.iterations is None else workload.iterations * workload.threads * len(results)
+    if asked is not None and summary.iterations < asked:
+        notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
@@ -62,18 +64,22 @@ def measure_openssl_cli(openssl: str, workload: Workload, aesni: bool, cpu_has_a
     seconds = max(1, round(workload.round_seconds))
     command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, seconds,
                                         (*extra_args, *decrypt), workload.threads)
+    # Each `openssl speed` run is its own process already: a "fork" is `rounds` more runs.
+    rounds, forks = [], 0
+    while workload.wants_another_fork(rounds, forks):
+        rounds += [openssl_cli.speed_round(command, env, workload.threads) for _ in range(workload.rounds)]
+        forks += 1
     notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
-             f"no per-message init or padding; {workload.rounds * workload.forks} runs of {seconds} s"
+             f"no per-message init or padding; {len(rounds)} runs of {seconds} s"
              + (f", each of {workload.threads} processes (-multi)" if workload.threads > 1 else "")]
     if decrypt and workload.mode == "cbc":
         notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the padded "
                      f"ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
-    # Each `openssl speed` run is its own process already: forks x rounds runs.
-    rounds = [openssl_cli.speed_round(command, env, workload.threads) for _ in range(workload.rounds * workload.forks)]
     return Measurement(
         engine=OPENSSL_CLI, implementation=described["openssl_version"],
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
-        shape="stream", message_bytes=workload.message_bytes, threads=workload.threads, summary=summarize(rounds, workload.forks),
+        shape="stream", message_bytes=workload.message_bytes, threads=workload.threads,
+        summary=summarize(rounds, forks),
         details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
         notes=notes,
     )
