@@ -47,13 +47,12 @@ class Measurement:
         notes = list(self.notes)
         if not self.as_requested:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
-        if s.noisy:
-            notes.append(f"noisy: rounds vary by {s.rsd:.1%} (rsd); a longer --round-time, more --forks "
-                         "or a quieter machine helps")
+        doubts = [f"noisy: rounds vary by {s.rsd:.1%} (rsd)"] if s.noisy else []
         if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
-            notes.append(f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
-                         f"±{target_error * 100:g}% aimed for; --max-forks, a longer --round-time or a quieter "
-                         "machine helps")
+            doubts.append(f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
+                          f"±{target_error * 100:g}% aimed for")
+        if doubts:
+            notes.append("; ".join(doubts) + "; more --max-forks, a longer --round-time or a quieter machine helps")
         if s.rounds < FEW_SAMPLES:
             notes.append(f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval is wide or undefined; "
                          "more --rounds or --forks helps")

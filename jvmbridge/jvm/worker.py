@@ -54,6 +54,16 @@ def _jvm_identity(jpype) -> dict:
     return {name: str(system.getProperty(name)) for name in props}
 
 
+def _loop(jpype, harness_class, copies: list, stream: bool):
+    """(the Java object whose sink() holds the results, its timed loop) for one harness or several
+    on threads of their own, started together (ParallelHarness)."""
+    if len(copies) == 1:
+        (harness,) = copies
+        return harness, harness.runStream if stream else harness.run
+    parallel = jpype.JClass("jvmbridge.harness.ParallelHarness")(jpype.JArray(harness_class)(copies), stream)
+    return parallel, parallel.run
+
+
 def handle(request: dict) -> dict:
     jpype = _start_jvm(request)
     flags = _read_flags(jpype, request["read_flags"])
@@ -71,16 +81,11 @@ def handle(request: dict) -> dict:
     ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
     compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
-    threads, stream = request["threads"], request["shape"] == "stream"
-    if threads > 1:
-        # One cipher per thread: a Cipher is not thread-safe.
-        copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
-                              for _ in range(threads - 1)]
-        measured = jpype.JClass("jvmbridge.harness.ParallelHarness")(jpype.JArray(harness_class)(copies), stream)
-        loop = measured.run
-    else:
-        measured = harness
-        loop = harness.runStream if stream else harness.run
+    threads = request["threads"]
+    # One cipher per thread: a Cipher is not thread-safe.
+    copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
+                          for _ in range(threads - 1)]
+    measured, loop = _loop(jpype, harness_class, copies, request["shape"] == "stream")
 
     def run(n: int) -> int:
         return int(loop(n))
