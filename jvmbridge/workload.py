@@ -53,7 +53,8 @@ class Workload:
     key_bits: int = 256
     message_bytes: int = AESNITESTER_MESSAGE_BYTES
     forks: int = 2  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
-    # More forks, up to max_forks (None: 3 x forks), while the interval is wider than target_error.
+    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
+    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
     max_forks: int | None = None
     target_error: float = TARGET_ERROR
     shape: str = "message"
@@ -116,7 +117,9 @@ class Workload:
 
     @property
     def fork_limit(self) -> int:
-        return self.max_forks if self.max_forks is not None else min(3 * self.forks, MAX_FORKS)
+        if self.max_forks is not None:
+            return self.max_forks
+        return self.forks if self.iterations is not None else min(3 * self.forks, MAX_FORKS)
 
     def wants_another_fork(self, rounds: list[dict], forks_done: int) -> bool:
         """Fewer than ``forks`` done, or the interval of ``rounds`` so far still wider than the target

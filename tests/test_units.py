@@ -125,3 +125,14 @@ def test_a_failing_copy_raises_instead_of_hanging():
     with in_processes(broken, 2) as together:
         with pytest.raises(RuntimeError, match="ValueError: no such mode"):
             together(1)
+
+
+def test_more_forks_only_when_the_work_is_not_fixed():
+    from jvmbridge.workload import Workload
+
+    assert Workload().fork_limit == 6  # timed rounds: up to 3 x forks while the interval is wide
+    assert Workload(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
+    assert Workload(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
+    wide = [{"iterations": 1, "ns": ns} for ns in (100, 150, 90, 160, 80)]
+    assert Workload().wants_another_fork(wide, 2) and not Workload().wants_another_fork(wide, 6)
+    assert not Workload(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)

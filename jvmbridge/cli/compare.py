@@ -34,7 +34,7 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
                    "is a sample.")
 @click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
               help="More forks, up to this many, while the interval is wider than --target-error "
-                   "[default: 3 x --forks; equal to --forks: a fixed count].")
+                   "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 99.9% interval, relative to the mean, that stops adding forks.")
