@@ -36,7 +36,7 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
     return " ".join(value) if isinstance(value, list) else value
 
 
-def configuration(row, with_jdk: bool = True, with_size: bool = True) -> str:
+def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True) -> str:
     """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
     and how many loops ran at once."""
     engine = row.engine
@@ -45,9 +45,14 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True) -> str:
     size = f" {row.message_bytes} B" if with_size else ""
     direction = getattr(row, "direction", None)
     decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
-    threads = getattr(row, "threads", 1)  # rows saved before --threads existed ran one loop (NaN in a mix)
-    parallel = f" | {threads:.0f} threads" if threads > 1 else ""
+    parallel = f" | {threads(row)} threads" if with_threads and threads(row) > 1 else ""
     return f"{engine} | {row.setting} | {row.cipher}{decrypting}{size}{parallel}"
+
+
+def threads(row) -> int:
+    """Loops that ran at once; rows saved before --threads existed ran one (NaN beside newer rows)."""
+    value = getattr(row, "threads", 1)
+    return int(value) if value == value else 1
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
@@ -63,8 +68,9 @@ def describe_runs(frame: pd.DataFrame) -> list[str]:
     return [f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
 
 
-# How `report` may lay out columns: one per run, or one per JDK (native rows in a "native" column).
-COLUMN_KINDS = ("run", "jdk")
+# How `report` may lay out columns: one per run, one per JDK (native rows in a "native" column), or
+# one per thread count (how throughput scales with --threads).
+COLUMN_KINDS = ("run", "jdk", "threads")
 
 
 @dataclass
@@ -76,11 +82,10 @@ class RunComparison:
 
 def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     frame = number_runs(frame)
-    by_jdk = columns == "jdk"
+    by_jdk, by_threads = columns == "jdk", columns == "threads"
     frame = frame.assign(
-        configuration=[configuration(r, with_jdk=not by_jdk) for r in frame.itertuples()],
-        column=[(f"JDK {r.jdk_version}" if r.engine == JVM else "native") if by_jdk else r.run
-                for r in frame.itertuples()])
+        configuration=[configuration(r, with_jdk=not by_jdk, with_threads=not by_threads) for r in frame.itertuples()],
+        column=[_column(r, columns) for r in frame.itertuples()])
     labels = list(dict.fromkeys(frame.sort_values("column", key=_natural).column))
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame)
@@ -102,6 +107,14 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and (table[c] == "-").all()]
     return RunComparison(labels, table.drop(columns=empty), notes)
+
+
+def _column(row, columns: str) -> str:
+    if columns == "jdk":
+        return f"JDK {row.jdk_version}" if row.engine == JVM else "native"
+    if columns == "threads":
+        return f"{threads(row)} thread(s)"
+    return row.run
 
 
 def _natural(labels: pd.Series) -> pd.Series:

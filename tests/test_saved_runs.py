@@ -145,3 +145,20 @@ def test_plot_png_and_svg(saved, tmp_path):
     assert run_cli("report", str(saved), "--plot", str(svg)).returncode == 0
     assert b"<svg" in svg.read_bytes()[:500]
     assert run_cli("report", str(saved), "--plot", str(tmp_path / "figure.gif")).returncode == 2
+
+
+def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
+    paths = []
+    for threads in ("1", "2"):
+        paths.append(tmp_path / f"threads-{threads}.jsonl")
+        done = run_cli("compare", "--engine", "pyca", "--threads", threads, "--round-time", "0.1", "--rounds", "3",
+                       "--forks", "1", "--max-forks", "1", "--quiet", "--output", str(paths[-1]))
+        assert done.returncode == 0, done.stderr
+    done = run_cli("report", *map(str, paths), "--columns", "threads", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["columns"] == ["1 thread(s)", "2 thread(s)"]
+    assert len(data["comparison"]) == 2  # AES-NI on and off, each with both thread counts beside
+    for row in data["comparison"]:
+        assert row["1 thread(s) ns/op"] > 0 and row["2 thread(s) ns/op"] > 0
+        assert "x [" in row["2 thread(s) vs 1 thread(s)"]
