@@ -68,9 +68,9 @@ def describe_runs(frame: pd.DataFrame) -> list[str]:
     return [f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
 
 
-# How `report` may lay out columns: one per run, one per JDK (native rows in a "native" column), or
-# one per thread count (how throughput scales with --threads).
-COLUMN_KINDS = ("run", "jdk", "threads")
+# How `report` may lay out columns: one per run, per host (servers side by side), per JDK (native
+# rows in a "native" column), or per thread count (how throughput scales with --threads).
+COLUMN_KINDS = ("run", "host", "jdk", "threads")
 
 
 @dataclass
@@ -86,7 +86,8 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     frame = frame.assign(
         configuration=[configuration(r, with_jdk=not by_jdk, with_threads=not by_threads) for r in frame.itertuples()],
         column=[_column(r, columns) for r in frame.itertuples()])
-    labels = list(dict.fromkeys(frame.sort_values("column", key=_natural).column))
+    # Hosts in the order their runs started; runs, JDKs and thread counts in natural order.
+    labels = list(dict.fromkeys(frame.sort_values("run" if columns == "host" else "column", key=_natural).column))
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame)
     if duplicated.any():
@@ -114,7 +115,7 @@ def _column(row, columns: str) -> str:
         return f"JDK {row.jdk_version}" if row.engine == JVM else "native"
     if columns == "threads":
         return f"{threads(row)} thread(s)"
-    return row.run
+    return row.host if columns == "host" else row.run
 
 
 def _natural(labels: pd.Series) -> pd.Series:

@@ -71,6 +71,16 @@ def test_report_two_runs_side_by_side(saved, tmp_path):
     assert markdown.splitlines()[1].startswith("|---|")
 
 
+def test_report_columns_by_host(saved, tmp_path):
+    host = records(saved)[0]["metadata"]["host"]
+    other = tmp_path / "other-server.jsonl"
+    other.write_text(saved.read_text().replace(records(saved)[0]["run_id"], "another-run")
+                     .replace(f'"host": "{host}"', '"host": "server-b"'))
+    done = run_cli("report", str(saved), str(other), "--columns", "host", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["columns"] == [host, "server-b"]
+
+
 def test_report_columns_by_jdk(saved):
     done = run_cli("report", str(saved), "--columns", "jdk")
     assert done.returncode == 0, done.stderr

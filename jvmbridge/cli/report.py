@@ -18,7 +18,7 @@ SCHEMA_VERSION = 1
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--format", "output_format", type=click.Choice(REPORT_FORMATS), default="table", show_default=True)
 @click.option("--columns", "columns", type=click.Choice(COLUMN_KINDS), default="run", show_default=True,
-              help="One column per run, per JDK (JDKs measured in one run or several), or per thread count "
+              help="One column per run, per host, per JDK (JDKs measured in one run or several), or per thread count "
                    "(how throughput scales with compare --threads).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
