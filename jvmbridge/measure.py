@@ -94,7 +94,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
     start = context.Barrier(copies + 1)
     links = [context.Pipe() for _ in range(copies)]
 
-    def serve(link) -> None:
+    def copy_loop(link) -> None:
         while (n := link.recv()) is not None:
             start.wait()
             try:
@@ -103,7 +103,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
             except Exception as e:  # the parent raises it; a dead copy would hang the barrier
                 link.send(f"{type(e).__name__}: {e}")
 
-    copies_running = [context.Process(target=serve, args=(child,), daemon=True) for _, child in links]
+    copies_running = [context.Process(target=copy_loop, args=(child,), daemon=True) for _, child in links]
     for process in copies_running:
         process.start()
 
