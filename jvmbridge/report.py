@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import json
-import math
 
-from jvmbridge.results import JVM, OPENSSL_CLI
+from jvmbridge.results import JVM, OPENSSL_CLI, missing
 from jvmbridge.runner import Comparison
 from jvmbridge.textable import align
 
@@ -106,14 +105,13 @@ def _engines(frame) -> list[str]:
 
 
 def _error_percent(row) -> str:
-    error = row.ns_per_op_error
-    if error is None or (isinstance(error, float) and math.isnan(error)):
+    if missing(row.ns_per_op_error):
         return "n/a"
-    return f"{error / row.ns_per_op_mean:.1%}"
+    return f"{row.ns_per_op_error / row.ns_per_op_mean:.1%}"
 
 
 def _ciphertext(ok) -> str:
-    if ok is None or (isinstance(ok, float) and math.isnan(ok)):
+    if missing(ok):
         return "-"
     return "= OpenSSL" if ok else "MISMATCH"
 

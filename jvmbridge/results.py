@@ -133,9 +133,13 @@ def speedup(label: str, faster, slower) -> Ratio:
                  float(high_s / low_f) if low_f > 0 else math.inf, bool(low_s > high_f or low_f > high_s))
 
 
+def missing(value) -> bool:
+    """None, or the NaN pandas puts where a row lacks a column the others have."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _error(row) -> float:
-    error = row.ns_per_op_error
-    return math.inf if error is None or (isinstance(error, float) and math.isnan(error)) else error
+    return math.inf if missing(row.ns_per_op_error) else row.ns_per_op_error
 
 
 def _operation_keys(frame: pd.DataFrame) -> list[str]:

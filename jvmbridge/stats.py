@@ -37,10 +37,6 @@ class Summary:
     def relative_error(self) -> float:
         return self.error_ns / self.mean_ns
 
-    @property
-    def interval(self) -> tuple[float, float]:
-        return self.mean_ns - self.error_ns, self.mean_ns + self.error_ns
-
 
 def summarize(rounds: list[dict], forks: int = 1) -> Summary:
     """``rounds`` as the engines report them: [{"iterations": n, "ns": elapsed}, ...]."""
@@ -57,8 +53,7 @@ def summarize(rounds: list[dict], forks: int = 1) -> Summary:
 
 def precise_enough(rounds: list[dict], target: float) -> bool:
     """Whether the CONFIDENCE interval of the mean of ``rounds`` lies within ±target (relative) of it."""
-    summary = summarize(rounds)
-    return summary.error_ns <= target * summary.mean_ns
+    return summarize(rounds).relative_error <= target
 
 
 def t_quantile(p: float, df: int) -> float:
