@@ -59,13 +59,18 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
     return ChildOutcome(result, done.returncode, done.stdout, done.stderr)
 
 
+def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
+    """Every timed round of every fork, in run order: the samples of one configuration."""
+    return [r for outcome in outcomes for r in outcome.result["rounds"]]
+
+
 def run_forks(module: str, request: Mapping, workload: Workload,
               env: Mapping[str, str] | None = None) -> tuple[list[ChildOutcome], ChildOutcome | None]:
     """Fresh children with the same request, as JMH's forks, as many as ``workload`` wants: run-to-run
     variation (JIT decisions, memory layout) shows up in the spread. Stops at the first failure,
     returned second."""
     outcomes = []
-    while workload.wants_another_fork([r for o in outcomes for r in o.result["rounds"]], len(outcomes)):
+    while workload.wants_another_fork(rounds_of(outcomes), len(outcomes)):
         outcome = run_child(module, request, env)
         if outcome.error:
             return outcomes, outcome

@@ -141,6 +141,12 @@ class Workload:
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
 
+    def loop_request(self) -> dict:
+        """What a worker needs to run this workload's timed loop: the inputs, and how long and how wide."""
+        return {**self.inputs_hex(), "shape": self.shape, "direction": self.direction,
+                "iterations": self.iterations, "rounds": self.rounds, "round_seconds": self.round_seconds,
+                "threads": self.threads}
+
     def as_dict(self) -> dict:
         padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
         return {**asdict(self), "cipher": self.cipher_name, "padding": padding, "budget": self.budget()}

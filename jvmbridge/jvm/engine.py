@@ -1,7 +1,7 @@
 """Parent side of a JVM measurement: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import WorkerError, run_forks
+from jvmbridge.child import WorkerError, rounds_of, run_forks
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
@@ -27,14 +27,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "provider_class": provider.class_name,
         "provider_source": provider.where,
         "read_flags": flags_to_read(options),
-        **workload.inputs_hex(),
+        **workload.loop_request(),
         "transformation": workload.transformation,
-        "shape": workload.shape,
-        "direction": workload.direction,
-        "iterations": workload.iterations,
-        "rounds": workload.rounds,
-        "round_seconds": workload.round_seconds,
-        "threads": workload.threads,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
@@ -62,7 +56,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
         shape=workload.shape,
         message_bytes=workload.message_bytes, threads=workload.threads,
-        summary=summarize([r for o in outcomes for r in o.result["rounds"]], len(outcomes)),
+        summary=summarize(rounds_of(outcomes), len(outcomes)),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from jvmbridge.child import WorkerError, run_forks
+from jvmbridge.child import WorkerError, rounds_of, run_forks
 from jvmbridge.native import ia32cap, openssl_cli
 from jvmbridge.results import OPENSSL_CLI, PYCA, Measurement
 from jvmbridge.measure import merge_warmups
@@ -28,28 +28,25 @@ def _verify_mask(cpuinfo: str, aesni: bool, cpu_has_aes: bool) -> tuple[bool, st
 
 
 def measure_pyca(workload: Workload, aesni: bool, cpu_has_aes: bool) -> Measurement:
-    request = {**workload.inputs_hex(), "shape": workload.shape, "mode": workload.mode,
-               "direction": workload.direction, "iterations": workload.iterations, "rounds": workload.rounds,
-               "round_seconds": workload.round_seconds, "threads": workload.threads, **PYCA_WARMUP}
+    request = {**workload.loop_request(), "mode": workload.mode, **PYCA_WARMUP}
     outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload,
                                  env=ia32cap.environment(dict(os.environ), aesni))
     if failed:
         raise WorkerError(failed.error)
-    results = [o.result for o in outcomes]
-    result = results[0]
+    result = outcomes[0].result
     as_requested, state = _verify_mask(result["cpuinfo"], aesni, cpu_has_aes)
-    summary = summarize([r for fork in results for r in fork["rounds"]], len(results))
+    summary = summarize(rounds_of(outcomes), len(outcomes))
     notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
              if workload.shape == "message"
              else "update_into on one encryptor; includes Python call overhead"]
-    asked = None if workload.iterations is None else workload.iterations * workload.threads * len(results)
+    asked = None if workload.iterations is None else workload.iterations * workload.threads * len(outcomes)
     if asked is not None and summary.iterations < asked:
         notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
     return Measurement(
         engine=PYCA, implementation=f"{result['library']}, {result['openssl_version']}",
         setting=_setting(aesni), accelerated=aesni, as_requested=as_requested, verified_state=state,
         shape=workload.shape, message_bytes=workload.message_bytes, threads=workload.threads, summary=summary,
-        warmup=merge_warmups([fork["warmup"] for fork in results]), ciphertext=result["ciphertext"],
+        warmup=merge_warmups([o.result["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
         details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
     )
 
