@@ -72,16 +72,13 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     cpu_has_aes = "aes" in cpu_info()["features"]
     engines = matrix.engines
     openssl_path = shutil.which(matrix.openssl) if matrix.openssl and "openssl-cli" in engines else None
-    several_sizes = len({w.message_bytes for w in workloads}) > 1
-    several_shapes = len({w.shape for w in workloads}) > 1
-    several_ciphers = len({w.cipher_name for w in workloads}) > 1
-    several_directions = len({w.direction for w in workloads}) > 1
+    varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     jobs, c_loop_done = [], set()
     for workload in workloads:
-        tag = "".join([f", {workload.cipher_name}" if several_ciphers else "",
-                       f", {workload.direction}" if several_directions else "",
-                       f", {workload.message_bytes} B" if several_sizes else "",
-                       f", {workload.shape}" if several_shapes else ""])
+        tag = "".join([f", {workload.cipher_name}" if "ciphers" in varying else "",
+                       f", {workload.direction}" if "directions" in varying else "",
+                       f", {workload.message_bytes} B" if "sizes" in varying else "",
+                       f", {workload.shape}" if "shapes" in varying else ""])
         jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
                      lambda java=java, provider=provider, setting=setting, workload=workload:
                          measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
@@ -171,11 +168,14 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
+def _distinct(workloads: list[Workload]) -> dict[str, list]:
+    """The ciphers, directions, sizes and shapes the workloads span, each in first-seen order."""
+    attributes = {"ciphers": "cipher_name", "directions": "direction", "sizes": "message_bytes", "shapes": "shape"}
+    return {name: list(dict.fromkeys(getattr(w, attribute) for w in workloads))
+            for name, attribute in attributes.items()}
+
+
 def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
-    sizes = list(dict.fromkeys(w.message_bytes for w in workloads))
-    shapes = list(dict.fromkeys(w.shape for w in workloads))
-    ciphers = list(dict.fromkeys(w.cipher_name for w in workloads))
-    directions = list(dict.fromkeys(w.direction for w in workloads))
     return {
         "jvmbridge_version": __version__,
         "started_utc": started.isoformat(timespec="seconds"),
@@ -184,8 +184,7 @@ def _metadata(workloads: list[Workload], started: datetime.datetime) -> dict:
         "cores": os.cpu_count(),
         "kernel": platform.release(),
         "python": sys.version.split()[0],
-        "workload": {**(workloads[0].as_dict() if workloads else {}), "sizes": sizes, "shapes": shapes,
-                     "ciphers": ciphers, "directions": directions},
+        "workload": {**(workloads[0].as_dict() if workloads else {}), **_distinct(workloads)},
         # Recorded for the record, never used to decide whether two runs are comparable.
         "volatile": volatile_readings(),
     }
