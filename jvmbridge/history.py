@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from jvmbridge.results import JVM, speedup, to_frame
+from jvmbridge.results import JVM, missing, speedup, to_frame
 from jvmbridge.store import Loaded
 
 # Run metadata copied onto every row, so a frame can be sliced without the files.
@@ -51,8 +51,8 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threa
 
 def threads(row) -> int:
     """Loops that ran at once; rows saved before --threads existed ran one (NaN beside newer rows)."""
-    value = getattr(row, "threads", 1)
-    return int(value) if value == value else 1
+    value = getattr(row, "threads", None)
+    return 1 if missing(value) else int(value)
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
