@@ -4,7 +4,8 @@ A run that dies halfway (a worker killed, a JVM crash, Ctrl-C, even this process
 every finished measurement readable. Every record carries the schema version.
 
 Schema history: 1 - first format. Records: "run" (metadata), "measurement" (one result row),
-"failure" (a configuration that gave no result), "end" (how the run finished).
+"failure" (a configuration that gave no result), "end" (how the run finished); from `verify`,
+"verification" (one JDK's modes and findings) and "verification_end" (host, CPU, exit code).
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ class Loaded:
     runs: dict[str, dict] = field(default_factory=dict)  # run_id -> metadata (plus "file", "end")
     rows: list[dict] = field(default_factory=list)  # measurement rows, each with its run_id
     failures: list[dict] = field(default_factory=list)
+    verifications: list[dict] = field(default_factory=list)  # `verify` records, one per JDK
     problems: list[str] = field(default_factory=list)  # one line each: what could not be read
 
 
@@ -71,6 +73,9 @@ def read(paths: list[str | Path]) -> Loaded:
         for number, line in enumerate(lines, 1):
             if line.strip():
                 _read_record(loaded, path, number, line, last=number == len(lines))
+        if len(loaded.rows) == before and any(v["file"] == str(path) for v in loaded.verifications):
+            raise ResultFileError(f"{path}: `verify` results, which report does not show: "
+                                  "`jvmbridge verify --format json` prints them")
         if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
             raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
     return loaded
@@ -119,5 +124,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
                                 "error": record.get("error")})
     elif kind == "end":
         loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted")}
+    elif kind in ("verification", "verification_end"):
+        loaded.verifications.append({**record, "file": str(path)})
     else:
         loaded.problems.append(f"{where}: unknown record type {kind!r}, skipped")

@@ -34,6 +34,12 @@ class Evidence:
         return {"seen": self.seen, "proven": self.proven, "seconds": round(self.seconds, 2), "error": self.error}
 
 
+def intrinsic_method(line: str) -> str | None:
+    """"CounterMode::implCrypt" for an inlining-log line that shows it used as an intrinsic."""
+    match = _INTRINSIC.search(line)
+    return match["method"] if match else None
+
+
 def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds: float) -> Evidence:
     """Run ``mode``'s loop until its intrinsics show up in the inlining log, or ``max_seconds``."""
     command = [str(java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *options, "-Xlog:jit+inlining=debug",
@@ -44,9 +50,9 @@ def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           errors="replace") as process:
         for line in process.stdout:
-            match = _INTRINSIC.search(line)
-            if match and match["method"] not in evidence.seen:
-                evidence.seen.append(match["method"])
+            method = intrinsic_method(line)
+            if method and method not in evidence.seen:
+                evidence.seen.append(method)
                 if mode.proven_by(set(evidence.seen)):
                     evidence.proven = True
                     break

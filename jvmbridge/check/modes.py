@@ -1,4 +1,5 @@
-"""The AES modes `check` looks at: the JIT intrinsics that prove each, and the flags that gate them."""
+"""The AES modes `check` and `verify` look at: the JIT intrinsics that prove each, and the flags
+that gate them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -30,6 +31,11 @@ class Mode:
         return {flag for path in self.paths for flag in path.flags}
 
     @property
+    def key(self) -> str:
+        """The mode's name on the command line and in pyca: "cbc", "gcm", ..."""
+        return self.name.lower()
+
+    @property
     def expected(self) -> str:
         return " or ".join(" + ".join(sorted(path.methods)) for path in self.paths)
 
@@ -44,4 +50,11 @@ MODES = {
                 (Path(frozenset({"GaloisCounterMode::implGCMCrypt0"}), ("UseAES", "UseAESIntrinsics"), 18),
                  Path(frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
                       ("UseAES", "UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
+    # CFB and ECB have no mode stub of their own on x86 here: the single-block intrinsic proves them.
+    "cfb": Mode("CFB", "AES/CFB/NoPadding",
+                (Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
+    "ecb": Mode("ECB", "AES/ECB/PKCS5Padding",
+                (Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
 }
+# What `check` and `verify` look at unless told otherwise: the modes servers use.
+DEFAULT_MODES = ("cbc", "ctr", "gcm")

@@ -1,7 +1,8 @@
 """The `jvmbridge` command line: one module per command.
 
-Exit codes, for every command: 0 ok, 1 a run failed or (check) something is not active,
-2 bad usage or input (check: could not tell), 130 interrupted.
+Exit codes, for every command: 0 ok, 1 a run failed, (check) something is not active or
+(verify, check) some JVM computed wrong bytes, 2 bad usage or input (check, verify: could not
+tell), 130 interrupted.
 """
 import os
 import sys
@@ -13,6 +14,7 @@ from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
 from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
+from jvmbridge.cli.verify import verify
 
 
 class OneLineErrors(click.Group):
@@ -45,5 +47,6 @@ def main():
 main.add_command(compare)
 main.add_command(flags)
 main.add_command(check)
+main.add_command(verify)
 main.add_command(jdks)
 main.add_command(report)

@@ -9,7 +9,7 @@ import sys
 
 import click
 
-from jvmbridge.check.modes import MODES
+from jvmbridge.check.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
 
 
@@ -18,7 +18,7 @@ from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_er
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
-@click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=list(MODES),
+@click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
               show_default=True, help="AES modes to check; repeatable.")
 @click.option("--pid", "pids", type=click.IntRange(1), multiple=True, help="Also check this running JVM; repeatable.")
 @click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")

@@ -28,31 +28,51 @@ except ImportError:
     CFB = modes.CFB
 
 _MODES = {"cbc": modes.CBC, "ctr": modes.CTR, "gcm": modes.GCM, "cfb": CFB}
+_PADDED = ("cbc", "ecb")
 
 
-def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc") -> bytes:
-    """What the JCE's doFinal gives for the same transformation: CBC with PKCS#7 padding
-    (PKCS5Padding), GCM with its 16-byte tag appended, CTR and CFB as they are."""
-    if mode == "cbc":
+def _mode(mode: str, iv: bytes, tag: bytes | None = None):
+    if mode == "ecb":
+        return modes.ECB()
+    return modes.GCM(iv, tag) if mode == "gcm" else _MODES[mode](iv)
+
+
+def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc", aad: bytes = b"") -> bytes:
+    """What the JCE's doFinal gives for the same transformation: CBC and ECB with PKCS#7 padding
+    (PKCS5Padding), GCM (authenticating ``aad``) with its 16-byte tag appended, CTR and CFB as
+    they are."""
+    if mode in _PADDED:
         padder = PKCS7(128).padder()
         plaintext = padder.update(plaintext) + padder.finalize()
-    encryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).encryptor()
+    encryptor = Cipher(algorithms.AES(key), _mode(mode, iv)).encryptor()
+    if aad:
+        encryptor.authenticate_additional_data(aad)
     ciphertext = encryptor.update(plaintext) + encryptor.finalize()
     return ciphertext + encryptor.tag if mode == "gcm" else ciphertext
 
 
-def decrypt_message(key: bytes, iv: bytes, ciphertext: bytes, mode: str = "cbc") -> bytes:
-    """The inverse of encrypt_message: GCM checks the appended tag, CBC strips the padding."""
+def decrypt_message(key: bytes, iv: bytes, ciphertext: bytes, mode: str = "cbc", aad: bytes = b"") -> bytes:
+    """The inverse of encrypt_message: GCM checks the appended tag, CBC and ECB strip the padding."""
+    tag = None
     if mode == "gcm":
         ciphertext, tag = ciphertext[:-16], ciphertext[-16:]
-        decryptor = Cipher(algorithms.AES(key), modes.GCM(iv, tag)).decryptor()
-    else:
-        decryptor = Cipher(algorithms.AES(key), _MODES[mode](iv)).decryptor()
+    decryptor = Cipher(algorithms.AES(key), _mode(mode, iv, tag)).decryptor()
+    if aad:
+        decryptor.authenticate_additional_data(aad)
     plaintext = decryptor.update(ciphertext) + decryptor.finalize()
-    if mode == "cbc":
+    if mode in _PADDED:
         unpadder = PKCS7(128).unpadder()
         plaintext = unpadder.update(plaintext) + unpadder.finalize()
     return plaintext
+
+
+def library() -> str:
+    return f"cryptography {cryptography.__version__}"
+
+
+def reference() -> str:
+    """What computed the expected bytes, e.g. "cryptography 48.0.0, OpenSSL 4.0.0 14 Apr 2026"."""
+    return f"{library()}, {backend.openssl_version_text()}"
 
 
 def stream_loop(key: bytes, iv: bytes, data: bytes, mode: str, decrypt: bool):
@@ -103,7 +123,7 @@ def handle(request: dict) -> dict:
                               time_capped=True)
         rounds = timed_rounds(loop, counts, threads)
     return {
-        "library": f"cryptography {cryptography.__version__}",
+        "library": library(),
         "openssl_version": backend.openssl_version_text(),
         "cpuinfo": cpuinfo(),
         "ciphertext": ciphertext.hex(),

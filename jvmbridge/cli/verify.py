@@ -1,0 +1,73 @@
+"""`jvmbridge verify`: do the JVM's AES intrinsics compute the same bytes as OpenSSL, once compiled?
+
+Exit codes: 0 every mode right, 1 some JVM computed wrong bytes or crashed, 2 could not run.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import socket
+import sys
+import uuid
+from pathlib import Path
+
+import click
+
+from jvmbridge.check.modes import DEFAULT_MODES, MODES
+from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
+from jvmbridge.jvm.providers import PROVIDERS
+
+
+@click.command()
+@java_option
+@all_jdks_option
+@click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
+              show_default=True, help="AES modes to verify; repeatable.")
+@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
+              help="Verify the JDKs as they run with this option, e.g. --jvm-arg=-XX:UseAVX=2; repeatable.")
+@click.option("--provider", metavar="NAME|CLASS", default="",
+              help=f"Verify this JCE provider instead of the JVM's default: {', '.join(PROVIDERS)} or a class "
+                   "name; its jar goes in --classpath.")
+@click.option("--classpath", multiple=True, metavar="JAR", help="Extra jar for the JVM; repeatable.")
+@click.option("--budget", type=click.FloatRange(1, 3600), default=30, show_default=True, metavar="SECONDS",
+              help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
+@click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
+@click.option("--format", "output_format", type=click.Choice(("table", "json")), default="table", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              help="JSON-lines file each JDK's result is written to as it finishes "
+                   "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
+@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budget, quick, output_format, output,
+           quiet):
+    """Differential sweep of the JVM's AES against OpenSSL, after the JIT compiled the intrinsics.
+
+    Every size 0..1040 and the edges of the intrinsics' block strides up to 1 MiB + 5, AES-128/192/256,
+    encrypt and decrypt, in seven call patterns. Each divergence is reduced to its smallest case
+    and blamed on the intrinsic whose flag, switched off, makes it right.
+    """
+    from jvmbridge import store
+    from jvmbridge.verify.plan import quick_sizes, sweep_sizes
+    from jvmbridge.verify.render import render_verify
+    from jvmbridge.verify.run import Sweep, verify_host
+    from jvmbridge.verify.sweep import Target
+
+    provider_class = PROVIDERS[provider].class_name if provider in PROVIDERS else provider
+    targets = [Target(java, tuple(jvm_args), tuple(classpath), provider_class)
+               for java in javas_or_usage_error(java_paths, all_jdks)]
+    started = datetime.datetime.now(datetime.timezone.utc)
+    path = Path(output) if output else store.default_path(started, f"{socket.gethostname()}-verify")
+    writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
+    show_progress = not quiet and sys.stderr.isatty()
+    sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=budget)
+    try:
+        document = verify_host(targets, [MODES[name] for name in dict.fromkeys(mode_names)], sweep,
+                               (lambda text: click.echo(text, err=True)) if show_progress else None,
+                               on_jdk=lambda part: writer.write("verification", jdk=part))
+        writer.write("verification_end", document={k: v for k, v in document.items() if k != "jdks"})
+    finally:
+        writer.close()
+    click.echo(json.dumps(document, indent=2) if output_format == "json" else render_verify(document),
+               nl=output_format == "json")
+    if not quiet:
+        click.echo(f"jvmbridge: results saved to {path}", err=True)
+    sys.exit(document["exit_code"])

@@ -1,0 +1,103 @@
+"""From divergences to findings: the smallest failing case per call pattern, reproduced in a fresh
+JVM, and blamed on the intrinsic whose flag, switched off, makes the same case come out right."""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmbridge.check.modes import Mode
+from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+from jvmbridge.verify.known_bugs import KnownBug, matching
+from jvmbridge.verify.plan import Case, write_plan
+from jvmbridge.verify.sweep import Crash, Divergence, SweepOutcome, Target, run_sweep
+
+# Product flags need no diagnostic unlock; the intrinsic flags do (JDK 9+).
+_PRODUCT_FLAGS = {"UseAES"}
+# A reproduction is small: it needs only long enough for C2 and a few passes.
+REPRODUCE_BUDGET = 15.0
+
+
+@dataclass
+class Finding:
+    mode: str
+    pattern: str
+    case: Case  # the smallest case that failed in this pattern
+    divergence: Divergence | None  # None for a crash
+    crash: Crash | None
+    groups: int  # how many (key size, direction) groups of this pattern failed
+    reproduced: bool | None = None  # the same case alone, in a fresh JVM with the same options
+    culprit: str | None = None  # the flag whose off-switch makes it right
+    known_bug: KnownBug | None = None
+
+    @property
+    def workaround(self) -> str | None:
+        if self.culprit is None:
+            return None
+        off = f"-XX:-{self.culprit}"
+        return off if self.culprit in _PRODUCT_FLAGS else f"{UNLOCK_DIAGNOSTIC} {off}"
+
+    def attribution(self) -> str:
+        if self.reproduced is False:
+            return "did not come back in a fresh JVM running this case alone: cause unknown"
+        if self.culprit:
+            bug = f"; matches {self.known_bug.describe()}" if self.known_bug else "; no known JDK bug matches"
+            return f"the intrinsic: right with {self.workaround}{bug}"
+        if self.reproduced:
+            return "still wrong with every AES intrinsic flag off: not the intrinsics (JDK library or provider)"
+        return "not attributed"
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "pattern": self.pattern, "key_bits": self.case.key_bits,
+                "direction": self.case.direction, "size": self.case.size, "groups": self.groups,
+                "what": self.divergence.what() if self.divergence else "the JVM crashed",
+                "first_differing_byte": self.divergence.index if self.divergence else None,
+                "crash": ({"lines": self.crash.lines, "report": self.crash.report, "during": self.crash.during}
+                          if self.crash else None),
+                "reproduced": self.reproduced, "culprit_flag": self.culprit, "workaround": self.workaround,
+                "known_bug": self.known_bug.id if self.known_bug else None, "attribution": self.attribution()}
+
+
+def findings(mode: Mode, outcome: SweepOutcome) -> list[Finding]:
+    """One finding per call pattern that failed: its smallest case over all passes."""
+    by_pattern: dict[str, list[Divergence]] = {}
+    for divergence in outcome.divergences:
+        by_pattern.setdefault(divergence.pattern, []).append(divergence)
+    found = []
+    for pattern, divergences in by_pattern.items():
+        smallest = min(divergences, key=lambda d: (d.case.size, d.case.key_bits, d.case.direction))
+        groups = len({(d.case.key_bits, d.case.direction) for d in divergences})
+        found.append(Finding(mode.key, pattern, smallest.case, smallest, None, groups))
+    return found
+
+
+def attribute(finding: Finding, target: Target, mode: Mode, cases: list[Case], cpu_features: list[str]) -> None:
+    """Run the finding's case (with the smaller cases of its group before it, as in the sweep) in a
+    fresh JVM as it was, then with each of the mode's intrinsic flags off in turn."""
+    group = [c for c in cases if (c.key_bits, c.direction) == (finding.case.key_bits, finding.case.direction)
+             and c.size <= finding.case.size]
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-reproduce-") as scratch:
+        plan = Path(scratch) / "plan.bin"
+        write_plan(plan, mode, group)
+        by_id = {c.id: c for c in group}
+
+        def failed(extra: tuple[str, ...], prove: bool, passes: int) -> tuple[bool, SweepOutcome]:
+            outcome = run_sweep(target.plus_options(*extra), mode, plan, by_id, (finding.pattern,),
+                                REPRODUCE_BUDGET, passes, prove=prove)
+            return bool(outcome.divergences or outcome.crash), outcome
+
+        finding.reproduced, again = failed((), True, 2)
+        if not finding.reproduced:
+            return
+        # With the intrinsic off nothing is logged as compiled, so run as many passes as it took.
+        for flag in _suspects(mode):
+            still_wrong, _ = failed((f"-XX:-{flag}",), False, max(again.passes, 3))
+            if not still_wrong:
+                finding.culprit = flag
+                finding.known_bug = matching(mode.key, flag, target.java.release_version, cpu_features)
+                return
+
+
+def _suspects(mode: Mode) -> list[str]:
+    """The mode's own intrinsic flags first (the narrowest workaround), UseAES, the big switch, last."""
+    return sorted(mode.flags - _PRODUCT_FLAGS) + sorted(mode.flags & _PRODUCT_FLAGS)

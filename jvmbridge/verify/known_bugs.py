@@ -1,0 +1,67 @@
+"""JDK bugs that make AES intrinsics compute wrong bytes, to name when a divergence matches one.
+
+Only what was read in OpenJDK's own records (bug titles, backport pull requests) is stated;
+a field nobody could confirm is None and printed as "unknown".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jvmbridge.jvm.options import java_major
+
+
+@dataclass(frozen=True)
+class KnownBug:
+    id: str
+    title: str
+    mode: str  # "ctr", "gcm", ...
+    flag: str  # the intrinsic flag whose off-switch avoids it
+    cpu_features: tuple[str, ...]  # all needed for the buggy stub to be used
+    fixed_in: dict[int, str] | None  # feature release -> first fixed update; None: unknown
+    first_fixed_release: int | None  # the first feature release that never had it
+
+    def affects(self, version: str) -> bool | None:
+        """True or False for a version we can place; None when the fixed versions are unknown."""
+        major = java_major(version)
+        if self.fixed_in is None or major == 0:
+            return None
+        if self.first_fixed_release is not None and major >= self.first_fixed_release:
+            return False
+        fixed = self.fixed_in.get(major)
+        return fixed is None or _older(version, fixed)
+
+    def describe(self) -> str:
+        fixed = ("fixed in " + ", ".join(self.fixed_in.values())
+                 + (f", {self.first_fixed_release}" if self.first_fixed_release else "")
+                 if self.fixed_in else "fixed-in versions unknown")
+        return f"{self.id} ({self.title}; {fixed})"
+
+
+# JDK-8292158: introduced with the AVX-512 CTR stub (JDK-8233741); the fix went into JDK 20 and
+# was backported to 11.0.18, 17.0.6 and 19.0.2 (openjdk/jdk PR 9635, jdk17u-dev PR 787,
+# jdk11u-dev PR 1406, jdk19u PR 51). JDK-8371864: the JDK 25 AVX2/AVX-512 GCM stubs, backported
+# to 25 updates; the first fixed 25.0.x was not confirmed here.
+KNOWN_BUGS = (
+    KnownBug("JDK-8292158", "AES-CTR cipher state corruption with AVX-512, calls of fewer than 16 bytes",
+             "ctr", "UseAESCTRIntrinsics", ("avx512f", "vaes"),
+             {11: "11.0.18", 17: "17.0.6", 19: "19.0.2"}, 20),
+    KnownBug("JDK-8371864", "GaloisCounterMode.implGCMCrypt0 AVX512/AVX2 stubs give wrong AES-GCM "
+             "ciphertext for certain payload sizes", "gcm", "UseAESIntrinsics", ("avx2",), None, None),
+)
+
+
+def matching(mode: str, flag: str, version: str, cpu_features: list[str]) -> KnownBug | None:
+    """The known bug that fits a divergence the ``flag`` switch cures, unless the JDK is known
+    to be fixed or the CPU lacks what the buggy stub needs."""
+    for bug in KNOWN_BUGS:
+        if (bug.mode == mode and bug.flag == flag and set(bug.cpu_features) <= set(cpu_features)
+                and bug.affects(version) is not False):
+            return bug
+    return None
+
+
+def _older(version: str, than: str) -> bool:
+    def numbers(text: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in text.split("+")[0].split("-")[0].split(".") if part.isdigit())
+
+    return numbers(version) < numbers(than)

@@ -1,0 +1,101 @@
+"""What `verify` feeds the JVM: cases (key size, direction, size) with inputs and OpenSSL's answers.
+
+The plan travels to the Java side (Conformance.java) as one binary file: big-endian, each byte
+string preceded by its length, read there with DataInputStream. The expected bytes come from
+OpenSSL through pyca/cryptography, so the JVM is judged against an independent implementation.
+"""
+from __future__ import annotations
+
+import random
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from jvmbridge.check.modes import Mode
+from jvmbridge.native.pyca_worker import decrypt_message, encrypt_message
+
+PLAN_VERSION = 1  # must equal Conformance.PLAN_VERSION
+KEY_BITS = (128, 192, 256)
+DIRECTIONS = ("encrypt", "decrypt")
+LARGE = 1024 * 1024 + 5
+
+
+def sweep_sizes() -> list[int]:
+    """Every size 0..1040, then the edges of the intrinsics' internal block loops: HotSpot's x86
+    stubs work in 512- and 768-byte strides (32 and 48 blocks), so k x 512 and k x 768 give or
+    take 1..17 bytes, the sizes where a stride's tail is handled; then 7680, 8192, 16384, 64 KiB
+    give or take one, and one large input."""
+    sizes = set(range(1041))
+    for stride in (512, 768):
+        for k in range(2, 11):
+            sizes.update(k * stride + offset for offset in range(-17, 18))
+    sizes.update((7680, 8192, 16384, 65535, 65536, 65537, LARGE))
+    return sorted(sizes)
+
+
+def quick_sizes() -> list[int]:
+    """A short pass for `check`: every size 0..80 (the partial-block and 1..15-byte cases) and
+    the stride edges around 512, 768 and 1536."""
+    return sorted(set(range(81)) | {stride + offset for stride in (512, 768, 1536) for offset in (-17, -1, 0, 1, 17)})
+
+
+@dataclass(frozen=True)
+class Case:
+    id: int
+    key_bits: int
+    direction: str
+    size: int  # plaintext bytes, in either direction
+
+    def describe(self) -> str:
+        return f"AES-{self.key_bits} {self.direction} of {self.size} bytes"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    key: bytes
+    iv: bytes
+    aad: bytes
+    input: bytes
+    expected: bytes
+
+
+def cases(sizes: Iterable[int], key_bits: Iterable[int] = KEY_BITS,
+          directions: Iterable[str] = DIRECTIONS) -> list[Case]:
+    """Grouped by key size and direction, each group smallest size first (the Java side reports
+    a group's first divergence in a pass, which is then that pass's smallest)."""
+    sizes = sorted(set(sizes))
+    grouped = [(bits, direction, size) for bits in key_bits for direction in directions for size in sizes]
+    return [Case(number, *fields) for number, fields in enumerate(grouped)]
+
+
+def inputs(mode: Mode, case: Case) -> Inputs:
+    """The case's key, IV, AAD and plaintext (the same on every run: seeded by mode and case) and
+    what OpenSSL makes of them."""
+    rng = random.Random(f"{mode.key}:{case.key_bits}:{case.direction}:{case.size}")
+    key = rng.randbytes(case.key_bits // 8)
+    iv = rng.randbytes(12 if mode.key == "gcm" else 16)
+    aad = rng.randbytes(case.size % 33) if mode.key == "gcm" else b""
+    plaintext = rng.randbytes(case.size)
+    ciphertext = encrypt_message(key, iv, plaintext, mode.key, aad)
+    if case.direction == "encrypt":
+        return Inputs(key, iv, aad, plaintext, ciphertext)
+    # Round trip through OpenSSL: a wrong JVM is then not blamed for an encryption it never ran.
+    assert decrypt_message(key, iv, ciphertext, mode.key, aad) == plaintext
+    return Inputs(key, iv, aad, ciphertext, plaintext)
+
+
+def write_plan(path: Path, mode: Mode, planned: list[Case]) -> None:
+    with open(path, "wb") as out:
+        out.write(struct.pack(">i", PLAN_VERSION))
+        transformation = mode.transformation.encode()
+        out.write(struct.pack(">H", len(transformation)) + transformation)
+        out.write(struct.pack(">i", len(planned)))
+        for case in planned:
+            data = inputs(mode, case)
+            out.write(struct.pack(">i", case.id))
+            for field in (data.key, data.iv, data.aad):
+                out.write(struct.pack(">i", len(field)) + field)
+            out.write(struct.pack(">?", case.direction == "decrypt"))
+            for field in (data.input, data.expected):
+                out.write(struct.pack(">i", len(field)) + field)

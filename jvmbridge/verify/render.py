@@ -1,0 +1,74 @@
+"""The `verify` document for people: a line per JDK and mode, then what was wrong and why, once."""
+from __future__ import annotations
+
+from jvmbridge.textable import align
+from jvmbridge.verify.sweep import PATTERN_MEANING
+
+_SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL after the JIT compiled it.",
+            1: "Some JVM computed WRONG bytes or crashed (see above): do not trust it as configured.",
+            2: "Could not verify everything (see above)."}
+
+
+def render_verify(document: dict) -> str:
+    sweep, cpu = document["sweep"], document["cpu"]
+    lines = [f"jvmbridge {document['jvmbridge_version']} verify: the JVM's AES against {sweep['reference']}, "
+             "same keys, IVs and bytes",
+             f"Cases    {sweep['sizes']} sizes ({sweep['smallest']}..{sweep['largest']} B) x AES-"
+             + "/".join(map(str, sweep["key_bits"])) + " x " + "/".join(sweep["directions"])
+             + f", {len(sweep['patterns'])} call patterns each ({', '.join(sweep['patterns'])}); "
+             f"GCM with AAD, and a tampered tag must be refused",
+             f"Passes   until {sweep['compiled_passes']} passes began after the JIT log showed the mode's "
+             f"intrinsics, or {sweep['budget_seconds']:g} s per JDK",
+             f"CPU      {cpu['model']} [{' '.join(cpu['features'])}]"]
+    patterns_used = set()
+    for jdk in document["jdks"]:
+        lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
+                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
+        rows = [["mode", "verdict", "passes", "after JIT", "mode intrinsics compiled", "seen after", "time"]]
+        for mode in jdk["modes"]:
+            seen = mode["proven_after_seconds"]
+            rows.append([mode["mode"], mode["status"], str(mode["passes"]), str(mode["compiled_passes"]),
+                         ", ".join(mode["mode_intrinsics_seen"]) or "none", f"{seen:.1f} s" if seen is not None else "never",
+                         f"{mode['seconds']:.1f} s"])
+        lines += ["  " + line for line in align(rows)]
+        errors = dict.fromkeys(mode["error"] for mode in jdk["modes"])
+        if len(jdk["modes"]) > 1 and len(errors) == 1 and None not in errors:  # e.g. the JVM would not start
+            lines.append(f"  could not run: {next(iter(errors))}")
+        else:
+            lines += [f"  {mode['mode']}: could not run: {mode['error']}" for mode in jdk["modes"] if mode["error"]]
+        for mode in jdk["modes"]:
+            lines += _problems(mode, patterns_used)
+    if patterns_used:
+        lines += ["", "Call patterns:"] + [f"  {name:8} {PATTERN_MEANING[name]}" for name in PATTERN_MEANING
+                                           if name in patterns_used]
+    lines += ["", _SUMMARY[document["exit_code"]]]
+    return "\n".join(lines) + "\n"
+
+
+def _problems(mode: dict, patterns_used: set) -> list[str]:
+    lines = []
+    if mode["compiled_passes"] == 0 and mode["passes"]:
+        lines.append(f"  {mode['mode']}: {mode['intrinsics_expected']} was never logged as compiled: the bytes "
+                     "were checked, the intrinsic path perhaps not")
+    if not mode["findings"]:
+        return lines
+    causes = dict.fromkeys(f["attribution"] for f in mode["findings"])
+    lines.append(f"  {mode['mode']} {mode['status']}, smallest failing case per call pattern:")
+    for finding in mode["findings"]:
+        patterns_used.add(finding["pattern"])
+        lines.append(f"    {finding['pattern']:8} AES-{finding['key_bits']} {finding['direction']} of "
+                     f"{finding['size']} bytes: {finding['what']} ({finding['groups']} of "
+                     f"{mode['groups']} key/direction groups)")
+        if finding["crash"]:
+            crash = finding["crash"]
+            lines += [f"             {text}" for text in crash["lines"]]
+            if crash["report"]:
+                lines.append(f"             crash report: {crash['report']}")
+        if len(causes) > 1:
+            lines.append(f"             cause: {finding['attribution']}")
+    if len(causes) == 1:
+        lines.append(f"  Cause: {next(iter(causes))}")
+    workarounds = dict.fromkeys(f["workaround"] for f in mode["findings"] if f["workaround"])
+    if len(workarounds) == 1:
+        lines.append(f"  Workaround: {next(iter(workarounds))}")
+    return lines

@@ -1,0 +1,123 @@
+"""`verify` for a host: each JDK, each mode, a sweep and the findings, as one JSON-ready document."""
+from __future__ import annotations
+
+import datetime
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from jvmbridge import __version__
+from jvmbridge.check.modes import Mode
+from jvmbridge.cpu import cpu_info
+from jvmbridge.native.pyca_worker import reference
+from jvmbridge.verify.attribute import Finding, attribute, findings
+from jvmbridge.verify.plan import DIRECTIONS, KEY_BITS, Case, cases, write_plan
+from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep
+
+# 1: first format (host, cpu, jdks with modes, exit_code).
+SCHEMA_VERSION = 1
+CORRECT, WRONG, CRASHED, NOT_RUN = "correct", "WRONG", "CRASHED", "could not run"
+_EXIT = {CORRECT: 0, WRONG: 1, CRASHED: 1, NOT_RUN: 2}
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What to run: sizes, patterns, how long, and how many passes after the intrinsics compiled."""
+    sizes: tuple[int, ...]
+    patterns: tuple[str, ...] = PATTERNS
+    budget: float = 30.0  # seconds per JDK, shared by its modes (reproductions come on top)
+    compiled_passes: int = 2
+
+
+def verify_host(targets: list[Target], modes: list[Mode], sweep: Sweep, progress: Progress | None = None,
+                on_jdk: Callable[[dict], None] | None = None) -> dict:
+    """``on_jdk`` receives each JDK's part as soon as it is done (to save it before the next)."""
+    cpu = cpu_info()
+    jdks = []
+    for target in targets:
+        jdks.append(verify_jdk(target, modes, sweep, cpu["features"], progress))
+        if on_jdk:
+            on_jdk(jdks[-1])
+    statuses = [m["status"] for jdk in jdks for m in jdk["modes"]]
+    return {"schema_version": SCHEMA_VERSION, "host": socket.gethostname(),
+            "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "jvmbridge_version": __version__, "cpu": cpu, "sweep": _sweep_dict(sweep),
+            "jdks": jdks, "exit_code": exit_code(statuses)}
+
+
+def exit_code(statuses: list[str]) -> int:
+    codes = {_EXIT[s] for s in statuses}
+    return 1 if 1 in codes else max(codes, default=2)
+
+
+def verify_jdk(target: Target, modes: list[Mode], sweep: Sweep, cpu_features: list[str],
+               progress: Progress | None = None) -> dict:
+    java = target.java
+    planned = cases(sweep.sizes)
+    budget = sweep.budget / len(modes)
+    results = []
+    for mode in modes:
+        if progress:
+            progress(f"{java.label}: {mode.name}, {len(planned)} cases x {len(sweep.patterns)} call patterns")
+        results.append(verify_mode(target, mode, planned, sweep, budget, cpu_features, progress))
+    return {"java_home": str(java.home), "version": java.release_version, "vendor": java.vendor,
+            "options": list(target.options), "classpath": list(target.classpath),
+            "provider_class": target.provider_class, "modes": results}
+
+
+def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, budget: float,
+                cpu_features: list[str], progress: Progress | None = None) -> dict:
+    by_id = {c.id: c for c in planned}
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-verify-") as scratch:
+        plan = Path(scratch) / "plan.bin"
+        write_plan(plan, mode, planned)
+        outcome = run_sweep(target, mode, plan, by_id, sweep.patterns, budget, sweep.compiled_passes)
+        found = findings(mode, outcome)
+        if outcome.crash:
+            # Which case? Run the same sweep again, each case announced before it runs.
+            traced = run_sweep(target, mode, plan, by_id, sweep.patterns, budget, sweep.compiled_passes,
+                               trace=True)
+            found.append(_crash_finding(mode, outcome, traced, by_id))
+    for finding in found:
+        if progress:
+            progress(f"{target.java.label}: {mode.name} {finding.pattern} wrong at {finding.case.describe()}: "
+                     "reproducing it in fresh JVMs with intrinsics off")
+        attribute(finding, target, mode, planned, cpu_features)
+    return _mode_dict(mode, outcome, found, len(planned), sweep)
+
+
+def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:
+    crash = traced.crash or outcome.crash
+    case_id, pattern = (traced.last_traced.split()[1:] if traced.crash and traced.last_traced
+                        else (None, "unknown"))
+    case = by_id[int(case_id)] if case_id is not None else max(by_id.values(), key=lambda c: c.size)
+    return Finding(mode.key, pattern, case, None, crash, groups=1)
+
+
+def _status(outcome: SweepOutcome, found: list[Finding]) -> str:
+    if outcome.crash:
+        return CRASHED
+    if found:
+        return WRONG
+    return NOT_RUN if outcome.error or outcome.passes == 0 else CORRECT
+
+
+def _mode_dict(mode: Mode, outcome: SweepOutcome, found: list[Finding], case_count: int, sweep: Sweep) -> dict:
+    return {"mode": mode.name, "transformation": mode.transformation, "status": _status(outcome, found),
+            "error": outcome.error, "cases": case_count, "groups": len(KEY_BITS) * len(DIRECTIONS), "patterns": list(sweep.patterns),
+            "passes": outcome.passes, "compiled_passes": outcome.compiled_passes,
+            "intrinsics_seen": outcome.seen, "intrinsics_expected": mode.expected,
+            "mode_intrinsics_seen": [m for m in outcome.seen if any(m in path.methods for path in mode.paths)],
+            "proven_after_seconds": round(outcome.proven_after, 2) if outcome.proven else None,
+            "divergent_runs": outcome.divergent_runs, "seconds": round(outcome.seconds, 1),
+            "findings": [f.as_dict() for f in found]}
+
+
+def _sweep_dict(sweep: Sweep) -> dict:
+    return {"sizes": len(sweep.sizes), "smallest": min(sweep.sizes), "largest": max(sweep.sizes),
+            "patterns": list(sweep.patterns), "budget_seconds": sweep.budget,
+            "compiled_passes": sweep.compiled_passes, "key_bits": list(KEY_BITS),
+            "directions": list(DIRECTIONS), "reference": reference()}

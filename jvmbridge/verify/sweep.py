@@ -1,0 +1,234 @@
+"""One run of the Java sweep (Conformance.java) in a fresh JVM, watched from here.
+
+The JVM logs its inlining decisions on stderr (`-Xlog:jit+inlining=debug`), which proves when
+C2 has compiled the mode's intrinsics; the sweep reports passes and divergences on stdout. Passes
+that began after the proof are the ones that tested the intrinsic; the sweep is stopped once
+enough of them have run, or when the time budget is spent. A JVM that dies is a result too: its
+crash report's first lines are kept.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jvmbridge.check.evidence import intrinsic_method
+from jvmbridge.check.modes import Mode
+from jvmbridge.harness import harness_jar
+from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+from jvmbridge.verify.plan import Case
+
+PATTERNS = ("oneshot", "updates", "mixed", "inplace", "heap", "direct", "reuse")
+# What each pattern does, for people reading a divergence.
+PATTERN_MEANING = {
+    "oneshot": "one doFinal(byte[])",
+    "updates": "update() calls of 1, 2, ..., 15 bytes in turn, then doFinal()",
+    "mixed": "update() calls mixing 1-15-byte and 16-4111-byte pieces, then doFinal()",
+    "inplace": "doFinal with input and output the same array",
+    "heap": "doFinal(ByteBuffer, ByteBuffer), heap buffers",
+    "direct": "doFinal(ByteBuffer, ByteBuffer), direct buffers",
+    "reuse": "one Cipher re-initialised per message, doFinal twice (compare's loop)",
+}
+# After the JVM is told to stop, how long the pass under way may take to finish.
+_STOP_GRACE_SECONDS = 20
+# Where a crashing JVM writes hs_err_pidN.log (rather than the user's working directory).
+CRASH_REPORTS = Path(tempfile.gettempdir()) / "jvmbridge-crashes"
+_REPORT_FILE = re.compile(r"^#\s+(/\S+hs_err\S+\.log)")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The JVM as it is to be verified: its options, extra jars, and a JCE provider to put first."""
+    java: JavaInstall
+    options: tuple[str, ...] = ()
+    classpath: tuple[str, ...] = ()
+    provider_class: str = ""  # "" for the JVM's own providers (SunJCE)
+
+    def plus_options(self, *extra: str) -> "Target":
+        return dataclasses.replace(self, options=(*self.options, *extra))
+
+
+@dataclass(frozen=True)
+class Divergence:
+    case: Case
+    pattern: str
+    pass_number: int
+    compiled: bool  # the pass began after the intrinsics were seen compiled
+    index: int | None = None  # first differing byte
+    actual: str | None = None  # that byte from the JVM, hex ("-" past the end)
+    expected: str | None = None  # and from OpenSSL
+    actual_length: int | None = None
+    error: str | None = None  # an exception instead of bytes
+
+    def what(self) -> str:
+        if self.error:
+            return self.error
+        return (f"first differs at byte {self.index} (JVM {self.actual}, OpenSSL {self.expected}"
+                + (f"; JVM gave {self.actual_length} bytes" if self.actual == "-" or self.expected == "-" else "")
+                + ")")
+
+
+@dataclass(frozen=True)
+class Crash:
+    returncode: int
+    lines: list[str]  # the crash summary's first informative lines
+    report: str | None  # the hs_err file, where the JVM says it wrote one
+    during: str | None  # "case N pattern" when traced, else the pass under way
+
+
+@dataclass
+class SweepOutcome:
+    passes: int = 0
+    compiled_passes: int = 0
+    seen: list[str] = field(default_factory=list)  # crypto methods logged as (intrinsic), in order
+    proven_after: float | None = None  # seconds from start until the mode's intrinsics were seen
+    divergences: list[Divergence] = field(default_factory=list)
+    divergent_runs: int = 0
+    crash: Crash | None = None
+    error: str | None = None  # the sweep could not run at all
+    seconds: float = 0.0
+    last_traced: str | None = None
+
+    @property
+    def proven(self) -> bool:
+        return self.proven_after is not None
+
+
+def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case],
+              patterns: tuple[str, ...], budget: float, compiled_passes: int, prove: bool = True,
+              trace: bool = False) -> SweepOutcome:
+    """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven,
+    or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
+    logged) every pass counts."""
+    CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
+    command = [str(target.java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *target.options,
+               "-Xlog:jit+inlining=debug:stderr", f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log",
+               "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
+               str(plan_path), ",".join(patterns), *(["--trace"] if trace else []),
+               *(["--provider", target.provider_class] if target.provider_class else [])]
+    return _Watch(mode, cases, budget, compiled_passes, prove).run(command)
+
+
+class _Watch:
+    def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int, prove: bool):
+        self.mode, self.cases, self.budget, self.wanted, self.prove = mode, cases, budget, compiled_passes, prove
+        self.outcome = SweepOutcome()
+        self.other_stdout: list[str] = []
+        self.stderr_tail: list[str] = []
+        self.started = 0.0
+        self.compiled_at_begin: dict[int, bool] = {}
+        self.stopping = False
+
+    def run(self, command: list[str]) -> SweepOutcome:
+        self.started = time.perf_counter()
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, errors="replace")
+        except OSError as e:
+            self.outcome.error = f"cannot run {command[0]}: {e.strerror}"
+            return self.outcome
+        with process:
+            log = threading.Thread(target=self._read_log, args=(process.stderr,), daemon=True)
+            log.start()
+            deadline = threading.Timer(self.budget + _STOP_GRACE_SECONDS, process.kill)
+            deadline.start()
+            try:
+                for line in process.stdout:
+                    self._on_line(line.rstrip("\n"), process)
+            finally:
+                deadline.cancel()
+                self._stop(process)
+                returncode = process.wait()
+                log.join(timeout=5)
+        self.outcome.seconds = time.perf_counter() - self.started
+        self._judge_exit(returncode)
+        return self.outcome
+
+    def _read_log(self, stream) -> None:
+        for line in stream:
+            method = intrinsic_method(line)
+            if method is None:
+                # Not an inlining line: keep the last few, they say why a JVM refused to start.
+                if "inlining" not in line:
+                    self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-20:]
+                continue
+            if method not in self.outcome.seen:
+                self.outcome.seen.append(method)
+                if self.outcome.proven_after is None and self.mode.proven_by(set(self.outcome.seen)):
+                    self.outcome.proven_after = time.perf_counter() - self.started
+
+    def _on_line(self, line: str, process: subprocess.Popen) -> None:
+        if not line.startswith("@jvb "):
+            self.other_stdout.append(line)
+            return
+        kind, *fields = line[5:].split(" ")
+        if kind == "begin":
+            self.compiled_at_begin[int(fields[0])] = self.outcome.proven or not self.prove
+        elif kind == "case":
+            self.outcome.last_traced = f"case {fields[0]} {fields[1]}"
+        elif kind == "end":
+            number, divergent = int(fields[0]), int(fields[1])
+            self.outcome.passes = number
+            self.outcome.divergent_runs += divergent
+            self.outcome.compiled_passes += self.compiled_at_begin.get(number, False)
+            over_budget = time.perf_counter() - self.started > self.budget
+            if self.outcome.compiled_passes >= self.wanted or over_budget:
+                self._stop(process)
+        elif kind in ("diff", "error"):
+            self.outcome.divergences.append(self._divergence(kind, fields))
+
+    def _divergence(self, kind: str, fields: list[str]) -> Divergence:
+        number, case_id, pattern = int(fields[0]), int(fields[1]), fields[2]
+        common = dict(case=self.cases[case_id], pattern=pattern, pass_number=number,
+                      compiled=self.compiled_at_begin.get(number, False))
+        if kind == "error":
+            return Divergence(**common, error=" ".join(fields[3:]))
+        index, actual, expected, length = fields[3:7]
+        return Divergence(**common, index=int(index), actual=actual, expected=expected, actual_length=int(length))
+
+    def _stop(self, process: subprocess.Popen) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        try:
+            process.stdin.write("stop\n")
+            process.stdin.close()
+        except (BrokenPipeError, OSError, ValueError):
+            pass  # it already exited
+
+    def _judge_exit(self, returncode: int) -> None:
+        if returncode == 0:
+            return
+        if returncode == -9 and self.stopping is False:
+            self.outcome.error = f"killed after {self.budget + _STOP_GRACE_SECONDS:.0f} s without finishing a pass"
+            return
+        crash_lines = [line for line in self.other_stdout if line.startswith("#")]
+        if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
+            # It never ran: a refused option or a broken JVM. Its own words say why.
+            said = [line for line in self.stderr_tail + self.other_stdout if line.strip()]
+            self.outcome.error = said[-1] if said else f"exit code {returncode}"
+            return
+        report = next((m[1] for line in crash_lines if (m := _REPORT_FILE.match(line))), None)
+        during = self.outcome.last_traced or f"pass {max(self.compiled_at_begin, default=0)}"
+        self.outcome.crash = Crash(returncode, _crash_summary(crash_lines), report, during)
+
+
+def _crash_summary(lines: list[str]) -> list[str]:
+    """HotSpot's fatal-error banner, e.g. "# SIGSEGV (0xb) at pc=..., pid=..., tid=..." and the
+    problematic frame, without the boilerplate about bug reports."""
+    keep, skip = [], ("# A fatal error", "# JRE version", "# Java VM", "# If you would like",
+                      "#   https://", "# The crash happened", "# See problematic", "# Core dump",
+                      "# An error report", "# Problematic frame")
+    for line in lines:
+        text = line.strip()
+        if text in ("#", "") or text.startswith(skip) or _REPORT_FILE.match(text):
+            continue
+        keep.append(text.lstrip("# ").strip())
+    return keep[:4]
