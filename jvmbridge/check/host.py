@@ -11,24 +11,29 @@ from typing import Callable
 from jvmbridge import __version__
 from jvmbridge.check.evidence import observe
 from jvmbridge.check.modes import Mode
-from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code
+from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import AES_FEATURES, cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import LiveJvm, live_flags, live_jvm, print_flags_final
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
+from jvmbridge.verify.plan import cases
+from jvmbridge.verify.run import Sweep, verify_mode
+from jvmbridge.verify.sweep import Target
 
 # 1: first format (host, cpu, jdks, live_jvms, exit_code).
-SCHEMA_VERSION = 1
+# 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".
+SCHEMA_VERSION = 2
 Progress = Callable[[str], None]
 
 
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
                pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
-               progress: Progress | None = None) -> dict:
+               progress: Progress | None = None, verify: Sweep | None = None) -> dict:
+    """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone."""
     cpu = cpu_info()
-    jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress) for java in javas]
+    jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
     live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in [*pids, *all_jvms]]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
@@ -60,13 +65,13 @@ def _unknown(modes: list[Mode], reason: str) -> list[dict]:
 
 
 def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
-               max_seconds: float, progress: Progress | None) -> dict:
+               max_seconds: float, progress: Progress | None, verify: Sweep | None) -> dict:
     entry = {"java_home": str(java.home), "version": java.release_version, "options": list(options)}
     try:
         table = parse(print_flags_final(java, options), source=str(java.home))
     except (WorkerError, FlagsParseError) as e:
         return {**entry, "error": str(e), "verdicts": _unknown(modes, str(e))}
-    verdicts, evidence, major = [], {}, java_major(java.release_version)
+    verdicts, evidence, verified, major = [], {}, {}, java_major(java.release_version)
     for mode in modes:
         # Flags and CPU settle "disabled" and "unsupported" without running anything.
         verdict = decide(mode, major, features, table, None)
@@ -75,9 +80,16 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
                 progress(f"{java.label}: looking for {mode.name} intrinsics in the JIT log")
             evidence[mode.name] = observe(java, mode, options, max_seconds)
             verdict = decide(mode, major, features, table, evidence[mode.name])
+        if verdict.status == ACTIVE and verify:
+            if progress:
+                progress(f"{java.label}: checking {mode.name}'s bytes against OpenSSL")
+            verified[mode.name] = verify_mode(Target(java, options), mode, cases(verify.sizes), verify,
+                                              verify.budget, features)
+            verdict = with_verification(verdict, verified[mode.name])
         verdicts.append(verdict.as_dict())
     return {**entry, "flags": _flag_values(table, _modes_flags(modes)),
-            "evidence": {name: e.as_dict() for name, e in evidence.items()}, "verdicts": verdicts}
+            "evidence": {name: e.as_dict() for name, e in evidence.items()}, "verification": verified,
+            "verdicts": verdicts}
 
 
 def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str]) -> dict:

@@ -1,9 +1,11 @@
 """The short human summary of a `check` document."""
 from __future__ import annotations
 
+from jvmbridge.check.verdict import WRONG
 from jvmbridge.textable import align
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
+            "wrong": "AES acceleration computes WRONG bytes somewhere (see above): do not trust it as configured.",
             1: "AES acceleration is NOT active somewhere (see above).",
             2: "Could not tell everywhere whether AES acceleration is active (see above)."}
 
@@ -23,7 +25,8 @@ def render_summary(document: dict) -> str:
             lines.append(f"  pid {live['pid']}" + (f" {live['java_home']}: {live['command_line'][:100]}"
                                                    if "java_home" in live else ""))
             lines += ["  " + line for line in _flags_and_verdicts(live)]
-    lines += ["", _SUMMARY[document["exit_code"]]]
+    wrong = any(v["status"] == WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
+    lines += ["", _SUMMARY["wrong" if wrong else document["exit_code"]]]
     return "\n".join(lines) + "\n"
 
 

@@ -8,13 +8,15 @@ from jvmbridge.check.modes import Mode
 from jvmbridge.jvm.printflags import FlagTable
 
 ACTIVE = "active"
+VERIFIED = "active, verified"  # and its bytes matched OpenSSL's after the JIT compiled it
+WRONG = "active but WRONG"  # it computed different bytes, or crashed the JVM
 DISABLED = "disabled by a flag"
 UNSUPPORTED = "unsupported by the CPU"
 NOT_OBSERVED = "not observed"
 UNKNOWN = "unknown"
 
 # Exit codes, as the command documents them: 0 all active, 1 something is not, 2 could not tell.
-_EXIT = {ACTIVE: 0, DISABLED: 1, UNSUPPORTED: 1, NOT_OBSERVED: 2, UNKNOWN: 2}
+_EXIT = {ACTIVE: 0, VERIFIED: 0, WRONG: 1, DISABLED: 1, UNSUPPORTED: 1, NOT_OBSERVED: 2, UNKNOWN: 2}
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,18 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTabl
                                           f"within {evidence.seconds:.1f} s{assumed}")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
     return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}")
+
+
+def with_verification(verdict: Verdict, verified: dict) -> Verdict:
+    """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
+    if verified["status"] == "correct":
+        return Verdict(verdict.mode, VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
+                                               f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
+    if not verified["findings"]:
+        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
+    first = verified["findings"][0]
+    return Verdict(verdict.mode, WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
+                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}")
 
 
 def exit_code(verdicts: list[Verdict]) -> int:

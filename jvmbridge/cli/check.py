@@ -13,6 +13,10 @@ from jvmbridge.check.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
 
 
+# Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
+QUICK_VERIFY_SECONDS = 10
+
+
 @click.command()
 @java_option
 @all_jdks_option
@@ -24,9 +28,11 @@ from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_er
 @click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")
 @click.option("--max-seconds", type=click.FloatRange(0.5, 600), default=20, show_default=True,
               help="How long to run each mode before calling its intrinsic not observed.")
+@click.option("--verify/--no-verify", default=True, show_default=True,
+              help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
 @click.option("--json", "as_json", is_flag=True, help="One JSON document for this host.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, as_json, quiet):
+def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, as_json, quiet):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
@@ -35,12 +41,15 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
     from jvmbridge.check.host import check_host
     from jvmbridge.check.render import render_summary
     from jvmbridge.jvm.flagsource import all_live_jvms
+    from jvmbridge.verify.plan import quick_sizes
+    from jvmbridge.verify.run import Sweep
 
     check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
     javas = javas_or_usage_error(java_paths, all_jdks) if check_jdks else []
     show_progress = not quiet and sys.stderr.isatty()
     document = check_host(javas, tuple(jvm_args), [MODES[name] for name in dict.fromkeys(mode_names)],
                           list(pids), all_live_jvms() if all_jvms else [], max_seconds,
-                          (lambda text: click.echo(text, err=True)) if show_progress else None)
+                          (lambda text: click.echo(text, err=True)) if show_progress else None,
+                          Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS) if verify else None)
     click.echo(json.dumps(document, indent=2) if as_json else render_summary(document), nl=as_json)
     sys.exit(document["exit_code"])

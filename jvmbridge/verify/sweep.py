@@ -25,11 +25,12 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 from jvmbridge.verify.plan import Case
 
-PATTERNS = ("oneshot", "updates", "mixed", "inplace", "heap", "direct", "reuse")
+PATTERNS = ("oneshot", "updates", "bytes", "mixed", "inplace", "heap", "direct", "reuse")
 # What each pattern does, for people reading a divergence.
 PATTERN_MEANING = {
     "oneshot": "one doFinal(byte[])",
     "updates": "update() calls of 1, 2, ..., 15 bytes in turn, then doFinal()",
+    "bytes": "update(byte[], offset, 1) calls, each returning a new array, then doFinal()",
     "mixed": "update() calls mixing 1-15-byte and 16-4111-byte pieces, then doFinal()",
     "inplace": "doFinal with input and output the same array",
     "heap": "doFinal(ByteBuffer, ByteBuffer), heap buffers",

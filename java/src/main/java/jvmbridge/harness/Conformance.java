@@ -43,7 +43,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class Conformance {
     /** Call patterns: how the same message is fed to the Cipher. The output must not depend on it. */
     public static final List<String> PATTERNS = Arrays.asList(
-            "oneshot", "updates", "mixed", "inplace", "heap", "direct", "reuse");
+            "oneshot", "updates", "bytes", "mixed", "inplace", "heap", "direct", "reuse");
 
     private static final int PLAN_VERSION = 1;
     private static final long MIN_PASS_NANOS = 100_000_000L;
@@ -165,6 +165,8 @@ public final class Conformance {
                 return init(newCipher(), c).doFinal(c.input);
             case "updates":
                 return chunked(c, smallChunks(c));
+            case "bytes":
+                return byteByByte(c);
             case "mixed":
                 return chunked(c, mixedChunks(c));
             case "inplace":
@@ -212,6 +214,27 @@ public final class Conformance {
             left -= length;
         }
         return lengths.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * One byte per update, through the allocating {@code byte[] update(byte[], int, int)}: each
+     * output lands in an array of exactly its size, so a stub that writes past it corrupts the
+     * heap (the 1 MiB case makes a million such calls on one Cipher).
+     */
+    private byte[] byteByByte(Case c) throws GeneralSecurityException {
+        Cipher cipher = init(newCipher(), c);
+        byte[] output = new byte[cipher.getOutputSize(c.input.length)];
+        int written = 0;
+        for (int offset = 0; offset < c.input.length; offset++) {
+            byte[] piece = cipher.update(c.input, offset, 1);
+            if (piece != null) {
+                System.arraycopy(piece, 0, output, written, piece.length);
+                written += piece.length;
+            }
+        }
+        byte[] last = cipher.doFinal();
+        System.arraycopy(last, 0, output, written, last.length);
+        return Arrays.copyOf(output, written + last.length);
     }
 
     /** Small (1..15) and large (16..4111) pieces mixed, the same for a case in every pass. */
