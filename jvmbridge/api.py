@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge import store
-from jvmbridge.jvm.providers import PROVIDERS
+from jvmbridge.jvm.providers import provider
 from jvmbridge.jvm.discovery import JavaInstall, default_java, drivable_javas, resolve_java
 from jvmbridge.runner import ENGINES, Comparison, Matrix, Progress, plan, run
 from jvmbridge.workload import Workload, combinations, parse_count
@@ -47,10 +47,11 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
                              iterations=None if iterations is None else parse_count(iterations),
                              rounds=rounds, forks=forks, max_forks=max_forks, target_error=target_error,
                              round_seconds=round_seconds, threads=threads)
-    for asked, known, what in ((engines, ENGINES, "engine"), (providers, PROVIDERS, "provider")):
-        unknown = set(asked) - set(known)
-        if unknown:
-            raise ValueError(f"unknown {what} {', '.join(sorted(unknown))}; choose from {', '.join(known)}")
+    unknown = set(engines) - set(ENGINES)
+    if unknown:
+        raise ValueError(f"unknown engine {', '.join(sorted(unknown))}; choose from {', '.join(ENGINES)}")
+    for name in providers:
+        provider(name)  # a ValueError names the choices
     javas = find_javas([java] if isinstance(java, str) else java, all_jdks) if "jvm" in engines else []
     matrix = Matrix(tuple(javas), tuple(jvm_args), tuple(providers), tuple(classpath), tuple(engines), openssl,
                     tuple(openssl_args))

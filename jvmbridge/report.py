@@ -113,7 +113,7 @@ def _error_percent(row) -> str:
 def _ciphertext(ok) -> str:
     if missing(ok):
         return "-"
-    return "= OpenSSL" if ok else "MISMATCH"
+    return "= OpenSSL" if ok else "WRONG"
 
 
 def _si(value: float) -> str:

@@ -35,7 +35,11 @@ class Measurement:
     summary: Summary  # with several threads: every thread's messages over the wall time
     threads: int = 1
     warmup: dict | None = None
-    ciphertext: str | None = None
+    ciphertext: str | None = None  # one message, before the timed loop
+    # The bytes the loop itself gave after its timed rounds (JIT-compiled by then), against OpenSSL:
+    # checked or not, and where they differed.
+    loop_bytes_checked: bool = False
+    loop_bytes_error: str | None = None
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)
 
@@ -47,6 +51,10 @@ class Measurement:
         notes = list(self.notes)
         if not self.as_requested:
             notes.insert(0, f"NOT AS REQUESTED: running state is {self.verified_state}")
+        if self.loop_bytes_error:
+            notes.insert(0, f"INVALID: the measured loop computed WRONG bytes ({self.loop_bytes_error}); "
+                            "these figures time broken code (`jvmbridge verify` finds the cause)")
+        one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
         doubts = [f"noisy: rounds vary by {s.rsd:.1%} (rsd)"] if s.noisy else []
         if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
             doubts.append(f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
@@ -72,7 +80,9 @@ class Measurement:
             "openssl_kbytes_per_s": ops_per_s * self.message_bytes / 1e3,
             "warmup_iterations": self.warmup["iterations"] if self.warmup else None,
             "warmup_seconds": self.warmup["seconds"] if self.warmup else None,
-            "ciphertext_ok": None if self.ciphertext is None else self.ciphertext == expected_ciphertext,
+            "ciphertext_ok": (one_shot_ok is not False and self.loop_bytes_error is None
+                              if self.loop_bytes_checked else one_shot_ok),
+            "bytes_checked_after_loop": self.loop_bytes_checked,
             "notes": "; ".join(notes), **self.details,
         }
 
@@ -125,12 +135,20 @@ def speedup(label: str, faster, slower) -> Ratio:
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
+    if wrong_bytes(faster) or wrong_bytes(slower):
+        label += " (INVALID: wrong bytes)"
     error_f, error_s = (_error(row) for row in (faster, slower))
     low_f, high_f = faster.ns_per_op_mean - error_f, faster.ns_per_op_mean + error_f
     low_s, high_s = slower.ns_per_op_mean - error_s, slower.ns_per_op_mean + error_s
     # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
     return Ratio(label, float(slower.ns_per_op_mean / faster.ns_per_op_mean), float(max(low_s, 0) / high_f),
                  float(high_s / low_f) if low_f > 0 else math.inf, bool(low_s > high_f or low_f > high_s))
+
+
+def wrong_bytes(row) -> bool:
+    """Whether a row's engine computed bytes other than OpenSSL's (unknown counts as not)."""
+    ok = row.get("ciphertext_ok")
+    return not missing(ok) and not bool(ok)
 
 
 def missing(value) -> bool:

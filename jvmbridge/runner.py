@@ -22,7 +22,7 @@ from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.engine import measure_jvm
-from jvmbridge.jvm.providers import PROVIDERS
+from jvmbridge.jvm.providers import provider as provider_named
 from jvmbridge.native.engine import measure_openssl_cli, measure_pyca
 from jvmbridge.native.pyca_worker import encrypt_message
 from jvmbridge.results import Measurement, Ratio, ratios, to_frame
@@ -83,7 +83,7 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
                      lambda java=java, provider=provider, setting=setting, workload=workload:
                          measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
                  for java in matrix.javas if "jvm" in engines
-                 for provider in (PROVIDERS[name] for name in matrix.providers) for setting in provider.settings]
+                 for provider in map(provider_named, matrix.providers) for setting in provider.settings]
         # `openssl speed` has one shape (stream): once per cipher and size, whatever shapes were asked for.
         operation = (workload.cipher_name, workload.direction, workload.message_bytes)
         c_loop = openssl_path and operation not in c_loop_done

@@ -33,6 +33,20 @@ class Sizes(click.ParamType):
             self.fail(str(e), param, ctx)
 
 
+class ProviderName(click.ParamType):
+    """A JCE provider: SunJCE, BC, ACCP, or a provider class name."""
+    name = "provider"
+
+    def convert(self, value, param, ctx):
+        from jvmbridge.jvm.providers import provider
+
+        try:
+            provider(value)
+        except ValueError as e:
+            self.fail(str(e), param, ctx)
+        return value
+
+
 java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")

@@ -10,7 +10,7 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import Count, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import Count, ProviderName, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
 from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS,
@@ -55,8 +55,9 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")
-@click.option("--provider", "providers", type=click.Choice(list(PROVIDERS)), multiple=True, default=["SunJCE"],
-              show_default=True, help="JCE provider for the JVM rows; repeatable. BC and ACCP need --classpath.")
+@click.option("--provider", "providers", type=ProviderName(), multiple=True, default=["SunJCE"],
+              show_default=True, help=f"JCE provider for the JVM rows: {', '.join(PROVIDERS)} or a provider class "
+                                      "name; repeatable. All but SunJCE need --classpath.")
 @click.option("--classpath", "classpath", multiple=True, metavar="JAR",
               help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
@@ -76,6 +77,7 @@ def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.report import render_csv, render_json, render_table
+    from jvmbridge.results import wrong_bytes
 
     if key_bits and ciphers:
         raise click.UsageError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
@@ -100,9 +102,13 @@ def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
     if not quiet:
         click.echo(f"jvmbridge: results saved to {comparison.output}", err=True)
+    wrong = [i + 1 for i, (_, row) in enumerate(comparison.frame.iterrows()) if wrong_bytes(row)]
+    if wrong:
+        click.echo(f"jvmbridge: row(s) {', '.join(map(str, wrong))} computed WRONG bytes: their figures are invalid",
+                   err=True)
     if comparison.interrupted:
         sys.exit(130)
-    if comparison.failures:
+    if comparison.failures or wrong:
         sys.exit(1)
 
 

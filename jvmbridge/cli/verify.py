@@ -14,8 +14,9 @@ from pathlib import Path
 import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import ProviderName, all_jdks_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
+from jvmbridge.jvm.providers import provider as provider_named
 
 
 @click.command()
@@ -25,9 +26,9 @@ from jvmbridge.jvm.providers import PROVIDERS
               show_default=True, help="AES modes to verify; repeatable.")
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Verify the JDKs as they run with this option, e.g. --jvm-arg=-XX:UseAVX=2; repeatable.")
-@click.option("--provider", metavar="NAME|CLASS", default="",
-              help=f"Verify this JCE provider instead of the JVM's default: {', '.join(PROVIDERS)} or a class "
-                   "name; its jar goes in --classpath.")
+@click.option("--provider", type=ProviderName(), default="SunJCE", show_default=True,
+              help=f"The JCE provider to verify: {', '.join(PROVIDERS)} or a provider class name; "
+                   "all but SunJCE need --classpath.")
 @click.option("--classpath", multiple=True, metavar="JAR", help="Extra jar for the JVM; repeatable.")
 @click.option("--budget", type=click.FloatRange(1, 3600), default=30, show_default=True, metavar="SECONDS",
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
@@ -51,8 +52,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
-    provider_class = PROVIDERS[provider].class_name if provider in PROVIDERS else provider
-    targets = [Target(java, tuple(jvm_args), tuple(classpath), provider_class)
+    targets = [Target(java, tuple(jvm_args), tuple(classpath), provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks)]
     started = datetime.datetime.now(datetime.timezone.utc)
     path = Path(output) if output else store.default_path(started, f"{socket.gethostname()}-verify")

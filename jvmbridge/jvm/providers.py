@@ -26,3 +26,14 @@ PROVIDERS = {
                         (JvmSetting("JVM defaults, native AWS-LC", (), accelerated=True),),
                         "software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier linux-x86_64"),
 }
+
+
+def provider(name: str) -> JceProvider:
+    """A provider by its --provider name, or any provider class on --classpath by its class name
+    (run with the JVM's defaults). ValueError for anything else."""
+    if name in PROVIDERS:
+        return PROVIDERS[name]
+    if "." in name and all(part.isidentifier() for part in name.split(".")):
+        return JceProvider(name.rsplit(".", 1)[-1], name, (JvmSetting("JVM defaults", (), accelerated=True),),
+                           "the jar passed with --classpath")
+    raise ValueError(f"unknown provider {name!r}: choose from {', '.join(PROVIDERS)}, or a provider class name")

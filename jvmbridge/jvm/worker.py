@@ -64,6 +64,21 @@ def _loop(jpype, harness_class, copies: list, stream: bool):
     return parallel, parallel.run
 
 
+def _after_loop(harness, request: dict) -> dict:
+    """The bytes the hot, JIT-compiled code gave after the timed rounds, for the parent to check:
+    the measured loop's last message, or for the stream shape a run of updates of the message."""
+    if request["shape"] == "stream":
+        updates = stream_check_updates(len(bytes.fromhex(request["plaintext"])))
+        output = bytes(harness.streamOutput(updates))
+        return {"stream": output.hex(), "updates": updates, "iv": bytes(harness.iv()).hex()}
+    return {"message": bytes(harness.lastOutput()).hex(), "iv": bytes(harness.iv()).hex()}
+
+
+def stream_check_updates(message_bytes: int) -> int:
+    """Enough updates to cover 64 KiB (at least 64 calls, at most 4096)."""
+    return max(64, min(4096, 65536 // max(message_bytes, 1)))
+
+
 def handle(request: dict) -> dict:
     jpype = _start_jvm(request)
     flags = _read_flags(jpype, request["read_flags"])
@@ -100,6 +115,7 @@ def handle(request: dict) -> dict:
     counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
     rounds = timed_rounds(run, counts, threads)
     return {
+        "after_loop": _after_loop(harness, request),
         "jvm": _jvm_identity(jpype),
         "provider": str(harness.providerDescription()),
         "transformation": transformation,

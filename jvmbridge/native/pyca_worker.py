@@ -75,10 +75,20 @@ def reference() -> str:
     return f"{library()}, {backend.openssl_version_text()}"
 
 
+def _stream_context(key: bytes, iv: bytes, mode: str, decrypt: bool):
+    cipher = Cipher(algorithms.AES(key), _mode(mode, iv))
+    return cipher.decryptor() if decrypt else cipher.encryptor()
+
+
+def stream_output(key: bytes, iv: bytes, data: bytes, updates: int, mode: str, decrypt: bool) -> bytes:
+    """What ``updates`` updates of ``data`` on one fresh context give, never finished."""
+    context = _stream_context(key, iv, mode, decrypt)
+    return b"".join(context.update(data) for _ in range(updates))
+
+
 def stream_loop(key: bytes, iv: bytes, data: bytes, mode: str, decrypt: bool):
     """A loop of `update_into` on one never-finished cipher context, as `openssl speed -evp`."""
-    cipher = Cipher(algorithms.AES(key), _MODES[mode](iv))
-    context = cipher.decryptor() if decrypt else cipher.encryptor()
+    context = _stream_context(key, iv, mode, decrypt)
     out = bytearray(len(data) + 15)
 
     def run(n: int) -> int:

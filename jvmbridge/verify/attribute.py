@@ -44,7 +44,7 @@ class Finding:
             bug = f"; matches {self.known_bug.describe()}" if self.known_bug else "; no known JDK bug matches"
             return f"the intrinsic: right with {self.workaround}{bug}"
         if self.reproduced:
-            return "still wrong with every AES intrinsic flag off: not the intrinsics (JDK library or provider)"
+            return "fails the same with every AES intrinsic flag off: not the intrinsics (JDK library or provider)"
         return "not attributed"
 
     def as_dict(self) -> dict:
@@ -83,15 +83,16 @@ def attribute(finding: Finding, target: Target, mode: Mode, cases: list[Case], c
 
         def failed(extra: tuple[str, ...], prove: bool, passes: int) -> tuple[bool, SweepOutcome]:
             outcome = run_sweep(target.plus_options(*extra), mode, plan, by_id, (finding.pattern,),
-                                REPRODUCE_BUDGET, passes, prove=prove)
+                                REPRODUCE_BUDGET, passes, prove=prove, until_wrong=True)
             return bool(outcome.divergences or outcome.crash), outcome
 
         finding.reproduced, again = failed((), True, 2)
         if not finding.reproduced:
             return
-        # With the intrinsic off nothing is logged as compiled, so run as many passes as it took.
+        # With the intrinsic off nothing is logged as compiled: run at least as many passes as it
+        # took to go wrong with it on.
         for flag in _suspects(mode):
-            still_wrong, _ = failed((f"-XX:-{flag}",), False, max(again.passes, 3))
+            still_wrong, _ = failed((f"-XX:-{flag}",), False, max(again.passes + 1, 3))
             if not still_wrong:
                 finding.culprit = flag
                 finding.known_bug = matching(mode.key, flag, target.java.release_version, cpu_features)

@@ -23,7 +23,8 @@ def render_verify(document: dict) -> str:
     patterns_used = set()
     for jdk in document["jdks"]:
         lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
-                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
+                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")
+                  + (f", provider {jdk['provider_class']}" if jdk["provider_class"] else "")]
         rows = [["mode", "verdict", "passes", "after JIT", "mode intrinsics compiled", "seen after", "time"]]
         for mode in jdk["modes"]:
             seen = mode["proven_after_seconds"]

@@ -104,22 +104,24 @@ class SweepOutcome:
 
 def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case],
               patterns: tuple[str, ...], budget: float, compiled_passes: int, prove: bool = True,
-              trace: bool = False) -> SweepOutcome:
+              trace: bool = False, until_wrong: bool = False) -> SweepOutcome:
     """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven,
     or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
-    logged) every pass counts."""
+    logged) every pass counts; with ``until_wrong`` the pass that finds a divergence is the last."""
     CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
     command = [str(target.java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *target.options,
                "-Xlog:jit+inlining=debug:stderr", f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log",
                "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
                str(plan_path), ",".join(patterns), *(["--trace"] if trace else []),
                *(["--provider", target.provider_class] if target.provider_class else [])]
-    return _Watch(mode, cases, budget, compiled_passes, prove).run(command)
+    return _Watch(mode, cases, budget, compiled_passes, prove, until_wrong).run(command)
 
 
 class _Watch:
-    def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int, prove: bool):
+    def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int, prove: bool,
+                 until_wrong: bool):
         self.mode, self.cases, self.budget, self.wanted, self.prove = mode, cases, budget, compiled_passes, prove
+        self.until_wrong = until_wrong
         self.outcome = SweepOutcome()
         self.other_stdout: list[str] = []
         self.stderr_tail: list[str] = []
@@ -184,6 +186,8 @@ class _Watch:
                 self._stop(process)
         elif kind in ("diff", "error"):
             self.outcome.divergences.append(self._divergence(kind, fields))
+            if self.until_wrong:
+                self._stop(process)
 
     def _divergence(self, kind: str, fields: list[str]) -> Divergence:
         number, case_id, pattern = int(fields[0]), int(fields[1]), fields[2]
@@ -226,7 +230,7 @@ def _crash_summary(lines: list[str]) -> list[str]:
     problematic frame, without the boilerplate about bug reports."""
     keep, skip = [], ("# A fatal error", "# JRE version", "# Java VM", "# If you would like",
                       "#   https://", "# The crash happened", "# See problematic", "# Core dump",
-                      "# An error report", "# Problematic frame")
+                      "# An error report", "# Problematic frame", "# No core dump")
     for line in lines:
         text = line.strip()
         if text in ("#", "") or text.startswith(skip) or _REPORT_FILE.match(text):

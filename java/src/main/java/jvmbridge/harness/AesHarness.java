@@ -11,6 +11,7 @@ import java.security.Security;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.security.spec.AlgorithmParameterSpec;
+import java.util.Arrays;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
@@ -36,6 +37,8 @@ public final class AesHarness {
     private final boolean freshIvPerMessage;
     /** Folds every ciphertext in, so the JIT cannot prove the work unused (JMH's Blackhole idea). */
     private long sink;
+    /** What the measured loop's last message gave, to check against OpenSSL after the timing. */
+    private byte[] lastOutput = new byte[0];
 
     /**
      * {@code provider} is a registered provider's name, or "" for the JVM's first choice (SunJCE).
@@ -110,14 +113,44 @@ public final class AesHarness {
      */
     public long run(long iterations) throws GeneralSecurityException {
         long acc = 0;
+        byte[] out = lastOutput;
         long start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
-            byte[] out = once();
+            out = once();
             acc += out.length == 0 ? 1 : out[(int) (i & 15) % out.length];
         }
         long elapsed = System.nanoTime() - start;
         sink += acc;
+        lastOutput = out;
         return elapsed;
+    }
+
+    /** The output of the last message {@link #run} timed; its IV is {@link #iv()}. */
+    public byte[] lastOutput() {
+        return lastOutput.clone();
+    }
+
+    /** The IV the last message used (GCM encryption moves it on per message). */
+    public byte[] iv() {
+        return iv.clone();
+    }
+
+    /**
+     * After the timed rounds: {@code updates} updates of the message on the same Cipher, from a
+     * fresh init, their outputs concatenated, so that the stream shape's bytes can be checked
+     * with the code the JIT compiled for the measured loop.
+     */
+    public byte[] streamOutput(int updates) throws GeneralSecurityException {
+        if (freshIvPerMessage) {
+            nextIv();
+        }
+        cipher.init(decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, key, parameters(cipher.getAlgorithm(), iv));
+        byte[] all = new byte[updates * (input.length + 32)];
+        int written = 0;
+        for (int i = 0; i < updates; i++) {
+            written += cipher.update(input, 0, input.length, all, written);
+        }
+        return Arrays.copyOf(all, written);
     }
 
     /**

@@ -352,7 +352,15 @@ public final class Conformance {
             System.err.println("usage: Conformance PLAN_FILE PATTERN[,PATTERN...] [--trace] [--provider CLASS]");
             System.exit(2);
         }
-        String provider = providerAt >= 0 ? AesHarness.installProvider(options.get(providerAt + 1)) : "";
+        String provider = "";
+        if (providerAt >= 0) {
+            try {
+                provider = AesHarness.installProvider(options.get(providerAt + 1));
+            } catch (ReflectiveOperationException | ClassCastException e) {
+                System.err.println("cannot load JCE provider " + options.get(providerAt + 1) + ": " + e);
+                System.exit(2);
+            }
+        }
         String[] transformation = new String[1];
         List<Case> cases;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(args[0])))) {
