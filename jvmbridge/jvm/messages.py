@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import re
+import tempfile
+from pathlib import Path
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
 # dies: the reason, and where its hs_err report went.
@@ -22,3 +24,33 @@ def complaint(output: str) -> str:
 def warnings(output: str) -> list[str]:
     """Warnings the JVM printed, e.g. "AES intrinsics require UseAES flag to be enabled"."""
     return list(dict.fromkeys(line.strip() for line in output.splitlines() if _WARNING.match(line)))
+
+
+# Where a crashing JVM writes hs_err_pidN.log, rather than the user's working directory.
+CRASH_REPORTS = Path(tempfile.gettempdir()) / "jvmbridge-crashes"
+_REPORT_FILE = re.compile(r"^#\s+(/\S+hs_err\S+\.log)")
+_BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would like", "#   https://",
+                "# The crash happened", "# See problematic", "# Core dump", "# An error report",
+                "# Problematic frame", "# No core dump")
+
+
+def error_file_option() -> str:
+    CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
+    return f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log"
+
+
+def crash_summary(output: str) -> list[str]:
+    """HotSpot's fatal-error banner without its boilerplate: the signal and where, e.g.
+    "SIGSEGV (0xb) at pc=..., pid=..., tid=..." and the problematic frame. Empty if none."""
+    kept = []
+    for line in output.splitlines():
+        text = line.strip()
+        if not text.startswith("#") or text == "#" or text.startswith(_BOILERPLATE) or _REPORT_FILE.match(text):
+            continue
+        kept.append(text.lstrip("# ").strip())
+    return kept[:4]
+
+
+def crash_report(output: str) -> str | None:
+    """The hs_err file the JVM says it wrote, if it says so."""
+    return next((m[1] for line in output.splitlines() if (m := _REPORT_FILE.match(line.strip()))), None)

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,6 +19,7 @@ from pathlib import Path
 from jvmbridge.check.evidence import intrinsic_method
 from jvmbridge.check.modes import Mode
 from jvmbridge.harness import harness_jar
+from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 from jvmbridge.verify.plan import Case
@@ -39,9 +38,6 @@ PATTERN_MEANING = {
 }
 # After the JVM is told to stop, how long the pass under way may take to finish.
 _STOP_GRACE_SECONDS = 20
-# Where a crashing JVM writes hs_err_pidN.log (rather than the user's working directory).
-CRASH_REPORTS = Path(tempfile.gettempdir()) / "jvmbridge-crashes"
-_REPORT_FILE = re.compile(r"^#\s+(/\S+hs_err\S+\.log)")
 
 
 @dataclass(frozen=True)
@@ -108,9 +104,8 @@ def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case
     """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven,
     or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
     logged) every pass counts; with ``until_wrong`` the pass that finds a divergence is the last."""
-    CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
     command = [str(target.java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *target.options,
-               "-Xlog:jit+inlining=debug:stderr", f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log",
+               "-Xlog:jit+inlining=debug:stderr", messages.error_file_option(),
                "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
                str(plan_path), ",".join(patterns), *(["--trace"] if trace else []),
                *(["--provider", target.provider_class] if target.provider_class else [])]
@@ -215,25 +210,11 @@ class _Watch:
             self.outcome.error = f"killed after {self.budget + _STOP_GRACE_SECONDS:.0f} s without finishing a pass"
             return
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
+        output = "\n".join(crash_lines)
         if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
             # It never ran: a refused option or a broken JVM. Its own words say why.
             said = [line for line in self.stderr_tail + self.other_stdout if line.strip()]
             self.outcome.error = said[-1] if said else f"exit code {returncode}"
             return
-        report = next((m[1] for line in crash_lines if (m := _REPORT_FILE.match(line))), None)
         during = self.outcome.last_traced or f"pass {max(self.compiled_at_begin, default=0)}"
-        self.outcome.crash = Crash(returncode, _crash_summary(crash_lines), report, during)
-
-
-def _crash_summary(lines: list[str]) -> list[str]:
-    """HotSpot's fatal-error banner, e.g. "# SIGSEGV (0xb) at pc=..., pid=..., tid=..." and the
-    problematic frame, without the boilerplate about bug reports."""
-    keep, skip = [], ("# A fatal error", "# JRE version", "# Java VM", "# If you would like",
-                      "#   https://", "# The crash happened", "# See problematic", "# Core dump",
-                      "# An error report", "# Problematic frame", "# No core dump")
-    for line in lines:
-        text = line.strip()
-        if text in ("#", "") or text.startswith(skip) or _REPORT_FILE.match(text):
-            continue
-        keep.append(text.lstrip("# ").strip())
-    return keep[:4]
+        self.outcome.crash = Crash(returncode, messages.crash_summary(output), messages.crash_report(output), during)

@@ -1,0 +1,133 @@
+"""`jvmbridge verify`, and check and compare built on it: real JVMs against real OpenSSL.
+
+The sweep must be able to fail: a planted provider (tests/java/planted) flips one byte at one size
+in one call pattern, or crashes the JVM there; and Temurin 17.0.3 from PyPI really computes wrong
+AES-CTR bytes on AVX-512 CPUs (JDK-8292158).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import jdk_homes, run_cli, run_json
+
+PLANTED = "planted.PlantedProvider"
+
+
+def verify_json(*args: str, tmp_path: Path) -> tuple[int, dict, str]:
+    done = run_cli("verify", "--format", "json", "--quiet", "--output", str(tmp_path / "verify.jsonl"), *args)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+def modes_of(document: dict) -> dict[str, dict]:
+    (jdk,) = document["jdks"]
+    return {mode["mode"]: mode for mode in jdk["modes"]}
+
+
+@pytest.mark.parametrize("home", jdk_homes(), ids=lambda home: home.name)
+def test_the_jdks_here_compute_the_same_bytes_as_openssl_once_compiled(home, tmp_path):
+    code, document, _ = verify_json("--java", str(home), tmp_path=tmp_path)
+    assert code == 0, document
+    for name, mode in modes_of(document).items():
+        assert mode["status"] == "correct", mode
+        assert mode["compiled_passes"] >= 1 and mode["mode_intrinsics_seen"], f"{name}: intrinsic never compiled"
+        assert mode["cases"] == 6 * document["sweep"]["sizes"] and mode["divergent_runs"] == 0
+    saved = [json.loads(line) for line in (tmp_path / "verify.jsonl").read_text().splitlines()]
+    assert [r["type"] for r in saved] == ["verification", "verification_end"]
+
+
+def test_a_planted_divergence_is_found_and_reduced(planted_jar, tmp_path):
+    code, document, _ = verify_json("--mode", "ctr", "--quick", "--provider", PLANTED, "--classpath", str(planted_jar),
+                                    tmp_path=tmp_path)
+    assert code == 1
+    ctr = modes_of(document)["CTR"]
+    assert ctr["status"] == "WRONG"
+    (finding,) = ctr["findings"]  # only the in-place pattern, only at 77 bytes
+    assert (finding["pattern"], finding["size"], finding["first_differing_byte"]) == ("inplace", 77, 5)
+    assert finding["groups"] == 6 and finding["reproduced"] is True
+    # Switching intrinsics off does not cure a provider's own bug, and the tool says so.
+    assert finding["culprit_flag"] is None and "not the intrinsics" in finding["attribution"]
+
+
+def test_a_jvm_crash_is_a_failure_of_its_case(planted_jar, tmp_path):
+    code, document, _ = verify_json("--mode", "ctr", "--quick", "--provider", PLANTED, "--classpath", str(planted_jar),
+                                    "--jvm-arg=-Dplanted.crash=true", tmp_path=tmp_path)
+    assert code == 1
+    ctr = modes_of(document)["CTR"]
+    assert ctr["status"] == "CRASHED"
+    (finding,) = ctr["findings"]
+    assert (finding["pattern"], finding["size"]) == ("inplace", 77)
+    assert any("SIGSEGV" in line for line in finding["crash"]["lines"])
+    assert Path(finding["crash"]["report"]).is_file()
+
+
+def test_a_provider_that_cannot_load_is_could_not_run(tmp_path):
+    code, document, _ = verify_json("--mode", "cbc", "--quick", "--provider", "no.such.Provider", tmp_path=tmp_path)
+    assert code == 2
+    assert "cannot load JCE provider no.such.Provider" in modes_of(document)["CBC"]["error"]
+    done = run_cli("verify", "--provider", "nonsense")
+    assert done.returncode == 2 and done.stderr.startswith("jvmbridge: error:") and "Traceback" not in done.stderr
+
+
+def test_verify_catches_jdk_8292158_on_temurin_17_0_3(known_bad_jdk, tmp_path):
+    code, document, _ = verify_json("--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc", tmp_path=tmp_path)
+    assert code == 1
+    found = modes_of(document)
+    assert found["CBC"]["status"] == "correct"
+    assert found["CTR"]["status"] == "WRONG"
+    small_updates = [f for f in found["CTR"]["findings"] if f["pattern"] in ("updates", "bytes")]
+    assert small_updates and all(f["size"] < 16 for f in small_updates)
+    for finding in found["CTR"]["findings"]:
+        assert finding["culprit_flag"] == "UseAESCTRIntrinsics"
+        assert finding["workaround"] == "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics"
+        assert finding["known_bug"] == "JDK-8292158"
+
+
+def test_the_table_names_the_workaround_once(known_bad_jdk):
+    done = run_cli("verify", "--java", str(known_bad_jdk), "--mode", "ctr", "--quick", "--quiet")
+    assert done.returncode == 1
+    assert done.stdout.count("Workaround: -XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics") == 1
+    assert done.stdout.count("JDK-8292158") == 1
+    assert "WRONG" in done.stdout
+
+
+def test_check_says_active_but_wrong_on_temurin_17_0_3(known_bad_jdk):
+    done = run_cli("check", "--json", "--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc")
+    assert done.returncode == 1, done.stderr
+    (jdk,) = json.loads(done.stdout)["jdks"]
+    verdicts = {v["mode"]: v for v in jdk["verdicts"]}
+    assert verdicts["CTR"]["status"] == "active but WRONG"
+    assert "-XX:-UseAESCTRIntrinsics" in verdicts["CTR"]["reason"]
+    assert verdicts["CBC"]["status"] == "active, verified"
+    assert jdk["verification"]["CTR"]["status"] == "WRONG"
+
+
+def test_compare_on_temurin_17_0_3_ctr_stream_is_invalid_or_a_crash(known_bad_jdk, quick):
+    # 5-byte updates on one Cipher: JDK-8292158 either corrupts the stream or crashes the JVM.
+    done, result = run_json("compare", "--java", str(known_bad_jdk), "--cipher", "aes-128-ctr", "--shape", "stream",
+                            "--sizes", "5", "--engine", "jvm", *quick)
+    assert done.returncode == 1
+    on = [row for row in result["results"] if row["setting"] == "intrinsics on"]
+    if on:
+        assert on[0]["ciphertext_ok"] is False and on[0]["notes"].startswith("INVALID")
+    else:
+        assert "the JVM crashed" in done.stderr and "SIGSEGV" in done.stderr and "jvmbridge verify" in done.stderr
+    off = [row for row in result["results"] if row["setting"] == "intrinsics off"]
+    assert off and off[0]["ciphertext_ok"] is True
+
+
+def test_compare_checks_the_bytes_of_the_measured_loop(planted_jar, quick):
+    # The planted provider goes wrong after 100k messages: right before the loop, wrong after it.
+    done, result = run_json("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--engine", "pyca",
+                            "--provider", PLANTED, "--classpath", str(planted_jar),
+                            "--jvm-arg=-Dplanted.after=100000", *quick)
+    assert done.returncode == 1
+    (jvm,) = [row for row in result["results"] if row["engine"] == "JVM"]
+    assert jvm["ciphertext_ok"] is False and jvm["bytes_checked_after_loop"]
+    assert "INVALID: the measured loop computed WRONG bytes (the last message" in jvm["notes"]
+    assert all(r["ciphertext_ok"] for r in result["results"] if r["engine"] != "JVM")
+    assert any("INVALID" in ratio["label"] for ratio in result["ratios"])
+    assert "computed WRONG bytes" in done.stderr
