@@ -37,10 +37,14 @@ class ChildOutcome:
             return None
         if self.result is not None:
             return self.result["error"]
-        how = (f"killed by {signal.Signals(-self.returncode).name}" if self.returncode < 0
-               else f"exit code {self.returncode}")
         last = _last_line(self.stderr) or _last_line(self.stdout)
-        return f"worker died ({how})" + (f": {last}" if last else "")
+        return f"worker died ({self.how_it_ended})" + (f": {last}" if last else "")
+
+    @property
+    def how_it_ended(self) -> str:
+        """"killed by SIGABRT", "exit code 1"."""
+        return (f"killed by {signal.Signals(-self.returncode).name}" if self.returncode < 0
+                else f"exit code {self.returncode}")
 
 
 def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None) -> ChildOutcome:

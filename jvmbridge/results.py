@@ -147,7 +147,7 @@ def speedup(label: str, faster, slower) -> Ratio:
 
 def wrong_bytes(row) -> bool:
     """Whether a row's engine computed bytes other than OpenSSL's (unknown counts as not)."""
-    ok = row.get("ciphertext_ok")
+    ok = getattr(row, "ciphertext_ok", None)  # a pandas row or an itertuples() tuple
     return not missing(ok) and not bool(ok)
 
 

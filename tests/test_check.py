@@ -32,7 +32,9 @@ def test_defaults_are_active_with_jit_evidence(home):
     assert done.returncode == 0, document
     (jdk,) = document["jdks"]
     found = verdicts(jdk)
-    assert {mode: v["status"] for mode, v in found.items()} == {"CBC": "active", "CTR": "active", "GCM": "active"}
+    # The JIT log proves each intrinsic ran, and the short verify sweep that its bytes were right.
+    assert {mode: v["status"] for mode, v in found.items()} == dict.fromkeys(("CBC", "CTR", "GCM"), "active, verified")
+    assert all(jdk["verification"][mode]["status"] == "correct" for mode in found)
     assert "CipherBlockChaining::implEncrypt" in jdk["evidence"]["CBC"]["seen"]
     assert "CounterMode::implCrypt" in jdk["evidence"]["CTR"]["seen"]
     assert document["cpu"]["features"]["aes"]["present"]
@@ -53,7 +55,7 @@ def test_only_the_gated_mode_is_disabled():
     found = verdicts(document["jdks"][0])
     assert found["CTR"]["status"] == "disabled by a flag"
     if cpu_has_aes():
-        assert found["CBC"]["status"] == "active"
+        assert found["CBC"]["status"] == "active, verified"
 
 
 def test_a_flag_forced_off_by_another_names_it():
@@ -62,6 +64,13 @@ def test_a_flag_forced_off_by_another_names_it():
     assert done.returncode == 1
     assert verdicts(document["jdks"][0])["CTR"]["reason"] == (
         "UseAESCTRIntrinsics=false [follows UseAESIntrinsics=false, command line]")
+
+
+def test_no_verify_trusts_the_jit_log_alone():
+    done, document = check_json("--mode", "cbc", "--no-verify")
+    if cpu_has_aes():
+        assert done.returncode == 0 and verdicts(document["jdks"][0])["CBC"]["status"] == "active"
+    assert document["jdks"][0]["verification"] == {}
 
 
 def test_human_summary():

@@ -77,13 +77,15 @@ def test_verify_catches_jdk_8292158_on_temurin_17_0_3(known_bad_jdk, tmp_path):
     assert code == 1
     found = modes_of(document)
     assert found["CBC"]["status"] == "correct"
-    assert found["CTR"]["status"] == "WRONG"
-    small_updates = [f for f in found["CTR"]["findings"] if f["pattern"] in ("updates", "bytes")]
-    assert small_updates and all(f["size"] < 16 for f in small_updates)
-    for finding in found["CTR"]["findings"]:
+    assert found["CTR"]["status"] in ("WRONG", "CRASHED")
+    wrong_small = [f for f in found["CTR"]["findings"]
+                   if f["pattern"] in ("updates", "bytes", "mixed") and f["size"] < 16 and not f["crash"]]
+    assert wrong_small, found["CTR"]["findings"]
+    for finding in wrong_small:
         assert finding["culprit_flag"] == "UseAESCTRIntrinsics"
         assert finding["workaround"] == "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics"
         assert finding["known_bug"] == "JDK-8292158"
+    assert {f["culprit_flag"] for f in found["CTR"]["findings"]} <= {"UseAESCTRIntrinsics", None}
 
 
 def test_the_table_names_the_workaround_once(known_bad_jdk):
@@ -91,7 +93,7 @@ def test_the_table_names_the_workaround_once(known_bad_jdk):
     assert done.returncode == 1
     assert done.stdout.count("Workaround: -XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics") == 1
     assert done.stdout.count("JDK-8292158") == 1
-    assert "WRONG" in done.stdout
+    assert "WRONG" in done.stdout or "CRASHED" in done.stdout
 
 
 def test_check_says_active_but_wrong_on_temurin_17_0_3(known_bad_jdk):
@@ -102,7 +104,8 @@ def test_check_says_active_but_wrong_on_temurin_17_0_3(known_bad_jdk):
     assert verdicts["CTR"]["status"] == "active but WRONG"
     assert "-XX:-UseAESCTRIntrinsics" in verdicts["CTR"]["reason"]
     assert verdicts["CBC"]["status"] == "active, verified"
-    assert jdk["verification"]["CTR"]["status"] == "WRONG"
+    # JDK-8292158 corrupts the bytes or, now and then, the heap: the short sweep may end in a crash.
+    assert jdk["verification"]["CTR"]["status"] in ("WRONG", "CRASHED")
 
 
 def test_compare_on_temurin_17_0_3_ctr_stream_is_invalid_or_a_crash(known_bad_jdk, quick):

@@ -64,8 +64,9 @@ def with_verification(verdict: Verdict, verified: dict) -> Verdict:
     if not verified["findings"]:
         return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
     first = verified["findings"][0]
+    bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
     return Verdict(verdict.mode, WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
-                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}")
+                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}")
 
 
 def exit_code(verdicts: list[Verdict]) -> int:

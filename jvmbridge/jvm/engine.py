@@ -40,9 +40,11 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         crash = messages.crash_summary(said)
         if crash:
             report = messages.crash_report(said)
-            raise WorkerError(f"{java.home}: the JVM crashed{fork}: {'; '.join(crash)}"
-                              + (f"; report: {report}" if report else "")
-                              + f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern")
+            # A signal inside the JVM (not, say, an OutOfMemoryError) may be a broken intrinsic.
+            hint = (f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern"
+                    if any(line.startswith("SIG") for line in crash) else "")
+            raise WorkerError(f"{java.home}: the JVM crashed{fork} ({failed.how_it_ended}): {'; '.join(crash)}"
+                              + (f"; report: {report}" if report else "") + hint)
         complaint = messages.complaint(said)
         raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {complaint}" if complaint else ""))
     outcome, result = outcomes[0], outcomes[0].result

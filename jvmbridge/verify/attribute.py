@@ -41,8 +41,7 @@ class Finding:
         if self.reproduced is False:
             return "did not come back in a fresh JVM running this case alone: cause unknown"
         if self.culprit:
-            bug = f"; matches {self.known_bug.describe()}" if self.known_bug else "; no known JDK bug matches"
-            return f"the intrinsic: right with {self.workaround}{bug}"
+            return f"the intrinsic: right with {self.workaround}"
         if self.reproduced:
             return "fails the same with every AES intrinsic flag off: not the intrinsics (JDK library or provider)"
         return "not attributed"
@@ -55,7 +54,9 @@ class Finding:
                 "crash": ({"lines": self.crash.lines, "report": self.crash.report, "during": self.crash.during}
                           if self.crash else None),
                 "reproduced": self.reproduced, "culprit_flag": self.culprit, "workaround": self.workaround,
-                "known_bug": self.known_bug.id if self.known_bug else None, "attribution": self.attribution()}
+                "known_bug": self.known_bug.id if self.known_bug else None,
+                "known_bug_description": self.known_bug.describe() if self.known_bug else None,
+                "attribution": self.attribution()}
 
 
 def findings(mode: Mode, outcome: SweepOutcome) -> list[Finding]:

@@ -69,6 +69,10 @@ def _problems(mode: dict, patterns_used: set) -> list[str]:
             lines.append(f"             cause: {finding['attribution']}")
     if len(causes) == 1:
         lines.append(f"  Cause: {next(iter(causes))}")
+    bugs = dict.fromkeys(f["known_bug_description"] for f in mode["findings"] if f["known_bug_description"])
+    lines += [f"  Known bug: {bug}" for bug in bugs]
+    if any(f["culprit_flag"] for f in mode["findings"]) and not bugs:
+        lines.append("  Known bug: none on record here matches")
     workarounds = dict.fromkeys(f["workaround"] for f in mode["findings"] if f["workaround"])
     if len(workarounds) == 1:
         lines.append(f"  Workaround: {next(iter(workarounds))}")
