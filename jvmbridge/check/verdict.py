@@ -63,7 +63,7 @@ def with_verification(verdict: Verdict, verified: dict) -> Verdict:
                                                f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
     if not verified["findings"]:
         return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
-    first = verified["findings"][0]
+    first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction
     bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
     return Verdict(verdict.mode, WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
                                         f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}")

@@ -72,32 +72,40 @@ def findings(mode: Mode, outcome: SweepOutcome) -> list[Finding]:
     return found
 
 
-def attribute(finding: Finding, target: Target, mode: Mode, cases: list[Case], cpu_features: list[str]) -> None:
-    """Run the finding's case (with the smaller cases of its group before it, as in the sweep) in a
-    fresh JVM as it was, then with each of the mode's intrinsic flags off in turn."""
-    group = [c for c in cases if (c.key_bits, c.direction) == (finding.case.key_bits, finding.case.direction)
-             and c.size <= finding.case.size]
+def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case], cpu_features: list[str]) -> None:
+    """Run the findings' cases (each with the smaller cases of its group before it, as in the
+    sweep) in a fresh JVM as it was, then with each of the mode's intrinsic flags off in turn;
+    one JVM per step serves every finding of the mode."""
+    wanted = {(f.case.key_bits, f.case.direction, f.pattern): f.case.size for f in found}
+    group = [c for c in cases if any((c.key_bits, c.direction) == key[:2] and c.size <= size
+                                     for key, size in wanted.items())]
     with tempfile.TemporaryDirectory(prefix="jvmbridge-reproduce-") as scratch:
         plan = Path(scratch) / "plan.bin"
         write_plan(plan, mode, group)
         by_id = {c.id: c for c in group}
 
-        def failed(extra: tuple[str, ...], prove: bool, passes: int) -> tuple[bool, SweepOutcome]:
-            outcome = run_sweep(target.plus_options(*extra), mode, plan, by_id, (finding.pattern,),
-                                REPRODUCE_BUDGET, passes, prove=prove, until_wrong=True)
-            return bool(outcome.divergences or outcome.crash), outcome
+        def still_failing(todo: list[Finding], extra: tuple[str, ...], prove: bool, passes: int):
+            """The findings of ``todo`` that fail again, and how many passes that run took."""
+            patterns = tuple(dict.fromkeys(f.pattern for f in todo))
+            outcome = run_sweep(target.plus_options(*extra), mode, plan, by_id, patterns, REPRODUCE_BUDGET,
+                                passes, prove=prove, until_wrong=frozenset(patterns))
+            wrong = {d.pattern for d in outcome.divergences}
+            return [f for f in todo if f.pattern in wrong or outcome.crash], outcome.passes
 
-        finding.reproduced, again = failed((), True, 2)
-        if not finding.reproduced:
-            return
+        again, passes = still_failing(found, (), True, 2)
+        for finding in found:
+            finding.reproduced = finding in again
         # With the intrinsic off nothing is logged as compiled: run at least as many passes as it
         # took to go wrong with it on.
         for flag in _suspects(mode):
-            still_wrong, _ = failed((f"-XX:-{flag}",), False, max(again.passes + 1, 3))
-            if not still_wrong:
-                finding.culprit = flag
-                finding.known_bug = matching(mode.key, flag, target.java.release_version, cpu_features)
+            if not again:
                 return
+            remaining, _ = still_failing(again, (f"-XX:-{flag}",), False, max(passes + 1, 3))
+            for finding in again:
+                if finding not in remaining:
+                    finding.culprit = flag
+                    finding.known_bug = matching(mode.key, flag, target.java.release_version, cpu_features)
+            again = remaining
 
 
 def _suspects(mode: Mode) -> list[str]:

@@ -81,11 +81,13 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
             traced = run_sweep(target, mode, plan, by_id, sweep.patterns, budget, sweep.compiled_passes,
                                trace=True)
             found.append(_crash_finding(mode, outcome, traced, by_id))
-    for finding in found:
-        if progress:
-            progress(f"{target.java.label}: {mode.name} {finding.pattern} wrong at {finding.case.describe()}: "
-                     "reproducing it in fresh JVMs with intrinsics off")
-        attribute(finding, target, mode, planned, cpu_features)
+    if found and progress:
+        progress(f"{target.java.label}: {mode.name} wrong in {', '.join(f.pattern for f in found)}: "
+                 "reproducing the smallest cases in fresh JVMs with intrinsics off")
+    # A crash takes every pattern of its JVM down: crashes are reproduced on their own.
+    for batch in [[f for f in found if not f.crash], *([f] for f in found if f.crash)]:
+        if batch:
+            attribute(batch, target, mode, planned, cpu_features)
     return _mode_dict(mode, outcome, found, len(planned), sweep)
 
 

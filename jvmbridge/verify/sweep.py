@@ -100,10 +100,11 @@ class SweepOutcome:
 
 def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case],
               patterns: tuple[str, ...], budget: float, compiled_passes: int, prove: bool = True,
-              trace: bool = False, until_wrong: bool = False) -> SweepOutcome:
+              trace: bool = False, until_wrong: frozenset[str] = frozenset()) -> SweepOutcome:
     """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven,
     or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
-    logged) every pass counts; with ``until_wrong`` the pass that finds a divergence is the last."""
+    logged) every pass counts; once every pattern in ``until_wrong`` has diverged, the pass under
+    way is the last."""
     command = [str(target.java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *target.options,
                "-Xlog:jit+inlining=debug:stderr", messages.error_file_option(),
                "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
@@ -114,7 +115,7 @@ def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case
 
 class _Watch:
     def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int, prove: bool,
-                 until_wrong: bool):
+                 until_wrong: frozenset[str]):
         self.mode, self.cases, self.budget, self.wanted, self.prove = mode, cases, budget, compiled_passes, prove
         self.until_wrong = until_wrong
         self.outcome = SweepOutcome()
@@ -169,6 +170,8 @@ class _Watch:
         kind, *fields = line[5:].split(" ")
         if kind == "begin":
             self.compiled_at_begin[int(fields[0])] = self.outcome.proven or not self.prove
+            if sum(self.compiled_at_begin.values()) >= self.wanted:
+                self._stop(process)  # the JVM reads it between passes: this one is the last
         elif kind == "case":
             self.outcome.last_traced = f"case {fields[0]} {fields[1]}"
         elif kind == "end":
@@ -176,12 +179,11 @@ class _Watch:
             self.outcome.passes = number
             self.outcome.divergent_runs += divergent
             self.outcome.compiled_passes += self.compiled_at_begin.get(number, False)
-            over_budget = time.perf_counter() - self.started > self.budget
-            if self.outcome.compiled_passes >= self.wanted or over_budget:
+            if time.perf_counter() - self.started > self.budget:
                 self._stop(process)
         elif kind in ("diff", "error"):
             self.outcome.divergences.append(self._divergence(kind, fields))
-            if self.until_wrong:
+            if self.until_wrong and self.until_wrong <= {d.pattern for d in self.outcome.divergences}:
                 self._stop(process)
 
     def _divergence(self, kind: str, fields: list[str]) -> Divergence:
