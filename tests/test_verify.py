@@ -134,3 +134,12 @@ def test_compare_checks_the_bytes_of_the_measured_loop(planted_jar, quick):
     assert all(r["ciphertext_ok"] for r in result["results"] if r["engine"] != "JVM")
     assert any("INVALID" in ratio["label"] for ratio in result["ratios"])
     assert "computed WRONG bytes" in done.stderr
+
+
+def test_the_workaround_makes_temurin_17_0_3_right(known_bad_jdk, tmp_path):
+    code, document, _ = verify_json("--java", str(known_bad_jdk), "--mode", "ctr", "--quick",
+                                    "--jvm-arg=-XX:-UseAESCTRIntrinsics", tmp_path=tmp_path)
+    assert code == 0, document
+    ctr = modes_of(document)["CTR"]
+    assert ctr["status"] == "correct, intrinsic not compiled" and not ctr["findings"]
+    assert "UseAESCTRIntrinsics=false [command line]" in ctr["intrinsic_off"]

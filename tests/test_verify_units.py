@@ -104,7 +104,8 @@ def _mode(findings_: list[dict]) -> dict:
     return {"mode": "CTR", "status": "WRONG" if findings_ else "correct", "error": None, "cases": 12, "groups": 6,
             "patterns": ["updates", "mixed"], "passes": 4, "compiled_passes": 3, "intrinsics_seen": [],
             "mode_intrinsics_seen": ["CounterMode::implCrypt"], "intrinsics_expected": "CounterMode::implCrypt",
-            "proven_after_seconds": 1.0, "divergent_runs": 7, "seconds": 3.0, "findings": findings_}
+            "proven_after_seconds": 1.0, "divergent_runs": 7, "seconds": 3.0, "findings": findings_,
+            "intrinsic_off": None}
 
 
 def _finding(pattern: str) -> dict:

@@ -58,7 +58,7 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTabl
 
 def with_verification(verdict: Verdict, verified: dict) -> Verdict:
     """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
-    if verified["status"] == "correct":
+    if verified["status"].startswith("correct"):
         return Verdict(verdict.mode, VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
                                                f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
     if not verified["findings"]:

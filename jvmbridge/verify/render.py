@@ -4,7 +4,7 @@ from __future__ import annotations
 from jvmbridge.textable import align
 from jvmbridge.verify.sweep import PATTERN_MEANING
 
-_SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL after the JIT compiled it.",
+_SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL.",
             1: "Some JVM computed WRONG bytes or crashed (see above): do not trust it as configured.",
             2: "Could not verify everything (see above)."}
 
@@ -48,9 +48,13 @@ def render_verify(document: dict) -> str:
 
 def _problems(mode: dict, patterns_used: set) -> list[str]:
     lines = []
-    if mode["compiled_passes"] == 0 and mode["passes"]:
-        lines.append(f"  {mode['mode']}: {mode['intrinsics_expected']} was never logged as compiled: the bytes "
-                     "were checked, the intrinsic path perhaps not")
+    if mode["intrinsic_off"]:
+        lines.append(f"  {mode['mode']}: intrinsic off ({mode['intrinsic_off']}): the Java code was checked")
+    elif mode["compiled_passes"] == 0 and mode["passes"]:
+        when = ("was never logged as compiled" if mode["proven_after_seconds"] is None
+                else "was logged as compiled only after the last pass began (a longer --budget helps)")
+        lines.append(f"  {mode['mode']}: {mode['intrinsics_expected']} {when}: the bytes were checked, "
+                     "the intrinsic path perhaps not")
     if not mode["findings"]:
         return lines
     causes = dict.fromkeys(f["attribution"] for f in mode["findings"])

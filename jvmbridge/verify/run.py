@@ -10,7 +10,12 @@ from typing import Callable
 
 from jvmbridge import __version__
 from jvmbridge.check.modes import Mode
+from jvmbridge.check.verdict import DISABLED, UNSUPPORTED, decide
+from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
+from jvmbridge.jvm.flagsource import print_flags_final
+from jvmbridge.jvm.options import java_major
+from jvmbridge.jvm.printflags import FlagsParseError, parse
 from jvmbridge.native.pyca_worker import reference
 from jvmbridge.verify.attribute import Finding, attribute, findings
 from jvmbridge.verify.plan import DIRECTIONS, KEY_BITS, Case, cases, write_plan
@@ -19,7 +24,9 @@ from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep
 # 1: first format (host, cpu, jdks with modes, exit_code).
 SCHEMA_VERSION = 1
 CORRECT, WRONG, CRASHED, NOT_RUN = "correct", "WRONG", "CRASHED", "could not run"
-_EXIT = {CORRECT: 0, WRONG: 1, CRASHED: 1, NOT_RUN: 2}
+# Right bytes, but no pass ran after the intrinsic was logged as compiled (switched off, or slow).
+UNCOMPILED = "correct, intrinsic not compiled"
+_EXIT = {CORRECT: 0, UNCOMPILED: 0, WRONG: 1, CRASHED: 1, NOT_RUN: 2}
 Progress = Callable[[str], None]
 
 
@@ -58,23 +65,39 @@ def verify_jdk(target: Target, modes: list[Mode], sweep: Sweep, cpu_features: li
     java = target.java
     planned = cases(sweep.sizes)
     budget = sweep.budget / len(modes)
-    results = []
+    results, off = [], _intrinsics_off(target, modes, cpu_features)
     for mode in modes:
         if progress:
             progress(f"{java.label}: {mode.name}, {len(planned)} cases x {len(sweep.patterns)} call patterns")
-        results.append(verify_mode(target, mode, planned, sweep, budget, cpu_features, progress))
+        results.append(verify_mode(target, mode, planned, sweep, budget, cpu_features, progress, off.get(mode.name)))
     return {"java_home": str(java.home), "version": java.release_version, "vendor": java.vendor,
             "options": list(target.options), "classpath": list(target.classpath),
             "provider_class": target.provider_class, "modes": results}
 
 
+def _intrinsics_off(target: Target, modes: list[Mode], cpu_features: list[str]) -> dict[str, str]:
+    """Mode name -> why its intrinsic cannot run in this JVM (a flag, the CPU), read from
+    PrintFlagsFinal; then there is no compilation to wait for. Unreadable flags: nothing known."""
+    try:
+        table = parse(print_flags_final(target.java, target.options), source=str(target.java.home))
+    except (WorkerError, FlagsParseError):
+        return {}
+    major = java_major(target.java.release_version)
+    verdicts = [decide(mode, major, cpu_features, table, None) for mode in modes]
+    return {v.mode: f"{v.status}: {v.reason}" for v in verdicts if v.status in (DISABLED, UNSUPPORTED)}
+
+
 def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, budget: float,
-                cpu_features: list[str], progress: Progress | None = None) -> dict:
+                cpu_features: list[str], progress: Progress | None = None, intrinsic_off: str | None = None) -> dict:
+    """``intrinsic_off``: why the mode's intrinsic cannot run, if it cannot: then the Java code is
+    checked for as many passes as the sweep wants, without waiting for a compilation."""
     by_id = {c.id: c for c in planned}
     with tempfile.TemporaryDirectory(prefix="jvmbridge-verify-") as scratch:
         plan = Path(scratch) / "plan.bin"
         write_plan(plan, mode, planned)
-        outcome = run_sweep(target, mode, plan, by_id, sweep.patterns, budget, sweep.compiled_passes)
+        prove = intrinsic_off is None
+        outcome = run_sweep(target, mode, plan, by_id, sweep.patterns, budget,
+                            sweep.compiled_passes + (0 if prove else 1), prove=prove)
         found = findings(mode, outcome)
         if outcome.crash:
             # Which case? Run the same sweep again, each case announced before it runs.
@@ -88,7 +111,7 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
     for batch in [[f for f in found if not f.crash], *([f] for f in found if f.crash)]:
         if batch:
             attribute(batch, target, mode, planned, cpu_features)
-    return _mode_dict(mode, outcome, found, len(planned), sweep)
+    return {**_mode_dict(mode, outcome, found, len(planned), sweep, prove), "intrinsic_off": intrinsic_off}
 
 
 def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:
@@ -99,18 +122,21 @@ def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_i
     return Finding(mode.key, pattern, case, None, crash, groups=1)
 
 
-def _status(outcome: SweepOutcome, found: list[Finding]) -> str:
+def _status(outcome: SweepOutcome, found: list[Finding], proved: bool) -> str:
     if outcome.crash:
         return CRASHED
     if found:
         return WRONG
-    return NOT_RUN if outcome.error or outcome.passes == 0 else CORRECT
+    if outcome.error or outcome.passes == 0:
+        return NOT_RUN
+    return CORRECT if proved and outcome.compiled_passes else UNCOMPILED
 
 
-def _mode_dict(mode: Mode, outcome: SweepOutcome, found: list[Finding], case_count: int, sweep: Sweep) -> dict:
-    return {"mode": mode.name, "transformation": mode.transformation, "status": _status(outcome, found),
+def _mode_dict(mode: Mode, outcome: SweepOutcome, found: list[Finding], case_count: int, sweep: Sweep,
+               proved: bool) -> dict:
+    return {"mode": mode.name, "transformation": mode.transformation, "status": _status(outcome, found, proved),
             "error": outcome.error, "cases": case_count, "groups": len(KEY_BITS) * len(DIRECTIONS), "patterns": list(sweep.patterns),
-            "passes": outcome.passes, "compiled_passes": outcome.compiled_passes,
+            "passes": outcome.passes, "compiled_passes": outcome.compiled_passes if proved else 0,
             "intrinsics_seen": outcome.seen, "intrinsics_expected": mode.expected,
             "mode_intrinsics_seen": [m for m in outcome.seen if any(m in path.methods for path in mode.paths)],
             "proven_after_seconds": round(outcome.proven_after, 2) if outcome.proven else None,

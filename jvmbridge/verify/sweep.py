@@ -124,6 +124,7 @@ class _Watch:
         self.started = 0.0
         self.compiled_at_begin: dict[int, bool] = {}
         self.stopping = False
+        self.killed = False  # the pass under way outlived the budget and its grace
 
     def run(self, command: list[str]) -> SweepOutcome:
         self.started = time.perf_counter()
@@ -136,7 +137,7 @@ class _Watch:
         with process:
             log = threading.Thread(target=self._read_log, args=(process.stderr,), daemon=True)
             log.start()
-            deadline = threading.Timer(self.budget + _STOP_GRACE_SECONDS, process.kill)
+            deadline = threading.Timer(self.budget + _STOP_GRACE_SECONDS, self._kill, args=(process,))
             deadline.start()
             try:
                 for line in process.stdout:
@@ -195,6 +196,10 @@ class _Watch:
         index, actual, expected, length = fields[3:7]
         return Divergence(**common, index=int(index), actual=actual, expected=expected, actual_length=int(length))
 
+    def _kill(self, process: subprocess.Popen) -> None:
+        self.killed = True
+        process.kill()
+
     def _stop(self, process: subprocess.Popen) -> None:
         if self.stopping:
             return
@@ -208,8 +213,11 @@ class _Watch:
     def _judge_exit(self, returncode: int) -> None:
         if returncode == 0:
             return
-        if returncode == -9 and self.stopping is False:
-            self.outcome.error = f"killed after {self.budget + _STOP_GRACE_SECONDS:.0f} s without finishing a pass"
+        if self.killed:
+            # The passes that finished stand; with none, nothing was checked after all.
+            if self.outcome.passes == 0:
+                self.outcome.error = (f"no pass finished within {self.budget + _STOP_GRACE_SECONDS:.0f} s: "
+                                      "a longer --budget helps")
             return
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)
