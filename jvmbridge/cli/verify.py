@@ -43,7 +43,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
     """Differential sweep of the JVM's AES against OpenSSL, after the JIT compiled the intrinsics.
 
     Every size 0..1040 and the edges of the intrinsics' block strides up to 1 MiB + 5, AES-128/192/256,
-    encrypt and decrypt, in seven call patterns. Each divergence is reduced to its smallest case
+    encrypt and decrypt, in eight call patterns. Each divergence is reduced to its smallest case
     and blamed on the intrinsic whose flag, switched off, makes it right.
     """
     from jvmbridge import store

@@ -107,19 +107,21 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
     if found and progress:
         progress(f"{target.java.label}: {mode.name} wrong in {', '.join(f.pattern for f in found)}: "
                  "reproducing the smallest cases in fresh JVMs with intrinsics off")
-    # A crash takes every pattern of its JVM down: crashes are reproduced on their own.
-    for batch in [[f for f in found if not f.crash], *([f] for f in found if f.crash)]:
+    # A crash takes every pattern of its JVM down: crashes are reproduced on their own; one whose
+    # case is unknown cannot be.
+    for batch in [[f for f in found if not f.crash], *([f] for f in found if f.crash and f.pattern in PATTERNS)]:
         if batch:
             attribute(batch, target, mode, planned, cpu_features)
     return {**_mode_dict(mode, outcome, found, len(planned), sweep, prove), "intrinsic_off": intrinsic_off}
 
 
 def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:
-    crash = traced.crash or outcome.crash
-    case_id, pattern = (traced.last_traced.split()[1:] if traced.crash and traced.last_traced
-                        else (None, "unknown"))
-    case = by_id[int(case_id)] if case_id is not None else max(by_id.values(), key=lambda c: c.size)
-    return Finding(mode.key, pattern, case, None, crash, groups=1)
+    """The case the JVM died in, as the traced re-run saw it; if that run did not crash, the
+    first run's crash against the largest case (which case is then unknown, and said so)."""
+    if traced.crash and traced.last_traced:
+        case, pattern = traced.last_traced
+        return Finding(mode.key, pattern, case, None, traced.crash, groups=1)
+    return Finding(mode.key, "unknown", max(by_id.values(), key=lambda c: c.size), None, outcome.crash, groups=1)
 
 
 def _status(outcome: SweepOutcome, found: list[Finding], proved: bool) -> str:

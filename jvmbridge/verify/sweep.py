@@ -77,7 +77,7 @@ class Crash:
     returncode: int
     lines: list[str]  # the crash summary's first informative lines
     report: str | None  # the hs_err file, where the JVM says it wrote one
-    during: str | None  # "case N pattern" when traced, else the pass under way
+    during: str  # "AES-128 encrypt of 77 bytes, inplace" when traced, else "pass N"
 
 
 @dataclass
@@ -91,7 +91,7 @@ class SweepOutcome:
     crash: Crash | None = None
     error: str | None = None  # the sweep could not run at all
     seconds: float = 0.0
-    last_traced: str | None = None
+    last_traced: tuple[Case, str] | None = None  # with --trace: the case and pattern under way
 
     @property
     def proven(self) -> bool:
@@ -174,7 +174,7 @@ class _Watch:
             if sum(self.compiled_at_begin.values()) >= self.wanted:
                 self._stop(process)  # the JVM reads it between passes: this one is the last
         elif kind == "case":
-            self.outcome.last_traced = f"case {fields[0]} {fields[1]}"
+            self.outcome.last_traced = (self.cases[int(fields[0])], fields[1])
         elif kind == "end":
             number, divergent = int(fields[0]), int(fields[1])
             self.outcome.passes = number
@@ -226,5 +226,7 @@ class _Watch:
             said = [line for line in self.stderr_tail + self.other_stdout if line.strip()]
             self.outcome.error = said[-1] if said else f"exit code {returncode}"
             return
-        during = self.outcome.last_traced or f"pass {max(self.compiled_at_begin, default=0)}"
+        traced = self.outcome.last_traced
+        during = (f"{traced[0].describe()}, {traced[1]}" if traced
+                  else f"pass {max(self.compiled_at_begin, default=0)}")
         self.outcome.crash = Crash(returncode, messages.crash_summary(output), messages.crash_report(output), during)
