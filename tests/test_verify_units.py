@@ -8,7 +8,7 @@ from jvmbridge.native.pyca_worker import decrypt_message
 from jvmbridge.verify.attribute import Finding, findings
 from jvmbridge.verify.known_bugs import KNOWN_BUGS, matching
 from jvmbridge.verify.plan import LARGE, cases, inputs, quick_sizes, sweep_sizes
-from jvmbridge.verify.render import render_verify
+from jvmbridge.render.verify import render_table as render_verify
 from jvmbridge.verify.sweep import Divergence, SweepOutcome
 
 AVX512 = ["aes", "avx2", "vaes", "avx512f"]

@@ -4,13 +4,12 @@ Exit codes: 0 everything checked is active, 1 something is not, 2 could not tell
 """
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import all_jdks_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error
 
 
 # Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
@@ -30,16 +29,18 @@ QUICK_VERIFY_SECONDS = 10
               help="How long to run each mode before calling its intrinsic not observed.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document for this host.")
+@format_option("check")
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, as_json, quiet):
+def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, output_format, as_json,
+          quiet):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
     are given.
     """
     from jvmbridge.check.host import check_host
-    from jvmbridge.check.render import render_summary
+    from jvmbridge.render import render
     from jvmbridge.jvm.flagsource import all_live_jvms
     from jvmbridge.verify.plan import quick_sizes
     from jvmbridge.verify.run import Sweep
@@ -51,5 +52,5 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
                           list(pids), all_live_jvms() if all_jvms else [], max_seconds,
                           (lambda text: click.echo(text, err=True)) if show_progress else None,
                           Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS) if verify else None)
-    click.echo(json.dumps(document, indent=2) if as_json else render_summary(document), nl=as_json)
+    click.echo(render("check", "json" if as_json else output_format, document), nl=False)
     sys.exit(document["exit_code"])

@@ -6,7 +6,6 @@ import click
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound
 from jvmbridge.workload import parse_count, parse_sizes
 
-FORMATS = ("table", "json", "csv")
 
 
 class Count(click.ParamType):
@@ -54,8 +53,12 @@ java_option = click.option(
 all_jdks_option = click.option("--all-jdks", is_flag=True,
                                help="Every JVM on this machine that JPype can drive (see `jvmbridge jdks`).")
 
-format_option = click.option("--format", "output_format", type=click.Choice(FORMATS), default="table",
-                             show_default=True)
+def format_option(document: str):
+    """--format, with the formats the render registry has for ``document``."""
+    from jvmbridge.render import FORMATS
+
+    return click.option("--format", "output_format", type=click.Choice(FORMATS[document]), default="table",
+                        show_default=True)
 
 
 def javas_or_usage_error(java_paths, all_jdks: bool = False) -> list[JavaInstall]:

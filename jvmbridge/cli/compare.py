@@ -69,14 +69,14 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="JSON-lines file each result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
-@format_option
+@format_option("compare")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target_error, key_bits, ciphers,
             message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath, openssl,
             openssl_args, engines, output, output_format, quiet):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
-    from jvmbridge.report import render_csv, render_json, render_table
+    from jvmbridge.render import render
     from jvmbridge.results import wrong_bytes
 
     if key_bits and ciphers:
@@ -96,8 +96,7 @@ def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target
                                     output=Path(output) if output else None)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
-    render = {"table": render_table, "json": render_json, "csv": render_csv}[output_format]
-    click.echo(render(comparison), nl=False)
+    click.echo(render("compare", output_format, comparison), nl=False)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
     if not quiet:

@@ -16,14 +16,15 @@ from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable,
 @click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
               metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
-@format_option
+@format_option("flags")
 @click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
 def flags(java_paths, show_all, names, from_files, output_format, jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
 
     Options after `--` are passed to the JVM, e.g. `jvmbridge flags -- -XX:-UseAES`.
     """
-    from jvmbridge.flagsview import flags_frame, render_json, render_table
+    from jvmbridge.render import render
+    from jvmbridge.render.flags import FlagsDocument, flags_frame
     from jvmbridge.jvm.flagsource import print_flags_final
 
     tables: dict[str, FlagTable] = {}
@@ -38,10 +39,8 @@ def flags(java_paths, show_all, names, from_files, output_format, jvm_options):
     except WorkerError as e:
         raise click.ClickException(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
-    frame = flags_frame(tables, show_all, names)
-    output = {"table": lambda: render_table(frame, list(tables)), "csv": lambda: frame.to_csv(index=False),
-              "json": lambda: render_json(frame, notes)}[output_format]()
-    click.echo(output, nl=False)
+    document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
+    click.echo(render("flags", output_format, document), nl=False)
     for note in notes:
         click.echo(f"jvmbridge: {note}", err=True)
 

@@ -5,7 +5,6 @@ Exit codes: 0 every mode right, 1 some JVM computed wrong bytes or crashed, 2 co
 from __future__ import annotations
 
 import datetime
-import json
 import socket
 import sys
 import uuid
@@ -14,7 +13,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import ProviderName, all_jdks_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import ProviderName, all_jdks_option, format_option, java_option, javas_or_usage_error
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
 
@@ -33,7 +32,7 @@ from jvmbridge.jvm.providers import provider as provider_named
 @click.option("--budget", type=click.FloatRange(1, 3600), default=30, show_default=True, metavar="SECONDS",
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
-@click.option("--format", "output_format", type=click.Choice(("table", "json")), default="table", show_default=True)
+@format_option("verify")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="JSON-lines file each JDK's result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
@@ -48,7 +47,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
     """
     from jvmbridge import store
     from jvmbridge.verify.plan import quick_sizes, sweep_sizes
-    from jvmbridge.verify.render import render_verify
+    from jvmbridge.render import render
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
@@ -66,8 +65,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
         writer.write("verification_end", document={k: v for k, v in document.items() if k != "jdks"})
     finally:
         writer.close()
-    click.echo(json.dumps(document, indent=2) if output_format == "json" else render_verify(document),
-               nl=output_format == "json")
+    click.echo(render("verify", output_format, document), nl=False)
     if not quiet:
         click.echo(f"jvmbridge: results saved to {path}", err=True)
     sys.exit(document["exit_code"])

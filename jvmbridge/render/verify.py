@@ -1,7 +1,8 @@
-"""The `verify` document for people: a line per JDK and mode, then what was wrong and why, once."""
+"""A `verify` document: for people a line per JDK and mode, then what was wrong and why, once;
+the document itself as JSON."""
 from __future__ import annotations
 
-from jvmbridge.textable import align
+from jvmbridge.render.text import align, as_json
 from jvmbridge.verify.sweep import PATTERN_MEANING
 
 _SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL.",
@@ -9,7 +10,11 @@ _SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL.",
             2: "Could not verify everything (see above)."}
 
 
-def render_verify(document: dict) -> str:
+def render_json(document: dict) -> str:
+    return as_json(document)
+
+
+def render_table(document: dict) -> str:
     sweep, cpu = document["sweep"], document["cpu"]
     lines = [f"jvmbridge {document['jvmbridge_version']} verify: the JVM's AES against {sweep['reference']}, "
              "same keys, IVs and bytes",

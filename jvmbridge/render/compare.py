@@ -1,11 +1,11 @@
-"""Render a Comparison for people (table) and for programs (JSON, CSV)."""
+"""A `compare` run for people (table, Markdown) and for programs (JSON, CSV)."""
 from __future__ import annotations
 
 import json
 
 from jvmbridge.results import JVM, OPENSSL_CLI, missing
 from jvmbridge.runner import Comparison
-from jvmbridge.textable import align
+from jvmbridge.render.text import align, markdown
 
 # Bump when a field changes meaning or goes away; adding a field keeps the version.
 # 1: first format (rows, ratios, failures, metadata; times in ns, rates per second).
@@ -39,6 +39,14 @@ def render_csv(comparison: Comparison) -> str:
 
 
 def render_table(comparison: Comparison) -> str:
+    return _render(comparison, lambda cells: align(cells, right_from=5))
+
+
+def render_markdown(comparison: Comparison) -> str:
+    return _render(comparison, markdown)
+
+
+def _render(comparison: Comparison, tabulate) -> str:
     meta, frame = comparison.metadata, comparison.frame
     work = meta["workload"]
     sizes = ", ".join(map(str, work["sizes"]))
@@ -63,7 +71,7 @@ def render_table(comparison: Comparison) -> str:
              f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
              "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
             for i, row in enumerate(frame.itertuples())]
-    lines += ["", *align([header, *body], right_from=5)]
+    lines += ["", *tabulate([header, *body])]
     lines += ["", "Implementation and state as verified in the running engine:"]
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")

@@ -2,15 +2,23 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from jvmbridge.jvm.printflags import FlagTable
-from jvmbridge.textable import align
+from jvmbridge.render.text import align, markdown
 
 # 1: first format (sources, flags with type/name/value/kind/origin/why).
 SCHEMA_VERSION = 1
 EMPTY = '""'
+
+
+@dataclass
+class FlagsDocument:
+    frame: pd.DataFrame  # tidy: one row per source and flag
+    sources: list[str]  # the value columns, in order
+    notes: list[str] = field(default_factory=list)
 
 
 def flags_frame(tables: dict[str, FlagTable], show_all: bool, names: tuple[str, ...]) -> pd.DataFrame:
@@ -26,18 +34,30 @@ def flags_frame(tables: dict[str, FlagTable], show_all: bool, names: tuple[str, 
     return pd.DataFrame(rows, columns=["source", "type", "name", "value", "kind", "origin", "why"])
 
 
-def render_table(frame: pd.DataFrame, sources: list[str]) -> str:
-    if frame.empty:
+def render_table(document: FlagsDocument) -> str:
+    return _render(document, align)
+
+
+def render_markdown(document: FlagsDocument) -> str:
+    return _render(document, markdown)
+
+
+def _render(document: FlagsDocument, tabulate) -> str:
+    if document.frame.empty:
         return "No matching flags.\n"
-    header = ["flag", "type", "kind", *sources]
+    header = ["flag", "type", "kind", *document.sources]
     body = []
-    for name, group in frame.groupby("name", sort=True):
+    for name, group in document.frame.groupby("name", sort=True):
         by_source = {row.source: f"{row.value or EMPTY} [{row.why}]" for row in group.itertuples()}
         first = group.iloc[0]
-        body.append([name, first.type, first.kind, *(by_source.get(s, "absent") for s in sources)])
-    return "\n".join(align([header, *body])) + "\n"
+        body.append([name, first.type, first.kind, *(by_source.get(s, "absent") for s in document.sources)])
+    return "\n".join(tabulate([header, *body])) + "\n"
 
 
-def render_json(frame: pd.DataFrame, notes: list[str]) -> str:
-    return json.dumps({"schema_version": SCHEMA_VERSION, "flags": json.loads(frame.to_json(orient="records")),
-                       "notes": notes}, indent=2) + "\n"
+def render_csv(document: FlagsDocument) -> str:
+    return document.frame.to_csv(index=False)
+
+
+def render_json(document: FlagsDocument) -> str:
+    return json.dumps({"schema_version": SCHEMA_VERSION, "flags": json.loads(document.frame.to_json(orient="records")),
+                       "notes": document.notes}, indent=2) + "\n"

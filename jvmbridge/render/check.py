@@ -1,8 +1,8 @@
-"""The short human summary of a `check` document."""
+"""A `check` document: the short summary for people, the document itself as JSON."""
 from __future__ import annotations
 
 from jvmbridge.check.verdict import WRONG
-from jvmbridge.textable import align
+from jvmbridge.render.text import align, as_json
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
             "wrong": "AES acceleration computes WRONG bytes somewhere (see above): do not trust it as configured.",
@@ -10,7 +10,11 @@ _SUMMARY = {0: "AES acceleration is active everywhere checked.",
             2: "Could not tell everywhere whether AES acceleration is active (see above)."}
 
 
-def render_summary(document: dict) -> str:
+def render_json(document: dict) -> str:
+    return as_json(document)
+
+
+def render_table(document: dict) -> str:
     cpu = document["cpu"]
     lines = [f"Host {document['host']}: {cpu['model']}", "CPU"]
     lines += ["  " + line for line in align(

@@ -1,0 +1,27 @@
+"""Every document jvmbridge prints, in every format it offers: one registry.
+
+A document is what a command produces (a compare run, a flag listing, a check or verify
+document, the JDKs found, saved runs side by side); each has a module here with one
+`render_<format>(document) -> str` per format listed below. A command's --format choices come
+from this table, so a format added for one document never changes another's.
+"""
+from __future__ import annotations
+
+import importlib
+
+FORMATS: dict[str, tuple[str, ...]] = {
+    "compare": ("table", "markdown", "csv", "json"),
+    "flags": ("table", "markdown", "csv", "json"),
+    "check": ("table", "json"),
+    "verify": ("table", "json"),
+    "jdks": ("table", "markdown", "csv", "json"),
+    "runs": ("table", "markdown", "csv", "json"),
+}
+
+
+def render(document: str, output_format: str, data) -> str:
+    """``data`` (the document's own type) as text in ``output_format``, newline-terminated."""
+    if output_format not in FORMATS[document]:
+        raise ValueError(f"{document} has no {output_format} format; it has {', '.join(FORMATS[document])}")
+    module = importlib.import_module(f"jvmbridge.render.{document}")
+    return getattr(module, f"render_{output_format}")(data)

@@ -1,0 +1,35 @@
+"""`jvmbridge jdks` output: one row per JVM found, with whether JPype can drive it."""
+from __future__ import annotations
+
+import csv
+import io
+
+from jvmbridge.render.text import align, as_json, markdown
+
+_HEADER = ["found in", "java home", "version", "vendor", "arch", "JPype"]
+
+
+def _cells(rows: list[dict]) -> list[list[str]]:
+    return [_HEADER] + [[r["found_in"], r["java_home"], r["version"], r["vendor"], r["arch"],
+                         "yes" if r["jpype"] else f"no: {r['why_not']}"] for r in rows]
+
+
+def render_table(rows: list[dict]) -> str:
+    return "\n".join(align(_cells(rows))) + "\n"
+
+
+def render_markdown(rows: list[dict]) -> str:
+    return "\n".join(markdown(_cells(rows))) + "\n"
+
+
+def render_csv(rows: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["found_in", "java_home", "version", "vendor", "arch", "jpype", "why_not"],
+                            lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def render_json(rows: list[dict]) -> str:
+    return as_json(rows)
