@@ -23,7 +23,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     options = (*setting.options, *extra_options)
     request = {
         "libjvm": str(java.libjvm),
-        "options": [*launch_options(options, java_major(java.release_version)), messages.error_file_option()],
+        "options": [*launch_options(options, java_major(java.release_version)), *messages.crash_file_options()],
         "classpath": [str(harness_jar()), *classpath],
         "provider_class": provider.class_name,
         "provider_source": provider.where,

@@ -26,7 +26,8 @@ def warnings(output: str) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in output.splitlines() if _WARNING.match(line)))
 
 
-# Where a crashing JVM writes hs_err_pidN.log, rather than the user's working directory.
+# Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log),
+# rather than the user's working directory.
 CRASH_REPORTS = Path(tempfile.gettempdir()) / "jvmbridge-crashes"
 _REPORT_FILE = re.compile(r"^#\s+(/\S+hs_err\S+\.log)")
 _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would like", "#   https://",
@@ -34,9 +35,9 @@ _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would
                 "# Problematic frame", "# No core dump")
 
 
-def error_file_option() -> str:
+def crash_file_options() -> list[str]:
     CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
-    return f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log"
+    return [f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log", f"-XX:ReplayDataFile={CRASH_REPORTS}/replay_pid%p.log"]
 
 
 def crash_summary(output: str) -> list[str]:
