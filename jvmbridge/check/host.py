@@ -72,6 +72,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
     except (WorkerError, FlagsParseError) as e:
         return {**entry, "error": str(e), "verdicts": _unknown(modes, str(e))}
     verdicts, evidence, verified, major = [], {}, {}, java_major(java.release_version)
+    planned = cases(verify.sizes) if verify else []
     for mode in modes:
         # Flags and CPU settle "disabled" and "unsupported" without running anything.
         verdict = decide(mode, major, features, table, None)
@@ -83,8 +84,9 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
         if verdict.status == ACTIVE and verify:
             if progress:
                 progress(f"{java.label}: checking {mode.name}'s bytes against OpenSSL")
-            verified[mode.name] = verify_mode(Target(java, options), mode, cases(verify.sizes), verify,
-                                              verify.budget, features)
+            # The sweep's budget is per JDK, shared by the modes as in `verify`.
+            verified[mode.name] = verify_mode(Target(java, options), mode, planned, verify,
+                                              verify.budget / len(modes), features)
             verdict = with_verification(verdict, verified[mode.name])
         verdicts.append(verdict.as_dict())
     return {**entry, "flags": _flag_values(table, _modes_flags(modes)),

@@ -70,5 +70,11 @@ def with_verification(verdict: Verdict, verified: dict) -> Verdict:
 
 
 def exit_code(verdicts: list[Verdict]) -> int:
-    codes = {_EXIT[v.status] for v in verdicts}
+    return combined_exit(_EXIT[v.status] for v in verdicts)
+
+
+def combined_exit(codes) -> int:
+    """One exit code for many parts: 1 if any is 1 (something is wrong outranks could-not-tell),
+    else the largest; 2 when there are none."""
+    codes = set(codes)
     return 1 if 1 in codes else max(codes, default=2)

@@ -13,7 +13,7 @@ from jvmbridge.cli.common import all_jdks_option, format_option, java_option, ja
 
 
 # Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
-QUICK_VERIFY_SECONDS = 10
+QUICK_VERIFY_SECONDS_PER_MODE = 10
 
 
 @click.command()
@@ -48,9 +48,10 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
     check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
     javas = javas_or_usage_error(java_paths, all_jdks) if check_jdks else []
     show_progress = not quiet and sys.stderr.isatty()
-    document = check_host(javas, tuple(jvm_args), [MODES[name] for name in dict.fromkeys(mode_names)],
-                          list(pids), all_live_jvms() if all_jvms else [], max_seconds,
+    modes = [MODES[name] for name in dict.fromkeys(mode_names)]
+    quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
+    document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [], max_seconds,
                           (lambda text: click.echo(text, err=True)) if show_progress else None,
-                          Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS) if verify else None)
+                          quick if verify else None)
     click.echo(render("check", "json" if as_json else output_format, document), nl=False)
     sys.exit(document["exit_code"])

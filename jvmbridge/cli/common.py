@@ -1,6 +1,8 @@
 """Options and conversions shared by the commands."""
 from __future__ import annotations
 
+import os
+
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound
@@ -49,6 +51,13 @@ class ProviderName(click.ParamType):
 java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
+
+def _split_classpath(ctx, param, entries: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
+
+
+classpath_option = click.option("--classpath", "classpath", multiple=True, metavar="JAR", callback=_split_classpath,
+                                help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 
 all_jdks_option = click.option("--all-jdks", is_flag=True,
                                help="Every JVM on this machine that JPype can drive (see `jvmbridge jdks`).")

@@ -2,7 +2,6 @@
 130 when interrupted (the finished configurations are still reported)."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -10,7 +9,8 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import Count, ProviderName, Sizes, all_jdks_option, format_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
+                                  java_option, javas_or_usage_error)
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.runner import ENGINES, Matrix
 from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS,
@@ -58,8 +58,7 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
 @click.option("--provider", "providers", type=ProviderName(), multiple=True, default=["SunJCE"],
               show_default=True, help=f"JCE provider for the JVM rows: {', '.join(PROVIDERS)} or a provider class "
                                       "name; repeatable. All but SunJCE need --classpath.")
-@click.option("--classpath", "classpath", multiple=True, metavar="JAR",
-              help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
+@classpath_option
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
               help="The openssl command for the C-loop rows.")
 @click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
@@ -91,7 +90,7 @@ def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target
     javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []
     show_progress = not quiet and sys.stderr.isatty()
     try:
-        matrix = Matrix(tuple(javas), jvm_args, providers, _split_classpath(classpath), engines, openssl, openssl_args)
+        matrix = Matrix(tuple(javas), jvm_args, providers, classpath, engines, openssl, openssl_args)
         comparison = run_comparison(workloads, matrix, progress=_progress if show_progress else None,
                                     output=Path(output) if output else None)
     except (HarnessUnavailable, WorkerError) as e:
@@ -109,10 +108,6 @@ def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target
         sys.exit(130)
     if comparison.failures or wrong:
         sys.exit(1)
-
-
-def _split_classpath(entries: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
 
 
 def _progress(index: int, total: int, label: str, elapsed: float) -> None:

@@ -13,7 +13,9 @@ from pathlib import Path
 import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import ProviderName, all_jdks_option, format_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
+                                  javas_or_usage_error)
+from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
 
@@ -28,7 +30,7 @@ from jvmbridge.jvm.providers import provider as provider_named
 @click.option("--provider", type=ProviderName(), default="SunJCE", show_default=True,
               help=f"The JCE provider to verify: {', '.join(PROVIDERS)} or a provider class name; "
                    "all but SunJCE need --classpath.")
-@click.option("--classpath", multiple=True, metavar="JAR", help="Extra jar for the JVM; repeatable.")
+@classpath_option
 @click.option("--budget", type=click.FloatRange(1, 3600), default=30, show_default=True, metavar="SECONDS",
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
@@ -51,7 +53,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
-    targets = [Target(java, tuple(jvm_args), tuple(classpath), provider_named(provider).class_name)
+    targets = [Target(java, tuple(jvm_args), classpath, provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks)]
     started = datetime.datetime.now(datetime.timezone.utc)
     path = Path(output) if output else store.default_path(started, f"{socket.gethostname()}-verify")
@@ -63,6 +65,8 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
                                (lambda text: click.echo(text, err=True)) if show_progress else None,
                                on_jdk=lambda part: writer.write("verification", jdk=part))
         writer.write("verification_end", document={k: v for k, v in document.items() if k != "jdks"})
+    except HarnessUnavailable as e:
+        raise click.ClickException(str(e)) from None
     finally:
         writer.close()
     click.echo(render("verify", output_format, document), nl=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from jvmbridge.check.modes import Mode
-from jvmbridge.native.pyca_worker import decrypt_message, encrypt_message
+from jvmbridge.native.pyca_worker import encrypt_message
 
 PLAN_VERSION = 1  # must equal Conformance.PLAN_VERSION
 KEY_BITS = (128, 192, 256)
@@ -80,8 +80,7 @@ def inputs(mode: Mode, case: Case) -> Inputs:
     ciphertext = encrypt_message(key, iv, plaintext, mode.key, aad)
     if case.direction == "encrypt":
         return Inputs(key, iv, aad, plaintext, ciphertext)
-    # Round trip through OpenSSL: a wrong JVM is then not blamed for an encryption it never ran.
-    assert decrypt_message(key, iv, ciphertext, mode.key, aad) == plaintext
+    # Decryption takes OpenSSL's ciphertext, so a wrong JVM is never blamed for an encryption it did not run.
     return Inputs(key, iv, aad, ciphertext, plaintext)
 
 

@@ -10,7 +10,7 @@ from typing import Callable
 
 from jvmbridge import __version__
 from jvmbridge.check.modes import Mode
-from jvmbridge.check.verdict import DISABLED, UNSUPPORTED, decide
+from jvmbridge.check.verdict import DISABLED, UNSUPPORTED, combined_exit, decide
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.flagsource import print_flags_final
@@ -56,8 +56,7 @@ def verify_host(targets: list[Target], modes: list[Mode], sweep: Sweep, progress
 
 
 def exit_code(statuses: list[str]) -> int:
-    codes = {_EXIT[s] for s in statuses}
-    return 1 if 1 in codes else max(codes, default=2)
+    return combined_exit(_EXIT[s] for s in statuses)
 
 
 def verify_jdk(target: Target, modes: list[Mode], sweep: Sweep, cpu_features: list[str],
