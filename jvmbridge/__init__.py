@@ -1,16 +1,14 @@
 """jvmbridge: is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
 __version__ = "0.1.0"
 
-
-def compare(*args, **kwargs):
-    """See :func:`jvmbridge.api.compare`; imported on use so worker processes start light."""
-    from jvmbridge.api import compare as _compare
-
-    return _compare(*args, **kwargs)
+__all__ = ["compare", "load"]
 
 
-def load(paths):
-    """See :func:`jvmbridge.api.load`."""
-    from jvmbridge.api import load as _load
+def __getattr__(name: str):
+    """``compare`` and ``load`` from jvmbridge.api, with their real signatures, imported on first
+    use so worker processes start light (no pandas)."""
+    if name in __all__:
+        from jvmbridge import api
 
-    return _load(paths)
+        return getattr(api, name)
+    raise AttributeError(f"module 'jvmbridge' has no attribute {name!r}")

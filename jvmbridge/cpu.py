@@ -5,20 +5,12 @@ import os
 import platform
 from pathlib import Path
 
-# Feature flag -> what it enables, in the order the report lists them.
-AES_FEATURES = {
-    "aes": "AES-NI round instructions (AESENC/AESDEC)",
-    "pclmulqdq": "carry-less multiply, for GCM's GHASH",
-    "avx": "256-bit vector registers",
-    "avx2": "256-bit integer vectors",
-    "vaes": "vector AES: several blocks per instruction",
-    "vpclmulqdq": "vector carry-less multiply, wide GHASH",
-    "avx512f": "512-bit vectors (with VAES: 4 blocks per instruction)",
-}
+from jvmbridge.platforms import current
 
 
 def cpu_info(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> dict:
     """Model name and the AES-relevant feature flags; empty flags where /proc/cpuinfo is absent."""
+    here = current()
     model, flags = None, set()
     if cpuinfo_path.is_file():
         # Every core repeats the same block; the first one says it all.
@@ -27,10 +19,10 @@ def cpu_info(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> dict:
             key = key.strip()
             if key == "model name" and model is None:
                 model = value.strip()
-            elif key == "flags" and not flags:
+            elif key == here.features_key and not flags:
                 flags = set(value.split())
     return {"model": model or platform.processor() or platform.machine(),
-            "features": [f for f in AES_FEATURES if f in flags]}
+            "features": [f for f in here.aes_features if f in flags]}
 
 
 def volatile_readings(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> dict:

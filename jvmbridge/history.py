@@ -5,7 +5,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from jvmbridge.results import JVM, missing, speedup, to_frame
+from jvmbridge.engines import jdk_of, name_of
+from jvmbridge.ratios import RatioKind, speedup
+from jvmbridge.results import missing
+from jvmbridge.schema import frame_of
 from jvmbridge.store import Loaded
 
 # Run metadata copied onto every row, so a frame can be sliced without the files.
@@ -21,7 +24,7 @@ def tidy_frame(loaded: Loaded) -> pd.DataFrame:
     for run_id in dict.fromkeys(row["run_id"] for row in loaded.rows):
         metadata = loaded.runs.get(run_id, {})
         rows = [row for row in loaded.rows if row["run_id"] == run_id]
-        frame = to_frame(rows)  # per run: its notes compare rows of the same run only
+        frame = frame_of(rows)
         for column, keys in _RUN_COLUMNS.items():
             if column not in frame:  # a row's own value (e.g. each cipher of an `openssl speed` text) wins
                 frame[column] = _dig(metadata, keys)
@@ -39,9 +42,7 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
 def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True) -> str:
     """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
     and how many loops ran at once."""
-    engine = row.engine
-    if row.engine == JVM:
-        engine = f"{row.engine} {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
+    engine = name_of(row, with_jdk)
     size = f" {row.message_bytes} B" if with_size else ""
     direction = getattr(row, "direction", None)
     decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
@@ -112,7 +113,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
 
 def _column(row, columns: str) -> str:
     if columns == "jdk":
-        return f"JDK {row.jdk_version}" if row.engine == JVM else "native"
+        return f"JDK {jdk_of(row)}" if jdk_of(row) else "native"
     if columns == "threads":
         return f"{threads(row)} thread(s)"
     return row.host if columns == "host" else row.run
@@ -126,7 +127,7 @@ def _versus(row, base) -> str:
     """How ``row`` compares with ``base``, as a cell: "1.23x [1.10-1.37] faster" or "not significant"."""
     if row is None or base is None:
         return "-"
-    ratio = speedup("", row, base)
+    ratio = speedup(RatioKind.ACROSS, "", row, base)
     if not ratio.significant:
         return ratio.describe()
     return f"{ratio.describe()} {'faster' if ratio.value > 1 else 'slower'}"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge.history import configuration, number_runs
-from jvmbridge.results import ratios
+from jvmbridge.ratios import RatioKind, ratios
 
 SIZE = (12, 5.5)  # inches
 DPI = 100  # so a PNG is 1200 x 550 pixels
@@ -45,7 +45,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     several_runs = frame.run.nunique() > 1
     bars = [(f"{ratio.label}\n{run}, {group.message_bytes.iloc[0]} B" if several_runs else ratio.label, ratio)
             for run, group in frame.groupby("run", sort=False)
-            for ratio in ratios(group.reset_index(drop=True)) if "speedup" in ratio.label]
+            for ratio in ratios(group.reset_index(drop=True)) if ratio.kind is RatioKind.SPEEDUP]
     for y, (label, ratio) in enumerate(bars):
         speedups.barh(y, ratio.value, xerr=[[ratio.value - ratio.low], [ratio.high - ratio.value]], capsize=3)
     speedups.set_yticks(range(len(bars)), [_short(label) for label, _ in bars], fontsize=7)

@@ -4,14 +4,13 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import shutil
 import signal
 import socket
 import sys
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -21,24 +20,15 @@ from jvmbridge import __version__, store
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.engine import measure_jvm
-from jvmbridge.jvm.providers import provider as provider_named
-from jvmbridge.native.engine import measure_openssl_cli, measure_pyca
-from jvmbridge.native.pyca_worker import encrypt_message
-from jvmbridge.results import Measurement, Ratio, ratios, to_frame
+from jvmbridge.engines import ENGINES, Job
+from jvmbridge.ratios import Ratio, overhead_notes, ratios
+from jvmbridge.reference import encrypt_message
+from jvmbridge.results import Note, Result
+from jvmbridge.schema import frame_of, row_record
 from jvmbridge.workload import Workload
 
 # (index of the job starting, number of jobs, its label, seconds since the run started)
 Progress = Callable[[int, int, str, float], None]
-# Engine choices, as --engine spells them.
-ENGINES = ("jvm", "pyca", "openssl-cli")
-
-
-@dataclass
-class Job:
-    label: str
-    workload: Workload
-    measure: Callable[[], Measurement]
 
 
 @dataclass(frozen=True)
@@ -48,15 +38,17 @@ class Matrix:
     jvm_options: tuple[str, ...] = ()
     providers: tuple[str, ...] = ("SunJCE",)
     classpath: tuple[str, ...] = ()
-    engines: tuple[str, ...] = ENGINES
+    engines: tuple[str, ...] = tuple(ENGINES)  # keys of engines.ENGINES
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
 
 
 @dataclass
 class Comparison:
-    frame: pd.DataFrame
+    results: list[Result]  # as saved, in run order
+    frame: pd.DataFrame  # the same rows, flat, for pandas
     ratios: list[Ratio]
+    overhead: dict[int, Note]  # row index -> where a wrapping loop measures mostly itself
     failures: list[tuple[str, str]]  # (configuration, why it failed)
     metadata: dict = field(default_factory=dict)
     interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
@@ -64,39 +56,20 @@ class Comparison:
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
-    """For each workload (cipher, direction, size, shape): each JVM with each provider in its
-    settings (SunJCE: intrinsics on and off), then AES-NI on and off for each native engine.
+    """For each workload (cipher, direction, size, shape), each chosen engine's configurations, in
+    registry order: each JVM with each provider in its settings, then the native engines.
 
-    The `openssl` command is optional: where it is missing its rows are simply not planned.
+    An engine asked for a shape it cannot run measures its own shape, once per operation.
     """
-    cpu_has_aes = "aes" in cpu_info()["features"]
-    engines = matrix.engines
-    openssl_path = shutil.which(matrix.openssl) if matrix.openssl and "openssl-cli" in engines else None
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
-    jobs, c_loop_done = [], set()
+    engines = [engine for key, engine in ENGINES.items() if key in matrix.engines]
+    jobs, planned = [], set()
     for workload in workloads:
-        tag = "".join([f", {workload.cipher_name}" if "ciphers" in varying else "",
-                       f", {workload.direction}" if "directions" in varying else "",
-                       f", {workload.message_bytes} B" if "sizes" in varying else "",
-                       f", {workload.shape}" if "shapes" in varying else ""])
-        jobs += [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
-                     lambda java=java, provider=provider, setting=setting, workload=workload:
-                         measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
-                 for java in matrix.javas if "jvm" in engines
-                 for provider in map(provider_named, matrix.providers) for setting in provider.settings]
-        # `openssl speed` has one shape (stream): once per cipher and size, whatever shapes were asked for.
-        operation = (workload.cipher_name, workload.direction, workload.message_bytes)
-        c_loop = openssl_path and operation not in c_loop_done
-        c_loop_done.add(operation)
-        for aesni in (True, False):
-            state = "on" if aesni else "off"
-            if "pyca" in engines:
-                jobs.append(Job(f"OpenSSL via pyca, AES-NI {state}{tag}", workload,
-                                lambda aesni=aesni, workload=workload: measure_pyca(workload, aesni, cpu_has_aes)))
-            if c_loop:
-                jobs.append(Job(f"openssl speed, AES-NI {state}{tag}", workload,
-                                lambda aesni=aesni, workload=workload: measure_openssl_cli(
-                                    openssl_path, workload, aesni, cpu_has_aes, matrix.openssl_args)))
+        for engine in engines:
+            runs = workload if workload.shape in engine.shapes else replace(workload, shape=engine.shapes[0])
+            if (engine.key, runs) not in planned:
+                planned.add((engine.key, runs))
+                jobs += engine.jobs(runs, matrix, _tag(runs, varying if runs is workload else varying - {"shapes"}))
     return jobs
 
 
@@ -126,9 +99,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         progress(index, len(jobs), job.label, time.monotonic() - clock)
                     workload = job.workload
                     expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
-                    rows.append({**job.measure().row(expected, workload.target_error), "cipher": workload.cipher_name,
-                                 "direction": workload.direction})
-                    writer.write("measurement", configuration=job.label, row=rows[-1])
+                    rows.append(job.measure().result(expected, workload.target_error))
+                    writer.write("measurement", configuration=job.label, row=row_record(rows[-1]))
                 except WorkerError as e:
                     fail(job.label, str(e))
                 except KeyboardInterrupt:
@@ -140,8 +112,9 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         writer.write("end", completed=len(rows), failed=[label for label, _ in failures], interrupted=interrupted)
     finally:
         writer.close()
-    frame = to_frame(rows)
-    return Comparison(frame, ratios(frame) if rows else [], failures, metadata, interrupted, writer.path)
+    frame = frame_of([row_record(result) for result in rows])
+    return Comparison(rows, frame, ratios(frame) if rows else [], overhead_notes(frame) if rows else {}, failures,
+                      metadata, interrupted, writer.path)
 
 
 class _CtrlC:
@@ -166,6 +139,14 @@ class _CtrlC:
     def __exit__(self, *exc) -> None:
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
+
+
+def _tag(workload: Workload, varying: set[str]) -> str:
+    """What sets a job apart from the others, for its label: ", aes-128-gcm, 16 B"."""
+    return "".join([f", {workload.cipher_name}" if "ciphers" in varying else "",
+                    f", {workload.direction}" if "directions" in varying else "",
+                    f", {workload.message_bytes} B" if "sizes" in varying else "",
+                    f", {workload.shape}" if "shapes" in varying else ""])
 
 
 def _distinct(workloads: list[Workload]) -> dict[str, list]:

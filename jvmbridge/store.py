@@ -1,11 +1,12 @@
 """Result files: JSON lines, one record per line, flushed as each measurement finishes.
 
 A run that dies halfway (a worker killed, a JVM crash, Ctrl-C, even this process killed) leaves
-every finished measurement readable. Every record carries the schema version.
+every finished measurement readable. Every record carries the schema version (jvmbridge.schema,
+which also reads rows of older versions).
 
-Schema history: 1 - first format. Records: "run" (metadata), "measurement" (one result row),
-"failure" (a configuration that gave no result), "end" (how the run finished); from `verify`,
-"verification" (one JDK's modes and findings) and "verification_end" (host, CPU, exit code).
+Records: "run" (metadata), "measurement" (one result row), "failure" (a configuration that gave
+no result), "end" (how the run finished); from `verify`, "verification" (one JDK's modes and
+findings) and "verification_end" (host, CPU, exit code).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+from jvmbridge.schema import READABLE, SCHEMA_VERSION, upgrade_row
 
 
 def default_path(started: datetime.datetime, host: str) -> Path:
@@ -108,17 +109,17 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
         loaded.problems.append(f"{where}: not a jvmbridge record, skipped")
         return
     version = record["schema_version"]
-    if version != SCHEMA_VERSION:
+    if version not in READABLE:
         newer = isinstance(version, int) and version > SCHEMA_VERSION
         loaded.problems.append(f"{where}: schema version {version!r}; "
                                + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
-                                  else f"this jvmbridge reads version {SCHEMA_VERSION}") + ", skipped")
+                                  else f"this jvmbridge reads versions {', '.join(map(str, READABLE))}") + ", skipped")
         return
     kind, run_id = record.get("type"), record.get("run_id")
     if kind == "run":
         loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
     elif kind == "measurement":
-        loaded.rows.append({**record.get("row", {}), "run_id": run_id})
+        loaded.rows.append({**upgrade_row(record.get("row", {}), version), "run_id": run_id})
     elif kind == "failure":
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})

@@ -36,6 +36,11 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subpro
                           cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
 
+def notes_of(row: dict) -> str:
+    """A result row's notes as one text (saved and printed as a list of {kind, text})."""
+    return "; ".join(note["text"] for note in row["notes"])
+
+
 def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
     done = run_cli(*args, "--format", "json", **kwargs)
     return done, json.loads(done.stdout)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import jdk_homes, run_cli, run_json
+from conftest import jdk_homes, notes_of, run_cli, run_json
+from jvmbridge.schema import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +19,7 @@ def rows(data, engine_prefix):
 
 
 def test_report_is_versioned_and_names_units(report):
-    assert report["schema_version"] == 1
+    assert report["schema_version"] == SCHEMA_VERSION
     assert "10^6 bytes" in report["units"]["mb_per_s"]
     assert report["metadata"]["workload"]["cipher"] == "aes-256-cbc"
     assert report["metadata"]["workload"]["message_bytes"] == 38
@@ -32,9 +33,9 @@ def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
     assert "UseAES=false" in off["verified_state"] and "UseAESIntrinsics=false" in off["verified_state"]
     # -UseAES leaves GHASH intrinsics on; the report must say so rather than imply all AES is off.
     assert "UseGHASHIntrinsics=true" in off["verified_state"]
-    assert "UseGHASHIntrinsics stays on" in off["notes"]
+    assert "UseGHASHIntrinsics stays on" in notes_of(off)
     assert on["as_requested"] and off["as_requested"]
-    assert "-XX:+UnlockDiagnosticVMOptions -XX:-UseAES -XX:-UseAESIntrinsics" in off["jvm_options"]
+    assert "-XX:+UnlockDiagnosticVMOptions -XX:-UseAES -XX:-UseAESIntrinsics" in off["details"]["jvm_options"]
 
 
 def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
@@ -71,8 +72,9 @@ def test_units_agree(report):
 
 
 def test_python_loop_is_labelled_as_overhead_dominated(report):
-    pyca_on = rows(report, "OpenSSL via pyca")[0]
-    assert "dominated by Python overhead" in pyca_on["notes"]
+    pyca_on = report["results"].index(rows(report, "OpenSSL via pyca")[0])
+    (finding,) = [f for f in report["findings"] if f["row"] == pyca_on + 1]
+    assert finding["kind"] == "python-overhead" and finding["text"].startswith("dominated by Python overhead")
 
 
 def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
@@ -110,7 +112,7 @@ def test_two_jdks_side_by_side(quick):
     homes = jdk_homes()[:2]
     done, data = run_json("compare", *quick, "--engine", "jvm", "--java", str(homes[0]), "--java", str(homes[1]))
     assert done.returncode == 0, done.stderr
-    assert sorted({r["java_home"] for r in data["results"]}) == sorted(str(h) for h in homes)
+    assert sorted({r["details"]["java_home"] for r in data["results"]}) == sorted(str(h) for h in homes)
     assert sum(r["label"].startswith("intrinsics speedup") for r in data["ratios"]) == 2
 
 
@@ -129,8 +131,8 @@ def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
     on, off = data["results"]
     assert on["as_requested"]
     assert not off["as_requested"]
-    assert "UseAESIntrinsics requested true, JVM runs false" in off["notes"]
-    assert "AES intrinsics require UseAES" in off["notes"]
+    assert "UseAESIntrinsics requested true, JVM runs false" in notes_of(off)
+    assert "AES intrinsics require UseAES" in notes_of(off)
 
 
 def test_python_api_returns_a_dataframe():
@@ -152,7 +154,7 @@ def test_third_party_providers_beside_sunjce(quick):
     assert done.returncode == 0, done.stderr
     by_provider = {}
     for row in data["results"]:
-        by_provider.setdefault(row["provider"], []).append(row)
+        by_provider.setdefault(row["details"]["provider"], []).append(row)
         assert row["ciphertext_ok"] is True
     assert [r["setting"] for r in by_provider["SunJCE"]] == ["intrinsics on", "intrinsics off"]
     (bc,) = by_provider["BC"]
@@ -164,7 +166,7 @@ def test_third_party_providers_beside_sunjce(quick):
 def test_a_missing_provider_fails_alone(quick):
     done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC")
     assert done.returncode == 1
-    assert [r["provider"] for r in data["results"]] == ["SunJCE", "SunJCE"]
+    assert [r["details"]["provider"] for r in data["results"]] == ["SunJCE", "SunJCE"]
     assert "BouncyCastleProvider is not on the classpath" in done.stderr
     assert len(data["failures"]) == 1
 
@@ -193,7 +195,7 @@ def test_openssl_arguments_reach_openssl_speed():
     done, data = run_json("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
                           "--quiet", "--openssl-arg=-provider", "--openssl-arg=default")
     assert done.returncode == 0, done.stderr
-    assert all("-provider default -evp aes-256-cbc" in r["command"] for r in data["results"])
+    assert all("-provider default -evp aes-256-cbc" in r["details"]["command"] for r in data["results"])
     refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--max-forks", "1",
                       "--quiet", "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
     assert refused.returncode == 1 and "openssl speed gave no result" in refused.stderr
@@ -224,7 +226,7 @@ def test_ciphers_by_openssl_names_run_identically_on_both_sides():
     for row in data["results"]:
         assert row["ciphertext_ok"] in (True, None), row  # JVM and pyca rows equal OpenSSL's bytes
         if row["engine"].startswith("OpenSSL speed"):
-            assert f"-evp {row['cipher']}" in row["command"]
+            assert f"-evp {row['cipher']}" in row["details"]["command"]
     assert any(r["label"].endswith(", aes-128-gcm") for r in data["ratios"])
 
 
@@ -260,7 +262,7 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
     assert len(failed) == 2 and all(c.endswith(", decrypt, stream") and c.startswith("JVM ") for c in failed)
     decrypting = [r for r in data["results"] if r["direction"] == "decrypt"]
     assert {(r["engine"], r["shape"]) for r in decrypting} == {("JVM", "message"), ("OpenSSL speed (C loop)", "stream")}
-    assert all("-decrypt -evp aes-128-gcm" in r["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
+    assert all("-decrypt -evp aes-128-gcm" in r["details"]["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
 
 
 def test_threads_run_loops_at_once_on_every_side(quick):
@@ -273,7 +275,7 @@ def test_threads_run_loops_at_once_on_every_side(quick):
         assert row["ops_per_s_per_thread"] == pytest.approx(row["ops_per_s"] / 2)
         assert row["ciphertext_ok"] in (True, None)
         if row["engine"].startswith("OpenSSL speed"):
-            assert "-multi 2" in row["command"]
+            assert "-multi 2" in row["details"]["command"]
     table = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--engine", "jvm")
     assert table.returncode == 0, table.stderr
     assert "ops/s/thread" in table.stdout and "2 loops at once" in table.stdout
@@ -286,7 +288,7 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
     assert strict["metadata"]["workload"]["budget"] == "8 rounds of 0.1 s per fork, 1 to 3 forks until ±0.001% (99.9%)"
     for row in strict["results"]:  # ±0.001% is out of reach: every fork up to the limit, and a note saying so
         assert row["forks"] == 3 and row["rounds"] == 24
-        assert "wider than the ±0.001% aimed for" in row["notes"]
+        assert "wider than the ±0.001% aimed for" in notes_of(row)
     # 8 samples: t(7) = 5.4, so ±99% holds unless the rounds vary by over 50% (rsd)
     done, lax = run_json("compare", *common, "--target-error", "99")
     assert done.returncode == 0, done.stderr

@@ -8,7 +8,7 @@ import pytest
 from conftest import jdk_homes, provider_jar
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
-from jvmbridge.native.pyca_worker import encrypt_message
+from jvmbridge.reference import encrypt_message
 from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS, Workload
 
 SIZES = (0, 1, 15, 16, 17, 38, 4096)

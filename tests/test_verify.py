@@ -115,7 +115,7 @@ def test_compare_on_temurin_17_0_3_ctr_stream_is_invalid_or_a_crash(known_bad_jd
     assert done.returncode == 1
     on = [row for row in result["results"] if row["setting"] == "intrinsics on"]
     if on:
-        assert on[0]["ciphertext_ok"] is False and on[0]["notes"].startswith("INVALID")
+        assert on[0]["ciphertext_ok"] is False and on[0]["notes"][0]["kind"] == "invalid"
     else:
         assert "the JVM crashed" in done.stderr and "SIGSEGV" in done.stderr and "jvmbridge verify" in done.stderr
     off = [row for row in result["results"] if row["setting"] == "intrinsics off"]
@@ -130,7 +130,7 @@ def test_compare_checks_the_bytes_of_the_measured_loop(planted_jar, quick):
     assert done.returncode == 1
     (jvm,) = [row for row in result["results"] if row["engine"] == "JVM"]
     assert jvm["ciphertext_ok"] is False and jvm["bytes_checked_after_loop"]
-    assert "INVALID: the measured loop computed WRONG bytes (the last message" in jvm["notes"]
+    assert "INVALID: the measured loop computed WRONG bytes (the last message" in jvm["notes"][0]["text"]
     assert all(r["ciphertext_ok"] for r in result["results"] if r["engine"] != "JVM")
     assert any("INVALID" in ratio["label"] for ratio in result["ratios"])
     assert "computed WRONG bytes" in done.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 from jvmbridge.check.modes import MODES
 from jvmbridge.check.verdict import VERIFIED, WRONG, Verdict, with_verification
 from jvmbridge.jvm.messages import crash_report, crash_summary
-from jvmbridge.native.pyca_worker import decrypt_message
+from jvmbridge.reference import decrypt_message
 from jvmbridge.verify.attribute import Finding, findings
 from jvmbridge.verify.known_bugs import KNOWN_BUGS, matching
 from jvmbridge.verify.plan import LARGE, cases, inputs, quick_sizes, sweep_sizes

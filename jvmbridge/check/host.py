@@ -13,11 +13,12 @@ from jvmbridge.check.evidence import observe
 from jvmbridge.check.modes import Mode
 from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
 from jvmbridge.child import WorkerError
-from jvmbridge.cpu import AES_FEATURES, cpu_info
+from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import LiveJvm, live_flags, live_jvm, print_flags_final
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
+from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
 from jvmbridge.verify.run import Sweep, verify_mode
 from jvmbridge.verify.sweep import Target
@@ -43,7 +44,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
         "jvmbridge_version": __version__,
         "cpu": {"model": cpu["model"],
                 "features": {name: {"present": name in cpu["features"], "enables": enables}
-                             for name, enables in AES_FEATURES.items()}},
+                             for name, enables in current().aes_features.items()}},
         "jdks": jdks,
         "live_jvms": live,
         "exit_code": exit_code(verdicts),

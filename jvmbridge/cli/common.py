@@ -1,13 +1,11 @@
 """Options and conversions shared by the commands."""
 from __future__ import annotations
 
-import os
-
 import click
 
-from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound
+from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
+from jvmbridge.jvm.options import split_classpath
 from jvmbridge.workload import parse_count, parse_sizes
-
 
 
 class Count(click.ParamType):
@@ -52,11 +50,8 @@ java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
 
-def _split_classpath(ctx, param, entries: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
-
-
-classpath_option = click.option("--classpath", "classpath", multiple=True, metavar="JAR", callback=_split_classpath,
+classpath_option = click.option("--classpath", "classpath", multiple=True, metavar="JAR",
+                                callback=lambda ctx, param, entries: split_classpath(entries),
                                 help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 
 all_jdks_option = click.option("--all-jdks", is_flag=True,
@@ -72,8 +67,6 @@ def format_option(document: str):
 
 def javas_or_usage_error(java_paths, all_jdks: bool = False) -> list[JavaInstall]:
     """The JVMs asked for (or the default one); a bad path is a usage error, exit 2."""
-    from jvmbridge.api import find_javas
-
     try:
         return find_javas(java_paths, all_jdks)
     except JvmNotFound as e:

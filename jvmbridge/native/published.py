@@ -5,9 +5,11 @@ import datetime
 from pathlib import Path
 
 from jvmbridge import __version__
-from jvmbridge.native import ia32cap
 from jvmbridge.native.speed_text import parse_speed_text
-from jvmbridge.results import OPENSSL_CLI, Measurement
+from jvmbridge.platforms.x86_64 import X86_64
+from jvmbridge.engines.native import OpensslSpeedEngine
+from jvmbridge.results import Measurement
+from jvmbridge.schema import row_record
 from jvmbridge.stats import summarize
 
 
@@ -18,10 +20,12 @@ def speed_text_run(path: Path, text: str) -> tuple[dict, list[dict]]:
     metadata = {"host": f"from {path.name}", "cpu": {"model": "not stated", "features": []},
                 "started_utc": started.isoformat(timespec="seconds"), "jvmbridge_version": __version__,
                 "source": "openssl speed text", "workload": {}}
-    setting, verified = "AES-NI not stated", "the text has no CPUINFO line"
+    # Published texts read today carry x86's OPENSSL_ia32cap (aarch64 ones print OPENSSL_armcap).
+    x86 = X86_64()
+    setting, verified = f"{x86.accelerator} not stated", "the text has no CPUINFO line"
     if parsed.cpuinfo:
-        in_use, verified = ia32cap.describe(parsed.cpuinfo)
-        setting = "AES-NI on" if in_use else "AES-NI off"
+        in_use, verified = x86.openssl_state(parsed.cpuinfo)
+        setting = x86.setting(in_use)
     notes = [f"published figure from {path.name}: one number, no interval"]
     if parsed.processes > 1:
         notes.append(f"-multi {parsed.processes}: the sum over {parsed.processes} processes, "
@@ -30,11 +34,11 @@ def speed_text_run(path: Path, text: str) -> tuple[dict, list[dict]]:
     for figure in parsed.figures:
         ns_per_op = figure.message_bytes / figure.bytes_per_s * 1e9 if figure.bytes_per_s else float("inf")
         measurement = Measurement(
-            engine=OPENSSL_CLI, implementation=f"{parsed.version or 'OpenSSL (version not stated)'}",
-            setting=setting, accelerated=setting == "AES-NI on", as_requested=True, verified_state=verified,
-            shape="stream", message_bytes=figure.message_bytes, threads=parsed.processes,
+            engine=OpensslSpeedEngine.label, implementation=f"{parsed.version or 'OpenSSL (version not stated)'}",
+            setting=setting, accelerated=setting == x86.setting(True), as_requested=True, verified_state=verified,
+            cipher=figure.cipher, direction="encrypt", shape="stream", message_bytes=figure.message_bytes, threads=parsed.processes,
             summary=summarize([{"iterations": 1, "ns": ns_per_op}]),
-            details={"cipher": figure.cipher, "openssl_cpuinfo": parsed.cpuinfo},
+            details={"openssl_cpuinfo": parsed.cpuinfo},
             notes=notes)
-        rows.append(measurement.row(expected_ciphertext=""))
+        rows.append(row_record(measurement.result(expected_ciphertext="")))
     return metadata, rows

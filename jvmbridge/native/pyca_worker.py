@@ -9,86 +9,19 @@ from __future__ import annotations
 
 import time
 
-import cryptography
-from cryptography.hazmat.backends.openssl import backend
 from cryptography.hazmat.bindings.openssl.binding import Binding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.padding import PKCS7
 
 from jvmbridge.child import serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
+from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 
 # OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
 _OPENSSL_CPU_INFO = 9
 
 
-try:  # cryptography 47+ keeps CFB among the "decrepit" modes and drops it from modes in 49
-    from cryptography.hazmat.decrepit.ciphers.modes import CFB
-except ImportError:
-    CFB = modes.CFB
-
-_MODES = {"cbc": modes.CBC, "ctr": modes.CTR, "gcm": modes.GCM, "cfb": CFB}
-_PADDED = ("cbc", "ecb")
-
-
-def _mode(mode: str, iv: bytes, tag: bytes | None = None):
-    if mode == "ecb":
-        return modes.ECB()
-    return modes.GCM(iv, tag) if mode == "gcm" else _MODES[mode](iv)
-
-
-def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc", aad: bytes = b"") -> bytes:
-    """What the JCE's doFinal gives for the same transformation: CBC and ECB with PKCS#7 padding
-    (PKCS5Padding), GCM (authenticating ``aad``) with its 16-byte tag appended, CTR and CFB as
-    they are."""
-    if mode in _PADDED:
-        padder = PKCS7(128).padder()
-        plaintext = padder.update(plaintext) + padder.finalize()
-    encryptor = Cipher(algorithms.AES(key), _mode(mode, iv)).encryptor()
-    if aad:
-        encryptor.authenticate_additional_data(aad)
-    ciphertext = encryptor.update(plaintext) + encryptor.finalize()
-    return ciphertext + encryptor.tag if mode == "gcm" else ciphertext
-
-
-def decrypt_message(key: bytes, iv: bytes, ciphertext: bytes, mode: str = "cbc", aad: bytes = b"") -> bytes:
-    """The inverse of encrypt_message: GCM checks the appended tag, CBC and ECB strip the padding."""
-    tag = None
-    if mode == "gcm":
-        ciphertext, tag = ciphertext[:-16], ciphertext[-16:]
-    decryptor = Cipher(algorithms.AES(key), _mode(mode, iv, tag)).decryptor()
-    if aad:
-        decryptor.authenticate_additional_data(aad)
-    plaintext = decryptor.update(ciphertext) + decryptor.finalize()
-    if mode in _PADDED:
-        unpadder = PKCS7(128).unpadder()
-        plaintext = unpadder.update(plaintext) + unpadder.finalize()
-    return plaintext
-
-
-def library() -> str:
-    return f"cryptography {cryptography.__version__}"
-
-
-def reference() -> str:
-    """What computed the expected bytes, e.g. "cryptography 48.0.0, OpenSSL 4.0.0 14 Apr 2026"."""
-    return f"{library()}, {backend.openssl_version_text()}"
-
-
-def _stream_context(key: bytes, iv: bytes, mode: str, decrypt: bool):
-    cipher = Cipher(algorithms.AES(key), _mode(mode, iv))
-    return cipher.decryptor() if decrypt else cipher.encryptor()
-
-
-def stream_output(key: bytes, iv: bytes, data: bytes, updates: int, mode: str, decrypt: bool) -> bytes:
-    """What ``updates`` updates of ``data`` on one fresh context give, never finished."""
-    context = _stream_context(key, iv, mode, decrypt)
-    return b"".join(context.update(data) for _ in range(updates))
-
-
 def stream_loop(key: bytes, iv: bytes, data: bytes, mode: str, decrypt: bool):
     """A loop of `update_into` on one never-finished cipher context, as `openssl speed -evp`."""
-    context = _stream_context(key, iv, mode, decrypt)
+    context = stream_context(key, iv, mode, decrypt)
     out = bytearray(len(data) + 15)
 
     def run(n: int) -> int:
@@ -134,7 +67,7 @@ def handle(request: dict) -> dict:
         rounds = timed_rounds(loop, counts, threads)
     return {
         "library": library(),
-        "openssl_version": backend.openssl_version_text(),
+        "openssl_version": openssl_version(),
         "cpuinfo": cpuinfo(),
         "ciphertext": ciphertext.hex(),
         "warmup": warmup.as_dict(),

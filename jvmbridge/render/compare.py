@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import json
 
-from jvmbridge.results import JVM, OPENSSL_CLI, missing
+from jvmbridge.engines import by_label, name_of
+from jvmbridge.results import NoteKind, missing
 from jvmbridge.runner import Comparison
 from jvmbridge.render.text import align, markdown
+from jvmbridge.schema import SCHEMA_VERSION, row_record
 
-# Bump when a field changes meaning or goes away; adding a field keeps the version.
-# 1: first format (rows, ratios, failures, metadata; times in ns, rates per second).
-SCHEMA_VERSION = 1
 UNITS = {
     "ns_per_op": "nanoseconds per message (median over rounds)",
     "ops_per_s": "messages per second",
@@ -22,20 +21,24 @@ UNITS = {
 
 
 def render_json(comparison: Comparison) -> str:
-    frame = comparison.frame
-    rows = json.loads(frame.to_json(orient="records")) if not frame.empty else []
+    # The results exactly as saved; what only rows side by side show is under "ratios" and "findings".
     return json.dumps({
         "schema_version": SCHEMA_VERSION,
         "units": UNITS,
         "metadata": comparison.metadata,
-        "results": rows,
+        "results": [row_record(result) for result in comparison.results],
         "ratios": [r.as_dict() for r in comparison.ratios],
+        "findings": [{"row": index + 1, **note.as_dict()} for index, note in comparison.overhead.items()],
         "failures": [{"configuration": c, "error": e} for c, e in comparison.failures],
-    }, indent=2)
+    }, indent=2, default=str)
 
 
 def render_csv(comparison: Comparison) -> str:
-    return comparison.frame.to_csv(index=False)
+    frame = comparison.frame
+    if frame.empty:
+        return ""
+    return frame.assign(notes=[_notes_text(comparison, i, row) for i, row in enumerate(frame.itertuples())]
+                        ).to_csv(index=False)
 
 
 def render_table(comparison: Comparison) -> str:
@@ -65,7 +68,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s",
               *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
               "ciphertext"]
-    body = [[str(i + 1), _engine(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
+    body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
              f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}", _si(row.ops_per_s),
              *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
              f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
@@ -78,9 +81,10 @@ def _render(comparison: Comparison, tabulate) -> str:
     if comparison.ratios:
         lines += ["", "Ratios (of the means; in brackets the interval from their 99.9% intervals):"]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
-    notes = [(i + 1, row.notes) for i, row in enumerate(frame.itertuples()) if row.notes]
-    if notes:
-        lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes]
+    notes = [(i + 1, _notes_text(comparison, i, row)) for i, row in enumerate(frame.itertuples())]
+    if any(text for _, text in notes):
+        lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes if text]
+    lines += _hints(frame)
     lines += ["", "ns/op: median per message over all rounds of all forks; ±99.9%: half-width of the 99.9% "
                   "confidence interval of the mean, as JMH; samples: forks x rounds;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
@@ -94,22 +98,34 @@ def _cipher(row) -> str:
     return f"{row.cipher} decrypt" if row.direction == "decrypt" else row.cipher
 
 
-def _engine(row) -> str:
-    if row.engine != JVM:
-        return row.engine
-    return f"{row.engine} {row.provider}, JDK {row.jdk_version}"
-
-
 def _engines(frame) -> list[str]:
     """Each implementation once, with where it came from: a JAVA_HOME or an openssl binary."""
     described = []
     for row in frame.itertuples():
-        origin = getattr(row, "java_home", None) if row.engine == JVM else getattr(row, "command", None)
-        origin = origin if isinstance(origin, str) else None
-        if row.engine == OPENSSL_CLI and origin:
-            origin = origin.split()[0]
+        engine = by_label(row.engine)
+        origin = engine.origin(row) if engine else None
         described.append(f"{row.implementation}" + (f" ({origin})" if origin else ""))
     return list(dict.fromkeys(described))
+
+
+def _notes_text(comparison: Comparison, index: int, row) -> str:
+    """A row's notes, and what rows side by side say of it, in one line."""
+    texts = [note["text"] for note in row.notes]
+    if index in comparison.overhead:
+        texts.append(comparison.overhead[index].text)
+    return "; ".join(texts)
+
+
+def _hints(frame) -> list[str]:
+    """Each hint once, naming the rows it applies to (`hyperfine` prints a warning's advice once)."""
+    applies: dict[str, list[int]] = {}
+    for i, row in enumerate(frame.itertuples()):
+        for note in row.notes:
+            hint = NoteKind(note["kind"]).hint
+            if hint and i + 1 not in applies.setdefault(hint, []):
+                applies[hint].append(i + 1)
+    return [f"  row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}: {hint}"
+            for hint, rows in applies.items()]
 
 
 def _error_percent(row) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from jvmbridge.check.modes import Mode
-from jvmbridge.native.pyca_worker import encrypt_message
+from jvmbridge.reference import encrypt_message
 
 PLAN_VERSION = 1  # must equal Conformance.PLAN_VERSION
 KEY_BITS = (128, 192, 256)

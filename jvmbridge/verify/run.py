@@ -16,7 +16,7 @@ from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.printflags import FlagsParseError, parse
-from jvmbridge.native.pyca_worker import reference
+from jvmbridge.reference import reference
 from jvmbridge.verify.attribute import Finding, attribute, findings
 from jvmbridge.verify.plan import DIRECTIONS, KEY_BITS, Case, cases, write_plan
 from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep

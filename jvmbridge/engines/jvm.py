@@ -1,21 +1,46 @@
-"""Parent side of a JVM measurement: build the worker's request, turn its answer into a Measurement."""
+"""The JVM engine: each JDK with each JCE provider in its settings (SunJCE: intrinsics on and off).
+Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
 from jvmbridge.child import WorkerError, rounds_of, run_forks
+from jvmbridge.engines import Engine, Job
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.providers import JceProvider
+from jvmbridge.jvm.providers import JceProvider, provider as provider_named
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
-from jvmbridge.results import JVM, Measurement
+from jvmbridge.results import Measurement
 from jvmbridge.measure import merge_warmups
-from jvmbridge.native.pyca_worker import encrypt_message, stream_output
+from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Workload
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop.
 WARMUP_MIN_SECONDS = 1.0
 WARMUP_MAX_SECONDS = 15.0
+
+
+class JvmEngine(Engine):
+    key, label = "jvm", "JVM"
+    accelerator = "intrinsics"
+    per_implementation = True
+
+    def jobs(self, workload, matrix, tag):
+        return [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
+                    lambda java=java, provider=provider, setting=setting:
+                        measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
+                for java in matrix.javas
+                for provider in map(provider_named, matrix.providers) for setting in provider.settings]
+
+    def name(self, row, with_jdk: bool = True) -> str:
+        return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
+
+    def jdk(self, row) -> str | None:
+        return row.jdk_version
+
+    def origin(self, row) -> str | None:
+        home = getattr(row, "java_home", None)
+        return home if isinstance(home, str) else None
 
 
 def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
@@ -58,13 +83,13 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     if flags.get("UseAES", {}).get("value") == "false" and flags.get("UseGHASHIntrinsics", {}).get("value") == "true":
         notes.append("UseGHASHIntrinsics stays on with -UseAES (matters for GCM, not CBC)")
     return Measurement(
-        engine=JVM,
+        engine=JvmEngine.label,
         implementation=f"{result['provider']} on {jvm['java.vm.vendor']} {jvm['java.runtime.version']}",
         setting=setting.name,
         accelerated=setting.accelerated,
         as_requested=not mismatched,
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
-        shape=workload.shape,
+        cipher=workload.cipher_name, direction=workload.direction, shape=workload.shape,
         message_bytes=workload.message_bytes, threads=workload.threads,
         summary=summarize(rounds_of(outcomes), len(outcomes)),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
@@ -75,7 +100,6 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
         notes=notes,
     )
-
 
 
 def loop_bytes_error(workload: Workload, after: dict) -> str | None:

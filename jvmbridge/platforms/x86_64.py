@@ -1,10 +1,24 @@
-"""Switching OpenSSL's AES-NI off with OPENSSL_ia32cap, and proving from CPUINFO that it took.
+"""x86-64: AES-NI and its vector forms; OpenSSL's AES-NI is switched off with OPENSSL_ia32cap and
+read back from its CPUINFO line.
 
 OpenSSL reads OPENSSL_ia32cap once, when the library loads, so each setting needs its own process.
 """
 from __future__ import annotations
 
 import re
+
+from jvmbridge.platforms import Platform
+
+# Feature flag -> what it enables, in the order the report lists them.
+AES_FEATURES = {
+    "aes": "AES-NI round instructions (AESENC/AESDEC)",
+    "pclmulqdq": "carry-less multiply, for GCM's GHASH",
+    "avx": "256-bit vector registers",
+    "avx2": "256-bit integer vectors",
+    "vaes": "vector AES: several blocks per instruction",
+    "vpclmulqdq": "vector carry-less multiply, wide GHASH",
+    "avx512f": "512-bit vectors (with VAES: 4 blocks per instruction)",
+}
 
 # Clear AES-NI (word 0 bit 57) and PCLMULQDQ (bit 33), then VAES and VPCLMULQDQ (word 1 bits 41,
 # 42). Every further word is given as ~0 (unchanged): a word left out is zeroed, which would also
@@ -15,15 +29,6 @@ AESNI_BIT = 57
 PCLMULQDQ_BIT = 33
 
 _CPUINFO = re.compile(r"OPENSSL_ia32cap=((?:0x[0-9a-fA-F]+)(?::0x[0-9a-fA-F]+)*)")
-
-
-def environment(base: dict[str, str], aesni: bool) -> dict[str, str]:
-    """``base`` with the mask set, or with OPENSSL_ia32cap removed (an empty value disables nearly
-    every capability rather than none)."""
-    env = {k: v for k, v in base.items() if k != "OPENSSL_ia32cap"}
-    if not aesni:
-        env["OPENSSL_ia32cap"] = AESNI_OFF_MASK
-    return env
 
 
 def capability_words(cpuinfo: str) -> list[int]:
@@ -43,7 +48,14 @@ def cpuinfo_value(cpuinfo: str) -> str:
     return ":".join(f"0x{word:x}" for word in capability_words(cpuinfo))
 
 
-def describe(cpuinfo: str) -> tuple[bool, str]:
-    """Whether the CPUINFO line shows AES-NI in use, and that state as the report shows it."""
-    in_use = aesni_in_use(cpuinfo)
-    return in_use, f"AES-NI {'used' if in_use else 'unused'}, ia32cap={cpuinfo_value(cpuinfo)}"
+class X86_64(Platform):
+    name = "x86_64"
+    machines = ("x86_64", "amd64")
+    accelerator = "AES-NI"
+    aes_features = AES_FEATURES
+    openssl_variable = "OPENSSL_ia32cap"
+    openssl_off_mask = AESNI_OFF_MASK
+
+    def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
+        in_use = aesni_in_use(cpuinfo)
+        return in_use, f"AES-NI {'used' if in_use else 'unused'}, ia32cap={cpuinfo_value(cpuinfo)}"

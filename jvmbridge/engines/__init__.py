@@ -1,0 +1,79 @@
+"""The engines a comparison runs, as plug-ins: what each is called, which shapes and settings it
+measures, and the part it plays in ratios and notes. The runner, ratios and reports loop over
+``ENGINES`` and never name an engine.
+
+Adding an engine: one module with an :class:`Engine` subclass, and its line in ``ENGINES`` below.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from jvmbridge.workload import SHAPES, Workload
+
+if TYPE_CHECKING:
+    from jvmbridge.results import Measurement
+    from jvmbridge.runner import Matrix
+
+
+@dataclass
+class Job:
+    label: str  # the configuration, as progress and failures name it
+    workload: Workload
+    measure: Callable[[], "Measurement"]
+
+
+class Engine:
+    key = ""  # as --engine spells it
+    label = ""  # as result rows name it (their "engine")
+    shapes: tuple[str, ...] = SHAPES  # shapes its loop runs; asked for another, it runs its first, once
+    accelerator = ""  # what its on/off setting switches, for ratio labels: "intrinsics", "AES-NI"
+    # None: the engine under question (the JVM). A number: a native reference for it; the lowest
+    # present is the one the JVM is held against.
+    reference_rank: int | None = None
+    per_implementation = False  # one speedup ratio per implementation (each JDK and provider)
+    wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
+    overhead = ""  # what the wrapping adds, for notes: "Python"
+
+    def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
+        """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
+        raise NotImplementedError
+
+    def name(self, row, with_jdk: bool = True) -> str:
+        """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""
+        return self.label
+
+    def jdk(self, row) -> str | None:
+        """The JDK version the row ran on; None for a native engine."""
+        return None
+
+    def origin(self, row) -> str | None:
+        """Where the row's implementation came from, for the report header (a path), if known."""
+        return None
+
+
+def _registered() -> dict[str, Engine]:
+    from jvmbridge.engines.jvm import JvmEngine
+    from jvmbridge.engines.native import OpensslSpeedEngine, PycaEngine
+
+    return {engine.key: engine for engine in (JvmEngine(), PycaEngine(), OpensslSpeedEngine())}
+
+
+ENGINES: dict[str, Engine] = _registered()
+
+
+def by_label(label: str) -> Engine | None:
+    """The engine that wrote rows named ``label``; None for one this version does not know."""
+    return next((engine for engine in ENGINES.values() if engine.label == label), None)
+
+
+def name_of(row, with_jdk: bool = True) -> str:
+    """The row's engine as reports name it; one this version does not know, by its label."""
+    engine = by_label(row.engine)
+    return engine.name(row, with_jdk) if engine else row.engine
+
+
+def jdk_of(row) -> str | None:
+    """The JDK version the row ran on; None for native rows."""
+    engine = by_label(row.engine)
+    return engine.jdk(row) if engine else None

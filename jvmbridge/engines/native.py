@@ -1,0 +1,117 @@
+"""The native engines, each with the CPU's AES acceleration on and off: pyca/cryptography's
+OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run directly."""
+from __future__ import annotations
+
+import os
+import shutil
+
+from jvmbridge.child import WorkerError, rounds_of, run_forks
+from jvmbridge.cpu import cpu_info
+from jvmbridge.engines import Engine, Job
+from jvmbridge.measure import merge_warmups
+from jvmbridge.native import openssl_cli
+from jvmbridge.platforms import current
+from jvmbridge.results import Measurement
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Workload
+
+# The Python loop has no JIT to wait for; a short warm-up settles caches and allocator.
+PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
+
+
+class _NativeEngine(Engine):
+    accelerator = current().accelerator
+    title = ""  # the start of its job labels
+
+    def jobs(self, workload, matrix, tag):
+        cpu_has_aes = current().aes_feature in cpu_info()["features"]
+        return [Job(f"{self.title}, {current().setting(on)}{tag}", workload,
+                    lambda on=on: self.measure(workload, matrix, on, cpu_has_aes)) for on in (True, False)]
+
+    def measure(self, workload: Workload, matrix, accelerated: bool, cpu_has_aes: bool) -> Measurement:
+        raise NotImplementedError
+
+
+class PycaEngine(_NativeEngine):
+    key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
+    reference_rank = 2
+    wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
+
+    def measure(self, workload, matrix, accelerated, cpu_has_aes):
+        request = {**workload.loop_request(), "mode": workload.mode, **PYCA_WARMUP}
+        outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload,
+                                     env=current().openssl_environment(dict(os.environ), accelerated))
+        if failed:
+            raise WorkerError(failed.error)
+        result = outcomes[0].result
+        as_requested, state = _read_back(result["cpuinfo"], accelerated, cpu_has_aes)
+        summary = summarize(rounds_of(outcomes), len(outcomes))
+        notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
+                 if workload.shape == "message"
+                 else "update_into on one encryptor; includes Python call overhead"]
+        asked = None if workload.iterations is None else workload.iterations * workload.threads * len(outcomes)
+        if asked is not None and summary.iterations < asked:
+            notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
+        return Measurement(
+            engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
+            setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
+            verified_state=state, cipher=workload.cipher_name, direction=workload.direction,
+            shape=workload.shape, message_bytes=workload.message_bytes,
+            threads=workload.threads, summary=summary,
+            warmup=merge_warmups([o.result["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
+            details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
+        )
+
+
+class OpensslSpeedEngine(_NativeEngine):
+    key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
+    shapes = ("stream",)
+    reference_rank = 1
+
+    def jobs(self, workload, matrix, tag):
+        # Optional: where the command is missing its rows are simply not planned.
+        return super().jobs(workload, matrix, tag) if matrix.openssl and shutil.which(matrix.openssl) else []
+
+    def origin(self, row) -> str | None:
+        command = getattr(row, "command", None)
+        return command.split()[0] if isinstance(command, str) else None
+
+    def measure(self, workload, matrix, accelerated, cpu_has_aes):
+        openssl = shutil.which(matrix.openssl)
+        env = current().openssl_environment(dict(os.environ), accelerated)
+        described = openssl_cli.describe(openssl, env)
+        as_requested, state = _read_back(described["cpuinfo"], accelerated, cpu_has_aes)
+        decrypt = ("-decrypt",) if workload.direction == "decrypt" else ()
+        # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
+        seconds = max(1, round(workload.round_seconds))
+        command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, seconds,
+                                            (*matrix.openssl_args, *decrypt), workload.threads)
+        # Each `openssl speed` run is its own process already: a "fork" is `rounds` more runs.
+        rounds, forks = [], 0
+        while workload.wants_another_fork(rounds, forks):
+            rounds += [openssl_cli.speed_round(command, env, workload.threads) for _ in range(workload.rounds)]
+            forks += 1
+        notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
+                 f"no per-message init or padding; {len(rounds)} runs of {seconds} s"
+                 + (f", each of {workload.threads} processes (-multi)" if workload.threads > 1 else "")]
+        if decrypt and workload.mode == "cbc":
+            notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the "
+                         f"padded ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
+        return Measurement(
+            engine=self.label, implementation=described["openssl_version"],
+            setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
+            verified_state=state, cipher=workload.cipher_name, direction=workload.direction,
+            shape="stream", message_bytes=workload.message_bytes, threads=workload.threads,
+            summary=summarize(rounds, forks),
+            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
+            notes=notes,
+        )
+
+
+def _read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:
+    """Whether OpenSSL's own CPU settings show the acceleration as asked, and those settings for the report."""
+    try:
+        in_use, shown = current().openssl_state(cpuinfo)
+    except ValueError as e:
+        return False, f"unknown ({e})"
+    return in_use == (accelerated and cpu_has_aes), shown

@@ -1,0 +1,54 @@
+"""CPU architectures: the AES features that matter on each, how OpenSSL's use of them is switched
+off and read back, and what users call them. Code elsewhere asks :func:`current` instead of
+testing the architecture.
+
+Adding a platform: one module subclassing :class:`Platform`, and its line in ``PLATFORMS``.
+"""
+from __future__ import annotations
+
+import platform as _host
+
+
+class Platform:
+    name = "unknown"
+    machines: tuple[str, ...] = ()  # platform.machine() spellings
+    accelerator = "CPU AES instructions"  # what users call OpenSSL's AES instructions here
+    features_key = "flags"  # the /proc/cpuinfo line that lists CPU features
+    aes_features: dict[str, str] = {}  # feature -> what it enables, in the order reports list them
+    aes_feature = "aes"  # without it there is no AES acceleration to switch
+    openssl_variable: str | None = None  # the environment variable OpenSSL reads its CPU mask from
+    openssl_off_mask = ""
+
+    def setting(self, accelerated: bool) -> str:
+        """A native row's setting: "AES-NI on"."""
+        return f"{self.accelerator} {'on' if accelerated else 'off'}"
+
+    def openssl_environment(self, base: dict[str, str], accelerated: bool) -> dict[str, str]:
+        """``base`` with OpenSSL's AES acceleration masked, or with the variable removed (an empty
+        value would mask nearly every capability rather than none)."""
+        env = {k: v for k, v in base.items() if k != self.openssl_variable}
+        if not accelerated and self.openssl_variable:
+            env[self.openssl_variable] = self.openssl_off_mask
+        return env
+
+    def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
+        """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
+        as reports show it. ValueError when the line says nothing this platform can read."""
+        raise ValueError(f"jvmbridge cannot read OpenSSL's CPU settings on {self.name}")
+
+
+def _platforms() -> list[Platform]:
+    from jvmbridge.platforms.x86_64 import X86_64
+
+    return [X86_64()]
+
+
+def current() -> Platform:
+    """This machine's platform; an unknown architecture gets the base class: no switch, no names."""
+    machine = _host.machine().lower()
+    for known in _platforms():
+        if machine in known.machines:
+            return known
+    unknown = Platform()
+    unknown.name = machine or "unknown"
+    return unknown

@@ -1,0 +1,150 @@
+"""What only rows side by side can say: how many times faster one row is than another (ratios of a
+kind, with intervals), and where a loop wrapped around another engine's measures mostly the wrapping.
+
+Rows are pandas rows of one run's frame; which rows pair up is the engines' say (engines.Engine).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import Enum
+
+import pandas as pd
+
+from jvmbridge.engines import ENGINES, by_label
+from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
+from jvmbridge.stats import CONFIDENCE
+
+
+class RatioKind(Enum):
+    SPEEDUP = "speedup"  # one engine, its acceleration on against off
+    VERSUS = "versus"  # the JVM against the native reference, in the same acceleration state
+    ACROSS = "across"  # one configuration in two runs, hosts or JDKs (`report`)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    kind: RatioKind
+    label: str
+    value: float  # how many times faster `faster` is than `slower`, from the means
+    low: float  # the ratio's interval, from the two means' CONFIDENCE intervals
+    high: float
+    significant: bool  # False when the two intervals overlap: then neither may be called faster
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
+                "high": self.high, "confidence": CONFIDENCE, "significant": self.significant}
+
+    def describe(self) -> str:
+        """"1.23x [1.10-1.37]", or with "not significant" when the intervals overlap."""
+        shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]"
+        return shown if self.significant else f"{shown} not significant"
+
+
+def speedup(kind: RatioKind, label: str, faster, slower) -> Ratio:
+    """How many times faster the row ``faster`` runs than ``slower`` (ratio of mean ns/op, as JMH
+    would compare two scores).
+
+    Rows without an interval (a single sample) count as not significant, with an infinite range.
+    """
+    if wrong_bytes(faster) or wrong_bytes(slower):
+        label += " (INVALID: wrong bytes)"
+    error_f, error_s = (_error(row) for row in (faster, slower))
+    low_f, high_f = faster.ns_per_op_mean - error_f, faster.ns_per_op_mean + error_f
+    low_s, high_s = slower.ns_per_op_mean - error_s, slower.ns_per_op_mean + error_s
+    # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
+    return Ratio(kind, label, float(slower.ns_per_op_mean / faster.ns_per_op_mean), float(max(low_s, 0) / high_f),
+                 float(high_s / low_f) if low_f > 0 else math.inf, bool(low_s > high_f or low_f > high_s))
+
+
+def _error(row) -> float:
+    return math.inf if missing(row.ns_per_op_error) else row.ns_per_op_error
+
+
+def operation_keys(frame: pd.DataFrame) -> list[str]:
+    """The columns that make two rows the same operation (rows saved before "cipher" existed lack it)."""
+    return [key for key in ("cipher", "direction", "message_bytes") if key in frame]
+
+
+def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
+    """Per row index: where a loop that calls into another engine's (pyca's Python around OpenSSL's
+    C) is that many times slower than the other at the same operation and setting."""
+    keys, found = operation_keys(frame), {}
+    for wrapper in ENGINES.values():
+        if wrapper.wraps is None:
+            continue
+        inner = ENGINES[wrapper.wraps]
+        for values, inner_rows in frame[frame.engine == inner.label].groupby(["accelerated", *keys]):
+            same = (frame.engine == wrapper.label) & (frame.accelerated == values[0])
+            for key, value in zip(keys, values[1:]):
+                same &= frame[key] == value
+            for index in frame.index[same]:
+                factor = frame.at[index, "ns_per_op"] / inner_rows.ns_per_op.iloc[0]
+                if factor >= OVERHEAD_DOMINATED:
+                    found[index] = Note(NoteKind.PYTHON_OVERHEAD,
+                                        f"dominated by {wrapper.overhead} overhead: {factor:.0f}x {inner.label}; "
+                                        f"~{1 - 1 / factor:.0%} of each message is {wrapper.overhead}")
+    return found
+
+
+def ratios(frame: pd.DataFrame) -> list[Ratio]:
+    """Each engine's speedup from its acceleration, and the JVM against its native reference, for
+    each operation (cipher, direction, size; named in the label when there are several)."""
+    keys = operation_keys(frame)
+    found = []
+    for values, rows in frame.groupby(keys, sort=False):
+        values = values if isinstance(values, tuple) else (values,)
+        named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
+        suffix = "".join(f", {value} B" if key == "message_bytes" else f", {value}" for key, value in named.items())
+        found += [Ratio(r.kind, r.label + suffix, r.value, r.low, r.high, r.significant)
+                  for r in _ratios_of_one_operation(rows.reset_index(drop=True))]
+    return found
+
+
+def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
+    engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
+    # Name the shape only when an engine ran more than one (openssl speed is always a stream).
+    several_shapes = frame.groupby("engine")["shape"].nunique().max() > 1
+    shapes = list(dict.fromkeys(frame["shape"]))
+
+    def pick(engine, accelerated: bool, implementation: str | None, shape: str | None):
+        rows = frame[(frame.engine == engine.label) & (frame.accelerated == accelerated)]
+        if implementation is not None:
+            rows = rows[rows.implementation == implementation]
+        if shape is not None:
+            rows = rows[rows["shape"] == shape]
+        return rows.iloc[0] if len(rows) else None
+
+    def subjects(engine) -> list[str | None]:
+        """Each implementation of an engine compared per implementation (each JDK), else the engine as one."""
+        if not engine.per_implementation:
+            return [None]
+        return list(dict.fromkeys(frame.implementation[frame.engine == engine.label]))
+
+    named_shape = {shape: f", {shape} shape" if several_shapes else "" for shape in shapes}
+    found = []
+    for engine in engines:
+        for subject in subjects(engine):
+            for shape in shapes:
+                on, off = pick(engine, True, subject, shape), pick(engine, False, subject, shape)
+                if on is not None and off is not None:
+                    found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
+                                         f"{subject or engine.label}{named_shape[shape]}", on, off))
+    references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank)
+    if not references:
+        return found
+    native = references[0]
+    for engine in (e for e in engines if e.reference_rank is None):
+        for subject in subjects(engine):
+            for shape in shapes:
+                for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
+                    row = pick(engine, accelerated, subject, shape)
+                    reference = pick(native, accelerated, None, shape)
+                    reference = reference if reference is not None else pick(native, accelerated, None, None)
+                    if row is not None and reference is not None:
+                        # ["shape"], not .shape: on a pandas row that is the row's dimensions.
+                        shapes_note = ("" if row["shape"] == reference["shape"]
+                                       else f" ({row['shape']} against {reference['shape']} shape)")
+                        found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
+                                             f"{subject or engine.label}{shapes_note}", row, reference))
+    return found

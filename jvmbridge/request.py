@@ -1,0 +1,64 @@
+"""One `compare` request, from the command line or from Python alike: the operations (cipher x
+direction x size x shape), how each is sampled, and the matrix of engines, JVMs and tools.
+Validated once, here: anything wrong is a ValueError of one line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jvmbridge.engines import ENGINES
+from jvmbridge.jvm.discovery import find_javas
+from jvmbridge.jvm.options import split_classpath
+from jvmbridge.jvm.providers import provider
+from jvmbridge.runner import Matrix
+from jvmbridge.workload import ROUND_SECONDS, TARGET_ERROR, Workload, combinations, parse_cipher, parse_sizes
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    # Sampling (see Workload): None times rounds of round_seconds; a count runs exactly that many messages.
+    iterations: int | None = None
+    round_seconds: float = ROUND_SECONDS
+    rounds: int = Workload.rounds
+    threads: int = Workload.threads
+    forks: int = Workload.forks
+    max_forks: int | None = None
+    target_error: float = TARGET_ERROR  # relative: 0.02 is ±2%
+    # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
+    ciphers: tuple[str, ...] = ()
+    key_bits: int | None = None
+    sizes: tuple[int, ...] | int | str = (Workload.message_bytes,)  # bytes, a list, "16,64" or "sweep"
+    shapes: tuple[str, ...] = ("message",)
+    directions: tuple[str, ...] = ("encrypt",)
+    # The matrix.
+    engines: tuple[str, ...] = tuple(ENGINES)
+    java_paths: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
+    all_jdks: bool = False
+    jvm_args: tuple[str, ...] = ()
+    providers: tuple[str, ...] = ("SunJCE",)
+    classpath: tuple[str, ...] = ()  # jars, or PATH-separated lists of them
+    openssl: str | None = "openssl"
+    openssl_args: tuple[str, ...] = ()
+    workloads: tuple[Workload, ...] = field(init=False)
+    matrix: Matrix = field(init=False)
+
+    def __post_init__(self):
+        if self.key_bits and self.ciphers:
+            raise ValueError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
+        operations = [parse_cipher(name) for name in dict.fromkeys(self.ciphers)] or [(self.key_bits or 256, "cbc")]
+        sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
+            [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
+        workloads = combinations(operations, self.directions, sizes, self.shapes, iterations=self.iterations,
+                                 rounds=self.rounds, forks=self.forks, max_forks=self.max_forks,
+                                 target_error=self.target_error, round_seconds=self.round_seconds,
+                                 threads=self.threads)
+        unknown = [name for name in self.engines if name not in ENGINES]
+        if unknown:
+            raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
+        for name in self.providers:
+            provider(name)  # a ValueError names the choices
+        javas = find_javas(self.java_paths, self.all_jdks) if "jvm" in self.engines else []
+        matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
+                        tuple(self.engines), self.openssl, tuple(self.openssl_args))
+        object.__setattr__(self, "workloads", tuple(workloads))
+        object.__setattr__(self, "matrix", matrix)

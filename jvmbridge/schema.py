@@ -1,0 +1,69 @@
+"""How results are written down: the schema version, the record of one Result, reading records
+written by older versions, and the flat row pandas gets.
+
+Result files and `compare --format json` share this layout and this version. History:
+1 (0.1.0): a row is flat: engine details (provider, jdk_version, java_home, command, ...) beside
+   the figures; notes one string joined with "; "; rows saved before 0.1.0's --cipher lack
+   "cipher" (the run's metadata names it) and "direction" (they encrypted).
+2: the engine details under "details"; notes a list of {"kind", "text"} (kinds: results.NoteKind);
+   "direction" in every row.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pandas as pd
+
+from jvmbridge.results import Note, NoteKind, Result
+
+SCHEMA_VERSION = 2
+READABLE = (1, 2)
+_FIELDS = [f.name for f in fields(Result)]
+
+
+def row_record(result: Result) -> dict:
+    """A Result as JSON-ready data."""
+    record = {name: getattr(result, name) for name in _FIELDS}
+    record["notes"] = [note.as_dict() for note in result.notes]
+    return record
+
+
+def result_of(record: dict) -> Result:
+    """The Result a current (version 2) row record holds."""
+    values = {name: record.get(name) for name in _FIELDS}
+    values["notes"] = [Note.from_dict(note) for note in record.get("notes", [])]
+    values["details"] = dict(record.get("details") or {})
+    return Result(**values)
+
+
+def upgrade_row(row: dict, version: int) -> dict:
+    """A row record of ``version`` in today's layout."""
+    if version == 1:
+        row = dict(row)
+        details = {key: row.pop(key) for key in list(row) if key not in _FIELDS}
+        notes = row.get("notes") or ""
+        row.update(details=details, direction=row.get("direction", "encrypt"),
+                   # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
+                   notes=[Note(_kind_of_v1_note(text), text).as_dict() for text in notes.split("; ")
+                          if text and not text.startswith("more --")])
+    return row
+
+
+def _kind_of_v1_note(text: str) -> NoteKind:
+    """0.1.0 wrote notes as text only; their openings tell the kinds apart."""
+    openings = {"INVALID": NoteKind.INVALID, "NOT AS REQUESTED": NoteKind.NOT_AS_REQUESTED,
+                "noisy": NoteKind.NOISY, "interval ±": NoteKind.IMPRECISE, "only ": NoteKind.FEW_SAMPLES,
+                "steady state not reached": NoteKind.NOT_STEADY, "dominated by Python": NoteKind.PYTHON_OVERHEAD}
+    return next((kind for opening, kind in openings.items() if text.startswith(opening)), NoteKind.ENGINE)
+
+
+def frame_row(row: dict) -> dict:
+    """A row record flattened for a DataFrame: the engine details become columns of their own."""
+    flat = {key: value for key, value in row.items() if key != "details"}
+    flat.update({key: value for key, value in (row.get("details") or {}).items() if key not in flat})
+    return flat
+
+
+def frame_of(rows: list[dict]) -> pd.DataFrame:
+    """Row records (current layout) as a DataFrame, one flat row each."""
+    return pd.DataFrame([frame_row(row) for row in rows])

@@ -1,0 +1,50 @@
+"""Saved results across versions: a file 0.1.0 wrote (tests/data/run-0.1.0.jsonl, from a real
+`compare` run of that version) still loads and reports with the same figures."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from jvmbridge.results import NoteKind
+from jvmbridge.schema import SCHEMA_VERSION, upgrade_row
+from jvmbridge.store import read
+
+OLD = Path(__file__).parent / "data" / "run-0.1.0.jsonl"
+
+
+def saved_rows() -> list[dict]:
+    return [json.loads(line)["row"] for line in OLD.read_text().splitlines() if '"measurement"' in line]
+
+
+def test_the_old_file_is_version_1_and_reads_in_todays_layout():
+    assert {json.loads(line)["schema_version"] for line in OLD.read_text().splitlines()} == {1}
+    assert SCHEMA_VERSION > 1
+    loaded = read([OLD])
+    assert not loaded.problems and len(loaded.rows) == len(saved_rows()) == 12
+    for old, new in zip(saved_rows(), loaded.rows):
+        assert new["ns_per_op"] == old["ns_per_op"] and new["round_ns_per_op"] == old["round_ns_per_op"]
+        assert new["direction"] == "encrypt"
+        assert {k: v for k, v in old.items() if k in new["details"]} == new["details"]
+        assert all(note["text"] in old["notes"] for note in new["notes"]) and new["notes"]
+
+
+def test_old_notes_get_their_kinds_and_lose_the_hints_now_printed_once():
+    upgraded = upgrade_row({"notes": "INVALID: wrong; noisy: rounds vary by 9.0% (rsd); more --max-forks, a "
+                                     "longer --round-time or a quieter machine helps; JVM said: hello",
+                            "java_home": "/jdk"}, 1)
+    assert [n["kind"] for n in upgraded["notes"]] == [NoteKind.INVALID.value, NoteKind.NOISY.value,
+                                                      NoteKind.ENGINE.value]
+    assert upgraded["details"] == {"java_home": "/jdk"}
+
+
+def test_the_old_file_reports_its_figures():
+    done = run_cli("report", "--format", "json", str(OLD))
+    assert done.returncode == 0, done.stderr
+    shown = {row["configuration"]: row["run 1 ns/op"] for row in json.loads(done.stdout)["comparison"]}
+    assert len(shown) == 12
+    # pandas writes JSON floats with 10 significant digits.
+    assert shown["JVM SunJCE, JDK 17.0.15 | intrinsics on | aes-256-cbc 16 B"] == pytest.approx(saved_rows()[0]["ns_per_op"])
+    assert sorted(shown.values()) == pytest.approx(sorted(row["ns_per_op"] for row in saved_rows()))
