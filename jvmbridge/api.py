@@ -10,7 +10,7 @@ from jvmbridge import store
 from jvmbridge.engines import ENGINES
 from jvmbridge.request import CompareRequest
 from jvmbridge.runner import Comparison, Progress, plan, run
-from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Workload, parse_count
+from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
 
 
 def run_comparison(request: CompareRequest, progress: Progress | None = None,
@@ -19,7 +19,7 @@ def run_comparison(request: CompareRequest, progress: Progress | None = None,
 
 
 def compare(iterations: int | float | str | None = None, *, round_seconds: float = ROUND_SECONDS,
-            rounds: int = Workload.rounds, threads: int = Workload.threads, forks: int = Workload.forks,
+            rounds: int = Sampling.rounds, threads: int = Sampling.threads, forks: int = Sampling.forks,
             max_forks: int | None = None, target_error: float = TARGET_ERROR,
             ciphers: Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shapes: Iterable[str] = ("message",),

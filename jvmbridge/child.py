@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from jvmbridge.workload import Workload
+from jvmbridge.workload import Sampling
 
 
 class WorkerError(Exception):
@@ -68,13 +68,13 @@ def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
     return [r for outcome in outcomes for r in outcome.result["rounds"]]
 
 
-def run_forks(module: str, request: Mapping, workload: Workload,
+def run_forks(module: str, request: Mapping, sampling: Sampling,
               env: Mapping[str, str] | None = None) -> tuple[list[ChildOutcome], ChildOutcome | None]:
-    """Fresh children with the same request, as JMH's forks, as many as ``workload`` wants: run-to-run
+    """Fresh children with the same request, as JMH's forks, as many as ``sampling`` wants: run-to-run
     variation (JIT decisions, memory layout) shows up in the spread. Stops at the first failure,
     returned second."""
     outcomes = []
-    while workload.wants_another_fork(rounds_of(outcomes), len(outcomes)):
+    while sampling.wants_another_fork(rounds_of(outcomes), len(outcomes)):
         outcome = run_child(module, request, env)
         if outcome.error:
             return outcomes, outcome

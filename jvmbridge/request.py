@@ -11,25 +11,26 @@ from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.options import split_classpath
 from jvmbridge.jvm.providers import provider
 from jvmbridge.runner import Matrix
-from jvmbridge.workload import ROUND_SECONDS, TARGET_ERROR, Workload, combinations, parse_cipher, parse_sizes
+from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
+                                parse_sizes)
 
 
 @dataclass(frozen=True)
 class CompareRequest:
-    # Sampling (see Workload): None times rounds of round_seconds; a count runs exactly that many messages.
-    iterations: int | None = None
-    round_seconds: float = ROUND_SECONDS
-    rounds: int = Workload.rounds
-    threads: int = Workload.threads
-    forks: int = Workload.forks
-    max_forks: int | None = None
-    target_error: float = TARGET_ERROR  # relative: 0.02 is ±2%
+    # Sampling (see workload.Sampling): None times rounds of round_seconds; a count runs exactly that many.
+    iterations: int | None = Sampling.iterations
+    round_seconds: float = Sampling.round_seconds
+    rounds: int = Sampling.rounds
+    threads: int = Sampling.threads
+    forks: int = Sampling.forks
+    max_forks: int | None = Sampling.max_forks
+    target_error: float = Sampling.target_error  # relative: 0.02 is ±2%
     # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
     ciphers: tuple[str, ...] = ()
     key_bits: int | None = None
-    sizes: tuple[int, ...] | int | str = (Workload.message_bytes,)  # bytes, a list, "16,64" or "sweep"
-    shapes: tuple[str, ...] = ("message",)
-    directions: tuple[str, ...] = ("encrypt",)
+    sizes: tuple[int, ...] | int | str = (AESNITESTER_MESSAGE_BYTES,)  # bytes, a list, "16,64" or "sweep"
+    shapes: tuple[str, ...] = (Operation.shape,)
+    directions: tuple[str, ...] = (Operation.direction,)
     # The matrix.
     engines: tuple[str, ...] = tuple(ENGINES)
     java_paths: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
@@ -45,13 +46,12 @@ class CompareRequest:
     def __post_init__(self):
         if self.key_bits and self.ciphers:
             raise ValueError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
-        operations = [parse_cipher(name) for name in dict.fromkeys(self.ciphers)] or [(self.key_bits or 256, "cbc")]
+        ciphers = [parse_cipher(name) for name in dict.fromkeys(self.ciphers)] or [(self.key_bits or 256, "cbc")]
         sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
             [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
-        workloads = combinations(operations, self.directions, sizes, self.shapes, iterations=self.iterations,
-                                 rounds=self.rounds, forks=self.forks, max_forks=self.max_forks,
-                                 target_error=self.target_error, round_seconds=self.round_seconds,
-                                 threads=self.threads)
+        sampling = Sampling(self.iterations, self.rounds, self.forks, self.max_forks, self.target_error,
+                            self.round_seconds, self.threads)
+        workloads = combinations(ciphers, self.directions, sizes, self.shapes, sampling)
         unknown = [name for name in self.engines if name not in ENGINES]
         if unknown:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")

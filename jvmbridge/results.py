@@ -48,10 +48,6 @@ class Note:
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "text": self.text}
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "Note":
-        return cls(NoteKind(data["kind"]), data["text"])
-
 
 @dataclass
 class Measurement:

@@ -66,7 +66,8 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     jobs, planned = [], set()
     for workload in workloads:
         for engine in engines:
-            runs = workload if workload.shape in engine.shapes else replace(workload, shape=engine.shapes[0])
+            runs = workload if workload.operation.shape in engine.shapes else replace(
+                workload, operation=replace(workload.operation, shape=engine.shapes[0]))
             if (engine.key, runs) not in planned:
                 planned.add((engine.key, runs))
                 jobs += engine.jobs(runs, matrix, _tag(runs, varying if runs is workload else varying - {"shapes"}))
@@ -98,8 +99,9 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     if progress:
                         progress(index, len(jobs), job.label, time.monotonic() - clock)
                     workload = job.workload
-                    expected = encrypt_message(workload.key, workload.iv, workload.plaintext, workload.mode).hex()
-                    rows.append(job.measure().result(expected, workload.target_error))
+                    op = workload.operation
+                    expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
+                    rows.append(job.measure().result(expected, workload.sampling.target_error))
                     writer.write("measurement", configuration=job.label, row=row_record(rows[-1]))
                 except WorkerError as e:
                     fail(job.label, str(e))
@@ -143,16 +145,17 @@ class _CtrlC:
 
 def _tag(workload: Workload, varying: set[str]) -> str:
     """What sets a job apart from the others, for its label: ", aes-128-gcm, 16 B"."""
-    return "".join([f", {workload.cipher_name}" if "ciphers" in varying else "",
-                    f", {workload.direction}" if "directions" in varying else "",
-                    f", {workload.message_bytes} B" if "sizes" in varying else "",
-                    f", {workload.shape}" if "shapes" in varying else ""])
+    op = workload.operation
+    return "".join([f", {op.cipher_name}" if "ciphers" in varying else "",
+                    f", {op.direction}" if "directions" in varying else "",
+                    f", {op.message_bytes} B" if "sizes" in varying else "",
+                    f", {op.shape}" if "shapes" in varying else ""])
 
 
 def _distinct(workloads: list[Workload]) -> dict[str, list]:
     """The ciphers, directions, sizes and shapes the workloads span, each in first-seen order."""
     attributes = {"ciphers": "cipher_name", "directions": "direction", "sizes": "message_bytes", "shapes": "shape"}
-    return {name: list(dict.fromkeys(getattr(w, attribute) for w in workloads))
+    return {name: list(dict.fromkeys(getattr(w.operation, attribute) for w in workloads))
             for name, attribute in attributes.items()}
 
 

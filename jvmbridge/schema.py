@@ -28,14 +28,6 @@ def row_record(result: Result) -> dict:
     return record
 
 
-def result_of(record: dict) -> Result:
-    """The Result a current (version 2) row record holds."""
-    values = {name: record.get(name) for name in _FIELDS}
-    values["notes"] = [Note.from_dict(note) for note in record.get("notes", [])]
-    values["details"] = dict(record.get("details") or {})
-    return Result(**values)
-
-
 def upgrade_row(row: dict, version: int) -> dict:
     """A row record of ``version`` in today's layout."""
     if version == 1:

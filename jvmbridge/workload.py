@@ -1,4 +1,5 @@
-"""What every engine encrypts: the same key, IV and plaintext, AESNITester's shape by default."""
+"""What every engine computes (Operation: the same key, IV and plaintext, AESNITester's shape by
+default) and how it is timed (Sampling)."""
 from __future__ import annotations
 
 import hashlib
@@ -45,41 +46,15 @@ def parse_count(value: str | int | float) -> int:
 
 
 @dataclass(frozen=True)
-class Workload:
-    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
-    # messages per fork, split into the rounds (AESNITester's fixed loop).
-    iterations: int | None = None
-    rounds: int = 5
+class Operation:
+    """What every engine computes: one cipher and direction on messages of one size, in one call shape."""
     key_bits: int = 256
-    message_bytes: int = AESNITESTER_MESSAGE_BYTES
-    forks: int = 2  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
-    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
-    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
-    max_forks: int | None = None
-    target_error: float = TARGET_ERROR
-    shape: str = "message"
     mode: str = "cbc"
     direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
-    round_seconds: float = ROUND_SECONDS
-    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
-    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
-    threads: int = 1
+    message_bytes: int = AESNITESTER_MESSAGE_BYTES
+    shape: str = "message"
 
     def __post_init__(self):
-        if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
-            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
-        if not 1 <= self.rounds <= (self.iterations or self.rounds):
-            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
-        if not 1 <= self.threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
-        if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
-            raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
-        if not 1 <= self.forks <= MAX_FORKS:
-            raise ValueError(f"forks must be between 1 and {MAX_FORKS}, not {self.forks}")
-        if not self.forks <= self.fork_limit <= MAX_FORKS:
-            raise ValueError(f"max forks must be between --forks ({self.forks}) and {MAX_FORKS}, not {self.max_forks}")
-        if not 0 < self.target_error < 1:
-            raise ValueError(f"target error must be between 0 and 100%, not {self.target_error:.0%}")
         if self.mode not in TRANSFORMATIONS:
             raise ValueError(f"mode must be one of {', '.join(TRANSFORMATIONS)}, not {self.mode!r}")
         if self.direction not in DIRECTIONS:
@@ -115,6 +90,47 @@ class Workload:
         """The openssl-style name, e.g. aes-256-cbc."""
         return f"aes-{self.key_bits}-{self.mode}"
 
+    def inputs_hex(self) -> dict[str, str]:
+        return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
+
+    def as_dict(self) -> dict:
+        padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
+        return {**asdict(self), "cipher": self.cipher_name, "padding": padding}
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How an operation is timed: rounds per fork, forks until the interval is narrow, loops at once."""
+    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
+    # messages per fork, split into the rounds (AESNITester's fixed loop).
+    iterations: int | None = None
+    rounds: int = 5
+    forks: int = 2  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
+    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
+    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
+    max_forks: int | None = None
+    target_error: float = TARGET_ERROR
+    round_seconds: float = ROUND_SECONDS
+    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
+    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
+    threads: int = 1
+
+    def __post_init__(self):
+        if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
+            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
+        if not 1 <= self.rounds <= (self.iterations or self.rounds):
+            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
+        if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
+            raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
+        if not 1 <= self.forks <= MAX_FORKS:
+            raise ValueError(f"forks must be between 1 and {MAX_FORKS}, not {self.forks}")
+        if not self.forks <= self.fork_limit <= MAX_FORKS:
+            raise ValueError(f"max forks must be between --forks ({self.forks}) and {MAX_FORKS}, not {self.max_forks}")
+        if not 0 < self.target_error < 1:
+            raise ValueError(f"target error must be between 0 and 100%, not {self.target_error:.0%}")
+
     @property
     def fork_limit(self) -> int:
         if self.max_forks is not None:
@@ -138,18 +154,31 @@ class Workload:
         each = " in each loop" if self.threads > 1 else ""
         return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
 
-    def inputs_hex(self) -> dict[str, str]:
-        return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
+    def as_dict(self) -> dict:
+        return {**asdict(self), "budget": self.budget()}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One operation, sampled one way: what each configuration of a comparison measures."""
+    operation: Operation = Operation()
+    sampling: Sampling = Sampling()
 
     def loop_request(self) -> dict:
         """What a worker needs to run this workload's timed loop: the inputs, and how long and how wide."""
-        return {**self.inputs_hex(), "shape": self.shape, "direction": self.direction,
-                "iterations": self.iterations, "rounds": self.rounds, "round_seconds": self.round_seconds,
-                "threads": self.threads}
+        o, s = self.operation, self.sampling
+        return {**o.inputs_hex(), "shape": o.shape, "direction": o.direction, "iterations": s.iterations,
+                "rounds": s.rounds, "round_seconds": s.round_seconds, "threads": s.threads}
+
+    def row_fields(self) -> dict:
+        """What a result row says was measured."""
+        o = self.operation
+        return {"cipher": o.cipher_name, "direction": o.direction, "shape": o.shape,
+                "message_bytes": o.message_bytes, "threads": self.sampling.threads}
 
     def as_dict(self) -> dict:
-        padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
-        return {**asdict(self), "cipher": self.cipher_name, "padding": padding, "budget": self.budget()}
+        """Flat, as run metadata records it."""
+        return {**self.operation.as_dict(), **self.sampling.as_dict()}
 
 
 def parse_cipher(name: str) -> tuple[int, str]:
@@ -174,10 +203,10 @@ def parse_sizes(value: str) -> list[int]:
     return list(dict.fromkeys(sizes))
 
 
-def combinations(operations: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
-                 shapes: Iterable[str], **common) -> list[Workload]:
-    """One workload per (key bits, mode), direction, size and shape, in that (report) order;
-    ``common`` holds the Workload fields they share (iterations, rounds, forks, threads, ...)."""
-    return [Workload(key_bits=bits, mode=mode, direction=direction, message_bytes=size, shape=shape, **common)
-            for bits, mode in dict.fromkeys(operations) for direction in dict.fromkeys(directions)
+def combinations(ciphers: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
+                 shapes: Iterable[str], sampling: Sampling) -> list[Workload]:
+    """One workload per (key bits, mode), direction, size and shape, in that (report) order, all
+    sampled alike."""
+    return [Workload(Operation(bits, mode, direction, size, shape), sampling)
+            for bits, mode in dict.fromkeys(ciphers) for direction in dict.fromkeys(directions)
             for size in dict.fromkeys(sizes) for shape in dict.fromkeys(shapes)]

@@ -9,14 +9,14 @@ from conftest import jdk_homes, provider_jar
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
 from jvmbridge.reference import encrypt_message
-from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS, Workload
+from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS, Operation
 
 SIZES = (0, 1, 15, 16, 17, 38, 4096)
 
 
 def vectors(mode: str = "cbc") -> list[tuple[bytes, bytes, bytes]]:
     return [(w.key, w.iv, w.plaintext) for bits in KEY_BITS for size in SIZES
-            for w in [Workload(key_bits=bits, message_bytes=size, mode=mode)]]
+            for w in [Operation(key_bits=bits, message_bytes=size, mode=mode)]]
 
 
 PROVIDERS = {"SunJCE": None, "BC": "bcprov", "ACCP": "AmazonCorrettoCryptoProvider"}

@@ -19,7 +19,7 @@ from jvmbridge.results import Measurement, NoteKind
 from jvmbridge.runner import Matrix, plan, run
 from jvmbridge.stats import summarize
 from jvmbridge.store import read
-from jvmbridge.workload import Workload, combinations
+from jvmbridge.workload import Sampling, Workload, combinations
 
 
 class FakeEngine(Engine):
@@ -41,13 +41,13 @@ class FakeEngine(Engine):
         if self.fail_off and not on:
             raise WorkerError(f"{self.label} off: failed on purpose")
         draw = random.Random(f"{self.key}{on}{workload}")
-        centre = self.ns * (1 if on else self.slowdown) * (1 + workload.message_bytes / 1000)
+        sampling = workload.sampling
+        centre = self.ns * (1 if on else self.slowdown) * (1 + workload.operation.message_bytes / 1000)
         rounds = [{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
-                  for _ in range(workload.rounds * workload.forks)]
+                  for _ in range(sampling.rounds * sampling.forks)]
         return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
-                           accelerated=on, as_requested=True, verified_state="fake", cipher=workload.cipher_name,
-                           direction=workload.direction, shape=workload.shape, message_bytes=workload.message_bytes,
-                           summary=summarize(rounds, workload.forks), ciphertext=None)
+                           accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
+                           summary=summarize(rounds, sampling.forks), ciphertext=None)
 
 
 @pytest.fixture
@@ -62,16 +62,16 @@ def engines(monkeypatch):
 
 
 def workloads(**sampling):
-    return combinations([(128, "cbc")], ["encrypt"], [16, 1024], ["message"], **{"rounds": 5, **sampling})
+    return combinations([(128, "cbc")], ["encrypt"], [16, 1024], ["message"], Sampling(**{"rounds": 5, **sampling}))
 
 
 def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_its_own(engines):
-    jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], rounds=5),
+    jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5)),
                 Matrix(engines=("subject", "c")))
     assert [job.label for job in jobs] == [
         "fake subject, on, message", "fake subject, off, message", "fake c, on", "fake c, off",
         "fake subject, on, stream", "fake subject, off, stream"]
-    assert {job.workload.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
+    assert {job.workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
 
 
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):

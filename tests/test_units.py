@@ -90,9 +90,9 @@ def test_interval_is_jmh_style_error_of_the_mean():
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
     from jvmbridge.reference import decrypt_message, encrypt_message
-    from jvmbridge.workload import Workload
+    from jvmbridge.workload import Operation
 
-    w = Workload(message_bytes=size, mode=mode)
+    w = Operation(message_bytes=size, mode=mode)
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
 
 
@@ -129,11 +129,11 @@ def test_a_failing_copy_raises_instead_of_hanging():
 
 
 def test_more_forks_only_when_the_work_is_not_fixed():
-    from jvmbridge.workload import Workload
+    from jvmbridge.workload import Sampling
 
-    assert Workload().fork_limit == 6  # timed rounds: up to 3 x forks while the interval is wide
-    assert Workload(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
-    assert Workload(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
+    assert Sampling().fork_limit == 6  # timed rounds: up to 3 x forks while the interval is wide
+    assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
+    assert Sampling(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
     wide = [{"iterations": 1, "ns": ns} for ns in (100, 150, 90, 160, 80)]
-    assert Workload().wants_another_fork(wide, 2) and not Workload().wants_another_fork(wide, 6)
-    assert not Workload(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)
+    assert Sampling().wants_another_fork(wide, 2) and not Sampling().wants_another_fork(wide, 6)
+    assert not Sampling(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)

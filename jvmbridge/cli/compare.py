@@ -13,8 +13,8 @@ from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, c
                                   java_option)
 from jvmbridge.engines import ENGINES
 from jvmbridge.jvm.providers import PROVIDERS
-from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS,
-                                SHAPES, SPEED_SIZES, TARGET_ERROR, Workload)
+from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS,
+                                MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, TARGET_ERROR, Sampling)
 
 
 @click.command()
@@ -24,12 +24,12 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
 @click.option("--round-time", "round_seconds", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
-@click.option("--rounds", type=click.IntRange(1), default=Workload.rounds, show_default=True,
+@click.option("--rounds", type=click.IntRange(1), default=Sampling.rounds, show_default=True,
               help="Timed rounds per fork.")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
                    "openssl speed -multi. Figures are the aggregate, with the per-thread rate beside.")
-@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=Workload.forks, show_default=True,
+@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=Sampling.forks, show_default=True,
               help="Fresh processes per configuration, at least (as JMH's forks); every round of every fork "
                    "is a sample.")
 @click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
@@ -43,7 +43,7 @@ from jvmbridge.workload import (DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECON
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
 @click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
               help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
-@click.option("--sizes", "--message-size", "sizes", type=Sizes(), default=str(Workload.message_bytes),
+@click.option("--sizes", "--message-size", "sizes", type=Sizes(), default=str(AESNITESTER_MESSAGE_BYTES),
               show_default=True, metavar="BYTES[,BYTES...]|sweep",
               help="Plaintext bytes per message; several for a sweep; `sweep`: openssl speed's "
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38.")

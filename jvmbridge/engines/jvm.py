@@ -13,7 +13,7 @@ from jvmbridge.results import Measurement
 from jvmbridge.measure import merge_warmups
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
-from jvmbridge.workload import Workload
+from jvmbridge.workload import Operation, Workload
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop.
 WARMUP_MIN_SECONDS = 1.0
@@ -54,14 +54,14 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "provider_source": provider.where,
         "read_flags": flags_to_read(options),
         **workload.loop_request(),
-        "transformation": workload.transformation,
+        "transformation": workload.operation.transformation,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload)
+    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.sampling)
     if failed:
         said = failed.stdout + "\n" + failed.stderr
-        fork = f" (fork {len(outcomes) + 1})" if workload.fork_limit > 1 else ""
+        fork = f" (fork {len(outcomes) + 1})" if workload.sampling.fork_limit > 1 else ""
         crash = messages.crash_summary(said)
         if crash:
             report = messages.crash_report(said)
@@ -89,12 +89,11 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         accelerated=setting.accelerated,
         as_requested=not mismatched,
         verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
-        cipher=workload.cipher_name, direction=workload.direction, shape=workload.shape,
-        message_bytes=workload.message_bytes, threads=workload.threads,
+        **workload.row_fields(),
         summary=summarize(rounds_of(outcomes), len(outcomes)),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
-        loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload, result["after_loop"]),
+        loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
@@ -102,14 +101,14 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     )
 
 
-def loop_bytes_error(workload: Workload, after: dict) -> str | None:
+def loop_bytes_error(operation: Operation, after: dict) -> str | None:
     """None when the bytes the compiled loop gave after the timed rounds equal OpenSSL's for the
     same work; else where they first differ. (The one-shot ciphertext is checked before the JIT
     has compiled anything, so it cannot catch an intrinsic that goes wrong once compiled.)"""
-    key, plaintext, mode = workload.key, workload.plaintext, workload.mode
-    iv, decrypt = bytes.fromhex(after["iv"]), workload.direction == "decrypt"
+    key, plaintext, mode = operation.key, operation.plaintext, operation.mode
+    iv, decrypt = bytes.fromhex(after["iv"]), operation.direction == "decrypt"
     if "stream" in after:
-        data = encrypt_message(key, workload.iv, plaintext, mode) if decrypt else plaintext
+        data = encrypt_message(key, operation.iv, plaintext, mode) if decrypt else plaintext
         actual, expected = bytes.fromhex(after["stream"]), stream_output(key, iv, data, after["updates"], mode, decrypt)
         what = f"{after['updates']} updates of {len(data)} bytes after the timed rounds"
         if decrypt and mode == "cbc" and expected.startswith(actual) and len(expected) - len(actual) <= 16:

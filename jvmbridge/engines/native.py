@@ -38,8 +38,9 @@ class PycaEngine(_NativeEngine):
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
-        request = {**workload.loop_request(), "mode": workload.mode, **PYCA_WARMUP}
-        outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, workload,
+        op, sampling = workload.operation, workload.sampling
+        request = {**workload.loop_request(), "mode": op.mode, **PYCA_WARMUP}
+        outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, sampling,
                                      env=current().openssl_environment(dict(os.environ), accelerated))
         if failed:
             raise WorkerError(failed.error)
@@ -47,17 +48,15 @@ class PycaEngine(_NativeEngine):
         as_requested, state = _read_back(result["cpuinfo"], accelerated, cpu_has_aes)
         summary = summarize(rounds_of(outcomes), len(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
-                 if workload.shape == "message"
+                 if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
-        asked = None if workload.iterations is None else workload.iterations * workload.threads * len(outcomes)
+        asked = None if sampling.iterations is None else sampling.iterations * sampling.threads * len(outcomes)
         if asked is not None and summary.iterations < asked:
             notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
         return Measurement(
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, cipher=workload.cipher_name, direction=workload.direction,
-            shape=workload.shape, message_bytes=workload.message_bytes,
-            threads=workload.threads, summary=summary,
+            verified_state=state, **workload.row_fields(), summary=summary,
             warmup=merge_warmups([o.result["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
             details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
         )
@@ -77,32 +76,31 @@ class OpensslSpeedEngine(_NativeEngine):
         return command.split()[0] if isinstance(command, str) else None
 
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
+        op, sampling = workload.operation, workload.sampling
         openssl = shutil.which(matrix.openssl)
         env = current().openssl_environment(dict(os.environ), accelerated)
         described = openssl_cli.describe(openssl, env)
         as_requested, state = _read_back(described["cpuinfo"], accelerated, cpu_has_aes)
-        decrypt = ("-decrypt",) if workload.direction == "decrypt" else ()
+        decrypt = ("-decrypt",) if op.direction == "decrypt" else ()
         # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
-        seconds = max(1, round(workload.round_seconds))
-        command = openssl_cli.speed_command(openssl, workload.cipher_name, workload.message_bytes, seconds,
-                                            (*matrix.openssl_args, *decrypt), workload.threads)
+        seconds = max(1, round(sampling.round_seconds))
+        command = openssl_cli.speed_command(openssl, op.cipher_name, op.message_bytes, seconds,
+                                            (*matrix.openssl_args, *decrypt), sampling.threads)
         # Each `openssl speed` run is its own process already: a "fork" is `rounds` more runs.
         rounds, forks = [], 0
-        while workload.wants_another_fork(rounds, forks):
-            rounds += [openssl_cli.speed_round(command, env, workload.threads) for _ in range(workload.rounds)]
+        while sampling.wants_another_fork(rounds, forks):
+            rounds += [openssl_cli.speed_round(command, env, sampling.threads) for _ in range(sampling.rounds)]
             forks += 1
-        notes = [f"EVP_{workload.direction.capitalize()}Update on a {workload.message_bytes}-byte buffer, "
+        notes = [f"EVP_{op.direction.capitalize()}Update on a {op.message_bytes}-byte buffer, "
                  f"no per-message init or padding; {len(rounds)} runs of {seconds} s"
-                 + (f", each of {workload.threads} processes (-multi)" if workload.threads > 1 else "")]
-        if decrypt and workload.mode == "cbc":
-            notes.append(f"decrypts {workload.message_bytes} bytes per operation; the JVM and pyca decrypt the "
-                         f"padded ciphertext ({(workload.message_bytes // 16 + 1) * 16} bytes)")
+                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")]
+        if decrypt and op.mode == "cbc":
+            notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
+                         f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, cipher=workload.cipher_name, direction=workload.direction,
-            shape="stream", message_bytes=workload.message_bytes, threads=workload.threads,
-            summary=summarize(rounds, forks),
+            verified_state=state, **workload.row_fields(), summary=summarize(rounds, forks),
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
             notes=notes,
         )
