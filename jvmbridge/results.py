@@ -26,6 +26,7 @@ class NoteKind(Enum):
     IMPRECISE = "imprecise"  # the interval is wider than the run aimed for
     FEW_SAMPLES = "few-samples"
     NOT_STEADY = "not-steady"  # warm-up ran out before the speed settled
+    FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
 
@@ -72,6 +73,7 @@ class Measurement:
     loop_bytes_error: str | None = None
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)  # the engine's remarks on its figure
+    failed_fork: str | None = None  # why the fork after the finished ones failed
 
     def result(self, expected_ciphertext: str, target_error: float | None = None) -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
@@ -104,6 +106,9 @@ class Measurement:
         if self.loop_bytes_error:
             notes.append(Note(NoteKind.INVALID, f"INVALID: the measured loop computed WRONG bytes "
                                                 f"({self.loop_bytes_error}); these figures time broken code"))
+        if self.failed_fork:
+            finished = f"the {s.forks} finished fork{'s are' if s.forks > 1 else ' is'} the measurement"
+            notes.append(Note(NoteKind.FORK_FAILED, f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
         if not self.as_requested:
             notes.append(Note(NoteKind.NOT_AS_REQUESTED, f"NOT AS REQUESTED: running state is {self.verified_state}"))
         notes += [Note(NoteKind.ENGINE, text) for text in self.notes]

@@ -118,11 +118,38 @@ def test_all_jvms_finds_them(live_jvms):
 def test_pids_that_are_gone_or_not_jvms():
     gone = subprocess.Popen(["true"])
     gone.wait()
-    done, document = check_json("--pid", str(gone.pid), "--pid", str(os.getpid()))
+    # pid 1 is init (here a sandbox's, whose executable even root may not read): not a JVM either way.
+    done, document = check_json("--pid", str(gone.pid), "--pid", str(os.getpid()), "--pid", "1")
     assert done.returncode == 2
     errors = [live["error"] for live in document["live_jvms"]]
     assert errors[0] == f"pid {gone.pid}: no such process"
     assert errors[1].startswith(f"pid {os.getpid()}: not a JVM")
+    assert errors[2].startswith("pid 1: not a JVM")
+
+
+def test_a_jvm_that_refuses_attach_is_told_apart():
+    java = str(jdk_homes()[0] / "bin" / "java")
+    loop = ["-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
+    closed = subprocess.Popen([java, "-XX:+DisableAttachMechanism", *loop])
+    try:
+        done, document = check_json("--pid", str(closed.pid))
+    finally:
+        closed.kill()
+        closed.wait()
+    assert done.returncode == 2
+    assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (jcmd VM.flags): ")
+
+
+@pytest.mark.parametrize("program, owner, euid, perf_data, says", [
+    ("/sbin/init", 0, 0, False, "not a JVM (/sbin/init)"),
+    ("/usr/bin/java", 1000, 1001, False, "a JVM this user may not inspect (owned by uid 1000)"),
+    ("/opt/app/launcher", 1000, 1001, True, "a JVM this user may not inspect"),  # its perf data tells
+    ("java", 0, 0, True, "a JVM the kernel hides even from root"),
+])
+def test_an_unreadable_process_is_told_apart_by_what_can_be_seen(program, owner, euid, perf_data, says):
+    from jvmbridge.jvm.flagsource import unreadable
+
+    assert unreadable(7, program, owner, euid, perf_data).startswith(f"pid 7: {says}")
 
 
 def test_bad_java_path_is_a_usage_error(tmp_path):

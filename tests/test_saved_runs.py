@@ -174,3 +174,20 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
     for row in data["comparison"]:
         assert row["1 thread(s) ns/op"] > 0 and row["2 thread(s) ns/op"] > 0
         assert "x [" in row["2 thread(s) vs 1 thread(s)"]
+
+
+def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar, tmp_path):
+    # planted.marker: the first JVM to load the cipher creates the file, every later one crashes.
+    saved = tmp_path / "run.jsonl"
+    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+                   "--classpath", str(planted_jar), f"--jvm-arg=-Dplanted.marker={tmp_path / 'marker'}",
+                   "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--quiet", "--format", "json",
+                   "--output", str(saved))
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    (row,) = result["results"]  # a provider by class name runs once, with the JVM's defaults
+    assert row["forks"] == 1 and row["rounds"] == 3
+    (note,) = [n for n in row["notes"] if n["kind"] == "fork-failed"]
+    assert note["text"].startswith("fork 2 failed, the 1 finished fork is the measurement:") and "crashed" in note["text"]
+    assert result["failures"] == [] and "a fork failed; the finished forks are shown" in done.stderr
+    assert [r["row"]["notes"] for r in records(saved) if r["type"] == "measurement"] == [row["notes"]]

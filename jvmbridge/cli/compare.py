@@ -1,5 +1,5 @@
-"""`jvmbridge compare`: exit 1 when a configuration failed (the others are still reported),
-130 when interrupted (the finished configurations are still reported)."""
+"""`jvmbridge compare`: exit 1 when a configuration failed, a fork of one failed or one computed
+wrong bytes (whatever finished is still reported), 130 when interrupted (likewise)."""
 from __future__ import annotations
 
 import sys
@@ -76,7 +76,7 @@ def compare(output, output_format, quiet, **options):
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
     from jvmbridge.request import CompareRequest
-    from jvmbridge.results import wrong_bytes
+    from jvmbridge.results import NoteKind, wrong_bytes
 
     try:
         request = CompareRequest(**options)
@@ -93,13 +93,18 @@ def compare(output, output_format, quiet, **options):
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
     if not quiet:
         click.echo(f"jvmbridge: results saved to {comparison.output}", err=True)
-    wrong = [i + 1 for i, (_, row) in enumerate(comparison.frame.iterrows()) if wrong_bytes(row)]
+    wrong = [i + 1 for i, result in enumerate(comparison.results) if wrong_bytes(result)]
     if wrong:
         click.echo(f"jvmbridge: row(s) {', '.join(map(str, wrong))} computed WRONG bytes: their figures are invalid",
                    err=True)
+    partial = [i + 1 for i, result in enumerate(comparison.results)
+               if any(note.kind is NoteKind.FORK_FAILED for note in result.notes)]
+    if partial:
+        click.echo(f"jvmbridge: row(s) {', '.join(map(str, partial))}: a fork failed; the finished forks are shown",
+                   err=True)
     if comparison.interrupted:
         sys.exit(130)
-    if comparison.failures or wrong:
+    if comparison.failures or wrong or partial:
         sys.exit(1)
 
 

@@ -2,7 +2,7 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import WorkerError, rounds_of, run_forks
+from jvmbridge.child import ChildOutcome, WorkerError, rounds_of, run_forks
 from jvmbridge.engines import Engine, Job
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
@@ -59,19 +59,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
     outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.sampling)
-    if failed:
-        said = failed.stdout + "\n" + failed.stderr
-        fork = f" (fork {len(outcomes) + 1})" if workload.sampling.fork_limit > 1 else ""
-        crash = messages.crash_summary(said)
-        if crash:
-            report = messages.crash_report(said)
-            # A signal inside the JVM (not, say, an OutOfMemoryError) may be a broken intrinsic.
-            hint = (f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern"
-                    if any(line.startswith("SIG") for line in crash) else "")
-            raise WorkerError(f"{java.home}: the JVM crashed{fork} ({failed.how_it_ended}): {'; '.join(crash)}"
-                              + (f"; report: {report}" if report else "") + hint)
-        complaint = messages.complaint(said)
-        raise WorkerError(f"{java.home}: {failed.error}{fork}" + (f"; the JVM said: {complaint}" if complaint else ""))
+    if failed and not outcomes:
+        raise WorkerError(_why(java, failed))
     outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
     mismatched = {name: want for name, want in requested_flags(options).items()
@@ -97,8 +86,23 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
-        notes=notes,
+        notes=notes, failed_fork=_why(java, failed) if failed else None,
     )
+
+
+def _why(java: JavaInstall, failed: ChildOutcome) -> str:
+    """One line on why a JVM fork gave no result: its crash, or its own complaint."""
+    said = failed.stdout + "\n" + failed.stderr
+    crash = messages.crash_summary(said)
+    if crash:
+        report = messages.crash_report(said)
+        # A signal inside the JVM (not, say, an OutOfMemoryError) may be a broken intrinsic.
+        hint = (f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern"
+                if any(line.startswith("SIG") for line in crash) else "")
+        return (f"{java.home}: the JVM crashed ({failed.how_it_ended}): {'; '.join(crash)}"
+                + (f"; report: {report}" if report else "") + hint)
+    complaint = messages.complaint(said)
+    return f"{java.home}: {failed.error}" + (f"; the JVM said: {complaint}" if complaint else "")
 
 
 def loop_bytes_error(operation: Operation, after: dict) -> str | None:

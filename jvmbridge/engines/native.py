@@ -42,7 +42,7 @@ class PycaEngine(_NativeEngine):
         request = {**workload.loop_request(), "mode": op.mode, **PYCA_WARMUP}
         outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, sampling,
                                      env=current().openssl_environment(dict(os.environ), accelerated))
-        if failed:
+        if failed and not outcomes:
             raise WorkerError(failed.error)
         result = outcomes[0].result
         as_requested, state = _read_back(result["cpuinfo"], accelerated, cpu_has_aes)
@@ -58,7 +58,7 @@ class PycaEngine(_NativeEngine):
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
             warmup=merge_warmups([o.result["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
-            details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes,
+            details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,20 +34,46 @@ class LiveJvm:
 
 
 def live_jvm(pid: int) -> LiveJvm:
-    """The running JVM with this pid; WorkerError with one clear line when it is not one."""
+    """The running JVM with this pid; WorkerError with one clear line when it is not one: gone,
+    not a JVM, or a JVM this user may not inspect."""
     proc = Path(f"/proc/{pid}")
     try:
+        # The command line is anyone's to read; the executable's link only the owner's (and root's).
+        arguments = (proc / "cmdline").read_bytes().split(b"\0")
         exe = os.readlink(proc / "exe")
-        command_line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
     except FileNotFoundError:
         raise WorkerError(f"pid {pid}: no such process") from None
     except PermissionError:
-        raise WorkerError(f"pid {pid}: permission denied (run as the JVM's user or root)") from None
+        raise WorkerError(unreadable(pid, arguments[0].decode(errors="replace"), _owner(proc), os.geteuid(),
+                                     _has_perf_data(pid))) from None
     try:
         java = resolve_java(exe)
     except JvmNotFound:
         raise WorkerError(f"pid {pid}: not a JVM ({exe})") from None
-    return LiveJvm(pid, java, command_line)
+    return LiveJvm(pid, java, b" ".join(arguments).decode(errors="replace").strip())
+
+
+def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
+    """Why a process whose executable cannot be read cannot be checked, from what can be seen:
+    its program name and HotSpot's per-process perf data file say whether it is a JVM at all."""
+    if not (perf_data or Path(program).name.startswith("java")):
+        return f"pid {pid}: not a JVM ({program or 'no command line'})"
+    if euid != 0:
+        return f"pid {pid}: a JVM this user may not inspect (owned by uid {owner}): run as that user or root"
+    return (f"pid {pid}: a JVM the kernel hides even from root (another PID namespace or ptrace rules): "
+            "run `jvmbridge check --all-jvms` where it runs, e.g. inside its container")
+
+
+def _owner(proc: Path) -> int | None:
+    try:
+        return proc.stat().st_uid
+    except OSError:
+        return None
+
+
+def _has_perf_data(pid: int) -> bool:
+    """HotSpot writes /tmp/hsperfdata_<user>/<pid> unless -XX:-UsePerfData: a JVM's mark."""
+    return any(Path(tempfile.gettempdir()).glob(f"hsperfdata_*/{pid}"))
 
 
 def all_live_jvms() -> list[LiveJvm]:
@@ -70,5 +97,5 @@ def live_flags(live: LiveJvm) -> str:
                           errors="replace", timeout=60)
     if done.returncode != 0 or "[Global flags]" not in done.stdout:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()
-        raise WorkerError(f"pid {live.pid}: jcmd could not read its flags: {said[-1] if said else 'no output'}")
+        raise WorkerError(f"pid {live.pid}: attach failed (jcmd VM.flags): {said[-1] if said else 'no output'}")
     return done.stdout

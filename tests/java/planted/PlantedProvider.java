@@ -15,7 +15,9 @@ import javax.crypto.CipherSpi;
  * <li>an in-place doFinal of exactly 77 bytes gets byte 5 of its output flipped (or, with
  *     -Dplanted.crash=true, crashes the JVM): a sweep that cannot find this cannot find anything;
  * <li>with -Dplanted.after=N, every doFinal(byte[]) after the N-th gets byte 0 flipped: like an
- *     intrinsic that goes wrong only once the JIT has compiled the loop.
+ *     intrinsic that goes wrong only once the JIT has compiled the loop;
+ * <li>with -Dplanted.marker=PATH, the first JVM to load the cipher creates PATH and every later
+ *     one crashes: a configuration whose first fork finishes and whose second dies.
  * </ul>
  */
 public final class PlantedProvider extends Provider {
@@ -30,6 +32,19 @@ public final class PlantedProvider extends Provider {
         private static final long WRONG_AFTER = Long.getLong("planted.after", Long.MAX_VALUE);
         private static long calls;
         private final Cipher real;
+
+        static {
+            String marker = System.getProperty("planted.marker");
+            if (marker != null) {
+                try {
+                    if (!new java.io.File(marker).createNewFile()) {
+                        crash();
+                    }
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
 
         public PlantedCipher() throws GeneralSecurityException {
             real = Cipher.getInstance("AES/CTR/NoPadding", "SunJCE");
