@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge import store
-from jvmbridge.engines import ENGINES
+from jvmbridge.engines import default_engines
 from jvmbridge.request import CompareRequest
 from jvmbridge.runner import Comparison, Progress, plan, run
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
@@ -23,7 +23,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
             max_forks: int | None = None, target_error: float = TARGET_ERROR,
             ciphers: Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shapes: Iterable[str] = ("message",),
-            directions: Iterable[str] = ("encrypt",), engines: Iterable[str] = tuple(ENGINES),
+            directions: Iterable[str] = ("encrypt",), engines: Iterable[str] = default_engines(),
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
             openssl: str | None = "openssl", openssl_args: Iterable[str] = (),

@@ -36,8 +36,10 @@ class Warmup:
         return asdict(self)
 
 
-def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None) -> Warmup:
-    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass."""
+def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None,
+            tolerance: float = STEADY_TOLERANCE) -> Warmup:
+    """Run chunks until their speed settles within ``tolerance`` and ``activity`` stays still, or
+    ``max_seconds`` pass."""
     # Start at one operation: a single message may already take long (a 64 MiB plaintext).
     chunk, total, recent, marks = 1, 0, [], []
     started = time.perf_counter()
@@ -48,7 +50,7 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
         marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
         steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
-                  and (max(recent) - min(recent)) / min(recent) <= STEADY_TOLERANCE)
+                  and (max(recent) - min(recent)) / min(recent) <= tolerance)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
             return Warmup(total, spent, steady, recent[-1])
         if elapsed_ns < CHUNK_SECONDS * 1e9:
@@ -76,9 +78,19 @@ def round_counts(iterations: int | None, rounds: int, round_seconds: float, ns_p
     return split_iterations(iterations, rounds)
 
 
-def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1) -> list[dict]:
-    """One timed round of each count of operations; ``copies`` loops ran each count at once."""
-    return [{"iterations": n * copies, "ns": run(n)} for n in counts]
+def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
+                 counters: dict[str, Activity] | None = None) -> list[dict]:
+    """One timed round of each count of operations; ``copies`` loops ran each count at once.
+    ``counters`` (e.g. the JVM's GC and JIT milliseconds) are read around each round, and how far
+    each moved is kept beside the round: what else the process did while it was timed."""
+    counters = counters or {}
+    rounds = []
+    for n in counts:
+        before = {name: read() for name, read in counters.items()}
+        ns = run(n)
+        rounds.append({"iterations": n * copies, "ns": ns,
+                       **{name: read() - before[name] for name, read in counters.items()}})
+    return rounds
 
 
 @contextmanager

@@ -129,7 +129,7 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                 on, off = pick(engine, True, subject, shape), pick(engine, False, subject, shape)
                 if on is not None and off is not None:
                     found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
-                                         f"{subject or engine.label}{named_shape[shape]}", on, off))
+                                         f"{engine.subject(subject)}{named_shape[shape]}", on, off))
     references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank)
     if not references:
         return found
@@ -146,5 +146,5 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                         shapes_note = ("" if row["shape"] == reference["shape"]
                                        else f" ({row['shape']} against {reference['shape']} shape)")
                         found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                             f"{subject or engine.label}{shapes_note}", row, reference))
+                                             f"{engine.subject(subject)}{shapes_note}", row, reference))
     return found

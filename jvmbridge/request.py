@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jvmbridge.engines import ENGINES
+from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.options import split_classpath
 from jvmbridge.jvm.providers import provider
@@ -32,7 +32,7 @@ class CompareRequest:
     shapes: tuple[str, ...] = (Operation.shape,)
     directions: tuple[str, ...] = (Operation.direction,)
     # The matrix.
-    engines: tuple[str, ...] = tuple(ENGINES)
+    engines: tuple[str, ...] = default_engines()
     java_paths: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
     all_jdks: bool = False
     jvm_args: tuple[str, ...] = ()
@@ -57,7 +57,8 @@ class CompareRequest:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
         for name in self.providers:
             provider(name)  # a ValueError names the choices
-        javas = find_javas(self.java_paths, self.all_jdks) if "jvm" in self.engines else []
+        javas = (find_javas(self.java_paths, self.all_jdks) if any(ENGINES[key].runs_on_jvms for key in self.engines)
+                 else [])
         matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
                         tuple(self.engines), self.openssl, tuple(self.openssl_args))
         object.__setattr__(self, "workloads", tuple(workloads))

@@ -15,6 +15,8 @@ from jvmbridge.stats import CONFIDENCE, FEW_SAMPLES, Summary
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
+# GC pauses taking this share of the timed rounds are worth saying (allocation is part of doFinal's cost).
+GC_SHARE_NOTED = 0.01
 
 
 class NoteKind(Enum):
@@ -27,6 +29,7 @@ class NoteKind(Enum):
     FEW_SAMPLES = "few-samples"
     NOT_STEADY = "not-steady"  # warm-up ran out before the speed settled
     FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
+    BUSY = "busy"  # the process collected garbage or compiled while its rounds were timed
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
 
@@ -74,6 +77,8 @@ class Measurement:
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)  # the engine's remarks on its figure
     failed_fork: str | None = None  # why the fork after the finished ones failed
+    # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
+    busy: dict | None = None
 
     def result(self, expected_ciphertext: str, target_error: float | None = None) -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
@@ -120,6 +125,12 @@ class Measurement:
         if s.rounds < FEW_SAMPLES:
             notes.append(Note(NoteKind.FEW_SAMPLES, f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval "
                                                     "is wide or undefined"))
+        if self.busy:
+            timed_ms = s.mean_ns * s.iterations / self.threads / 1e6
+            gc_share = self.busy["gc_ms"] / timed_ms
+            if gc_share >= GC_SHARE_NOTED or self.busy["jit_ms"]:
+                notes.append(Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
+                                                 f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms"))
         if self.warmup is not None and not self.warmup["steady"]:
             notes.append(Note(NoteKind.NOT_STEADY,
                               f"steady state not reached in {self.warmup['seconds']:.1f} s of warm-up"))

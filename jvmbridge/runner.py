@@ -20,7 +20,7 @@ from jvmbridge import __version__, store
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.engines import ENGINES, Job
+from jvmbridge.engines import ENGINES, Job, default_engines
 from jvmbridge.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Note, Result
@@ -38,7 +38,7 @@ class Matrix:
     jvm_options: tuple[str, ...] = ()
     providers: tuple[str, ...] = ("SunJCE",)
     classpath: tuple[str, ...] = ()
-    engines: tuple[str, ...] = tuple(ENGINES)  # keys of engines.ENGINES
+    engines: tuple[str, ...] = default_engines()  # keys of engines.ENGINES
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
 

@@ -293,3 +293,25 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
     done, lax = run_json("compare", *common, "--target-error", "99")
     assert done.returncode == 0, done.stderr
     assert [row["forks"] for row in lax["results"]] == [1, 1]
+
+
+def test_aesnitester_figure_stands_beside_the_steady_state_one():
+    done, data = run_json("compare", "--engine", "jvm", "--engine", "aesnitester", "--key-bits", "128",
+                          "--iterations", "2e6", "--forks", "2", "--rounds", "2", "--quiet")
+    assert done.returncode == 0, done.stderr
+    steady = {r["setting"]: r for r in data["results"] if r["engine"] == "JVM"}
+    whole = {r["setting"]: r for r in data["results"] if r["engine"].startswith("AESNITester")}
+    assert set(whole) == set(steady) == {"intrinsics on", "intrinsics off"}
+    for setting, row in whole.items():
+        assert row["ciphertext_ok"] and row["bytes_checked_after_loop"] and row["as_requested"]
+        assert row["forks"] == row["rounds"] == 2 and row["iterations"] == 2 * 2_000_000
+        # Start-up, class loading and the JIT's work are inside AESNITester's clock.
+        assert row["ns_per_op"] > steady[setting]["ns_per_op"]
+    assert "UseAESIntrinsics=false" in whole["intrinsics off"]["verified_state"]
+    assert any(r["kind"] == "speedup" and r["label"].startswith("intrinsics speedup") for r in data["ratios"])
+
+
+def test_aesnitester_runs_only_what_aesnitester_ran():
+    done = run_cli("compare", "--engine", "aesnitester", "--cipher", "aes-128-ctr", "--iterations", "1e5", "--quiet")
+    assert done.returncode == 1
+    assert "AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread" in done.stderr

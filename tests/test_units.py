@@ -137,3 +137,19 @@ def test_more_forks_only_when_the_work_is_not_fixed():
     wide = [{"iterations": 1, "ns": ns} for ns in (100, 150, 90, 160, 80)]
     assert Sampling().wants_another_fork(wide, 2) and not Sampling().wants_another_fork(wide, 6)
     assert not Sampling(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)
+
+
+@pytest.mark.parametrize("gc_ms, jit_ms, noted", [(5, 0, False), (25, 0, True), (0, 3, True)])
+def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms, jit_ms, noted):
+    from jvmbridge.results import Measurement, NoteKind
+    from jvmbridge.stats import summarize
+
+    # Two rounds of 1 s each (10^7 messages of 100 ns): 1% of that is 20 ms.
+    summary = summarize([{"iterations": 10**7, "ns": 10**9}] * 2)
+    measurement = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
+                              "message", 38, summary, busy={"gc_ms": gc_ms, "jit_ms": jit_ms})
+    busy = [n for n in measurement.result("").notes if n.kind is NoteKind.BUSY]
+    assert bool(busy) == noted
+    if noted:
+        assert busy[0].text == (f"during the timed rounds GC took {gc_ms} ms ({gc_ms / 2000:.1%}) "
+                                f"and the JIT compiled for {jit_ms} ms")

@@ -11,7 +11,7 @@ from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
                                   java_option)
-from jvmbridge.engines import ENGINES
+from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS,
                                 MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, TARGET_ERROR, Sampling)
@@ -64,7 +64,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS,
               help="The openssl command for the C-loop rows.")
 @click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
               help="Passed to `openssl speed` before -evp, one word each: --openssl-arg=-provider --openssl-arg=NAME.")
-@click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=list(ENGINES),
+@click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="JSON-lines file each result is written to as it finishes "

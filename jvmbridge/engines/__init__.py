@@ -34,6 +34,8 @@ class Engine:
     per_implementation = False  # one speedup ratio per implementation (each JDK and provider)
     wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
     overhead = ""  # what the wrapping adds, for notes: "Python"
+    default = True  # runs unless --engine names others
+    runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
 
     def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
         """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
@@ -42,6 +44,10 @@ class Engine:
     def name(self, row, with_jdk: bool = True) -> str:
         """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""
         return self.label
+
+    def subject(self, implementation: str | None) -> str:
+        """What a ratio of this engine's rows is about: the engine, or one implementation of it."""
+        return implementation or self.label
 
     def jdk(self, row) -> str | None:
         """The JDK version the row ran on; None for a native engine."""
@@ -53,13 +59,19 @@ class Engine:
 
 
 def _registered() -> dict[str, Engine]:
+    from jvmbridge.engines.aesnitester import AesniTesterEngine
     from jvmbridge.engines.jvm import JvmEngine
     from jvmbridge.engines.native import OpensslSpeedEngine, PycaEngine
 
-    return {engine.key: engine for engine in (JvmEngine(), PycaEngine(), OpensslSpeedEngine())}
+    return {engine.key: engine for engine in (JvmEngine(), AesniTesterEngine(), PycaEngine(), OpensslSpeedEngine())}
 
 
 ENGINES: dict[str, Engine] = _registered()
+
+
+def default_engines() -> tuple[str, ...]:
+    """The keys of the engines a comparison runs when none is named."""
+    return tuple(key for key, engine in ENGINES.items() if engine.default)
 
 
 def by_label(label: str) -> Engine | None:

@@ -15,7 +15,8 @@ from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation, Workload
 
-# A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop.
+# A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
+# longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)
 WARMUP_MIN_SECONDS = 1.0
 WARMUP_MAX_SECONDS = 15.0
 
@@ -24,6 +25,7 @@ class JvmEngine(Engine):
     key, label = "jvm", "JVM"
     accelerator = "intrinsics"
     per_implementation = True
+    runs_on_jvms = True
 
     def jobs(self, workload, matrix, tag):
         return [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
@@ -87,6 +89,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
         notes=notes, failed_fork=_why(java, failed) if failed else None,
+        busy={name: sum(r[name] for r in rounds_of(outcomes)) for name in ("gc_ms", "jit_ms")},
     )
 
 

@@ -95,7 +95,8 @@ def handle(request: dict) -> dict:
         raise WorkerError(f"{transformation} decryption did not give the plaintext back")
     ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
 
-    compiler = jpype.JClass("java.lang.management.ManagementFactory").getCompilationMXBean()
+    management = jpype.JClass("java.lang.management.ManagementFactory")
+    compiler, collectors = management.getCompilationMXBean(), list(management.getGarbageCollectorMXBeans())
     threads = request["threads"]
     # One cipher per thread: a Cipher is not thread-safe.
     copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
@@ -108,12 +109,15 @@ def handle(request: dict) -> dict:
     def jit_milliseconds() -> int:
         return int(compiler.getTotalCompilationTime())
 
+    def gc_milliseconds() -> int:  # pauses and, for concurrent collectors, their cycles
+        return sum(int(collector.getCollectionTime()) for collector in collectors)
+
     try:
         warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
     except jpype.JClass("java.lang.UnsupportedOperationException") as e:
         raise WorkerError(str(e.getMessage())) from None
     counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(run, counts, threads)
+    rounds = timed_rounds(run, counts, threads, {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds})
     return {
         "after_loop": _after_loop(harness, request),
         "jvm": _jvm_identity(jpype),

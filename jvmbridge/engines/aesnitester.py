@@ -1,0 +1,92 @@
+"""AESNITester's own figure: a fresh `java` per fork running AESNITester's loop and clock
+(the harness class AesniTester), so jvmbridge's steady-state rows can be held next to the
+AESNITester results people publish. What differs from the JVM engine's figure: the clock starts
+with `main` (start-up, class loading, interpreter and JIT included), the String plaintext is
+encoded (`getBytes()`) inside the loop, and a fork is one sample of a fixed message count."""
+from __future__ import annotations
+
+import subprocess
+
+from jvmbridge.child import ChildOutcome, WorkerError
+from jvmbridge.engines import Job
+from jvmbridge.engines.jvm import JvmEngine, _why, loop_bytes_error
+from jvmbridge.harness import harness_jar
+from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, requested_flags
+from jvmbridge.results import Measurement
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Workload
+
+# AESNITester always runs a fixed count; without --iterations, this many messages per fork.
+DEFAULT_ITERATIONS = 10**7
+
+
+class AesniTesterEngine(JvmEngine):
+    key, label = "aesnitester", "AESNITester (whole run)"
+    shapes = ("message",)
+    default = False  # opt in with --engine aesnitester
+
+    def jobs(self, workload, matrix, tag):
+        return [Job(f"AESNITester {java.label}, {setting.name}{tag}", workload,
+                    lambda java=java, setting=setting: measure(java, setting, workload, matrix.jvm_options))
+                for java in matrix.javas for setting in (INTRINSICS_ON, INTRINSICS_OFF)]
+
+    def subject(self, implementation: str | None) -> str:
+        return f"AESNITester, {implementation}"
+
+    def name(self, row, with_jdk: bool = True) -> str:
+        return "AESNITester" + (f", JDK {row.jdk_version}" if with_jdk else "")
+
+
+def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_options: tuple[str, ...]) -> Measurement:
+    op, sampling = workload.operation, workload.sampling
+    if (op.mode, op.direction, sampling.threads) != ("cbc", "encrypt", 1):
+        raise WorkerError("AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread")
+    options = (*setting.options, *extra_options)
+    iterations = sampling.iterations or DEFAULT_ITERATIONS
+    command = [str(java.home / "bin" / "java"), *launch_options(options, java_major(java.release_version)),
+               "-cp", str(harness_jar()), "jvmbridge.harness.AesniTester", op.key.hex(), op.iv.hex(),
+               op.plaintext.decode("ascii"), str(iterations)]
+    rounds, said, failed = [], {}, None
+    while sampling.wants_another_fork(rounds, len(rounds)):
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        if done.returncode != 0:
+            failed = ChildOutcome(None, done.returncode, done.stdout, done.stderr)
+            if not rounds:
+                raise WorkerError(_why(java, failed))
+            break
+        said = _fields(done.stdout)
+        rounds.append({"iterations": iterations, "ns": int(said["elapsed_ns"])})
+    flags = {name: {"value": value, "origin": origin} for name, (value, origin) in said["flags"].items()}
+    mismatched = {name: want for name, want in requested_flags(options).items()
+                  if flags.get(name, {}).get("value") != want}
+    version = said["java.runtime.version"]
+    return Measurement(
+        engine=AesniTesterEngine.label,
+        implementation=f"{said['provider']} on {said['java.vm.vendor']} {version}",
+        setting=setting.name, accelerated=setting.accelerated, as_requested=not mismatched,
+        verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
+        **workload.row_fields(), summary=summarize(rounds, len(rounds)),
+        loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
+        details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
+                 "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N"},
+        notes=[f"AESNITester's figure: {iterations:,} messages per fresh JVM, timed from the start of main "
+               "(start-up, class loading, interpreter, JIT and String.getBytes() included); one sample per fork"],
+        failed_fork=_why(java, failed) if failed else None,
+    )
+
+
+def _fields(stdout: str) -> dict:
+    """The harness's "KEY VALUE..." lines: elapsed_ns, output, provider, property ..., flag ..."""
+    fields: dict = {"flags": {}}
+    for line in stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind == "flag":
+            name, value, origin = rest.split(" ", 2)
+            fields["flags"][name] = (value, origin)
+        elif kind == "property":
+            name, _, value = rest.partition(" ")
+            fields[name] = value
+        elif kind in ("elapsed_ns", "output", "provider"):
+            fields[kind] = rest
+    return fields
