@@ -5,33 +5,34 @@ import os
 import platform
 from pathlib import Path
 
-from jvmbridge.platforms import current
+from jvmbridge.platforms import Platform, current
+
+CPUINFO = Path("/proc/cpuinfo")
 
 
-def cpu_info(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> dict:
-    """Model name and the AES-relevant feature flags; empty flags where /proc/cpuinfo is absent."""
-    here = current()
-    model, flags = None, set()
+def cpuinfo_fields(cpuinfo_path: Path = CPUINFO) -> dict[str, str]:
+    """The first block of /proc/cpuinfo as key -> value (every core repeats the same block, and
+    aarch64 puts its features there too); empty where the file is absent."""
+    fields: dict[str, str] = {}
     if cpuinfo_path.is_file():
-        # Every core repeats the same block; the first one says it all.
         for line in cpuinfo_path.read_text(errors="replace").splitlines():
-            key, _, value = line.partition(":")
-            key = key.strip()
-            if key == "model name" and model is None:
-                model = value.strip()
-            elif key == here.features_key and not flags:
-                flags = set(value.split())
-    return {"model": model or platform.processor() or platform.machine(),
-            "features": [f for f in here.aes_features if f in flags]}
+            key, separator, value = line.partition(":")
+            if separator and key.strip() not in fields:
+                fields[key.strip()] = value.strip()
+    return fields
 
 
-def volatile_readings(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> dict:
+def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict:
+    """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them."""
+    here = here or current()
+    fields = cpuinfo_fields(cpuinfo_path)
+    present = set(fields.get(here.features_key, "").split())
+    return {"model": here.model(fields) or platform.processor() or platform.machine(),
+            "features": [f for f in here.aes_features if f in present]}
+
+
+def volatile_readings(cpuinfo_path: Path = CPUINFO) -> dict:
     """Readings that change from second to second: the first core's MHz and the load average."""
-    mhz = None
-    if cpuinfo_path.is_file():
-        for line in cpuinfo_path.read_text(errors="replace").splitlines():
-            if line.startswith("cpu MHz"):
-                mhz = float(line.partition(":")[2])
-                break
+    mhz = cpuinfo_fields(cpuinfo_path).get("cpu MHz")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    return {"cpu_mhz": mhz, "loadavg": list(load) if load else None}
+    return {"cpu_mhz": float(mhz) if mhz else None, "loadavg": list(load) if load else None}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -100,3 +101,49 @@ def known_bad_jdk() -> Path:
             tool.chmod(0o755)
         wheels[-1].unlink()
     return java_home
+
+
+ARM64_PACKAGES = "openjdk-17-jre-headless,openssl"
+
+
+@pytest.fixture(scope="session")
+def arm64_rootfs() -> Path:
+    """A Debian arm64 root filesystem with java and openssl, run under qemu-user: built once into
+    ~/.cache/jvmbridge/ with mmdebstrap (seconds, ~270 MB). Skipped, saying why, where it cannot be
+    built; in CI (.ci/run installs the tools) that is a failure."""
+    rootfs = Path.home() / ".cache" / "jvmbridge" / f"arm64-rootfs-{ARM64_PACKAGES.replace(',', '-')}"
+
+    def cannot(why: str):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+
+    missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap") if not shutil.which(tool)]
+    if missing:
+        cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
+    if not (rootfs / "usr" / "bin" / "openssl").is_file():
+        building = rootfs.with_name(rootfs.name + ".partial")
+        shutil.rmtree(building, ignore_errors=True)
+        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={ARM64_PACKAGES}",
+                               "bookworm", str(building), debian_mirror()], capture_output=True, text=True)
+        if done.returncode != 0:
+            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
+        building.rename(rootfs)
+    return rootfs
+
+
+def debian_mirror() -> str:
+    """The Debian archive this machine's apt uses (deb822 or one-line sources)."""
+    for sources in sorted(Path("/etc/apt").glob("sources.list*")) + sorted(Path("/etc/apt/sources.list.d").glob("*")):
+        if sources.is_file():
+            for line in sources.read_text(errors="replace").splitlines():
+                words = line.split()
+                if words[:1] in (["URIs:"], ["deb"]):
+                    uri = next((word for word in words[1:] if "://" in word), "")
+                    if uri.rstrip("/").endswith("/debian"):
+                        return uri
+    return "http://deb.debian.org/debian"
+
+
+def run_arm64(rootfs: Path, program: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """An arm64 program of ``rootfs`` under qemu-user (`-cpu max`: AES, PMULL, SHA); the host has no binfmt."""
+    return subprocess.run(["qemu-aarch64-static", "-L", str(rootfs), "-cpu", "max", str(rootfs / program), *args],
+                          capture_output=True, text=True, env=env, timeout=300)

@@ -16,8 +16,7 @@ class Platform:
     features_key = "flags"  # the /proc/cpuinfo line that lists CPU features
     aes_features: dict[str, str] = {}  # feature -> what it enables, in the order reports list them
     aes_feature = "aes"  # without it there is no AES acceleration to switch
-    openssl_variable: str | None = None  # the environment variable OpenSSL reads its CPU mask from
-    openssl_off_mask = ""
+    openssl_variable: str | None = None  # the environment variable OpenSSL reads its CPU settings from
 
     def setting(self, accelerated: bool) -> str:
         """A native row's setting: "AES-NI on"."""
@@ -28,8 +27,16 @@ class Platform:
         value would mask nearly every capability rather than none)."""
         env = {k: v for k, v in base.items() if k != self.openssl_variable}
         if not accelerated and self.openssl_variable:
-            env[self.openssl_variable] = self.openssl_off_mask
+            env[self.openssl_variable] = self.openssl_off_value()
         return env
+
+    def openssl_off_value(self) -> str:
+        """What ``openssl_variable`` is set to so that OpenSSL leaves the AES instructions alone."""
+        raise NotImplementedError
+
+    def model(self, fields: dict[str, str]) -> str | None:
+        """The CPU's name from the first block of /proc/cpuinfo."""
+        return fields.get("model name")
 
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
@@ -38,9 +45,10 @@ class Platform:
 
 
 def _platforms() -> list[Platform]:
+    from jvmbridge.platforms.aarch64 import AArch64
     from jvmbridge.platforms.x86_64 import X86_64
 
-    return [X86_64()]
+    return [X86_64(), AArch64()]
 
 
 def current() -> Platform:

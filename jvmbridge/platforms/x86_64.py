@@ -54,7 +54,9 @@ class X86_64(Platform):
     accelerator = "AES-NI"
     aes_features = AES_FEATURES
     openssl_variable = "OPENSSL_ia32cap"
-    openssl_off_mask = AESNI_OFF_MASK
+
+    def openssl_off_value(self) -> str:
+        return AESNI_OFF_MASK
 
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         in_use = aesni_in_use(cpuinfo)

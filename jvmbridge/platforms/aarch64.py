@@ -1,0 +1,78 @@
+"""AArch64 (Graviton, Ampere, ...): the ARMv8 Crypto Extensions; OpenSSL's use of them is set with
+OPENSSL_armcap and read back from its CPUINFO line ("CPUINFO: OPENSSL_armcap=0xfd", "env:0x59"
+when set).
+
+OpenSSL takes OPENSSL_armcap as the whole capability word, not a mask (crypto/armcap.c), so
+switching AES off means giving every other capability this CPU has: the word is built from the
+kernel's feature list, as OpenSSL's own detection does (getauxval).
+"""
+from __future__ import annotations
+
+import re
+
+from jvmbridge.platforms import Platform
+
+# /proc/cpuinfo "Features" -> what it enables, in the order reports list them.
+AES_FEATURES = {
+    "aes": "AESE/AESD round instructions (ARMv8 Crypto Extensions)",
+    "pmull": "polynomial multiply, for GCM's GHASH",
+    "asimd": "Advanced SIMD (NEON)",
+    "sha2": "SHA-256 instructions",
+    "sha512": "SHA-512 instructions",
+    "sve": "scalable vectors",
+    "sve2": "scalable vectors 2",
+}
+# OpenSSL's capability bits (crypto/arm_arch.h) and the kernel features that set them.
+NEON, AES, SHA1, SHA256, PMULL, SHA512, CPUID = 1 << 0, 1 << 2, 1 << 3, 1 << 4, 1 << 5, 1 << 6, 1 << 7
+_BITS = {"asimd": NEON, "aes": AES, "sha1": SHA1, "sha2": SHA256, "pmull": PMULL, "sha512": SHA512, "cpuid": CPUID}
+# (implementer, part) -> core, from Linux's arch/arm64/include/asm/cputype.h; the clouds' names beside.
+CORES = {
+    (0x41, 0xD05): "Arm Cortex-A55", (0x41, 0xD08): "Arm Cortex-A72 (AWS Graviton)",
+    (0x41, 0xD0B): "Arm Cortex-A76", (0x41, 0xD0C): "Arm Neoverse N1 (AWS Graviton2, Ampere Altra)",
+    (0x41, 0xD40): "Arm Neoverse V1 (AWS Graviton3)", (0x41, 0xD49): "Arm Neoverse N2",
+    (0x41, 0xD4F): "Arm Neoverse V2 (AWS Graviton4)", (0xC0, 0xAC3): "AmpereOne",
+}
+_CPUINFO = re.compile(r"OPENSSL_armcap=(0x[0-9a-fA-F]+)")
+
+
+def armcap_without_aes(features: list[str] | set[str]) -> int:
+    """The capability word OpenSSL would detect from these kernel features, less AES and PMULL."""
+    word = 0
+    for feature, bit in _BITS.items():
+        if feature in features:
+            word |= bit
+    return word & ~(AES | PMULL)
+
+
+def armcap(cpuinfo: str) -> int:
+    """The capability word OpenSSL runs with, from its "CPUINFO: OPENSSL_armcap=0x..." line."""
+    match = _CPUINFO.search(cpuinfo)
+    if not match:
+        raise ValueError("no OPENSSL_armcap in OpenSSL's CPUINFO")
+    return int(match[1], 16)
+
+
+class AArch64(Platform):
+    name = "aarch64"
+    machines = ("aarch64", "arm64")
+    accelerator = "ARMv8 Crypto Extensions"
+    features_key = "Features"
+    aes_features = AES_FEATURES
+    openssl_variable = "OPENSSL_armcap"
+
+    def openssl_off_value(self) -> str:
+        from jvmbridge.cpu import cpuinfo_fields  # cpu asks the platforms; read it only when needed
+
+        return hex(armcap_without_aes(cpuinfo_fields().get(self.features_key, "").split()))
+
+    def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
+        word = armcap(cpuinfo)
+        in_use = bool(word & AES)
+        return in_use, f"ARMv8 AES {'used' if in_use else 'unused'}, armcap={word:#x}"
+
+    def model(self, fields: dict[str, str]) -> str | None:
+        try:
+            core = (int(fields["CPU implementer"], 16), int(fields["CPU part"], 16))
+        except (KeyError, ValueError):
+            return None
+        return CORES.get(core, f"implementer {core[0]:#x} part {core[1]:#x}")
