@@ -153,3 +153,21 @@ def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms,
     if noted:
         assert busy[0].text == (f"during the timed rounds GC took {gc_ms} ms ({gc_ms / 2000:.1%}) "
                                 f"and the JIT compiled for {jit_ms} ms")
+
+
+@pytest.mark.parametrize("flag_line, fix", [
+    ("bool UseAESCTRIntrinsics = false {diagnostic} {default}",
+     "off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+UseAESCTRIntrinsics"),
+    ("bool UseAESCTRIntrinsics = false {diagnostic} {environment}",
+     "remove -XX:-UseAESCTRIntrinsics from JAVA_TOOL_OPTIONS or _JAVA_OPTIONS"),
+    ("bool UseAESCTRIntrinsics = false {diagnostic} {ergonomic}", "HotSpot turned UseAESCTRIntrinsics off itself"),
+])
+def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
+    # Older aarch64 JDKs shipped the CTR intrinsic off by default: the fix is to switch it on.
+    from jvmbridge.check.modes import MODES
+    from jvmbridge.check.verdict import DISABLED, decide
+    from jvmbridge.jvm.printflags import parse
+
+    table = parse(f"bool UseAES = true {{product}} {{default}}\n{flag_line}\n")
+    verdict = decide(MODES["ctr"], 17, ["aes"], table, None)
+    assert verdict.status == DISABLED and verdict.fix.startswith(fix)

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from jvmbridge.check.evidence import Evidence
 from jvmbridge.check.modes import Mode
 from jvmbridge.jvm.printflags import FlagTable
+from jvmbridge.platforms import current
 
 ACTIVE = "active"
 VERIFIED = "active, verified"  # and its bytes matched OpenSSL's after the JIT compiled it
@@ -23,7 +24,8 @@ _EXIT = {ACTIVE: 0, VERIFIED: 0, WRONG: 1, DISABLED: 1, UNSUPPORTED: 1, NOT_OBSE
 class Verdict:
     mode: str
     status: str
-    reason: str
+    reason: str  # the condition that decided it
+    fix: str = ""  # for a verdict that is not active: what to change, as concretely as is known
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -32,19 +34,25 @@ class Verdict:
 def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTable,
            evidence: Evidence | None) -> Verdict:
     """``evidence`` None means a running JVM we can only read the flags of."""
-    if "aes" not in cpu_features:
-        return Verdict(mode.name, UNSUPPORTED, "the CPU does not report the aes flag (AES-NI)")
+    here = current()
+    if here.aes_feature not in cpu_features:
+        return Verdict(mode.name, UNSUPPORTED, f"the CPU does not report the {here.aes_feature} feature "
+                                               f"({here.accelerator})",
+                       f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
+                       f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
     paths = mode.paths_for(java_major)
     off_per_path = [[name for name in path.flags if name in flags.flags and flags.flags[name].value == "false"]
                     for path in paths]
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
-        return Verdict(mode.name, DISABLED, ", ".join(f"{name}=false [{flags.why(flags.flags[name])}]" for name in off))
+        return Verdict(mode.name, DISABLED, ", ".join(f"{name}=false [{flags.why(flags.flags[name])}]" for name in off),
+                       "; ".join(dict.fromkeys(_fix(name, flags) for name in off)))
     hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
     assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
                if hidden and flags.diagnostics_hidden else "")
     if hidden and not flags.diagnostics_hidden:
-        return Verdict(mode.name, UNKNOWN, f"this JVM has no {', '.join(hidden)} flag")
+        return Verdict(mode.name, UNKNOWN, f"this JVM has no {', '.join(hidden)} flag",
+                       f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
     if evidence is None:
         return Verdict(mode.name, ACTIVE, f"flags on (running JVM: flags only, no JIT evidence){assumed}")
     if evidence.error:
@@ -53,7 +61,33 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTabl
         return Verdict(mode.name, ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
                                           f"within {evidence.seconds:.1f} s{assumed}")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
-    return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}")
+    return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
+                   "give the JIT longer (--max-seconds); if it still does not use the intrinsic, this JDK "
+                   "does not on this CPU")
+
+
+# Where a flag's value came from (HotSpot's origins) -> where to change it.
+_WHERE = {"command line": "the JVM's command line", "environment": "JAVA_TOOL_OPTIONS or _JAVA_OPTIONS",
+          "config file": "the flags file (-XX:Flags=, .hotspotrc)"}
+
+
+def _fix(name: str, flags: FlagTable) -> str:
+    """What turns ``name`` back on, from why it is off: the option to drop, or the one to add."""
+    why = flags.why(flags.flags[name])
+    if why.startswith("follows "):  # "follows UseAES=false, command line": the parent is what to change
+        parent, _, origin = why.removeprefix("follows ").partition("=false, ")
+        return _fix_origin(parent, origin)
+    return _fix_origin(name, why)
+
+
+def _fix_origin(name: str, origin: str) -> str:
+    if origin == "default":
+        return f"off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+{name}"
+    if origin == "ergonomic":
+        return (f"HotSpot turned {name} off itself (ergonomic): it found no usable AES support on this CPU "
+                "(or a lowered UseSSE/UseAVX); -XX:+" + name + " will not force it")
+    where = _WHERE.get(origin)
+    return f"remove -XX:-{name} from {where}" if where else f"undo -XX:-{name} where it was set ({origin})"
 
 
 def with_verification(verdict: Verdict, verified: dict) -> Verdict:
@@ -65,8 +99,10 @@ def with_verification(verdict: Verdict, verified: dict) -> Verdict:
         return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
     first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction
     bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
+    fix = (f"run with {first['workaround']} (it made the bytes right) until the JDK is updated" if first["workaround"]
+           else "not known: `jvmbridge verify` has the cases; report them to the JDK's vendor")
     return Verdict(verdict.mode, WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
-                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}")
+                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}", fix)
 
 
 def exit_code(verdicts: list[Verdict]) -> int:

@@ -38,5 +38,8 @@ def _flags_and_verdicts(part: dict) -> list[str]:
     if "error" in part:
         return [f"  error: {part['error']}"]
     flags = " ".join(f"{name}={f['value']}" for name, f in part["flags"].items())
-    return [f"  flags: {flags}"] + ["  " + line for line in align(
+    fixes = dict.fromkeys(v["fix"] for v in part["verdicts"] if v.get("fix"))  # one line per fix, not per mode
+    return ([f"  flags: {flags}"] + ["  " + line for line in align(
         [[v["mode"], v["status"], v["reason"]] for v in part["verdicts"]])]
+            + [f"  fix ({', '.join(v['mode'] for v in part['verdicts'] if v.get('fix') == fix)}): {fix}"
+               for fix in fixes])
