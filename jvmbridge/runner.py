@@ -59,10 +59,11 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     """For each workload (cipher, direction, size, shape), each chosen engine's configurations, in
     registry order: each JVM with each provider in its settings, then the native engines.
 
-    An engine asked for a shape it cannot run measures its own shape, once per operation.
+    An engine asked for a shape it cannot run measures its own shape, once per operation; one that
+    cannot run here is left out (``left_out`` says why).
     """
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
-    engines = [engine for key, engine in ENGINES.items() if key in matrix.engines]
+    engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and not engine.unavailable(matrix)]
     jobs, planned = [], set()
     for workload in workloads:
         for engine in engines:
@@ -72,6 +73,11 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
                 planned.add((engine.key, runs))
                 jobs += engine.jobs(runs, matrix, _tag(runs, varying if runs is workload else varying - {"shapes"}))
     return jobs
+
+
+def left_out(matrix: Matrix) -> dict[str, str]:
+    """The chosen engines that cannot run here -> why, in one line."""
+    return {key: reason for key in matrix.engines if (reason := ENGINES[key].unavailable(matrix))}
 
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None) -> Comparison:

@@ -32,9 +32,10 @@ def provider_jar(prefix: str) -> Path:
     return jars[-1]
 
 
-def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict | None = None
+            ) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jvmbridge", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                          cwd=cwd, timeout=timeout, env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
 
 
 def notes_of(row: dict) -> str:

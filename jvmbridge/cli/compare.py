@@ -82,6 +82,10 @@ def compare(output, output_format, quiet, **options):
         request = CompareRequest(**options)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    from jvmbridge.runner import left_out
+
+    for key, why in left_out(request.matrix).items():
+        click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
     show_progress = not quiet and sys.stderr.isatty()
     try:
         comparison = run_comparison(request, progress=_progress if show_progress else None,

@@ -37,6 +37,10 @@ class Engine:
     default = True  # runs unless --engine names others
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
 
+    def unavailable(self, matrix: "Matrix") -> str | None:
+        """Why the engine cannot run here, in one line (it is then left out), or None."""
+        return None
+
     def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
         """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
         raise NotImplementedError
@@ -60,10 +64,12 @@ class Engine:
 
 def _registered() -> dict[str, Engine]:
     from jvmbridge.engines.aesnitester import AesniTesterEngine
+    from jvmbridge.engines.c_loop import CLoopEngine
     from jvmbridge.engines.jvm import JvmEngine
     from jvmbridge.engines.native import OpensslSpeedEngine, PycaEngine
 
-    return {engine.key: engine for engine in (JvmEngine(), AesniTesterEngine(), PycaEngine(), OpensslSpeedEngine())}
+    return {engine.key: engine for engine in (JvmEngine(), AesniTesterEngine(), CLoopEngine(), PycaEngine(),
+                                              OpensslSpeedEngine())}
 
 
 ENGINES: dict[str, Engine] = _registered()

@@ -19,7 +19,8 @@ from jvmbridge.workload import Workload
 PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
 
 
-class _NativeEngine(Engine):
+class NativeEngine(Engine):
+    """An engine over OpenSSL, measured with the CPU's AES acceleration on and then masked off."""
     accelerator = current().accelerator
     title = ""  # the start of its job labels
 
@@ -31,8 +32,18 @@ class _NativeEngine(Engine):
     def measure(self, workload: Workload, matrix, accelerated: bool, cpu_has_aes: bool) -> Measurement:
         raise NotImplementedError
 
+    @staticmethod
+    def forks(module: str, request: dict, sampling, accelerated: bool, cpu_has_aes: bool):
+        """A worker's forks with OpenSSL's acceleration as asked: (outcomes, the failed fork or None,
+        (as requested, the state OpenSSL reported)). No finished fork: WorkerError."""
+        outcomes, failed = run_forks(module, request, sampling,
+                                     env=current().openssl_environment(dict(os.environ), accelerated))
+        if failed and not outcomes:
+            raise WorkerError(failed.error)
+        return outcomes, failed, read_back(outcomes[0].result["cpuinfo"], accelerated, cpu_has_aes)
 
-class PycaEngine(_NativeEngine):
+
+class PycaEngine(NativeEngine):
     key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
     reference_rank = 2
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
@@ -40,12 +51,9 @@ class PycaEngine(_NativeEngine):
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
         op, sampling = workload.operation, workload.sampling
         request = {**workload.loop_request(), "mode": op.mode, **PYCA_WARMUP}
-        outcomes, failed = run_forks("jvmbridge.native.pyca_worker", request, sampling,
-                                     env=current().openssl_environment(dict(os.environ), accelerated))
-        if failed and not outcomes:
-            raise WorkerError(failed.error)
+        outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.pyca_worker", request, sampling,
+                                                             accelerated, cpu_has_aes)
         result = outcomes[0].result
-        as_requested, state = _read_back(result["cpuinfo"], accelerated, cpu_has_aes)
         summary = summarize(rounds_of(outcomes), len(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
@@ -62,14 +70,15 @@ class PycaEngine(_NativeEngine):
         )
 
 
-class OpensslSpeedEngine(_NativeEngine):
+class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
     shapes = ("stream",)
     reference_rank = 1
 
-    def jobs(self, workload, matrix, tag):
-        # Optional: where the command is missing its rows are simply not planned.
-        return super().jobs(workload, matrix, tag) if matrix.openssl and shutil.which(matrix.openssl) else []
+    def unavailable(self, matrix) -> str | None:
+        if not (matrix.openssl and shutil.which(matrix.openssl)):
+            return f"no `{matrix.openssl or 'openssl'}` command (--openssl PATH)"
+        return None
 
     def origin(self, row) -> str | None:
         command = getattr(row, "command", None)
@@ -80,7 +89,7 @@ class OpensslSpeedEngine(_NativeEngine):
         openssl = shutil.which(matrix.openssl)
         env = current().openssl_environment(dict(os.environ), accelerated)
         described = openssl_cli.describe(openssl, env)
-        as_requested, state = _read_back(described["cpuinfo"], accelerated, cpu_has_aes)
+        as_requested, state = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
         decrypt = ("-decrypt",) if op.direction == "decrypt" else ()
         # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
         seconds = max(1, round(sampling.round_seconds))
@@ -106,7 +115,7 @@ class OpensslSpeedEngine(_NativeEngine):
         )
 
 
-def _read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:
+def read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:
     """Whether OpenSSL's own CPU settings show the acceleration as asked, and those settings for the report."""
     try:
         in_use, shown = current().openssl_state(cpuinfo)

@@ -1,0 +1,68 @@
+"""The C loop engine: the JVM's per-message work (reset, update, final with padding or tag) and
+openssl speed's stream, both timed inside C against the system's libcrypto (native/aesloop.c), so
+JVM rows are held against the same work done natively at every size and shape."""
+from __future__ import annotations
+
+from jvmbridge.child import rounds_of
+from jvmbridge.engines.native import NativeEngine
+from jvmbridge.measure import merge_warmups
+from jvmbridge.native.c_loop import CLoopUnavailable, library_path
+from jvmbridge.platforms import current
+from jvmbridge.reference import encrypt_message, stream_output
+from jvmbridge.results import Measurement
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Operation
+
+WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}  # no JIT to wait for
+
+
+class CLoopEngine(NativeEngine):
+    key, label, title = "c-loop", "OpenSSL C loop (jvmbridge)", "C loop"
+    reference_rank = 0  # the same work as the JVM's, so the JVM is held against it first
+
+    def unavailable(self, matrix) -> str | None:
+        try:
+            library_path()
+        except CLoopUnavailable as e:
+            return str(e)
+        return None
+
+    def measure(self, workload, matrix, accelerated, cpu_has_aes):
+        op, sampling = workload.operation, workload.sampling
+        data = encrypt_message(op.key, op.iv, op.plaintext, op.mode) if op.direction == "decrypt" else op.plaintext
+        if op.mode == "gcm" and op.direction == "decrypt" and op.shape == "stream":
+            data = data[:-16]  # a stream is never finished: its tag is never checked, so not fed in
+        request = {**workload.loop_request(), "input": data.hex(), "cipher": op.cipher_name,
+                   "library": str(library_path()), **WARMUP}
+        outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.c_worker", request, sampling,
+                                                             accelerated, cpu_has_aes)
+        result = outcomes[0].result
+        shape = ("EVP_CipherInit_ex (IV reset, key kept) + Update + Final per message"
+                 if op.shape == "message" else "EVP_CipherUpdate into one buffer, never finished")
+        return Measurement(
+            engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
+            accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
+            summary=summarize(rounds_of(outcomes), len(outcomes)),
+            warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
+            loop_bytes_checked=True, loop_bytes_error=bytes_error(op, data, result),
+            details={"openssl_cpuinfo": result["cpuinfo"], "library": request["library"]},
+            notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)
+
+
+def bytes_error(op: Operation, data: bytes, result: dict) -> str | None:
+    """Where the loop's first output (and, per message, its last) differs from pyca's for the same work."""
+    decrypt = op.direction == "decrypt"
+    if op.shape == "stream":
+        checks = [("the first update", result["first"], stream_output(op.key, op.iv, data, 1, op.mode, decrypt))]
+    else:
+        def expected(index: int) -> bytes:  # GCM encryption steps its nonce once per message
+            iv = op.iv
+            if op.mode == "gcm" and not decrypt:
+                iv = iv[:-4] + ((int.from_bytes(iv[-4:], "big") + index) % 2**32).to_bytes(4, "big")
+            return op.plaintext if decrypt else encrypt_message(op.key, iv, op.plaintext, op.mode)
+        checks = [("the first message", result["first"], expected(0)),
+                  ("the last timed message", result["last"], expected(result["last_count"] - 1))]
+    for what, actual, want in checks:
+        if bytes.fromhex(actual) != want:
+            return f"{what} differs from OpenSSL through pyca"
+    return None

@@ -1,0 +1,53 @@
+"""The C loop (aesloop.c): compiled on first use with the system C compiler against the system's
+libcrypto (Debian: libssl-dev), cached per user, loaded with ctypes. Where it cannot be built the
+reason is one line (CLoopUnavailable) and the C engine is left out."""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+SOURCE = Path(__file__).with_name("aesloop.c")
+
+
+class CLoopUnavailable(RuntimeError):
+    """No C compiler, no OpenSSL headers, or a build that failed: the message says which."""
+
+
+def library_path() -> Path:
+    """The compiled loop, built now if this source has not been built before."""
+    source = SOURCE.read_bytes()
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge"
+    built = cache / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so"
+    if built.is_file():
+        return built
+    compiler = shutil.which(os.environ.get("CC") or "cc") or (None if "CC" in os.environ else shutil.which("gcc"))
+    if not compiler:
+        raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
+                               "Debian: apt install gcc libssl-dev")
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:
+        partial = Path(scratch) / built.name
+        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            if "openssl/" in done.stderr and "No such file" in done.stderr:
+                raise CLoopUnavailable("no OpenSSL headers to build the C loop; Debian: apt install libssl-dev")
+            last = done.stderr.strip().splitlines()[-1:] or ["no output"]
+            raise CLoopUnavailable(f"the C loop did not build: {last[0]}")
+        shutil.move(partial, built)  # whole or not at all: a half-written library never gets loaded
+    return built
+
+
+def load(path: Path) -> ctypes.CDLL:
+    library = ctypes.CDLL(str(path))
+    library.aesloop_cpuinfo.restype = library.aesloop_openssl_version.restype = ctypes.c_char_p
+    library.aesloop_run.restype = ctypes.c_int64
+    library.aesloop_run.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64, ctypes.c_char_p,
+                                    ctypes.POINTER(ctypes.c_int)]
+    return library
