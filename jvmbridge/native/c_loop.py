@@ -20,6 +20,8 @@ class CLoopUnavailable(RuntimeError):
 
 def library_path() -> Path:
     """The compiled loop, built now if this source has not been built before."""
+    if not SOURCE.is_file():
+        raise CLoopUnavailable("the C loop's source is missing from this installation: reinstall jvmbridge")
     source = SOURCE.read_bytes()
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge"
     built = cache / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so"
