@@ -28,7 +28,7 @@ def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict
     fields = cpuinfo_fields(cpuinfo_path)
     present = set(fields.get(here.features_key, "").split())
     return {"model": here.model(fields) or platform.processor() or platform.machine(),
-            "features": [f for f in here.aes_features if f in present]}
+            "features": [f for f in here.aes_features if f in present], "emulation": here.emulation(fields)}
 
 
 def volatile_readings(cpuinfo_path: Path = CPUINFO) -> dict:

@@ -19,7 +19,8 @@ JAVA = "usr/lib/jvm/java-17-openjdk-arm64/bin/java"
 
 
 def test_an_aarch64_cpuinfo_names_its_core_and_crypto_features():
-    assert cpu_info(CORTEX_A55, AArch64()) == {"model": "Arm Cortex-A55", "features": ["aes", "pmull", "asimd", "sha2"]}
+    assert cpu_info(CORTEX_A55, AArch64()) == {"model": "Arm Cortex-A55", "features": ["aes", "pmull", "asimd", "sha2"],
+                                               "emulation": None}
 
 
 def test_the_machine_picks_the_platform_and_its_names(monkeypatch):
@@ -66,3 +67,10 @@ def test_real_arm64_jdk_17_keeps_ctr_and_ghash_intrinsics_on_without_use_aes(arm
     assert done.returncode == 0, done.stderr
     shown = {row["name"]: row for row in json.loads(done.stdout)["flags"]}
     assert shown["UseAES"]["value"] == "false" and shown["UseAESCTRIntrinsics"]["value"] == "true"
+
+
+def test_emulation_is_told_from_cpuinfo_and_said_once_in_the_report():
+    x86_host = cpuinfo_fields(Path("/proc/cpuinfo"))  # what an aarch64 process under qemu-user reads
+    assert AArch64().emulation(x86_host).startswith("qemu-user")
+    assert AArch64().emulation(cpuinfo_fields(CORTEX_A55)) is None
+    assert current().emulation({"model name": "QEMU Virtual CPU version 2.5+", "flags": "fpu"}).startswith("QEMU's")

@@ -123,3 +123,12 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
     assert comparison.frame.ns_per_op_error.isna().all()
     assert all(not r.significant and math.isinf(r.high) for r in comparison.ratios)
     assert "rows 1, 2, 3, 4: more --rounds or --forks helps" in render("compare", "table", comparison)
+
+
+def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
+    comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")
+    assert "EMULATED" not in render("compare", "table", comparison)
+    comparison.metadata["cpu"]["emulation"] = "qemu-user (an aarch64 process on an x86 host)"
+    table = render("compare", "table", comparison)
+    assert table.count("EMULATED qemu-user") == 1 and table.index("EMULATED") < table.index("ns/op")

@@ -38,6 +38,12 @@ class Platform:
         """The CPU's name from the first block of /proc/cpuinfo."""
         return fields.get("model name")
 
+    def emulation(self, fields: dict[str, str]) -> str | None:
+        """How this CPU is emulated in software, if it is (then timings mean nothing), from the first
+        block of /proc/cpuinfo; None for real hardware (a VM on a real CPU is real hardware)."""
+        model = fields.get("model name", "")
+        return f"QEMU's software CPU ({model})" if model.startswith("QEMU Virtual CPU") else None
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
         as reports show it. ValueError when the line says nothing this platform can read."""

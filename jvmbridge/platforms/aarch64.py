@@ -70,6 +70,12 @@ class AArch64(Platform):
         in_use = bool(word & AES)
         return in_use, f"ARMv8 AES {'used' if in_use else 'unused'}, armcap={word:#x}"
 
+    def emulation(self, fields: dict[str, str]) -> str | None:
+        # qemu-user passes the host's /proc/cpuinfo through: an aarch64 process reading x86 text.
+        if self.features_key not in fields and ("vendor_id" in fields or "flags" in fields):
+            return "qemu-user (an aarch64 process on an x86 host: /proc/cpuinfo is the host's)"
+        return super().emulation(fields)
+
     def model(self, fields: dict[str, str]) -> str | None:
         try:
             core = (int(fields["CPU implementer"], 16), int(fields["CPU part"], 16))

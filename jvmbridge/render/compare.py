@@ -61,6 +61,9 @@ def _render(comparison: Comparison, tabulate) -> str:
         f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
+    if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say
+        lines.append(f"EMULATED {meta['cpu']['emulation']}: the CPU runs in software, so every time here "
+                     "means nothing; flags, states and bytes still hold")
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
