@@ -317,3 +317,14 @@ def test_aesnitester_runs_only_what_aesnitester_ran():
     done = run_cli("compare", "--engine", "aesnitester", "--cipher", "aes-128-ctr", "--iterations", "1e5", "--quiet")
     assert done.returncode == 1
     assert "AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread" in done.stderr
+
+
+def test_openssl_speed_aead_is_a_further_per_message_reference_for_gcm(quick):
+    done, data = run_json("compare", "--cipher", "aes-128-gcm", "--cipher", "aes-128-cbc", "--engine", "openssl-aead",
+                          "--sizes", "64", *quick)
+    assert done.returncode == 0, done.stderr
+    on, off = data["results"]  # GCM encryption only: CBC gets no -aead rows
+    assert (on["cipher"], on["shape"], on["accelerated"], off["accelerated"]) == ("aes-128-gcm", "message", True, False)
+    assert on["verified_state"].startswith("AES-NI used") and off["verified_state"].startswith("AES-NI unused")
+    assert "-aead" in on["details"]["command"].split() and "13 bytes of AAD" in notes_of(on)
+    assert any(r["label"].startswith("AES-NI speedup, OpenSSL speed -aead") for r in data["ratios"])

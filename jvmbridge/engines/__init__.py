@@ -66,10 +66,10 @@ def _registered() -> dict[str, Engine]:
     from jvmbridge.engines.aesnitester import AesniTesterEngine
     from jvmbridge.engines.c_loop import CLoopEngine
     from jvmbridge.engines.jvm import JvmEngine
-    from jvmbridge.engines.native import OpensslSpeedEngine, PycaEngine
+    from jvmbridge.engines.native import OpensslAeadEngine, OpensslSpeedEngine, PycaEngine
 
     return {engine.key: engine for engine in (JvmEngine(), AesniTesterEngine(), CLoopEngine(), PycaEngine(),
-                                              OpensslSpeedEngine())}
+                                              OpensslSpeedEngine(), OpensslAeadEngine())}
 
 
 ENGINES: dict[str, Engine] = _registered()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 
 from jvmbridge.child import WorkerError, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info
@@ -13,7 +14,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
-from jvmbridge.workload import Workload
+from jvmbridge.workload import Operation, Workload
 
 # The Python loop has no JIT to wait for; a short warm-up settles caches and allocator.
 PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -45,7 +46,7 @@ class NativeEngine(Engine):
 
 class PycaEngine(NativeEngine):
     key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
-    reference_rank = 2
+    reference_rank = 3
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
@@ -74,6 +75,12 @@ class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
     shapes = ("stream",)
     reference_rank = 1
+    speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`
+
+    def work(self, op: Operation) -> str:
+        """What one operation of its loop does, for the row's note."""
+        return (f"EVP_{op.direction.capitalize()}Update on a {op.message_bytes}-byte buffer, "
+                "no per-message init or padding")
 
     def unavailable(self, matrix) -> str | None:
         if not (matrix.openssl and shutil.which(matrix.openssl)):
@@ -94,14 +101,13 @@ class OpensslSpeedEngine(NativeEngine):
         # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
         seconds = max(1, round(sampling.round_seconds))
         command = openssl_cli.speed_command(openssl, op.cipher_name, op.message_bytes, seconds,
-                                            (*matrix.openssl_args, *decrypt), sampling.threads)
+                                            (*matrix.openssl_args, *self.speed_options, *decrypt), sampling.threads)
         # Each `openssl speed` run is its own process already: a "fork" is `rounds` more runs.
         rounds, forks = [], 0
         while sampling.wants_another_fork(rounds, forks):
             rounds += [openssl_cli.speed_round(command, env, sampling.threads) for _ in range(sampling.rounds)]
             forks += 1
-        notes = [f"EVP_{op.direction.capitalize()}Update on a {op.message_bytes}-byte buffer, "
-                 f"no per-message init or padding; {len(rounds)} runs of {seconds} s"
+        notes = [f"{self.work(op)}; {len(rounds)} runs of {seconds} s"
                  + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")]
         if decrypt and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
@@ -113,6 +119,29 @@ class OpensslSpeedEngine(NativeEngine):
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
             notes=notes,
         )
+
+
+class OpensslAeadEngine(OpensslSpeedEngine):
+    """`openssl speed -aead`: a further per-message reference for GCM encryption, TLS-like."""
+    key, label, title = "openssl-aead", "OpenSSL speed -aead (C loop, per message)", "openssl speed -aead"
+    shapes = ("message",)
+    reference_rank = 2
+    speed_options = ("-aead",)
+
+    def unavailable(self, matrix) -> str | None:
+        missing = super().unavailable(matrix)
+        if missing:
+            return missing
+        said = subprocess.run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
+        return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
+
+    def jobs(self, workload, matrix, tag):
+        op = workload.operation  # -aead times GCM encryption only; other operations get no rows from it
+        return super().jobs(workload, matrix, tag) if (op.mode, op.direction) == ("gcm", "encrypt") else []
+
+    def work(self, op: Operation) -> str:
+        return (f"per {op.message_bytes}-byte message: EVP init, TLS's 13 bytes of AAD, update, final and tag "
+                "(openssl speed -aead)")
 
 
 def read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:
