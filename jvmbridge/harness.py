@@ -62,11 +62,12 @@ def harness_jar() -> Path:
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.read_bytes())
-    cached = _cache_dir() / f"harness-{digest.hexdigest()[:16]}.jar"
+    cached = cache_dir() / f"harness-{digest.hexdigest()[:16]}.jar"
     return cached if cached.is_file() else build_jar(cached)
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset): what jvmbridge builds on this machine."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "jvmbridge"
 

@@ -63,7 +63,8 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     cannot run here is left out (``left_out`` says why).
     """
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
-    engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and not engine.unavailable(matrix)]
+    out = left_out(matrix)
+    engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
     jobs, planned = [], set()
     for workload in workloads:
         for engine in engines:

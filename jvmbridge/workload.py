@@ -90,6 +90,16 @@ class Operation:
         """The openssl-style name, e.g. aes-256-cbc."""
         return f"aes-{self.key_bits}-{self.mode}"
 
+    def loop_input(self) -> bytes:
+        """What each iteration of a native loop processes: the plaintext, or (decrypting) its
+        ciphertext; a GCM stream's without the tag, which a never-finished stream never reaches."""
+        if self.direction == "encrypt":
+            return self.plaintext
+        from jvmbridge.reference import encrypt_message  # pyca: loaded only where decryption is measured
+
+        ciphertext = encrypt_message(self.key, self.iv, self.plaintext, self.mode)
+        return ciphertext[:-16] if self.mode == "gcm" and self.shape == "stream" else ciphertext
+
     def inputs_hex(self) -> dict[str, str]:
         return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
 

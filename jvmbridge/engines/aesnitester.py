@@ -9,10 +9,10 @@ import subprocess
 
 from jvmbridge.child import ChildOutcome, WorkerError
 from jvmbridge.engines import Job
-from jvmbridge.engines.jvm import JvmEngine, _why, loop_bytes_error
+from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, requested_flags
+from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Workload
@@ -53,26 +53,25 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
         if done.returncode != 0:
             failed = ChildOutcome(None, done.returncode, done.stdout, done.stderr)
             if not rounds:
-                raise WorkerError(_why(java, failed))
+                raise WorkerError(why_failed(java, failed))
             break
         said = _fields(done.stdout)
         rounds.append({"iterations": iterations, "ns": int(said["elapsed_ns"])})
     flags = {name: {"value": value, "origin": origin} for name, (value, origin) in said["flags"].items()}
-    mismatched = {name: want for name, want in requested_flags(options).items()
-                  if flags.get(name, {}).get("value") != want}
+    mismatched, verified_state = flags_read_back(options, flags)
     version = said["java.runtime.version"]
     return Measurement(
         engine=AesniTesterEngine.label,
         implementation=f"{said['provider']} on {said['java.vm.vendor']} {version}",
         setting=setting.name, accelerated=setting.accelerated, as_requested=not mismatched,
-        verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
+        verified_state=verified_state,
         **workload.row_fields(), summary=summarize(rounds, len(rounds)),
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
         details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
                  "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N"},
         notes=[f"AESNITester's figure: {iterations:,} messages per fresh JVM, timed from the start of main "
                "(start-up, class loading, interpreter, JIT and String.getBytes() included); one sample per fork"],
-        failed_fork=_why(java, failed) if failed else None,
+        failed_fork=why_failed(java, failed) if failed else None,
     )
 
 

@@ -4,7 +4,7 @@ JVM rows are held against the same work done natively at every size and shape.""
 from __future__ import annotations
 
 from jvmbridge.child import rounds_of
-from jvmbridge.engines.native import NativeEngine
+from jvmbridge.engines.native import NATIVE_WARMUP, NativeEngine
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
@@ -12,8 +12,6 @@ from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation
-
-WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}  # no JIT to wait for
 
 
 class CLoopEngine(NativeEngine):
@@ -29,11 +27,9 @@ class CLoopEngine(NativeEngine):
 
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
         op, sampling = workload.operation, workload.sampling
-        data = encrypt_message(op.key, op.iv, op.plaintext, op.mode) if op.direction == "decrypt" else op.plaintext
-        if op.mode == "gcm" and op.direction == "decrypt" and op.shape == "stream":
-            data = data[:-16]  # a stream is never finished: its tag is never checked, so not fed in
+        data = op.loop_input()
         request = {**workload.loop_request(), "input": data.hex(), "cipher": op.cipher_name,
-                   "library": str(library_path()), **WARMUP}
+                   "library": str(library_path()), **NATIVE_WARMUP}
         outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.c_worker", request, sampling,
                                                              accelerated, cpu_has_aes)
         result = outcomes[0].result

@@ -62,11 +62,10 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     }
     outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.sampling)
     if failed and not outcomes:
-        raise WorkerError(_why(java, failed))
+        raise WorkerError(why_failed(java, failed))
     outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
-    mismatched = {name: want for name, want in requested_flags(options).items()
-                  if flags.get(name, {}).get("value") != want}
+    mismatched, verified_state = flags_read_back(options, flags)
     jvm = result["jvm"]
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
@@ -79,8 +78,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         setting=setting.name,
         accelerated=setting.accelerated,
         as_requested=not mismatched,
-        verified_state=" ".join(f"{name}={flag['value']}" for name, flag in flags.items()),
-        **workload.row_fields(),
+        verified_state=verified_state, **workload.row_fields(),
         summary=summarize(rounds_of(outcomes), len(outcomes)),
         warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
@@ -88,12 +86,20 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
-        notes=notes, failed_fork=_why(java, failed) if failed else None,
+        notes=notes, failed_fork=why_failed(java, failed) if failed else None,
         busy={name: sum(r[name] for r in rounds_of(outcomes)) for name in ("gc_ms", "jit_ms")},
     )
 
 
-def _why(java: JavaInstall, failed: ChildOutcome) -> str:
+def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[dict[str, str], str]:
+    """The requested flags the JVM does not run as asked (name -> value wanted), and the flags it
+    reported ({name: {"value", "origin"}}) as a row shows them: "UseAES=true UseAESIntrinsics=true"."""
+    mismatched = {name: want for name, want in requested_flags(options).items()
+                  if flags.get(name, {}).get("value") != want}
+    return mismatched, " ".join(f"{name}={flag['value']}" for name, flag in flags.items())
+
+
+def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:
     """One line on why a JVM fork gave no result: its crash, or its own complaint."""
     said = failed.stdout + "\n" + failed.stderr
     crash = messages.crash_summary(said)

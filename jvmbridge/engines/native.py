@@ -16,8 +16,8 @@ from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation, Workload
 
-# The Python loop has no JIT to wait for; a short warm-up settles caches and allocator.
-PYCA_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
+# The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
+NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
 
 
 class NativeEngine(Engine):
@@ -51,7 +51,7 @@ class PycaEngine(NativeEngine):
 
     def measure(self, workload, matrix, accelerated, cpu_has_aes):
         op, sampling = workload.operation, workload.sampling
-        request = {**workload.loop_request(), "mode": op.mode, **PYCA_WARMUP}
+        request = {**workload.loop_request(), "mode": op.mode, "input": op.loop_input().hex(), **NATIVE_WARMUP}
         outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.pyca_worker", request, sampling,
                                                              accelerated, cpu_has_aes)
         result = outcomes[0].result

@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from jvmbridge.harness import cache_dir
+
 SOURCE = Path(__file__).with_name("aesloop.c")
 
 
@@ -23,7 +25,7 @@ def library_path() -> Path:
     if not SOURCE.is_file():
         raise CLoopUnavailable("the C loop's source is missing from this installation: reinstall jvmbridge")
     source = SOURCE.read_bytes()
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge"
+    cache = cache_dir()
     built = cache / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so"
     if built.is_file():
         return built

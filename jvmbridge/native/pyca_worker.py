@@ -42,19 +42,19 @@ def handle(request: dict) -> dict:
     key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
     mode, decrypt = request["mode"], request["direction"] == "decrypt"
     ciphertext = encrypt_message(key, iv, plaintext, mode)
+    data = bytes.fromhex(request["input"])  # what each iteration processes (Operation.loop_input)
 
     def message_loop(n: int) -> int:
         start = time.perf_counter_ns()
         for _ in range(n):
             if decrypt:
-                decrypt_message(key, iv, ciphertext, mode)
+                decrypt_message(key, iv, data, mode)
             else:
                 encrypt_message(key, iv, plaintext, mode)
         return time.perf_counter_ns() - start
 
     if request["shape"] == "stream":
-        run = stream_loop(key, iv, ciphertext[:-16] if decrypt and mode == "gcm" else
-                          (ciphertext if decrypt else plaintext), mode, decrypt)
+        run = stream_loop(key, iv, data, mode, decrypt)
     else:
         run = message_loop
     threads = request["threads"]
