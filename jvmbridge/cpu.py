@@ -23,12 +23,20 @@ def cpuinfo_fields(cpuinfo_path: Path = CPUINFO) -> dict[str, str]:
 
 
 def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict:
-    """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them."""
+    """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them.
+    Features are None, unknown, where /proc/cpuinfo has no feature line for this platform (qemu-user
+    shows an aarch64 process the x86 host's text): absent is then not a fact to report."""
     here = here or current()
     fields = cpuinfo_fields(cpuinfo_path)
-    present = set(fields.get(here.features_key, "").split())
+    listed = fields.get(here.features_key)
     return {"model": here.model(fields) or platform.processor() or platform.machine(),
-            "features": [f for f in here.aes_features if f in present], "emulation": here.emulation(fields)}
+            "features": None if listed is None else [f for f in here.aes_features if f in listed.split()],
+            "emulation": here.emulation(fields)}
+
+
+def lacks(features: list[str] | None, feature: str) -> bool:
+    """Whether the CPU is known not to have ``feature`` (unknown features lack nothing)."""
+    return features is not None and feature not in features
 
 
 def volatile_readings(cpuinfo_path: Path = CPUINFO) -> dict:

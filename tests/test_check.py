@@ -45,7 +45,8 @@ def test_use_aes_off_is_disabled_by_a_flag_and_exits_1():
     assert done.returncode == 1
     for verdict in document["jdks"][0]["verdicts"]:
         assert verdict["status"] == "disabled by a flag"
-        assert "UseAES=false [command line]" in verdict["reason"]
+        # CTR's own flag follows UseAES on x86 (not on aarch64): either way the command line is named.
+        assert "UseAES=false" in verdict["reason"] and "command line]" in verdict["reason"]
         assert verdict["fix"] == "remove -XX:-UseAES from the JVM's command line"
     assert document["jdks"][0]["evidence"] == {}  # nothing to wait for when a flag decides it
 
@@ -64,7 +65,7 @@ def test_a_flag_forced_off_by_another_names_it():
     done, document = check_json("--jvm-arg=-XX:-UseAESIntrinsics", "--mode", "ctr")
     assert done.returncode == 1
     assert verdicts(document["jdks"][0])["CTR"]["reason"] == (
-        "UseAESCTRIntrinsics=false [follows UseAESIntrinsics=false, command line]")
+        "UseAESIntrinsics=false [command line], UseAESCTRIntrinsics=false [follows UseAESIntrinsics=false, command line]")
     # The fix names the flag to change, not the one that followed it.
     assert verdicts(document["jdks"][0])["CTR"]["fix"] == "remove -XX:-UseAESIntrinsics from the JVM's command line"
 

@@ -11,6 +11,7 @@ from typing import Callable
 from jvmbridge import __version__
 from jvmbridge.check.evidence import observe
 from jvmbridge.check.modes import Mode
+from jvmbridge.check.tryfix import tried
 from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
@@ -42,8 +43,9 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
         "host": socket.gethostname(),
         "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "jvmbridge_version": __version__,
-        "cpu": {"model": cpu["model"],
-                "features": {name: {"present": name in cpu["features"], "enables": enables}
+        "cpu": {"model": cpu["model"], "emulation": cpu["emulation"],
+                "features": {name: {"present": None if cpu["features"] is None else name in cpu["features"],
+                                    "enables": enables}
                              for name, enables in current().aes_features.items()}},
         "jdks": jdks,
         "live_jvms": live,
@@ -76,7 +78,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
     planned = cases(verify.sizes) if verify else []
     for mode in modes:
         # Flags and CPU settle "disabled" and "unsupported" without running anything.
-        verdict = decide(mode, major, features, table, None)
+        verdict = tried(decide(mode, major, features, table, None), mode, java, options, table)
         if verdict.status == ACTIVE:
             if progress:
                 progress(f"{java.label}: looking for {mode.name} intrinsics in the JIT log")

@@ -5,6 +5,7 @@ from dataclasses import asdict, dataclass
 
 from jvmbridge.check.evidence import Evidence
 from jvmbridge.check.modes import Mode
+from jvmbridge.cpu import lacks
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.platforms import current
 
@@ -31,22 +32,26 @@ class Verdict:
         return asdict(self)
 
 
-def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTable,
+def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: FlagTable,
            evidence: Evidence | None) -> Verdict:
-    """``evidence`` None means a running JVM we can only read the flags of."""
+    """``evidence`` None means a running JVM we can only read the flags of; ``cpu_features`` None
+    means the CPU's features are unknown (then flags and the JIT decide)."""
     here = current()
-    if here.aes_feature not in cpu_features:
+    if lacks(cpu_features, here.aes_feature):
         return Verdict(mode.name, UNSUPPORTED, f"the CPU does not report the {here.aes_feature} feature "
                                                f"({here.accelerator})",
                        f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
                        f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
     paths = mode.paths_for(java_major)
-    off_per_path = [[name for name in path.flags if name in flags.flags and flags.flags[name].value == "false"]
-                    for path in paths]
+    gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
+             for path in paths]
+    off_per_path = [[name for name in names if name in flags.flags and flags.flags[name].value == "false"]
+                    for names in gates]
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
-        return Verdict(mode.name, DISABLED, ", ".join(f"{name}=false [{flags.why(flags.flags[name])}]" for name in off),
-                       "; ".join(dict.fromkeys(_fix(name, flags) for name in off)))
+        held = here.held_off(flags.flags)
+        return Verdict(mode.name, DISABLED, ", ".join(_why_off(name, flags, held) for name in off),
+                       "; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
     hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
     assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
                if hidden and flags.diagnostics_hidden else "")
@@ -58,8 +63,12 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str], flags: FlagTabl
     if evidence.error:
         return Verdict(mode.name, UNKNOWN, f"the evidence run failed: {evidence.error}")
     if evidence.proven:
+        slowed = here.slowed(flags.flags, cpu_features)
         return Verdict(mode.name, ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
-                                          f"within {evidence.seconds:.1f} s{assumed}")
+                                          f"within {evidence.seconds:.1f} s{assumed}"
+                       + (f"; {slowed.name}={slowed.value} [{flags.why(slowed)}]: this CPU's AVX-512/VAES "
+                          f"stubs stay unused" if slowed else ""),
+                       _fix_level(slowed) if slowed else "")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
     return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
                    "give the JIT longer (--max-seconds); if it still does not use the intrinsic, this JDK "
@@ -71,8 +80,17 @@ _WHERE = {"command line": "the JVM's command line", "environment": "JAVA_TOOL_OP
           "config file": "the flags file (-XX:Flags=, .hotspotrc)"}
 
 
-def _fix(name: str, flags: FlagTable) -> str:
+def _why_off(name: str, flags: FlagTable, held: dict) -> str:
+    if name in held:
+        level, need = held[name]
+        return f"{name}=false [{level.name}={level.value}, {flags.why(level)}; it needs {need}]"
+    return f"{name}=false [{flags.why(flags.flags[name])}]"
+
+
+def _fix(name: str, flags: FlagTable, held: dict) -> str:
     """What turns ``name`` back on, from why it is off: the option to drop, or the one to add."""
+    if name in held:
+        return _fix_level(held[name][0])
     why = flags.why(flags.flags[name])
     if why.startswith("follows "):  # "follows UseAES=false, command line": the parent is what to change
         parent, _, origin = why.removeprefix("follows ").partition("=false, ")
@@ -80,9 +98,17 @@ def _fix(name: str, flags: FlagTable) -> str:
     return _fix_origin(name, why)
 
 
+def _fix_level(level) -> str:
+    """What lifts a level flag (UseSSE, UseAVX) that holds an intrinsic off or back."""
+    where = _WHERE.get(level.origin)
+    if where:
+        return f"remove -XX:{level.name}={level.value} from {where}"
+    return f"HotSpot chose {level.name}={level.value} [{level.origin}] for this CPU (or the VM's CPU model)"
+
+
 def _fix_origin(name: str, origin: str) -> str:
     if origin == "default":
-        return f"off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+{name}"
+        return current().off_by_default(name)
     if origin == "ergonomic":
         return (f"HotSpot turned {name} off itself (ergonomic): it found no usable AES support on this CPU "
                 "(or a lowered UseSSE/UseAVX); -XX:+" + name + " will not force it")

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 from jvmbridge.child import WorkerError, rounds_of, run_forks
-from jvmbridge.cpu import cpu_info
+from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines import Engine, Job
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
@@ -26,7 +26,7 @@ class NativeEngine(Engine):
     title = ""  # the start of its job labels
 
     def jobs(self, workload, matrix, tag):
-        cpu_has_aes = current().aes_feature in cpu_info()["features"]
+        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
         return [Job(f"{self.title}, {current().setting(on)}{tag}", workload,
                     lambda on=on: self.measure(workload, matrix, on, cpu_has_aes)) for on in (True, False)]
 

@@ -44,6 +44,27 @@ class Platform:
         model = fields.get("model name", "")
         return f"QEMU's software CPU ({model})" if model.startswith("QEMU Virtual CPU") else None
 
+    # Intrinsic flag -> flags whose false turns it off too on this architecture (vm_version_<cpu>.cpp),
+    # so a running JVM whose diagnostic flags are hidden is still read right.
+    implied_off: dict[str, tuple[str, ...]] = {"UseAESIntrinsics": ("UseAES",)}
+
+    def held_off(self, flags: dict) -> dict[str, tuple[object, int]]:
+        """Intrinsic flag -> (the level flag holding it off, the level it needs), from PrintFlagsFinal's
+        flags: on x86 a lowered UseSSE turns AES intrinsics off with no word about why."""
+        return {}
+
+    def slowed(self, flags: dict, features: list[str] | None) -> object | None:
+        """The level flag that keeps this CPU's widest AES stubs unused, if one does."""
+        return None
+
+    def off_by_default(self, name: str) -> str:
+        """Why ``name`` can be off by default in a JDK here, and the options that switch it on."""
+        return f"off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+{name}"
+
+    def no_stub(self, name: str) -> str:
+        """What to do when this JVM keeps ``name`` off even when asked to switch it on."""
+        return "this JVM has no such stub for this CPU; a newer JDK may"
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
         as reports show it. ValueError when the line says nothing this platform can read."""

@@ -70,6 +70,22 @@ class AArch64(Platform):
         in_use = bool(word & AES)
         return in_use, f"ARMv8 AES {'used' if in_use else 'unused'}, armcap={word:#x}"
 
+    # The aarch64 CTR stub (GCM uses it too), from OpenJDK's sources and reviews: JDK 11 and 17 as
+    # released force UseAESCTRIntrinsics off ("AES/CTR intrinsics are not available on this CPU");
+    # JDK-8271567 added the stub in JDK 18, on by default; its 11u/17u backports (late 2021) left it
+    # off by default, and JDK-8297656 switched it on there (integrated December 2022).
+    def off_by_default(self, name: str) -> str:
+        if name != "UseAESCTRIntrinsics":
+            return super().off_by_default(name)
+        return ("off by default in this update (11u and 17u carried the aarch64 CTR/GCM stub of JDK-8271567 "
+                "off until JDK-8297656; JDK 18+ has it on): add -XX:+UnlockDiagnosticVMOptions -XX:+UseAESCTRIntrinsics")
+
+    def no_stub(self, name: str) -> str:
+        if name != "UseAESCTRIntrinsics":
+            return super().no_stub(name)
+        return ("this JDK has no CTR intrinsic on aarch64; JDK 18+ has it on, and 11u/17u updates since the "
+                "JDK-8271567 backport (late 2021) have it")
+
     def emulation(self, fields: dict[str, str]) -> str | None:
         # qemu-user passes the host's /proc/cpuinfo through: an aarch64 process reading x86 text.
         if self.features_key not in fields and ("vendor_id" in fields or "flags" in fields):

@@ -48,15 +48,35 @@ def cpuinfo_value(cpuinfo: str) -> str:
     return ":".join(f"0x{word:x}" for word in capability_words(cpuinfo))
 
 
+# The UseSSE level HotSpot's x86 AES stubs need (vm_version_x86.cpp; seen on JDK 17: UseSSE=2 turns
+# all three off without a warning, UseSSE=3 leaves CTR off).
+SSE_NEEDED = {"UseAESIntrinsics": 3, "UseGHASHIntrinsics": 3, "UseAESCTRIntrinsics": 4}
+# UseAVX=3 is what the AVX-512/VAES stubs (CBC decryption, CTR, GCM) need.
+AVX512_STUBS = ("avx512f", "vaes")
+
+
 class X86_64(Platform):
     name = "x86_64"
     machines = ("x86_64", "amd64")
     accelerator = "AES-NI"
     aes_features = AES_FEATURES
     openssl_variable = "OPENSSL_ia32cap"
+    # Without UseAESIntrinsics HotSpot turns the CTR intrinsic off as well (aarch64 does not).
+    implied_off = {"UseAESIntrinsics": ("UseAES",), "UseAESCTRIntrinsics": ("UseAES", "UseAESIntrinsics")}
 
     def openssl_off_value(self) -> str:
         return AESNI_OFF_MASK
+
+    def held_off(self, flags):
+        sse = flags.get("UseSSE")
+        if sse is None or not sse.value.isdigit():
+            return {}
+        return {name: (sse, need) for name, need in SSE_NEEDED.items() if int(sse.value) < need}
+
+    def slowed(self, flags, features):
+        avx = flags.get("UseAVX")
+        has_stubs = features is not None and all(f in features for f in AVX512_STUBS)
+        return avx if avx is not None and avx.value.isdigit() and int(avx.value) < 3 and has_stubs else None
 
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         in_use = aesni_in_use(cpuinfo)

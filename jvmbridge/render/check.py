@@ -9,6 +9,8 @@ _SUMMARY = {0: "AES acceleration is active everywhere checked.",
             1: "AES acceleration is NOT active somewhere (see above).",
             2: "Could not tell everywhere whether AES acceleration is active (see above)."}
 
+_PRESENT = {True: "yes", False: "no", None: "unknown"}
+
 
 def render_json(document: dict) -> str:
     return as_json(document)
@@ -16,9 +18,14 @@ def render_json(document: dict) -> str:
 
 def render_table(document: dict) -> str:
     cpu = document["cpu"]
-    lines = [f"Host {document['host']}: {cpu['model']}", "CPU"]
+    lines = [f"Host {document['host']}: {cpu['model']}"]
+    if cpu.get("emulation"):  # documents written before it was recorded do not say
+        lines.append(f"EMULATED {cpu['emulation']}: verdicts rest on the JVM's flags and its JIT"
+                     + ("; the CPU's features are not known" if all(f["present"] is None
+                                                                   for f in cpu["features"].values()) else ""))
+    lines.append("CPU")
     lines += ["  " + line for line in align(
-        [[name, "yes" if f["present"] else "no", f["enables"]] for name, f in cpu["features"].items()])]
+        [[name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items()])]
     for jdk in document["jdks"]:
         lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]

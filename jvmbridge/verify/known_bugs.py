@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from jvmbridge.cpu import lacks
 from jvmbridge.jvm.options import java_major
 
 
@@ -50,11 +51,12 @@ KNOWN_BUGS = (
 )
 
 
-def matching(mode: str, flag: str, version: str, cpu_features: list[str]) -> KnownBug | None:
+def matching(mode: str, flag: str, version: str, cpu_features: list[str] | None) -> KnownBug | None:
     """The known bug that fits a divergence the ``flag`` switch cures, unless the JDK is known
     to be fixed or the CPU lacks what the buggy stub needs."""
     for bug in KNOWN_BUGS:
-        if (bug.mode == mode and bug.flag == flag and set(bug.cpu_features) <= set(cpu_features)
+        if (bug.mode == mode and bug.flag == flag
+                and not any(lacks(cpu_features, feature) for feature in bug.cpu_features)
                 and bug.affects(version) is not False):
             return bug
     return None
