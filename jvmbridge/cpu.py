@@ -39,6 +39,13 @@ def lacks(features: list[str] | None, feature: str) -> bool:
     return features is not None and feature not in features
 
 
+def features_text(features: list[str] | str | None) -> str:
+    """The features as reports show them; a saved run's column holds them joined already."""
+    if features is None:
+        return "features unknown"
+    return (features if isinstance(features, str) else " ".join(features)) or "no AES-related flags"
+
+
 def volatile_readings(cpuinfo_path: Path = CPUINFO) -> dict:
     """Readings that change from second to second: the first core's MHz and the load average."""
     mhz = cpuinfo_fields(cpuinfo_path).get("cpu MHz")

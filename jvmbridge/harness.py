@@ -52,8 +52,12 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
 
 def harness_jar() -> Path:
     """The packaged jar, or one compiled from the checkout's sources into a per-user cache."""
-    if PACKAGED_JAR.is_file():
-        return PACKAGED_JAR
+    return PACKAGED_JAR if PACKAGED_JAR.is_file() else checkout_jar()
+
+
+def checkout_jar(cache: Path | None = None) -> Path:
+    """The jar of the checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
+    when missing; named by the sources' digest, so an edited source gets a new jar."""
     sources = java_sources()
     if not sources:
         raise HarnessUnavailable(
@@ -62,7 +66,7 @@ def harness_jar() -> Path:
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.read_bytes())
-    cached = cache_dir() / f"harness-{digest.hexdigest()[:16]}.jar"
+    cached = (cache or cache_dir()) / f"harness-{digest.hexdigest()[:16]}.jar"
     return cached if cached.is_file() else build_jar(cached)
 
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from jvmbridge.cpu import features_text
 from jvmbridge.engines import jdk_of, name_of
 from jvmbridge.ratios import RatioKind, speedup
 from jvmbridge.results import missing
@@ -139,5 +140,5 @@ def _hardware_notes(frame: pd.DataFrame) -> list[str]:
     distinct = machines.drop_duplicates()
     if len(distinct) <= 1:
         return []
-    described = "; ".join(f"{run}: {m.cpu_model} [{m.cpu_features}], {m.cores} cores" for run, m in machines.iterrows())
+    described = "; ".join(f"{run}: {m.cpu_model} [{features_text(m.cpu_features)}], {m.cores} cores" for run, m in machines.iterrows())
     return [f"different hardware, so differences are not only software: {described}"]

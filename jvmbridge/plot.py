@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from jvmbridge.cpu import features_text
 from jvmbridge.history import configuration, number_runs
 from jvmbridge.ratios import RatioKind, ratios
 
@@ -66,6 +67,6 @@ def _short(label: str, width: int = 48) -> str:
 
 def _caption(frame: pd.DataFrame) -> str:
     machines = frame[["host", "cpu_model", "cpu_features"]].drop_duplicates()
-    hosts = "; ".join(f"{m.host}: {m.cpu_model} [{m.cpu_features}]" for m in machines.itertuples())
+    hosts = "; ".join(f"{m.host}: {m.cpu_model} [{features_text(m.cpu_features)}]" for m in machines.itertuples())
     versions = "; ".join(sorted(set(frame.implementation)))
     return f"{hosts}\n{versions}"

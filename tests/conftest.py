@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from jvmbridge.harness import checkout_jar
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 
 
@@ -129,6 +130,81 @@ def arm64_rootfs() -> Path:
             cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
         building.rename(rootfs)
     return rootfs
+
+
+# jvmbridge itself on arm64: Debian 13's Python with jvmbridge's dependencies at versions it accepts
+# (JPype 1.5, pandas 2.2, cryptography 43, click 8.1) and OpenJDK 21, no pip needed.
+ARM64_PYTHON_PACKAGES = ("python3,python3-jpype,python3-pandas,python3-click,python3-cryptography,"
+                         "openjdk-21-jre-headless,openssl")
+ARM64_JAVA_HOME = "/usr/lib/jvm/java-21-openjdk-arm64"
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def arm64_python_root() -> Path:
+    """A Debian 13 arm64 root in which jvmbridge itself runs (see :func:`run_jvmbridge_arm64`):
+    built once into ~/.cache/jvmbridge/ (about 10 s and 400 MB, then about 80 s under emulation
+    to byte-compile pandas once)."""
+    root = Path.home() / ".cache" / "jvmbridge" / "arm64-python-root-trixie"
+
+    def cannot(why: str):
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+
+    missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", "unshare") if not shutil.which(tool)]
+    if missing:
+        cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
+    if not Path(BINFMT_AARCH64).is_file():
+        cannot(f"no {BINFMT_AARCH64} (Debian package qemu-user-static)")
+    namespaces = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, text=True)
+    if namespaces.returncode != 0:
+        cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
+    if not (root / "usr" / "bin" / "python3").is_file():
+        building = root.with_name(root.name + ".partial")
+        shutil.rmtree(building, ignore_errors=True)
+        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={ARM64_PYTHON_PACKAGES}",
+                               "trixie", str(building), debian_mirror()], capture_output=True, text=True)
+        if done.returncode != 0:
+            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
+        # What an extract-only root lacks: the merged-/usr links and the BLAS/LAPACK alternatives numpy loads.
+        for top in ("bin", "sbin", "lib"):
+            (building / top).symlink_to(f"usr/{top}")
+        libs = building / "usr" / "lib" / "aarch64-linux-gnu"
+        for library in ("blas/libblas.so.3", "lapack/liblapack.so.3"):
+            (libs / Path(library).name).symlink_to(library)
+        for folder in ("proc", "src", "root"):
+            (building / folder).mkdir(exist_ok=True)
+        building.rename(root)
+    if not (root / "ready").is_file():
+        warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas", module=False)
+        if warm.returncode != 0:
+            cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
+        (root / "ready").touch()
+    # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
+    checkout_jar(root / "root" / ".cache" / "jvmbridge")
+    return root
+
+
+BINFMT_AARCH64 = "/usr/lib/binfmt.d/qemu-aarch64.conf"
+# A private binfmt_misc (Linux 6.7+ gives each user namespace its own) lets arm64 python3 start arm64
+# java and openssl; proc for the JVM, this checkout as /src, and optionally a planted /proc/cpuinfo.
+_ARM64_SHELL = (
+    'root=$0 src=$1 cpuinfo=$2; shift 2; '
+    'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc && '
+    f'head -1 {BINFMT_AARCH64} > /proc/sys/fs/binfmt_misc/register && '
+    'mount -t proc proc "$root/proc" && '
+    '{ [ -z "$cpuinfo" ] || mount --bind "$cpuinfo" "$root/proc/cpuinfo"; } && '
+    'mount --bind "$src" "$root/src" && '
+    f'exec /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin PYTHONPATH=/src JAVA_HOME={ARM64_JAVA_HOME} '
+    'QEMU_CPU=max /usr/sbin/chroot "$root" /usr/bin/python3 "$@"')
+
+
+def run_jvmbridge_arm64(root: Path, *args: str, cpuinfo: Path | None = None, module: bool = True,
+                        timeout: float = 900) -> subprocess.CompletedProcess:
+    """``python3 -m jvmbridge ARGS`` (or ``python3 ARGS``) as an arm64 process under qemu-user, in
+    ``root`` with this checkout, seeing ``cpuinfo`` as /proc/cpuinfo if given."""
+    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "sh", "-c", _ARM64_SHELL,
+                           str(root), str(REPO), str(cpuinfo or ""), *(["-m", "jvmbridge"] if module else []), *args],
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def debian_mirror() -> str:

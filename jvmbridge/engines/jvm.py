@@ -3,6 +3,7 @@ Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
 from jvmbridge.child import ChildOutcome, WorkerError, rounds_of, run_forks
+from jvmbridge.cpu import cpu_info
 from jvmbridge.engines import Engine, Job
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
@@ -11,6 +12,7 @@ from jvmbridge.jvm.providers import JceProvider, provider as provider_named
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
 from jvmbridge.results import Measurement
 from jvmbridge.measure import merge_warmups
+from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation, Workload
@@ -26,6 +28,14 @@ class JvmEngine(Engine):
     accelerator = "intrinsics"
     per_implementation = True
     runs_on_jvms = True
+
+    def unavailable(self, matrix) -> str | None:
+        emulation = cpu_info()["emulation"] or ""
+        if emulation.startswith(QEMU_USER):
+            # Seen here: JPype 1.5's startJVM never returned under qemu-user (arm64 on x86, OpenJDK 21),
+            # while `java` itself runs; check and verify use `java` and still work.
+            return "JPype cannot start a JVM inside a qemu-user emulated process (it hangs); run on the real CPU"
+        return None
 
     def jobs(self, workload, matrix, tag):
         return [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,

@@ -9,6 +9,11 @@ from __future__ import annotations
 import platform as _host
 
 
+# How Platform.emulation() starts for a process whose instructions qemu translates one by one under
+# the host's kernel (not a whole emulated machine).
+QEMU_USER = "qemu-user"
+
+
 class Platform:
     name = "unknown"
     machines: tuple[str, ...] = ()  # platform.machine() spellings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from jvmbridge.platforms import Platform
+from jvmbridge.platforms import QEMU_USER, Platform
 
 # /proc/cpuinfo "Features" -> what it enables, in the order reports list them.
 AES_FEATURES = {
@@ -89,7 +89,7 @@ class AArch64(Platform):
     def emulation(self, fields: dict[str, str]) -> str | None:
         # qemu-user passes the host's /proc/cpuinfo through: an aarch64 process reading x86 text.
         if self.features_key not in fields and ("vendor_id" in fields or "flags" in fields):
-            return "qemu-user (an aarch64 process on an x86 host: /proc/cpuinfo is the host's)"
+            return f"{QEMU_USER} (an aarch64 process on an x86 host: /proc/cpuinfo is the host's)"
         return super().emulation(fields)
 
     def model(self, fields: dict[str, str]) -> str | None:

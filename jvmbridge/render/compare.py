@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
 from jvmbridge.runner import Comparison
@@ -58,7 +59,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     lines = [
         f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
         f"{sizes}-byte messages, {work['budget']}",
-        f"CPU      {meta['cpu']['model']} [{' '.join(meta['cpu']['features']) or 'no AES-related flags'}]",
+        f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
     if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say

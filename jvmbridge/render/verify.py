@@ -2,6 +2,7 @@
 the document itself as JSON."""
 from __future__ import annotations
 
+from jvmbridge.cpu import features_text
 from jvmbridge.render.text import align, as_json
 from jvmbridge.verify.sweep import PATTERN_MEANING
 
@@ -24,7 +25,7 @@ def render_table(document: dict) -> str:
              f"GCM with AAD, and a tampered tag must be refused",
              f"Passes   until {sweep['compiled_passes']} passes began after the JIT log showed the mode's "
              f"intrinsics, or {sweep['budget_seconds']:g} s per JDK",
-             f"CPU      {cpu['model']} [{' '.join(cpu['features'])}]"]
+             f"CPU      {cpu['model']} [{features_text(cpu['features'])}]"]
     patterns_used = set()
     for jdk in document["jdks"]:
         lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
