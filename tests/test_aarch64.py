@@ -74,3 +74,11 @@ def test_emulation_is_told_from_cpuinfo_and_said_once_in_the_report():
     assert AArch64().emulation(x86_host).startswith("qemu-user")
     assert AArch64().emulation(cpuinfo_fields(CORTEX_A55)) is None
     assert current().emulation({"model name": "QEMU Virtual CPU version 2.5+", "flags": "fpu"}).startswith("QEMU's")
+
+
+def test_the_accp_jar_is_chosen_per_architecture_in_gradle_and_the_platforms_alike():
+    from jvmbridge.platforms.x86_64 import X86_64
+
+    gradle = (Path(__file__).parent.parent / "build.gradle").read_text()
+    for platform in (AArch64(), X86_64()):
+        assert f"'{platform.accp_classifier}'" in gradle

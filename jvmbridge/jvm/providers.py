@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting
+from jvmbridge.platforms import current
 
 
 @dataclass(frozen=True)
@@ -12,7 +13,6 @@ class JceProvider:
     class_name: str  # "" for the JVM's own SunJCE; otherwise loaded from --classpath
     settings: tuple[JvmSetting, ...]
     where: str  # where its jar comes from, for the error when it is missing
-
 
 PROVIDERS = {
     # HotSpot's AES intrinsics replace SunJCE's Java code: measure it with them on and off.
@@ -24,7 +24,8 @@ PROVIDERS = {
     # ACCP calls AWS-LC through JNI, so it uses AES-NI whatever the HotSpot flags say.
     "ACCP": JceProvider("ACCP", "com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider",
                         (JvmSetting("JVM defaults, native AWS-LC", (), accelerated=True),),
-                        "software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier linux-x86_64"),
+                        "software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier "
+                        f"{current().accp_classifier or 'of this CPU (none published)'}"),
 }
 
 

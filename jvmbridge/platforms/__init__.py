@@ -22,6 +22,7 @@ class Platform:
     aes_features: dict[str, str] = {}  # feature -> what it enables, in the order reports list them
     aes_feature = "aes"  # without it there is no AES acceleration to switch
     openssl_variable: str | None = None  # the environment variable OpenSSL reads its CPU settings from
+    accp_classifier: str | None = None  # the Maven classifier of ACCP's jar with AWS-LC for this CPU
 
     def setting(self, accelerated: bool) -> str:
         """A native row's setting: "AES-NI on"."""

@@ -59,6 +59,7 @@ class AArch64(Platform):
     features_key = "Features"
     aes_features = AES_FEATURES
     openssl_variable = "OPENSSL_armcap"
+    accp_classifier = "linux-aarch_64"
 
     def openssl_off_value(self) -> str:
         from jvmbridge.cpu import cpuinfo_fields  # cpu asks the platforms; read it only when needed

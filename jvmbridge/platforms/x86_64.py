@@ -61,6 +61,7 @@ class X86_64(Platform):
     accelerator = "AES-NI"
     aes_features = AES_FEATURES
     openssl_variable = "OPENSSL_ia32cap"
+    accp_classifier = "linux-x86_64"
     # Without UseAESIntrinsics HotSpot turns the CTR intrinsic off as well (aarch64 does not).
     implied_off = {"UseAESIntrinsics": ("UseAES",), "UseAESCTRIntrinsics": ("UseAES", "UseAESIntrinsics")}
 
