@@ -47,10 +47,23 @@ def test_without_use_aes_aarch64_still_runs_the_ctr_and_gcm_intrinsics(arm64_pyt
 
 def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64_python_root):
     done = run_jvmbridge_arm64(arm64_python_root, "compare", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
-                               "--max-forks", "1", "--quiet")
+                               "--max-forks", "1", "--quiet", "--output", "/tmp/arm64-run.jsonl")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "EMULATED qemu-user" in done.stdout
     assert "ARMv8 Crypto Extensions on" in done.stdout and "ARMv8 Crypto Extensions off" in done.stdout
     assert "ARMv8 AES unused, armcap=0x" in done.stdout, done.stdout
     # JPype's in-process JVM hangs under qemu-user: the JVM rows are left out, saying why, not waited for.
     assert "JPype cannot start a JVM inside a qemu-user emulated process" in done.stdout + done.stderr
+
+    # The saved run reads back with the platform's names.
+    saved = run_jvmbridge_arm64(arm64_python_root, "report", "/tmp/arm64-run.jsonl")
+    assert saved.returncode == 0, saved.stderr[-2000:]
+    assert "ARMv8 Crypto Extensions on" in saved.stdout and "ARMv8 Crypto Extensions off" in saved.stdout, saved.stdout
+
+
+def test_flags_lists_the_arm64_jvms_crypto_flags_with_their_origins(arm64_python_root):
+    done = run_jvmbridge_arm64(arm64_python_root, "flags", "--format", "json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    listed = json.dumps(json.loads(done.stdout))
+    for name in ("UseAES", "UseAESCTRIntrinsics", "UseGHASHIntrinsics", "UseSHA512Intrinsics"):
+        assert f'"{name}"' in listed
