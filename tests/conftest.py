@@ -108,28 +108,35 @@ def known_bad_jdk() -> Path:
 ARM64_PACKAGES = "openjdk-17-jre-headless,openssl"
 
 
+def _cannot(why: str):
+    """Skip, saying why; in CI (.ci/run installs the tools) that is a failure."""
+    (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+
+
+def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools: tuple[str, ...] = ()) -> Path:
+    """A Debian arm64 root filesystem (extract only: no package scripts run) with ``packages``,
+    built once into ~/.cache/jvmbridge/NAME with mmdebstrap; ``finish(path)`` completes it."""
+    root = Path.home() / ".cache" / "jvmbridge" / name
+    missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", *tools) if not shutil.which(tool)]
+    if missing:
+        _cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
+    if not (root / "usr" / "bin" / "openssl").is_file():
+        building = root.with_name(root.name + ".partial")
+        shutil.rmtree(building, ignore_errors=True)
+        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={packages}",
+                               suite, str(building), debian_mirror()], capture_output=True, text=True)
+        if done.returncode != 0:
+            _cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
+        if finish:
+            finish(building)
+        building.rename(root)
+    return root
+
+
 @pytest.fixture(scope="session")
 def arm64_rootfs() -> Path:
-    """A Debian arm64 root filesystem with java and openssl, run under qemu-user: built once into
-    ~/.cache/jvmbridge/ with mmdebstrap (seconds, ~270 MB). Skipped, saying why, where it cannot be
-    built; in CI (.ci/run installs the tools) that is a failure."""
-    rootfs = Path.home() / ".cache" / "jvmbridge" / f"arm64-rootfs-{ARM64_PACKAGES.replace(',', '-')}"
-
-    def cannot(why: str):
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
-
-    missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap") if not shutil.which(tool)]
-    if missing:
-        cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
-    if not (rootfs / "usr" / "bin" / "openssl").is_file():
-        building = rootfs.with_name(rootfs.name + ".partial")
-        shutil.rmtree(building, ignore_errors=True)
-        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={ARM64_PACKAGES}",
-                               "bookworm", str(building), debian_mirror()], capture_output=True, text=True)
-        if done.returncode != 0:
-            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
-        building.rename(rootfs)
-    return rootfs
+    """Debian 12's arm64 java and openssl, run one by one under qemu-user (seconds, ~270 MB)."""
+    return _debian_arm64_root(f"arm64-rootfs-{ARM64_PACKAGES.replace(',', '-')}", "bookworm", ARM64_PACKAGES)
 
 
 # jvmbridge itself on arm64: Debian 13's Python with jvmbridge's dependencies at versions it accepts
@@ -140,44 +147,33 @@ ARM64_JAVA_HOME = "/usr/lib/jvm/java-21-openjdk-arm64"
 REPO = Path(__file__).resolve().parent.parent
 
 
+def _python_root_finish(building: Path) -> None:
+    """What an extract-only root lacks: the merged-/usr links, the BLAS/LAPACK alternatives numpy
+    loads, and the folders the runner mounts on."""
+    for top in ("bin", "sbin", "lib"):
+        (building / top).symlink_to(f"usr/{top}")
+    libs = building / "usr" / "lib" / "aarch64-linux-gnu"
+    for library in ("blas/libblas.so.3", "lapack/liblapack.so.3"):
+        (libs / Path(library).name).symlink_to(library)
+    for folder in ("proc", "src", "root"):
+        (building / folder).mkdir(exist_ok=True)
+
+
 @pytest.fixture(scope="session")
 def arm64_python_root() -> Path:
     """A Debian 13 arm64 root in which jvmbridge itself runs (see :func:`run_jvmbridge_arm64`):
-    built once into ~/.cache/jvmbridge/ (about 10 s and 400 MB, then about 80 s under emulation
-    to byte-compile pandas once)."""
-    root = Path.home() / ".cache" / "jvmbridge" / "arm64-python-root-trixie"
-
-    def cannot(why: str):
-        (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
-
-    missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", "unshare") if not shutil.which(tool)]
-    if missing:
-        cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
+    about 10 s and 400 MB, then about 80 s under emulation to byte-compile pandas once."""
     if not Path(BINFMT_AARCH64).is_file():
-        cannot(f"no {BINFMT_AARCH64} (Debian package qemu-user-static)")
+        _cannot(f"no {BINFMT_AARCH64} (Debian package qemu-user-static)")
     namespaces = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, text=True)
     if namespaces.returncode != 0:
-        cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
-    if not (root / "usr" / "bin" / "python3").is_file():
-        building = root.with_name(root.name + ".partial")
-        shutil.rmtree(building, ignore_errors=True)
-        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={ARM64_PYTHON_PACKAGES}",
-                               "trixie", str(building), debian_mirror()], capture_output=True, text=True)
-        if done.returncode != 0:
-            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
-        # What an extract-only root lacks: the merged-/usr links and the BLAS/LAPACK alternatives numpy loads.
-        for top in ("bin", "sbin", "lib"):
-            (building / top).symlink_to(f"usr/{top}")
-        libs = building / "usr" / "lib" / "aarch64-linux-gnu"
-        for library in ("blas/libblas.so.3", "lapack/liblapack.so.3"):
-            (libs / Path(library).name).symlink_to(library)
-        for folder in ("proc", "src", "root"):
-            (building / folder).mkdir(exist_ok=True)
-        building.rename(root)
+        _cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
+    root = _debian_arm64_root("arm64-python-root-trixie", "trixie", ARM64_PYTHON_PACKAGES, _python_root_finish,
+                              tools=("unshare",))
     if not (root / "ready").is_file():
         warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas", module=False)
         if warm.returncode != 0:
-            cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
+            _cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()
     # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
     checkout_jar(root / "root" / ".cache" / "jvmbridge")
@@ -202,9 +198,10 @@ def run_jvmbridge_arm64(root: Path, *args: str, cpuinfo: Path | None = None, mod
                         timeout: float = 900) -> subprocess.CompletedProcess:
     """``python3 -m jvmbridge ARGS`` (or ``python3 ARGS``) as an arm64 process under qemu-user, in
     ``root`` with this checkout, seeing ``cpuinfo`` as /proc/cpuinfo if given."""
-    return subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child", "sh", "-c", _ARM64_SHELL,
-                           str(root), str(REPO), str(cpuinfo or ""), *(["-m", "jvmbridge"] if module else []), *args],
-                          capture_output=True, text=True, timeout=timeout)
+    # --kill-child: a timed-out run takes its whole PID namespace with it.
+    namespaces = ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child"]
+    return subprocess.run([*namespaces, "sh", "-c", _ARM64_SHELL, str(root), str(REPO), str(cpuinfo or ""),
+                           *(["-m", "jvmbridge"] if module else []), *args], capture_output=True, text=True, timeout=timeout)
 
 
 def debian_mirror() -> str:
