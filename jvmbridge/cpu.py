@@ -31,7 +31,7 @@ def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict
     listed = fields.get(here.features_key)
     return {"model": here.model(fields) or platform.processor() or platform.machine(),
             "features": None if listed is None else [f for f in here.aes_features if f in listed.split()],
-            "emulation": here.emulation(fields)}
+            "emulation": here.emulation(fields), "vm_hides": here.vm_hides(fields)}
 
 
 def lacks(features: list[str] | None, feature: str) -> bool:

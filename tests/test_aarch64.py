@@ -20,7 +20,7 @@ JAVA = "usr/lib/jvm/java-17-openjdk-arm64/bin/java"
 
 def test_an_aarch64_cpuinfo_names_its_core_and_crypto_features():
     assert cpu_info(CORTEX_A55, AArch64()) == {"model": "Arm Cortex-A55", "features": ["aes", "pmull", "asimd", "sha2"],
-                                               "emulation": None}
+                                               "emulation": None, "vm_hides": []}
 
 
 def test_the_machine_picks_the_platform_and_its_names(monkeypatch):

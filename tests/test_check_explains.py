@@ -101,7 +101,7 @@ def test_aarch64_names_the_jdk_history_of_its_ctr_stub():
      ["aes", "pmull", "asimd", "sha2", "sha512", "sve"]),
 ])
 def test_graviton_cpuinfo_names_the_core_and_its_crypto_features(text, model, features):
-    assert cpu_info(DATA / text, AArch64()) == {"model": model, "features": features, "emulation": None}
+    assert cpu_info(DATA / text, AArch64()) == {"model": model, "features": features, "emulation": None, "vm_hides": []}
 
 
 def test_an_x86_text_read_by_an_aarch64_process_leaves_the_features_unknown(tmp_path):
@@ -113,3 +113,22 @@ def test_an_x86_text_read_by_an_aarch64_process_leaves_the_features_unknown(tmp_
     flags = parse("bool UseAES = true {product} {default}\nbool UseAESCTRIntrinsics = true {diagnostic} {default}\n")
     assert decide(MODES["ctr"], 21, None, flags, None).status != UNSUPPORTED
     assert decide(MODES["ctr"], 21, [], flags, None).status == UNSUPPORTED
+
+
+def test_a_vm_cpu_model_that_passes_aes_but_hides_the_wider_features_is_named(tmp_path):
+    from jvmbridge.platforms.x86_64 import X86_64
+    from jvmbridge.render.check import render_table
+
+    # A guest CPU model such as QEMU's "Westmere": AES-NI and PCLMULQDQ, none of the AVX-512 ones.
+    guest = tmp_path / "cpuinfo"
+    guest.write_text("processor\t: 0\nmodel name\t: Westmere E56xx/L56xx/X56xx (Nehalem-C)\n"
+                     "flags\t\t: fpu sse2 ssse3 sse4_1 sse4_2 pclmulqdq aes hypervisor\n")
+    cpu = cpu_info(guest, X86_64())
+    assert cpu["vm_hides"] == ["vaes", "vpclmulqdq", "avx512f"]
+    document = {"host": "guest", "cpu": {"model": cpu["model"], "emulation": None, "vm_hides": cpu["vm_hides"],
+                                         "features": {"aes": {"present": True, "enables": "AES-NI"}}},
+                "jdks": [], "live_jvms": [], "exit_code": 0}
+    assert "VM       its CPU model passes on aes but not vaes, vpclmulqdq, avx512f" in render_table(document)
+    # Bare metal (no hypervisor flag) hides nothing.
+    guest.write_text("processor\t: 0\nflags\t\t: fpu sse2 pclmulqdq aes\n")
+    assert cpu_info(guest, X86_64())["vm_hides"] == []

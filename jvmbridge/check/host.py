@@ -43,7 +43,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
         "host": socket.gethostname(),
         "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "jvmbridge_version": __version__,
-        "cpu": {"model": cpu["model"], "emulation": cpu["emulation"],
+        "cpu": {"model": cpu["model"], "emulation": cpu["emulation"], "vm_hides": cpu["vm_hides"],
                 "features": {name: {"present": None if cpu["features"] is None else name in cpu["features"],
                                     "enables": enables}
                              for name, enables in current().aes_features.items()}},

@@ -71,6 +71,11 @@ class Platform:
         """What to do when this JVM keeps ``name`` off even when asked to switch it on."""
         return "this JVM has no such stub for this CPU; a newer JDK may"
 
+    def vm_hides(self, fields: dict[str, str]) -> list[str]:
+        """In a virtual machine, the AES-related features its CPU model does not pass on (the host
+        may well have them); empty on bare metal or where nothing is missing."""
+        return []
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
         as reports show it. ValueError when the line says nothing this platform can read."""

@@ -68,6 +68,12 @@ class X86_64(Platform):
     def openssl_off_value(self) -> str:
         return AESNI_OFF_MASK
 
+    def vm_hides(self, fields):
+        listed = fields.get(self.features_key, "").split()
+        if "hypervisor" not in listed or "aes" not in listed:
+            return []
+        return [f for f in ("pclmulqdq", "vaes", "vpclmulqdq", "avx512f") if f not in listed]
+
     def held_off(self, flags):
         sse = flags.get("UseSSE")
         if sse is None or not sse.value.isdigit():

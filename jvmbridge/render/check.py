@@ -23,6 +23,9 @@ def render_table(document: dict) -> str:
         lines.append(f"EMULATED {cpu['emulation']}: verdicts rest on the JVM's flags and its JIT"
                      + ("; the CPU's features are not known" if all(f["present"] is None
                                                                    for f in cpu["features"].values()) else ""))
+    if cpu.get("vm_hides"):
+        lines.append(f"VM       its CPU model passes on aes but not {', '.join(cpu['vm_hides'])}: if the host's CPU has "
+                     "them, a host-passthrough CPU model gives the JVM (and OpenSSL) the faster stubs")
     lines.append("CPU")
     lines += ["  " + line for line in align(
         [[name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items()])]
