@@ -19,10 +19,14 @@ from pathlib import Path
 from jvmbridge.schema import READABLE, SCHEMA_VERSION, upgrade_row
 
 
+def data_dir() -> Path:
+    """$XDG_DATA_HOME/jvmbridge (~/.local/share when unset): what jvmbridge keeps for the user."""
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "jvmbridge"
+
+
 def default_path(started: datetime.datetime, host: str) -> Path:
-    """$XDG_DATA_HOME/jvmbridge/runs/<UTC start>-<host>.jsonl (~/.local/share when unset)."""
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "jvmbridge" / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{host}.jsonl"
+    """<data_dir>/runs/<UTC start>-<host>.jsonl."""
+    return data_dir() / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{host}.jsonl"
 
 
 class ResultWriter:

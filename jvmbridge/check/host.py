@@ -32,15 +32,16 @@ Progress = Callable[[str], None]
 
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
                pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
-               progress: Progress | None = None, verify: Sweep | None = None) -> dict:
-    """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone."""
+               progress: Progress | None = None, verify: Sweep | None = None, host_name: str | None = None) -> dict:
+    """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
+    ``host_name``: what the document calls this host (default: its hostname)."""
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
     live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in [*pids, *all_jvms]]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
         "schema_version": SCHEMA_VERSION,
-        "host": socket.gethostname(),
+        "host": host_name or socket.gethostname(),
         "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "jvmbridge_version": __version__,
         "cpu": {"model": cpu["model"], "emulation": cpu["emulation"], "vm_hides": cpu["vm_hides"],

@@ -12,6 +12,7 @@ import click
 from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
+from jvmbridge.cli.fleet import fleet
 from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
@@ -50,3 +51,4 @@ main.add_command(check)
 main.add_command(verify)
 main.add_command(jdks)
 main.add_command(report)
+main.add_command(fleet)

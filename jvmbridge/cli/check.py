@@ -32,8 +32,10 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
 @format_option("check")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
+                                                  "`jvmbridge fleet` passes the inventory's.")
 def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, output_format, as_json,
-          quiet):
+          quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
@@ -52,6 +54,6 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
     document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [], max_seconds,
                           (lambda text: click.echo(text, err=True)) if show_progress else None,
-                          quick if verify else None)
+                          quick if verify else None, host_name)
     click.echo(render("check", "json" if as_json else output_format, document), nl=False)
     sys.exit(document["exit_code"])

@@ -1,6 +1,7 @@
 """`jvmbridge report`: saved runs side by side, with ratios that say when a difference is noise."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -10,7 +11,7 @@ from jvmbridge.history import COLUMN_KINDS
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option("runs")
 @click.option("--columns", "columns", type=click.Choice(COLUMN_KINDS), default="run", show_default=True,
               help="One column per run, per host, per JDK (JDKs measured in one run or several), or per thread count "
@@ -18,7 +19,37 @@ from jvmbridge.history import COLUMN_KINDS
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
 def report(files, output_format, columns, plot_path):
-    """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run."""
+    """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.
+
+    Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
+    one fleet table, host x JDK or JVM x mode, exit code as `check`'s over every host.
+    """
+    from jvmbridge.fleet.report import is_check_document
+
+    paths = [path for given in map(Path, files)
+             for path in (sorted(given.glob("*.json")) if given.is_dir() else [given])]
+    if paths and all(map(is_check_document, paths)):
+        _fleet_report(paths, output_format, plot_path)
+    if any(Path(given).is_dir() for given in files):
+        raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
+    _runs_report(files, output_format, columns, plot_path)
+
+
+def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
+    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
+    from jvmbridge.render import render
+
+    if plot_path:
+        raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
+    try:
+        fleet = fleet_of(read_documents(paths))
+    except FleetFileError as e:
+        raise click.UsageError(str(e)) from None
+    click.echo(render("fleet", output_format, fleet), nl=False)
+    sys.exit(fleet.exit_code)
+
+
+def _runs_report(files, output_format: str, columns: str, plot_path) -> None:
     from jvmbridge.history import compare_runs, tidy_frame
     from jvmbridge.render import render
     from jvmbridge.render.runs import RunsDocument

@@ -16,6 +16,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "verify": ("table", "json"),
     "jdks": ("table", "markdown", "csv", "json"),
     "runs": ("table", "markdown", "csv", "json"),
+    "fleet": ("table", "markdown", "csv", "json"),
 }
 
 

@@ -1,0 +1,54 @@
+"""`jvmbridge fleet`: `check` on every host of an Ansible inventory, then one fleet report."""
+from __future__ import annotations
+
+import datetime
+import sys
+from pathlib import Path
+
+import click
+
+from jvmbridge.cli.common import format_option
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("inventory", required=False)
+@click.argument("ansible_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Where each host's document is saved [default: ~/.local/share/jvmbridge/fleet/<start>/].")
+@click.option("--wheel", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="A jvmbridge wheel to install (into ~/.jvmbridge-venv) on hosts that lack jvmbridge.")
+@format_option("fleet")
+@click.option("--print-playbook", is_flag=True, help="Print the playbook's path and exit (to run it yourself).")
+def fleet(inventory, ansible_args, out_dir, wheel, output_format, print_playbook):
+    """Run `jvmbridge check` on every host of INVENTORY through ansible-playbook (any further
+    arguments go to it: -f 50, --limit web, -u deploy, ...), fetch each document, and report.
+
+    Exit code as `check`'s over the fleet: 0 all active, 1 something not active or wrong, 2 a host
+    could not be checked (or could not tell).
+    """
+    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
+    from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
+    from jvmbridge.render import render
+    from jvmbridge.store import data_dir
+
+    if print_playbook:
+        click.echo(PLAYBOOK)
+        return
+    if not inventory:
+        raise click.UsageError("give an Ansible inventory (a file, a folder, or 'host1,host2,')")
+    started = datetime.datetime.now(datetime.timezone.utc)
+    fetch_dir = Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}"
+    try:
+        run_playbook(inventory, ansible_args, fetch_dir, Path(wheel) if wheel else None)
+    except FleetError as e:
+        raise click.ClickException(str(e)) from None
+    documents = sorted(fetch_dir.glob("*.json"))
+    if not documents:
+        raise click.ClickException(f"no host gave a document (see Ansible's output above); nothing in {fetch_dir}")
+    try:
+        result = fleet_of(read_documents(documents))
+    except FleetFileError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(render("fleet", output_format, result), nl=False)
+    click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)", err=True)
+    sys.exit(result.exit_code)

@@ -1,0 +1,102 @@
+"""Many hosts' `check` documents as one fleet report: a row per host x JDK or running JVM x mode.
+
+A host that could not be checked is a document too ({"host": ..., "unchecked": why}, written by
+`jvmbridge fleet`), so a saved fleet directory reports the same later and nothing is dropped.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jvmbridge.check.verdict import ACTIVE, VERIFIED, WRONG, combined_exit, exit_code as verdicts_exit, Verdict
+
+
+class FleetFileError(ValueError):
+    """A file that is not a `check` document."""
+
+
+def is_check_document(path: Path) -> bool:
+    """A JSON file holding one `check` document (or a fleet record of a host not checked)."""
+    try:
+        document = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(document, dict) and "host" in document and ("jdks" in document or "unchecked" in document)
+
+
+def read_documents(paths: list[Path]) -> list[dict]:
+    documents = []
+    for path in paths:
+        if not is_check_document(path):
+            raise FleetFileError(f"{path}: not a `jvmbridge check --format json` document")
+        documents.append(json.loads(Path(path).read_text()))
+    return documents
+
+
+@dataclass(frozen=True)
+class FleetRow:
+    host: str
+    jvm: str  # "JDK 17.0.15 /usr/lib/jvm/..." or "pid 1234 java -jar app.jar"
+    mode: str
+    status: str
+    reason: str
+    fix: str
+
+    @property
+    def active(self) -> bool:
+        return self.status in (ACTIVE, VERIFIED)
+
+
+@dataclass
+class Fleet:
+    rows: list[FleetRow]
+    unchecked: dict[str, str]  # host -> why it could not be checked
+    hosts: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """As `check`'s, over every host: 1 something not active or wrong, 2 could not tell (a
+        host not checked included), 0 all active."""
+        verdicts = [Verdict(r.mode, r.status, r.reason, r.fix) for r in self.rows]
+        return combined_exit([*([verdicts_exit(verdicts)] if verdicts else []), *([2] if self.unchecked else [])])
+
+    def summary(self) -> str:
+        jvms = {(r.host, r.jvm) for r in self.rows}
+        off = sorted({(r.host, r.jvm) for r in self.rows if not r.active and r.status != WRONG})
+        wrong = sorted({(r.host, r.jvm) for r in self.rows if r.status == WRONG})
+        parts = [f"{_count(self.hosts, 'host')}, {_count(jvms, 'JDK or JVM', 'JDKs and JVMs')} checked"]
+        if wrong:
+            parts.append(f"{len(wrong)} computing WRONG bytes: " + ", ".join(f"{h} {j}" for h, j in wrong))
+        if off:
+            parts.append(f"{len(off)} with AES acceleration not active: " + ", ".join(f"{h} {j}" for h, j in off))
+        if self.unchecked:
+            parts.append(f"{_count(self.unchecked, 'host')} not checked: " + ", ".join(sorted(self.unchecked)))
+        if not (wrong or off or self.unchecked):
+            parts.append("AES acceleration active everywhere")
+        return "; ".join(parts) + "."
+
+
+def fleet_of(documents: list[dict]) -> Fleet:
+    rows, unchecked, hosts = [], {}, []
+    for document in documents:
+        host = document["host"]
+        hosts.append(host)
+        if "unchecked" in document:
+            unchecked[host] = document["unchecked"]
+            continue
+        for jdk in document.get("jdks", []):
+            options = f" with {' '.join(jdk['options'])}" if jdk.get("options") else ""
+            rows += _rows(host, f"JDK {jdk['version']} {jdk['java_home']}{options}", jdk)
+        for live in document.get("live_jvms", []):
+            command = live.get("command_line", "")
+            rows += _rows(host, f"pid {live['pid']}" + (f" {command[:60]}" if command else ""), live)
+    return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
+
+
+def _rows(host: str, jvm: str, part: dict) -> list[FleetRow]:
+    return [FleetRow(host, jvm, v["mode"], v["status"], v["reason"], v.get("fix", "")) for v in part["verdicts"]]
+
+
+def _count(things, one: str, many: str = "") -> str:
+    return f"{len(things)} {one if len(things) == 1 else many or one + 's'}"

@@ -1,0 +1,58 @@
+"""Run the fleet playbook with Ansible's own `ansible-playbook`, then record every host that gave
+no document (unreachable, or its check failed) with Ansible's reason."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
+# Where the play's callback (callback_plugins/, beside it) leaves why a host gave no document.
+RESULTS = ".ansible-results"
+
+
+class FleetError(RuntimeError):
+    """Ansible is missing, or could not run the play at all."""
+
+
+def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None) -> int:
+    """``ansible-playbook`` on the fleet play; its output goes to stderr as it comes (stdout is the
+    report's). Returns its exit code; the documents (and records of hosts not checked) are then in
+    ``fetch_dir``."""
+    playbook = shutil.which("ansible-playbook")
+    if not playbook:
+        raise FleetError("ansible-playbook not found: install Ansible (pip install ansible-core)")
+    fetch_dir.mkdir(parents=True, exist_ok=True)
+    results = fetch_dir / RESULTS
+    shutil.rmtree(results, ignore_errors=True)
+    env = {**os.environ, "JVMBRIDGE_FLEET_RESULTS": str(results)}
+    command = [playbook, "-i", inventory, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
+               *(["-e", f"jvmbridge_wheel={wheel.resolve()}"] if wheel else []), *ansible_args]
+    status = subprocess.run(command, env=env, stdout=sys.stderr).returncode
+    record_unchecked(fetch_dir, results)
+    return status
+
+
+def record_unchecked(fetch_dir: Path, results: Path) -> list[str]:
+    """A {"host", "unchecked"} document for each host Ansible reached (or tried to) that gave none."""
+    recorded = []
+    for result in sorted(results.glob("*")) if results.is_dir() else []:
+        host = result.name
+        if (fetch_dir / f"{host}.json").is_file():
+            continue
+        try:
+            last = json.loads(result.read_text())
+        except (OSError, json.JSONDecodeError):
+            last = {}
+        (fetch_dir / f"{host}.json").write_text(json.dumps({"host": host, "unchecked": _why(last)}) + "\n")
+        recorded.append(host)
+    return recorded
+
+
+def _why(result: dict) -> str:
+    said = " ".join(str(result.get(key, "")).strip() for key in ("msg", "stderr") if result.get(key)).strip()
+    kind = "unreachable" if result.get("unreachable") else "failed" if result.get("failed") else "gave no document"
+    return f"{kind}: {said[:300]}" if said else kind

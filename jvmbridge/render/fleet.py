@@ -1,0 +1,35 @@
+"""A fleet report: every host's verdicts in one table, the reason and fix where not active."""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import asdict
+
+from jvmbridge.fleet.report import Fleet
+from jvmbridge.render.text import align, as_json, markdown
+
+_HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
+
+
+def _cells(fleet: Fleet) -> list[list[str]]:
+    cells = [[r.host, r.jvm, r.mode, r.status, "" if r.active else r.reason, r.fix] for r in fleet.rows]
+    return cells + [[host, "-", "-", "not checked", why, ""] for host, why in sorted(fleet.unchecked.items())]
+
+
+def render_table(fleet: Fleet) -> str:
+    return "\n".join(align([_HEADER, *_cells(fleet)]) + ["", fleet.summary()]) + "\n"
+
+
+def render_markdown(fleet: Fleet) -> str:
+    return "\n".join(markdown([_HEADER, *_cells(fleet)]) + ["", fleet.summary()]) + "\n"
+
+
+def render_csv(fleet: Fleet) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([_HEADER, *_cells(fleet)])
+    return out.getvalue()
+
+
+def render_json(fleet: Fleet) -> str:
+    return as_json({"summary": fleet.summary(), "exit_code": fleet.exit_code, "hosts": fleet.hosts,
+                    "rows": [asdict(r) for r in fleet.rows], "unchecked": fleet.unchecked})
