@@ -55,10 +55,10 @@ def harness_jar() -> Path:
     return PACKAGED_JAR if PACKAGED_JAR.is_file() else checkout_jar()
 
 
-def checkout_jar(cache: Path | None = None) -> Path:
-    """The jar of the checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
+def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT) -> Path:
+    """The jar of a checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
     when missing; named by the sources' digest, so an edited source gets a new jar."""
-    sources = java_sources()
+    sources = java_sources(source_root)
     if not sources:
         raise HarnessUnavailable(
             "the Java harness is missing from this installation; reinstall jvmbridge with a JDK present"
@@ -67,7 +67,7 @@ def checkout_jar(cache: Path | None = None) -> Path:
     for path in sources:
         digest.update(path.read_bytes())
     cached = (cache or cache_dir()) / f"harness-{digest.hexdigest()[:16]}.jar"
-    return cached if cached.is_file() else build_jar(cached)
+    return cached if cached.is_file() else build_jar(cached, source_root)
 
 
 def cache_dir() -> Path:

@@ -176,7 +176,7 @@ def arm64_python_root() -> Path:
             _cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()
     # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
-    checkout_jar(root / "root" / ".cache" / "jvmbridge")
+    checkout_jar(root / "root" / ".cache" / "jvmbridge", REPO / "java" / "src" / "main" / "java")
     return root
 
 
