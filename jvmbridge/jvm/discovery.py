@@ -46,8 +46,13 @@ class JavaInstall:
         return None
 
 
-def resolve_java(path: str | os.PathLike) -> JavaInstall:
-    """A JavaInstall for a ``java`` binary, a JAVA_HOME, or a name on PATH such as ``java``."""
+def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInstall:
+    """A JavaInstall for a ``java`` binary, a JAVA_HOME, or a name on PATH such as ``java``;
+    with ``root`` (a container's /proc/PID/root), ``path`` is a path inside that root."""
+    if root is not None:
+        resolved = root / resolve_inside(root, str(path)).lstrip("/")
+        home = resolved if resolved.is_dir() else resolved.parent.parent
+        return _install_at(home, path)
     given = Path(path)
     # A bare name such as "java" means the command on PATH, not a folder that happens to be here.
     on_path = shutil.which(str(path)) if os.sep not in str(path) else None
@@ -55,7 +60,30 @@ def resolve_java(path: str | os.PathLike) -> JavaInstall:
     if not given.exists():
         raise JvmNotFound(f"{path}: no such file or directory")
     resolved = given.resolve()
-    home = resolved if resolved.is_dir() else resolved.parent.parent
+    return _install_at(resolved if resolved.is_dir() else resolved.parent.parent, path)
+
+
+def resolve_inside(root: Path, path: str, hops: int = 40) -> str:
+    """``path`` with its symbolic links followed as the container sees them: an absolute link
+    target means ``root``/target, not the host's."""
+    done = "/"
+    parts = [p for p in path.split("/") if p]
+    while parts:
+        part = parts.pop(0)
+        candidate = os.path.normpath(os.path.join(done, part))
+        if (root / candidate.lstrip("/")).is_symlink():
+            hops -= 1
+            if hops < 0:
+                raise JvmNotFound(f"{path}: too many symbolic links in {root}")
+            target = os.readlink(root / candidate.lstrip("/"))
+            parts = [p for p in target.split("/") if p] + parts
+            done = "/" if target.startswith("/") else done
+        else:
+            done = candidate
+    return done
+
+
+def _install_at(home: Path, path) -> JavaInstall:
     for candidate in _LIBJVM_CANDIDATES:
         if (home / candidate).is_file():
             release = _release(home)

@@ -52,10 +52,51 @@ def live_jvm(pid: int) -> LiveJvm:
         raise WorkerError(unreadable(pid, arguments[0].decode(errors="replace"), _owner(proc), os.geteuid(),
                                      _has_perf_data(pid))) from None
     try:
-        java = resolve_java(exe)
+        java = _java_of(proc, exe)
     except JvmNotFound:
         raise WorkerError(f"pid {pid}: not a JVM ({exe})") from None
     return LiveJvm(pid, java, b" ".join(arguments).decode(errors="replace").strip())
+
+
+def _java_of(proc: Path, exe: str) -> JavaInstall:
+    """The JVM the process runs. One in a container runs a file of its own root, which
+    /proc/PID/root shows to the host (as jcmd itself reaches the container's /tmp); its exe link
+    reads as a path in that root, or under the root's own path where that is visible here."""
+    if not _other_mount_namespace(proc):
+        return resolve_java(exe)
+    try:
+        root = os.readlink(proc / "root")
+    except OSError:
+        return resolve_java(exe)
+    inside = exe[len(root.rstrip("/")):] if root != "/" and exe.startswith(root.rstrip("/") + "/") else exe
+    return resolve_java(inside, root=proc / "root")
+
+
+def _jcmd_for(live: LiveJvm) -> list[str]:
+    """``jcmd PID`` as the JVM's own jcmd; for a JVM in a container, run inside its mount and PID
+    namespaces (nsenter, as root) with the pid it has there: the container's jcmd cannot start from
+    the host's side, where its libraries' paths mean something else."""
+    proc_root = f"/proc/{live.pid}/root"
+    home = str(live.java.home)
+    if not home.startswith(proc_root + "/"):
+        return [str(live.java.home / "bin" / "jcmd"), str(live.pid)]
+    return ["nsenter", "--target", str(live.pid), "--mount", "--pid", "--root", "--wd", "--",
+            f"{home[len(proc_root):]}/bin/jcmd", str(_pid_inside(live.pid))]
+
+
+def _pid_inside(pid: int) -> int:
+    """The pid the process has in its own (innermost) PID namespace, from /proc/PID/status NSpid."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("NSpid:"):
+            return int(line.split()[-1])
+    return pid
+
+
+def _other_mount_namespace(proc: Path) -> bool:
+    try:
+        return os.readlink(proc / "ns" / "mnt") != os.readlink("/proc/self/ns/mnt")
+    except OSError:
+        return False
 
 
 def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
@@ -98,9 +139,11 @@ def live_flags(live: LiveJvm) -> str:
     jcmd = live.java.home / "bin" / "jcmd"
     if not jcmd.is_file():
         raise WorkerError(f"pid {live.pid}: {live.java.home} has no jcmd (a JRE?); cannot read its flags")
-    done = subprocess.run([str(jcmd), str(live.pid), "VM.flags", "-all"], capture_output=True, text=True,
+    done = subprocess.run([*_jcmd_for(live), "VM.flags", "-all"], capture_output=True, text=True,
                           errors="replace", timeout=60)
     if done.returncode != 0 or "[Global flags]" not in done.stdout:
         said = (done.stderr.strip() or done.stdout.strip()).splitlines()
-        raise WorkerError(f"pid {live.pid}: attach failed (jcmd VM.flags): {said[-1] if said else 'no output'}")
+        inside = ("; it runs in a container: run `jvmbridge check --all-jvms` inside it (e.g. docker exec)"
+                  if _other_mount_namespace(Path(f"/proc/{live.pid}")) else "")
+        raise WorkerError(f"pid {live.pid}: attach failed (jcmd VM.flags): {said[-1] if said else 'no output'}{inside}")
     return done.stdout
