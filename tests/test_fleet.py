@@ -132,3 +132,8 @@ def test_report_refuses_a_folder_without_check_documents(tmp_path):
     (tmp_path / "x.json").write_text("[1, 2]")
     done = run_cli("report", str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_fleet_refuses_a_missing_inventory_in_one_line(tmp_path):
+    done = run_cli("fleet", str(tmp_path / "hosts.ini"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such inventory" in done.stderr

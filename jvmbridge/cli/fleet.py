@@ -36,6 +36,8 @@ def fleet(inventory, ansible_args, out_dir, wheel, output_format, print_playbook
         return
     if not inventory:
         raise click.UsageError("give an Ansible inventory (a file, a folder, or 'host1,host2,')")
+    if "," not in inventory and not Path(inventory).exists():
+        raise click.UsageError(f"{inventory}: no such inventory file or folder (hosts by name: 'host1,host2,')")
     started = datetime.datetime.now(datetime.timezone.utc)
     fetch_dir = Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}"
     try:
