@@ -14,8 +14,8 @@ from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_
 
 
 def run_comparison(request: CompareRequest, progress: Progress | None = None,
-                   output: Path | None = None) -> Comparison:
-    return run(plan(list(request.workloads), request.matrix), progress, output)
+                   output: Path | None = None, host_name: str | None = None) -> Comparison:
+    return run(plan(list(request.workloads), request.matrix), progress, output, host_name)
 
 
 def compare(iterations: int | float | str | None = None, *, round_seconds: float = ROUND_SECONDS,

@@ -81,13 +81,15 @@ def left_out(matrix: Matrix) -> dict[str, str]:
     return {key: reason for key in matrix.engines if (reason := ENGINES[key].unavailable(matrix))}
 
 
-def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None) -> Comparison:
+def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
+        host_name: str | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run.
 
-    Every record is written to ``output`` (default: store.default_path) the moment it exists.
+    Every record is written to ``output`` (default: store.default_path) the moment it exists;
+    ``host_name`` names the host in it (default: its hostname).
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = _metadata([job.workload for job in jobs], started)
+    metadata = {**_metadata([job.workload for job in jobs], started), **({"host": host_name} if host_name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     rows, failures, interrupted = [], [], False

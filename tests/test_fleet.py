@@ -137,3 +137,22 @@ def test_report_refuses_a_folder_without_check_documents(tmp_path):
 def test_fleet_refuses_a_missing_inventory_in_one_line(tmp_path):
     done = run_cli("fleet", str(tmp_path / "hosts.ini"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such inventory" in done.stderr
+
+
+def test_fleet_compare_puts_each_hosts_run_in_its_own_column(ssh_hosts, tmp_path):
+    start, key = ssh_hosts
+    here = f"{sys.executable} -m jvmbridge"
+    quick = "--engine openssl-cli --sizes 16 --round-time 0.1 --rounds 3 --forks 1 --max-forks 1"
+    inventory = tmp_path / "hosts.ini"
+    inventory.write_text(
+        "\n".join(f"{name} ansible_host=127.0.0.1 ansible_port={port}" for name, port in
+                  (("web-1", start()), ("web-2", start()), ("gone-1", _free_port())))
+        + f"\n\n[all:vars]\nansible_user=root\nansible_ssh_private_key_file={key}\n"
+          f"ansible_python_interpreter={sys.executable}\njvmbridge_command='{here}'\njvmbridge_compare_args='{quick}'\n"
+          "ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'\n")
+    done = run_cli("fleet", str(inventory), "--compare", "--out", str(tmp_path / "out"), timeout=600)
+    assert done.returncode == 2, done.stderr[-3000:]  # gone-1 gave no run
+    header = next(line for line in done.stdout.splitlines() if "web-1" in line)
+    assert "web-2" in header, done.stdout
+    assert "gone-1: no run (unreachable" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.jsonl")) == ["web-1.jsonl", "web-2.jsonl"]

@@ -71,7 +71,9 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS,
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def compare(output, output_format, quiet, **options):
+@click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
+                                                  "`jvmbridge fleet --compare` passes the inventory's.")
+def compare(output, output_format, quiet, host_name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
@@ -89,7 +91,7 @@ def compare(output, output_format, quiet, **options):
     show_progress = not quiet and sys.stderr.isatty()
     try:
         comparison = run_comparison(request, progress=_progress if show_progress else None,
-                                    output=Path(output) if output else None)
+                                    output=Path(output) if output else None, host_name=host_name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(render("compare", output_format, comparison), nl=False)

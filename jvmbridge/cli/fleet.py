@@ -17,14 +17,17 @@ from jvmbridge.cli.common import format_option
               help="Where each host's document is saved [default: ~/.local/share/jvmbridge/fleet/<start>/].")
 @click.option("--wheel", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="A jvmbridge wheel to install (into ~/.jvmbridge-venv) on hosts that lack jvmbridge.")
+@click.option("--compare", "run_compare", is_flag=True,
+              help="Run `jvmbridge compare` instead (its options: -e jvmbridge_compare_args='...'), and report the "
+                   "runs side by side, one column per host.")
 @format_option("fleet")
 @click.option("--print-playbook", is_flag=True, help="Print the playbook's path and exit (to run it yourself).")
-def fleet(inventory, ansible_args, out_dir, wheel, output_format, print_playbook):
+def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, print_playbook):
     """Run `jvmbridge check` on every host of INVENTORY through ansible-playbook (any further
     arguments go to it: -f 50, --limit web, -u deploy, ...), fetch each document, and report.
 
     Exit code as `check`'s over the fleet: 0 all active, 1 something not active or wrong, 2 a host
-    could not be checked (or could not tell).
+    could not be checked (or could not tell). With --compare: 2 if a host gave no run.
     """
     from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
     from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
@@ -41,9 +44,11 @@ def fleet(inventory, ansible_args, out_dir, wheel, output_format, print_playbook
     started = datetime.datetime.now(datetime.timezone.utc)
     fetch_dir = Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}"
     try:
-        run_playbook(inventory, ansible_args, fetch_dir, Path(wheel) if wheel else None)
+        run_playbook(inventory, ansible_args, fetch_dir, Path(wheel) if wheel else None, run_compare)
     except FleetError as e:
         raise click.ClickException(str(e)) from None
+    if run_compare:
+        _compare_report(fetch_dir, output_format)
     documents = sorted(fetch_dir.glob("*.json"))
     if not documents:
         raise click.ClickException(f"no host gave a document (see Ansible's output above); nothing in {fetch_dir}")
@@ -54,3 +59,21 @@ def fleet(inventory, ansible_args, out_dir, wheel, output_format, print_playbook
     click.echo(render("fleet", output_format, result), nl=False)
     click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)", err=True)
     sys.exit(result.exit_code)
+
+
+def _compare_report(fetch_dir: Path, output_format: str) -> None:
+    """The hosts' runs side by side (a column per host); each host without a run said once."""
+    from jvmbridge.cli.report import runs_report
+    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
+
+    runs = sorted(fetch_dir.glob("*.jsonl"))
+    try:
+        missing = fleet_of(read_documents(sorted(fetch_dir.glob("*.json")))).unchecked
+    except FleetFileError as e:
+        raise click.ClickException(str(e)) from None
+    if runs:
+        runs_report([str(run) for run in runs], output_format, "host", None)
+    for host, why in sorted(missing.items()):
+        click.echo(f"jvmbridge: {host}: no run ({why})", err=True)
+    click.echo(f"jvmbridge: runs saved in {fetch_dir} (`jvmbridge report --columns host {fetch_dir}/*.jsonl`)", err=True)
+    sys.exit(2 if missing or not runs else 0)

@@ -32,7 +32,7 @@ def report(files, output_format, columns, plot_path):
         _fleet_report(paths, output_format, plot_path)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    _runs_report(files, output_format, columns, plot_path)
+    runs_report(files, output_format, columns, plot_path)
 
 
 def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
@@ -49,7 +49,8 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
     sys.exit(fleet.exit_code)
 
 
-def _runs_report(files, output_format: str, columns: str, plot_path) -> None:
+def runs_report(files, output_format: str, columns: str, plot_path) -> None:
+    """Saved `compare` runs side by side (also `fleet --compare`'s)."""
     from jvmbridge.history import compare_runs, tidy_frame
     from jvmbridge.render import render
     from jvmbridge.render.runs import RunsDocument

@@ -18,7 +18,8 @@ class FleetError(RuntimeError):
     """Ansible is missing, or could not run the play at all."""
 
 
-def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None) -> int:
+def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None,
+                 compare: bool = False) -> int:
     """``ansible-playbook`` on the fleet play; its output goes to stderr as it comes (stdout is the
     report's). Returns its exit code; the documents (and records of hosts not checked) are then in
     ``fetch_dir``."""
@@ -30,7 +31,8 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     shutil.rmtree(results, ignore_errors=True)
     env = {**os.environ, "JVMBRIDGE_FLEET_RESULTS": str(results)}
     command = [playbook, "-i", inventory, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
-               *(["-e", f"jvmbridge_wheel={wheel.resolve()}"] if wheel else []), *ansible_args]
+               *(["-e", f"jvmbridge_wheel={wheel.resolve()}"] if wheel else []),
+               *(["-e", "jvmbridge_run=compare"] if compare else []), *ansible_args]
     status = subprocess.run(command, env=env, stdout=sys.stderr).returncode
     record_unchecked(fetch_dir, results)
     return status
@@ -41,7 +43,7 @@ def record_unchecked(fetch_dir: Path, results: Path) -> list[str]:
     recorded = []
     for result in sorted(results.glob("*")) if results.is_dir() else []:
         host = result.name
-        if (fetch_dir / f"{host}.json").is_file():
+        if (fetch_dir / f"{host}.json").is_file() or (fetch_dir / f"{host}.jsonl").is_file():
             continue
         try:
             last = json.loads(result.read_text())
