@@ -222,8 +222,10 @@ class _Watch:
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)
         if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
-            # It never ran: a refused option or a broken JVM. Its own words say why.
-            said = [line for line in self.stderr_tail + self.other_stdout if line.strip()]
+            # It never ran: a refused option or a broken JVM. Its own words say why, on stderr; stdout
+            # also carries the JIT log, whose lines may come last.
+            said = ([line for line in self.stderr_tail if line.strip()]
+                    or [line for line in self.other_stdout if line.strip()])
             self.outcome.error = said[-1] if said else f"exit code {returncode}"
             return
         traced = self.outcome.last_traced
