@@ -1,6 +1,7 @@
 """The fast tier for verify: sizes, cases, inputs, known bugs, reduction and rendering (no JVM)."""
 from __future__ import annotations
 
+from jvmbridge.check.evidence import is_inlining_log
 from jvmbridge.check.modes import MODES
 from jvmbridge.check.verdict import VERIFIED, WRONG, Verdict, with_verification
 from jvmbridge.jvm.messages import crash_report, crash_summary
@@ -138,3 +139,12 @@ def test_check_verdicts_carry_the_verification():
     assert with_verification(active, _mode([])).status == VERIFIED
     wrong = with_verification(active, _mode([_finding("updates")]))
     assert wrong.status == WRONG and "AES-128 encrypt of 5 bytes" in wrong.reason and "JDK-8292158" in wrong.reason
+
+
+def test_the_inlining_log_is_told_from_the_jvms_own_complaints():
+    # Seen in CI: C2 prints some decisions without the `[jit,inlining]` decorations, and one such
+    # line came last on stderr, in place of the harness's "cannot load JCE provider" line.
+    assert is_inlining_log("[0.512s][debug][jit,inlining]   @ 36   java.lang.String::length (11 bytes)")
+    assert is_inlining_log("                               @ 88   jdk.internal.org.objectweb.asm.SymbolTable$Entry::<init> (17 bytes)   callee uses too much stack")
+    assert not is_inlining_log("cannot load JCE provider no.such.Provider: java.lang.ClassNotFoundException: no.such.Provider")
+    assert not is_inlining_log("Unrecognized VM option 'UseNoSuchThing'")

@@ -18,6 +18,7 @@ from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 
+_INLINING_TREE = re.compile(r"^\s*@ \d+\s")  # a decision printed without decorations, as C2 does for some
 _INTRINSIC = re.compile(r"com\.sun\.crypto\.provider\.(?P<method>[\w$]+::\w+)\s+\(\d+ bytes\)\s+\(intrinsic")
 # 4 KiB messages reach C2 and its intrinsics within a second or two on JDK 17 and 25.
 MESSAGE_BYTES = 4096
@@ -38,6 +39,11 @@ def intrinsic_method(line: str) -> str | None:
     """"CounterMode::implCrypt" for an inlining-log line that shows it used as an intrinsic."""
     match = _INTRINSIC.search(line)
     return match["method"] if match else None
+
+
+def is_inlining_log(line: str) -> bool:
+    """Whether ``line`` belongs to the JIT's inlining log, decorated (`[jit,inlining]`) or not."""
+    return "inlining" in line or bool(_INLINING_TREE.match(line))
 
 
 def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds: float) -> Evidence:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmbridge.check.evidence import intrinsic_method
+from jvmbridge.check.evidence import intrinsic_method, is_inlining_log
 from jvmbridge.check.modes import Mode
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
@@ -156,7 +156,7 @@ class _Watch:
             method = intrinsic_method(line)
             if method is None:
                 # Not an inlining line: keep the last few, they say why a JVM refused to start.
-                if "inlining" not in line:
+                if not is_inlining_log(line):
                     self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-20:]
                 continue
             if method not in self.outcome.seen:
@@ -182,6 +182,8 @@ class _Watch:
             self.outcome.compiled_passes += self.compiled_at_begin.get(number, False)
             if time.perf_counter() - self.started > self.budget:
                 self._stop(process)
+        elif kind == "fatal":
+            self.outcome.error = " ".join(fields)
         elif kind in ("diff", "error"):
             self.outcome.divergences.append(self._divergence(kind, fields))
             if self.until_wrong and self.until_wrong <= {d.pattern for d in self.outcome.divergences}:
@@ -211,7 +213,7 @@ class _Watch:
             pass  # it already exited
 
     def _judge_exit(self, returncode: int) -> None:
-        if returncode == 0:
+        if returncode == 0 or self.outcome.error:
             return
         if self.killed:
             # The passes that finished stand; with none, nothing was checked after all.
@@ -222,8 +224,7 @@ class _Watch:
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)
         if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
-            # It never ran: a refused option or a broken JVM. Its own words say why, on stderr; stdout
-            # also carries the JIT log, whose lines may come last.
+            # It never ran: a refused option or a broken JVM, which says why on stderr before any JIT log.
             said = ([line for line in self.stderr_tail if line.strip()]
                     or [line for line in self.other_stdout if line.strip()])
             self.outcome.error = said[-1] if said else f"exit code {returncode}"

@@ -36,6 +36,7 @@ import javax.crypto.spec.SecretKeySpec;
  *   @jvb error PASS CASE PATTERN EXCEPTION_TEXT                                 (first per group and pass)
  *   @jvb case CASE PATTERN                                                      (--trace: before each case)
  *   @jvb end PASS DIVERGENT_RUNS
+ *   @jvb fatal TEXT                   (it cannot start; on stdout, as stderr carries the JIT's log)
  * </pre>
  * A group is the (key size, direction, pattern) a case belongs to; its cases come smallest first,
  * so the first report of a group in a pass is that pass's smallest failing size.
@@ -342,6 +343,12 @@ public final class Conformance {
         return bytes;
     }
 
+    private static void fatal(String text) {
+        System.out.println("@jvb fatal " + text);
+        System.out.flush();
+        System.exit(2);
+    }
+
     /** {@code Conformance PLAN_FILE PATTERN[,PATTERN...] [--trace] [--provider CLASS]} */
     public static void main(String[] args) throws Exception {
         List<String> options = Arrays.asList(args).subList(Math.min(2, args.length), args.length);
@@ -349,16 +356,14 @@ public final class Conformance {
         boolean trace = options.contains("--trace");
         if (args.length < 2 || options.size() != (trace ? 1 : 0) + (providerAt >= 0 ? 2 : 0)
                 || (providerAt >= 0 && providerAt == options.size() - 1)) {
-            System.err.println("usage: Conformance PLAN_FILE PATTERN[,PATTERN...] [--trace] [--provider CLASS]");
-            System.exit(2);
+            fatal("usage: Conformance PLAN_FILE PATTERN[,PATTERN...] [--trace] [--provider CLASS]");
         }
         String provider = "";
         if (providerAt >= 0) {
             try {
                 provider = AesHarness.installProvider(options.get(providerAt + 1));
             } catch (ReflectiveOperationException | ClassCastException e) {
-                System.err.println("cannot load JCE provider " + options.get(providerAt + 1) + ": " + e);
-                System.exit(2);
+                fatal("cannot load JCE provider " + options.get(providerAt + 1) + ": " + e);
             }
         }
         String[] transformation = new String[1];
