@@ -16,7 +16,7 @@ from jvmbridge.store import Loaded
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
                 "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
                 "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
-                "file": ("file",)}
+                "file": ("file",), "published": ("published",)}
 
 
 def tidy_frame(loaded: Loaded) -> pd.DataFrame:
@@ -40,7 +40,8 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
     return " ".join(value) if isinstance(value, list) else value
 
 
-def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True) -> str:
+def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True,
+                  with_setting: bool = True) -> str:
     """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
     and how many loops ran at once."""
     engine = name_of(row, with_jdk)
@@ -48,7 +49,8 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threa
     direction = getattr(row, "direction", None)
     decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
     parallel = f" | {threads(row)} threads" if with_threads and threads(row) > 1 else ""
-    return f"{engine} | {row.setting} | {row.cipher}{decrypting}{size}{parallel}"
+    setting = f" | {row.setting}" if with_setting else ""
+    return f"{engine}{setting} | {row.cipher}{decrypting}{size}{parallel}"
 
 
 def threads(row) -> int:
@@ -65,14 +67,17 @@ def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def describe_runs(frame: pd.DataFrame) -> list[str]:
-    """One line per run: its number, host, start time and file."""
+    """One line per run: its number, host, start time and file; for a published text, the file, which
+    run of it and what the text says about how it ran (its start time is not known)."""
     runs = frame.drop_duplicates("run").sort_values("run", key=lambda r: r.str[4:].astype(int))
-    return [f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
+    return [f"{r.run}: {r.file}, {r.published}" if isinstance(r.published, str)
+            else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
 
 
 # How `report` may lay out columns: one per run, per host (servers side by side), per JDK (native
-# rows in a "native" column), or per thread count (how throughput scales with --threads).
-COLUMN_KINDS = ("run", "host", "jdk", "threads")
+# rows in a "native" column), per thread count (how throughput scales with --threads), or per
+# setting (intrinsics or AES-NI on beside off, as a published "with and without AES-NI" text has them).
+COLUMN_KINDS = ("run", "host", "jdk", "threads", "setting")
 
 
 @dataclass
@@ -84,12 +89,14 @@ class RunComparison:
 
 def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     frame = number_runs(frame)
-    by_jdk, by_threads = columns == "jdk", columns == "threads"
+    by_jdk, by_threads, by_setting = columns == "jdk", columns == "threads", columns == "setting"
     frame = frame.assign(
-        configuration=[configuration(r, with_jdk=not by_jdk, with_threads=not by_threads) for r in frame.itertuples()],
+        configuration=[configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting)
+                       for r in frame.itertuples()],
         column=[_column(r, columns) for r in frame.itertuples()])
-    # Hosts in the order their runs started; runs, JDKs and thread counts in natural order.
-    labels = list(dict.fromkeys(frame.sort_values("run" if columns == "host" else "column", key=_natural).column))
+    # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
+    in_run_order = columns in ("host", "setting")
+    labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame)
     if duplicated.any():
@@ -117,6 +124,8 @@ def _column(row, columns: str) -> str:
         return f"JDK {jdk_of(row)}" if jdk_of(row) else "native"
     if columns == "threads":
         return f"{threads(row)} thread(s)"
+    if columns == "setting":
+        return row.setting
     return row.host if columns == "host" else row.run
 
 

@@ -36,7 +36,10 @@ class Ratio:
                 "high": self.high, "confidence": CONFIDENCE, "significant": self.significant}
 
     def describe(self) -> str:
-        """"1.23x [1.10-1.37]", or with "not significant" when the intervals overlap."""
+        """"1.23x [1.10-1.37]", or with "not significant" when the intervals overlap; "1.23x (no
+        interval)" where a side is one figure (a published one, a single round)."""
+        if math.isinf(self.high):
+            return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]"
         return shown if self.significant else f"{shown} not significant"
 

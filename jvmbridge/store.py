@@ -87,19 +87,21 @@ def read(paths: list[str | Path]) -> Loaded:
 
 
 def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
-    from jvmbridge.native.published import speed_text_run
+    from jvmbridge.native.published import speed_text_runs
     from jvmbridge.native.speed_text import SpeedTextError
 
     try:
-        metadata, rows = speed_text_run(path, text)
+        runs, skipped = speed_text_runs(path, text)
     except SpeedTextError as e:
         if e.line is None:
             raise ResultFileError(f"{path}: no jvmbridge records, and no AES figures of `openssl speed` "
                                   "output either") from None
         raise ResultFileError(str(e)) from None
-    run_id = f"speed:{path}"
-    loaded.runs[run_id] = {**metadata, "file": str(path)}
-    loaded.rows += [{**row, "run_id": run_id} for row in rows]
+    loaded.problems += skipped
+    for number, run in enumerate(runs, 1):
+        run_id = f"speed:{path}#{number}"
+        loaded.runs[run_id] = {**run.metadata, "file": str(path)}
+        loaded.rows += [{**row, "run_id": run_id} for row in run.rows]
 
 
 def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool) -> None:

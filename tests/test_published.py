@@ -1,53 +1,174 @@
-"""Saved `openssl speed` text (1.0.2 to 3.x; table, -mr, -multi) read beside measured runs."""
+"""`openssl speed` text as people publish it (1.0.2 to 3.x; table, -mr, -multi; pasted with or
+without its line breaks) read beside measured runs, every run of a text with its own setting."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from conftest import run_cli
+from jvmbridge.native.published import acceleration, platform_of
 from jvmbridge.native.speed_text import SpeedTextError, parse_speed_text
 
 DATA = Path(__file__).parent / "data"
+PUBLISHED = DATA / "published"
+TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DATA / "openssl-1.1.1-speed-evp.txt"]
 
 
-def report_rows(*files) -> list[dict]:
-    done = run_cli("report", "--format", "json", *map(str, files))
+def report(*args) -> tuple[dict, str]:
+    done = run_cli("report", "--format", "json", *map(str, args))
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)["comparison"]
+    return json.loads(done.stdout), done.stderr
 
 
-def test_openssl_1_0_2_table_with_spaced_names_and_five_sizes():
-    parsed = parse_speed_text((DATA / "openssl-1.0.2-speed.txt").read_text(), "old")
-    assert parsed.version == "OpenSSL 1.0.2k-fips  26 Jan 2017"
-    assert {f.cipher for f in parsed.figures} == {"aes-128-cbc", "aes-256-cbc"}  # sha256 is not AES
-    assert sorted({f.message_bytes for f in parsed.figures}) == [16, 64, 256, 1024, 8192]
+def rows_by_configuration(document: dict) -> dict[str, dict]:
+    return {row["configuration"]: row for row in document["comparison"]}
+
+
+def test_a_paste_that_lost_its_line_breaks_reads_as_the_table_it_was():
+    (run,) = parse_speed_text((PUBLISHED / "one-line-paste.txt").read_text(), "paste")
+    assert run.version == "OpenSSL 3.0.2" and run.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=0x7ffaf3ff")
+    assert [f.message_bytes for f in run.figures] == [16, 64, 256, 1024, 8192, 16384]
+    assert run.figures[-1].bytes_per_s == pytest.approx(128055.98e3)  # the table's, not the "Doing" lines'
+    document, _ = report(PUBLISHED / "one-line-paste.txt")
+    row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 16 B"]
+    assert row["run 1 ns/op"] == pytest.approx(16 / 109798.91e3 * 1e9)
+    assert "read back from the text's CPUINFO line" in document["notes"][0]
+
+
+def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
+    path = PUBLISHED / "with-and-without-aesni.txt"
+    first, second = parse_speed_text(path.read_text(), "post")
+    assert first.environment == {} and second.environment == {"OPENSSL_ia32cap": "~0x200000200000000"}
+    assert second.command == 'OPENSSL_ia32cap="~0x200000200000000" openssl speed -elapsed -evp aes-256-cfb'
+    document, _ = report(path)
+    rows = rows_by_configuration(document)
+    # 1.1.1 prints no CPUINFO line: the first run's AES-NI is not stated, the second's is off by its mask.
+    assert rows["OpenSSL speed (C loop) | AES-NI not stated | aes-256-cfb 16384 B"]["run 2 ns/op"] is None
+    assert rows["OpenSSL speed (C loop) | AES-NI off | aes-256-cfb 16384 B"]["run 2 ns/op"] == pytest.approx(
+        16384 / 97774.93e3 * 1e9)
+    notes = "\n".join(document["notes"])
+    assert "run 1 of 2 in the text (line 3): AES-NI not stated" in notes
+    assert "run 2 of 2 in the text (line 21): AES-NI off (OPENSSL_ia32cap=~0x200000200000000 given to the command" in notes
+    assert "-elapsed: wall-clock time" in notes and "repeat a configuration" not in notes
+    # The author's comparison, as columns by setting, in the text's order.
+    by_setting, _ = report("--columns", "setting", path)
+    assert by_setting["columns"] == ["AES-NI not stated", "AES-NI off"]
+    (row,) = [r for r in by_setting["comparison"] if r["configuration"].endswith("aes-256-cfb 16384 B")]
+    assert row["AES-NI off vs AES-NI not stated"] == f"{97774.93 / 287257.26:.2f}x (no interval)"
+
+
+def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
+    path = PUBLISHED / "vendor-custom-sizes-engine.txt"
+    (run,) = parse_speed_text(path.read_text(), "vendor")
+    assert sorted({f.message_bytes for f in run.figures}) == [51200, 102400, 204800, 524288, 1048576, 2097152,
+                                                              4194304, 8388608]
+    assert run.options["-engine"] == "kae" and run.options["-async_jobs"] == "16"
+    document, stderr = report(path)
+    assert "OpenSSL speed (C loop) | AES-NI not stated, engine kae | aes-128-cbc 8388608 B" in rows_by_configuration(document)
+    assert "-async_jobs 16" in document["notes"][0] and "-elapsed: wall-clock time" in document["notes"][0]
+    skipped = "3 row(s) of other algorithms skipped, only AES is compared: sm4-cbc, sm3, rsa2048"
+    assert skipped in stderr and skipped in document["problems"][0]
+
+
+def test_a_windows_session_with_prompts_paths_crlf_and_set():
+    path = PUBLISHED / "windows-prompt.txt"
+    assert b"\r\n" in path.read_bytes()
+    first, second = parse_speed_text(path.read_text(), "windows")
+    assert first.command == second.command == "openssl speed -evp aes-128-gcm -seconds 2"
+    assert second.environment == {"OPENSSL_ia32cap": "~0x200000200000000"}  # from `set` at the prompt
+    document, _ = report(path)
+    rows = rows_by_configuration(document)
+    assert rows["OpenSSL speed (C loop) | AES-NI on | aes-128-gcm 16 B"]["run 1 ns/op"]
+    assert rows["OpenSSL speed (C loop) | AES-NI off | aes-128-gcm 16 B"]["run 2 ns/op"]
+    assert "AES-NI off (read back from the text's CPUINFO line: AES-NI unused" in document["notes"][1]
+
+
+def test_1_0_2_low_level_ige_beside_evp():
+    document, _ = report(PUBLISHED / "openssl-1.0.2-ige-and-evp.txt")
+    rows = rows_by_configuration(document)
+    # 1.0.x's AES_* functions (the spaced names) have no AES-NI path; EVP's state is not printed.
+    assert rows["OpenSSL speed (C loop) | AES-NI off | aes-256-ige 8192 B"]["run 1 ns/op"]
+    assert rows["OpenSSL speed (C loop) | AES-NI not stated | aes-128-cbc 8192 B"]["run 2 ns/op"]
+    assert "without -evp: its low-level AES functions have no AES-NI path" in document["notes"][0]
+
+
+def test_a_text_with_only_the_doing_lines():
+    (run,) = parse_speed_text((PUBLISHED / "doing-lines-only.txt").read_text(), "doing")
+    assert run.figures[0].bytes_per_s == pytest.approx(85402138 * 16 / 3.00)
+    assert run.figures[2].bytes_per_s == pytest.approx(30331205 * 256 / 2.99)
+    document, _ = report(PUBLISHED / "doing-lines-only.txt")
+    assert "figures from the \"Doing\" lines" in document["notes"][0]
+    assert "not stated: -engine, -provider, -multi, -elapsed" in document["notes"][0]
+
+
+def test_an_aarch64_text_is_read_with_armcap():
+    text = ("$ OPENSSL_armcap=0x0 openssl speed -evp aes-128-gcm -bytes 1024\n"
+            "Doing AES-128-GCM for 3s on 1024 size blocks: 612043 AES-128-GCM's in 3.00s\n")
+    (run,) = parse_speed_text(text, "arm")
+    assert run.environment == {"OPENSSL_armcap": "0x0"}
+    platform = platform_of(run)
+    assert platform.accelerator == "ARMv8 Crypto Extensions"
+    assert acceleration(run, platform, run.figures[0]) == (
+        False, "OPENSSL_armcap=0x0 given to the command, not read back: the text has no CPUINFO line")
+
+
+def test_figures_below_10000_bytes_per_second_are_printed_without_k():
+    (run,) = parse_speed_text("type 16 bytes 64 bytes\naes-256-cbc 9876.54 12345.67k\n", "slow")
+    assert [f.bytes_per_s for f in run.figures] == [pytest.approx(9876.54), pytest.approx(12345670)]
+
+
+def figures_and_settings(text: str) -> list:
+    return [(run.command, run.environment, run.options, run.version, run.cpuinfo,
+             [(f.cipher, f.message_bytes, round(f.bytes_per_s, 3), f.low_level) for f in run.figures], run.skipped)
+            for run in parse_speed_text(text, "text")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(path=st.sampled_from(TEXTS), data=st.data())
+def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
+    text = path.read_text()
+    breaks = [m.start() for m in re.finditer(r"\r?\n", text)]
+    joined = set(data.draw(st.lists(st.sampled_from(breaks), unique=True), label="joined") if breaks else [])
+    reflowed = "".join(" " if i in joined else c for i, c in enumerate(text.replace("\r\n", "\n")))
+    assert figures_and_settings(reflowed) == figures_and_settings(text)
+    assert figures_and_settings(" ".join(text.split())) == figures_and_settings(text)  # all on one line
+
+
+def test_the_old_1_0_2_table_with_spaced_names_and_five_sizes():
+    (run,) = parse_speed_text((DATA / "openssl-1.0.2-speed.txt").read_text(), "old")
+    assert run.version == "OpenSSL 1.0.2k-fips 26 Jan 2017"
+    assert {f.cipher for f in run.figures} == {"aes-128-cbc", "aes-256-cbc"} and run.skipped == ["sha256"]
+    assert sorted({f.message_bytes for f in run.figures}) == [16, 64, 256, 1024, 8192]
 
 
 def test_the_table_unit_is_thousands_of_bytes_per_second():
-    rows = report_rows(DATA / "openssl-1.0.2-speed.txt")
-    (row,) = [r for r in rows if r["configuration"].endswith("aes-256-cbc 16 B")]
+    document, _ = report(DATA / "openssl-1.0.2-speed.txt")
+    row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI off | aes-256-cbc 16 B"]
     # 16000.00k = 16,000,000 B/s of 16-byte messages = 10^6 messages/s = 1000 ns each
     assert row["run 1 ns/op"] == pytest.approx(1000.0)
-    assert "AES-NI not stated" in row["configuration"]
 
 
 def test_openssl_1_1_1_evp_table():
-    parsed = parse_speed_text((DATA / "openssl-1.1.1-speed-evp.txt").read_text(), "evp")
-    assert parsed.version.startswith("OpenSSL 1.1.1f")
-    assert [f.message_bytes for f in parsed.figures] == [16, 64, 256, 1024, 8192, 16384]
-    assert parsed.figures[-1].bytes_per_s == pytest.approx(743391.91e3)
+    (run,) = parse_speed_text((DATA / "openssl-1.1.1-speed-evp.txt").read_text(), "evp")
+    assert run.version.startswith("OpenSSL 1.1.1f")
+    assert [f.message_bytes for f in run.figures] == [16, 64, 256, 1024, 8192, 16384]
+    assert run.figures[-1].bytes_per_s == pytest.approx(743391.91e3)
 
 
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 
 
-def speed(tmp_path, name, *args) -> Path:
+def speed(tmp_path, name, *args, env=None) -> Path:
     """Real `openssl speed` output of this machine, saved as a user would."""
-    done = subprocess.run(["openssl", "speed", "-seconds", "1", *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["openssl", "speed", "-seconds", "1", *args], capture_output=True, text=True,
+                          timeout=120, env=env)
     path = tmp_path / name
     path.write_text(done.stdout)
     return path
@@ -55,16 +176,29 @@ def speed(tmp_path, name, *args) -> Path:
 
 @needs_openssl
 def test_this_machines_table_mr_and_multi_output(tmp_path):
-    table = parse_speed_text(speed(tmp_path, "t.txt", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "t")
-    mr = parse_speed_text(speed(tmp_path, "mr.txt", "-mr", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "mr")
-    multi = parse_speed_text(speed(tmp_path, "m.txt", "-multi", "2", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "m")
-    for parsed in (table, mr, multi):
-        assert [(f.cipher, f.message_bytes) for f in parsed.figures] == [("aes-128-cbc", 64)]
-    for parsed in (table, multi):  # -mr output carries no CPUINFO line
-        assert parsed.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=")
+    (table,) = parse_speed_text(speed(tmp_path, "t.txt", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "t")
+    (mr,) = parse_speed_text(speed(tmp_path, "mr.txt", "-mr", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "mr")
+    (multi,) = parse_speed_text(speed(tmp_path, "m.txt", "-multi", "2", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "m")
+    for run in (table, mr, multi):
+        assert [(f.cipher, f.message_bytes) for f in run.figures] == [("aes-128-cbc", 64)]
+    for run in (table, multi):  # -mr output carries no CPUINFO line
+        assert run.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=")
     # -mr gives bytes/s, the table 1000s of bytes/s: both must land on the same scale.
     assert 0.2 < mr.figures[0].bytes_per_s / table.figures[0].bytes_per_s < 5
-    assert multi.processes == 2 and table.processes == 1
+    assert multi.processes == 2 and table.processes is None  # output alone does not show -multi 1
+
+
+@needs_openssl
+def test_this_machines_two_runs_in_one_file_read_back_on_and_off(tmp_path):
+    on = speed(tmp_path, "on.txt", "-bytes", "1024", "-evp", "aes-128-gcm").read_text()
+    off = speed(tmp_path, "off.txt", "-bytes", "1024", "-evp", "aes-128-gcm",
+                env={**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"}).read_text()
+    both = tmp_path / "both.txt"
+    both.write_text(" ".join((on + off).split()))  # and pasted without line breaks
+    document, _ = report("--columns", "setting", both)
+    assert document["columns"] == ["AES-NI on", "AES-NI off"]
+    (row,) = document["comparison"]
+    assert row["AES-NI off ns/op"] > row["AES-NI on ns/op"]
 
 
 @needs_openssl
@@ -74,8 +208,8 @@ def test_published_figures_sit_beside_a_measured_run(tmp_path):
                    "--message-size", "64", "--quiet", "--output", str(measured))
     assert done.returncode == 0, done.stderr
     saved = speed(tmp_path, "published.txt", "-bytes", "64", "-evp", "aes-256-cbc")
-    rows = report_rows(measured, saved)
-    (row,) = [r for r in rows if r["configuration"] == "OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 64 B"]
+    document, _ = report(measured, saved)
+    row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 64 B"]
     assert row["run 1 ns/op"] and row["run 2 ns/op"]  # the same configuration, both sources
 
 

@@ -14,8 +14,8 @@ from jvmbridge.history import COLUMN_KINDS
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @format_option("runs")
 @click.option("--columns", "columns", type=click.Choice(COLUMN_KINDS), default="run", show_default=True,
-              help="One column per run, per host, per JDK (JDKs measured in one run or several), or per thread count "
-                   "(how throughput scales with compare --threads).")
+              help="One column per run, per host, per JDK (JDKs measured in one run or several), per thread count "
+                   "(how throughput scales with compare --threads), or per setting (on beside off).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
 def report(files, output_format, columns, plot_path):

@@ -1,44 +1,138 @@
-"""Saved `openssl speed` text as a run of its own, so published figures sit beside measured ones."""
+"""Saved `openssl speed` text as runs of their own, so published figures sit beside measured ones.
+
+Each run in a text keeps its own setting, from what the text shows and nothing else: the CPUINFO
+line OpenSSL printed (read back), else the OPENSSL_ia32cap/OPENSSL_armcap given to the command,
+else OpenSSL 1.0.x's low-level AES path (no AES-NI); where the text does not say, "not stated".
+"""
 from __future__ import annotations
 
 import datetime
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from jvmbridge import __version__
-from jvmbridge.native.speed_text import parse_speed_text
-from jvmbridge.platforms.x86_64 import X86_64
 from jvmbridge.engines.native import OpensslSpeedEngine
+from jvmbridge.native.speed_text import SpeedFigure, SpeedRun, parse_speed_text
+from jvmbridge.platforms import Platform, known
+from jvmbridge.platforms.x86_64 import X86_64
 from jvmbridge.results import Measurement
 from jvmbridge.schema import row_record
 from jvmbridge.stats import summarize
 
+NOT_STATED = "not stated"
 
-def speed_text_run(path: Path, text: str) -> tuple[dict, list[dict]]:
-    """(run metadata, result rows) for one file of `openssl speed` output; SpeedTextError if it is not."""
-    parsed = parse_speed_text(text, str(path))
+
+@dataclass
+class PublishedRun:
+    metadata: dict
+    rows: list[dict]
+
+
+def speed_text_runs(path: Path, text: str) -> tuple[list[PublishedRun], list[str]]:
+    """The runs of one file of `openssl speed` output, and what was skipped in it (one line);
+    SpeedTextError if it is not such output."""
+    runs = parse_speed_text(text, str(path))
     started = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
-    metadata = {"host": f"from {path.name}", "cpu": {"model": "not stated", "features": []},
+    published = [_published(path, run, number, len(runs), started) for number, run in enumerate(runs, 1)]
+    skipped = Counter(name for run in runs for name in run.skipped)
+    problems = []
+    if skipped:
+        listed = ", ".join(f"{name} ({count}x)" if count > 1 else name for name, count in skipped.items())
+        problems.append(f"{path}: {sum(skipped.values())} row(s) of other algorithms skipped, "
+                        f"only AES is compared: {listed}")
+    return [run for run in published if run.rows], problems
+
+
+def _published(path: Path, run: SpeedRun, number: int, count: int, started: datetime.datetime) -> PublishedRun:
+    platform = platform_of(run)
+    # Each distinct setting once (a 1.0.x text can hold low-level and EVP rows), then the facts.
+    settings = dict.fromkeys(_setting(platform, *acceleration(run, platform, figure)) for figure in run.figures)
+    described = "; ".join([*settings, _facts(run)])
+    metadata = {"host": f"from {path.name}", "cpu": {"model": NOT_STATED, "features": []},
                 "started_utc": started.isoformat(timespec="seconds"), "jvmbridge_version": __version__,
-                "source": "openssl speed text", "workload": {}}
-    # Published texts read today carry x86's OPENSSL_ia32cap (aarch64 ones print OPENSSL_armcap).
-    x86 = X86_64()
-    setting, verified = f"{x86.accelerator} not stated", "the text has no CPUINFO line"
-    if parsed.cpuinfo:
-        in_use, verified = x86.openssl_state(parsed.cpuinfo)
-        setting = x86.setting(in_use)
+                "source": "openssl speed text", "workload": {},
+                "published": f"run {number} of {count} in the text (line {run.line}): {described}"}
+    processes = run.processes
     notes = [f"published figure from {path.name}: one number, no interval"]
-    if parsed.processes > 1:
-        notes.append(f"-multi {parsed.processes}: the sum over {parsed.processes} processes, "
-                     f"about {1 / parsed.processes:.0%} of it per process")
-    rows = []
-    for figure in parsed.figures:
-        ns_per_op = figure.message_bytes / figure.bytes_per_s * 1e9 if figure.bytes_per_s else float("inf")
-        measurement = Measurement(
-            engine=OpensslSpeedEngine.label, implementation=f"{parsed.version or 'OpenSSL (version not stated)'}",
-            setting=setting, accelerated=setting == x86.setting(True), as_requested=True, verified_state=verified,
-            cipher=figure.cipher, direction="encrypt", shape="stream", message_bytes=figure.message_bytes, threads=parsed.processes,
-            summary=summarize([{"iterations": 1, "ns": ns_per_op}]),
-            details={"openssl_cpuinfo": parsed.cpuinfo},
-            notes=notes)
-        rows.append(row_record(measurement.result(expected_ciphertext="")))
-    return metadata, rows
+    if processes and processes > 1:
+        notes.append(f"-multi {processes}: the sum over {processes} processes, about {1 / processes:.0%} of it per process")
+    rows = [_row(run, platform, figure, notes) for figure in run.figures]
+    return PublishedRun(metadata, rows)
+
+
+def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, notes: list[str]) -> dict:
+    accelerated, verified = acceleration(run, platform, figure)
+    setting = _setting(platform, accelerated)
+    for option in ("-engine", "-provider"):  # whose code ran is part of what was measured
+        if run.options.get(option):
+            setting += f", {option[1:]} {run.options[option]}"
+    ns_per_op = figure.message_bytes / figure.bytes_per_s * 1e9 if figure.bytes_per_s else float("inf")
+    measurement = Measurement(
+        engine=OpensslSpeedEngine.label, implementation=run.version or f"OpenSSL (version {NOT_STATED})",
+        setting=setting, accelerated=bool(accelerated), as_requested=True, verified_state=verified,
+        cipher=figure.cipher, direction="decrypt" if "-decrypt" in run.options else "encrypt", shape="stream",
+        message_bytes=figure.message_bytes, threads=run.processes or 1,
+        summary=summarize([{"iterations": 1, "ns": ns_per_op}]),
+        details={"openssl_cpuinfo": run.cpuinfo, "command": run.command}, notes=notes)
+    return row_record(measurement.result(expected_ciphertext=""))
+
+
+def _setting(platform: Platform, accelerated: bool | None, why: str | None = None) -> str:
+    """"AES-NI off", or "AES-NI off (why)"."""
+    setting = f"{platform.accelerator} {NOT_STATED}" if accelerated is None else platform.setting(accelerated)
+    return f"{setting} ({why})" if why else setting
+
+
+def acceleration(run: SpeedRun, platform: Platform, figure: SpeedFigure) -> tuple[bool | None, str]:
+    """Whether the figure's code used the CPU's AES instructions (None: the text does not say), and why."""
+    if figure.low_level and (run.version or "").startswith("OpenSSL 1.0."):
+        return False, f"{run.version} without -evp: its low-level AES functions have no {platform.accelerator} path"
+    if run.cpuinfo:
+        try:
+            in_use, state = platform.openssl_state(run.cpuinfo)
+            return in_use, f"read back from the text's CPUINFO line: {state}"
+        except ValueError:
+            pass
+    value = run.environment.get(platform.openssl_variable or "")
+    if value is not None and platform.openssl_value_off(value) is not None:
+        off = platform.openssl_value_off(value)
+        how = f"{platform.openssl_variable}={value} given to the command, not read back: the text has no CPUINFO line"
+        return (False, how) if off else (None, how + f": it leaves {platform.accelerator} to the CPU")
+    return None, f"the text has no CPUINFO line and no {platform.openssl_variable}"
+
+
+def platform_of(run: SpeedRun) -> Platform:
+    """The platform whose OpenSSL variable the run shows; x86-64 where it shows none."""
+    for platform in known():
+        if platform.openssl_variable in (run.cpuinfo or "") or platform.openssl_variable in run.environment:
+            return platform
+    return X86_64()
+
+
+def _facts(run: SpeedRun) -> str:
+    """What the text says about how the run ran, each fact once; "not stated" for what it does not."""
+    said, unsaid = [f"`{run.command}`" if run.command else "command not shown"], []
+    for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
+        if run.options.get(option):
+            said.append(f"{option} {run.options[option]}")
+        elif option in ("-engine", "-provider") and not run.command:
+            unsaid.append(option)
+    if run.processes is None:
+        unsaid.append("-multi")
+    elif run.processes > 1:
+        said.append(f"-multi {run.processes}: figures are the sum over {run.processes} processes")
+    if "-elapsed" in run.options or run.elapsed_notice:
+        said.append("-elapsed: wall-clock time")
+    elif run.command:
+        said.append("user CPU time (no -elapsed)")
+    else:
+        unsaid.append("-elapsed")
+    seconds = run.options.get("-seconds") or run.planned_seconds
+    if seconds:
+        said.append(f"{seconds} s per size")
+    if "-decrypt" in run.options:
+        said.append("-decrypt")
+    if not run.table:
+        said.append("figures from the \"Doing\" lines (count x size / seconds)")
+    return "; ".join(said + ([f"{NOT_STATED}: {', '.join(unsaid)}"] if unsaid else []))

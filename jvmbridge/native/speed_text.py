@@ -1,24 +1,59 @@
-"""Parse saved `openssl speed` output (OpenSSL 1.0.2 to 3.x): the table form, `-mr`, `-multi`.
+"""Find every `openssl speed` run in a text as people publish it (OpenSSL 1.0.2 to 3.x).
 
-The trap this exists for: the table's numbers are 1000s of bytes per second ("1045836.29k"),
-while `-mr` lines (+F:...) give plain bytes per second. Only AES rows are kept.
+A run is what one `openssl speed` printed: the command that started it (with the environment
+assignments before it) where the text shows one, the "Doing" lines, the version block, the table
+(or -mr's +H/+F lines). Texts copied from web pages often lost their line breaks, so the text is
+read as a stream of whitespace-separated tokens, never line by line; a token's line is kept only
+to name it in messages.
+
+Traps: the table's numbers are 1000s of bytes per second ("1045836.29k") except below 10000 B/s,
+where speed.c prints plain bytes per second (`results > 10000 && !mr`); -mr's +F lines are plain
+bytes per second; sizes of 100,000 bytes and more glue to the previous "bytes" ("bytes1048576").
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
 _AES = re.compile(r"^aes-(128|192|256)[- ]([a-z0-9]+)$", re.IGNORECASE)
-_TABLE_HEADER = re.compile(r"^type\s+((?:\d+ bytes\s*)+)$")
-_TABLE_ROW = re.compile(r"^(?P<name>[A-Za-z][\w\- ]*?)\s+(?P<figures>(?:[\d.]+k\s*)+)$")
-_MR_SIZES = re.compile(r"^(?:Got: )?\+H((?::\d+)+)(?: from (\d+))?\s*$")
-_MR_FIGURES = re.compile(r"^(?P<child>Got: )?\+F:\d+:(?P<name>[^:]+)(?P<figures>(?::[\d.]+)+)(?: from \d+)?\s*$")
-_CHILD = re.compile(r"^(?:Forked child (\d+)|Got: .* from (\d+))\s*$")
-_VERSION = re.compile(r"^(?:version: (?P<v3>\S+)|(?P<v1>OpenSSL \d\S*.*?))\s*$")
+_FIGURE = r"\d+\.\d\dk?"  # one table cell: "%11.2fk", or "%11.2f" below 10000 B/s
+_END = r"(?= |$)"  # a pattern must end where a token ends
+_VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*)"  # a shell word, quoted or not
+
+_WORD = re.compile(r"\S+")
+_COMMAND = re.compile(rf"(?P<env>(?:[A-Za-z_]\w*={_VALUE} )*)"
+                      rf"(?:\S*[>\\/\"'&])?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
+_EXPORT = re.compile(rf"(?:\S*>)?(?:export |set |\$env:)(?P<name>OPENSSL_\w+) ?= ?(?P<value>{_VALUE}){_END}")
+_UNSET = re.compile(rf"unset (?P<name>OPENSSL_\w+){_END}")
+_ELAPSED = re.compile(rf"You have chosen to measure elapsed time instead of user CPU time\.{_END}")
+_DOING = re.compile(r"Doing (?P<name>\S+(?: \S+)?) (?:ops )?for (?P<planned>\d+)s on (?P<size>\d+) size blocks: "
+                    rf"(?P<count>\d+) (?P=name)'s in (?P<seconds>\d+\.\d+)s{_END}")
+_MR_DT = re.compile(rf"\+DT:(?P<name>[^:]+):(?P<planned>\d+):(?P<size>\d+){_END}")
+_MR_R = re.compile(rf"\+R:(?P<count>\d+):(?P<name>[^:]+):(?P<seconds>[\d.]+){_END}")
+_MR_SIZES = re.compile(rf"(?P<got>Got: )?\+H(?P<sizes>(?::\d+)+)(?: from (?P<child>\d+))?{_END}")
+_MR_FIGURES = re.compile(rf"(?P<got>Got: )?\+F:\d+:(?P<name>[^:]+)(?P<figures>(?::[\d.]+)+)(?: from (?P<child>\d+))?{_END}")
+_CHILD = re.compile(rf"Forked child (?P<child>\d+){_END}")
+_VERSION = re.compile(rf"(?:version: (?P<v3>\d\S*)|(?P<v1>OpenSSL \d+\.\d+\.\d+\S*(?: \d\d? [A-Z][a-z]{{2}} \d{{4}})?)){_END}")
+_CPUINFO = re.compile(rf"CPUINFO: (?P<caps>OPENSSL_\w+=\S+(?: env:\S+)?){_END}")
+_TABLE_HEADER = re.compile(rf"type(?P<sizes>(?: ?\d+ bytes)+){_END}")
+# A table row: one to four name tokens ("aes-256 cbc", "aes-128-cbc-hmac-sha1"), then its cells.
+# Its name tokens are neither cells nor words that begin something else.
+_NOT_A_NAME = rf"(?!(?:{_FIGURE}|type|Doing|version:|CPUINFO:|The|You|Forked|Got:|\+\S*){_END})"
+_TABLE_ROW = re.compile(rf"(?P<name>(?:{_NOT_A_NAME}\S+ ){{1,4}}?)(?P<figures>{_FIGURE}(?: {_FIGURE})*){_END}")
+# A public-key table row ("rsa 2048 bits 0.000658s ..."): not AES, but listed as skipped.
+_KEY_ROW = re.compile(rf"(?P<name>rsa|dsa) ?(?P<bits>\d+) bits \d+\.\d+s \d+\.\d+s{_END}")
+
+# `openssl speed` options that take a value (apps/speed.c), and algorithm names without a digit.
+_VALUED = {"-evp", "-hmac", "-cmac", "-multi", "-async_jobs", "-engine", "-provider", "-provider-path",
+           "-propquery", "-seconds", "-bytes", "-primes", "-misalign", "-rand", "-writerand", "-kem-algorithms",
+           "-signature-algorithms"}
+_PLAIN_NAMES = {"aes", "des", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "idea", "seed", "blowfish", "bf", "cast",
+                "camellia", "whirlpool", "ghash", "rand", "hmac", "ffdh", "sm2", "kdf"}
 
 
 class SpeedTextError(ValueError):
-    """Text that is not `openssl speed` output, or a line that breaks its format."""
+    """Text that is not `openssl speed` output, or a part of it that breaks its format."""
 
     def __init__(self, message: str, line: int | None = None):
         super().__init__(message)
@@ -27,53 +62,247 @@ class SpeedTextError(ValueError):
 
 @dataclass(frozen=True)
 class SpeedFigure:
-    cipher: str  # normalised to aes-256-cbc
+    cipher: str  # normalised: aes-256-cbc
     message_bytes: int
     bytes_per_s: float
+    low_level: bool  # printed as "aes-256 cbc": OpenSSL 1.x's AES_* functions, not EVP
 
 
 @dataclass
-class SpeedText:
-    figures: list[SpeedFigure] = field(default_factory=list)
+class SpeedRun:
+    line: int  # where the run starts in the text
+    command: str | None = None  # as the text shows it, environment assignments included
+    environment: dict[str, str] = field(default_factory=dict)  # OPENSSL_* variables set for it
+    options: dict[str, str] = field(default_factory=dict)  # "-engine" -> "qat", "-elapsed" -> ""
     version: str | None = None
     cpuinfo: str | None = None
-    processes: int = 1  # `-multi N`: the figures are the sum over N processes
+    elapsed_notice: bool = False  # speed printed "You have chosen to measure elapsed time ..."
+    planned_seconds: int | None = None  # "Doing ... for 3s"
+    table: list[SpeedFigure] = field(default_factory=list)  # the table's or -mr's +F figures
+    timed: list[SpeedFigure] = field(default_factory=list)  # from the "Doing" (-mr: +DT/+R) lines
+    skipped: list[str] = field(default_factory=list)  # rows of other algorithms, by name
+    children: set[str] = field(default_factory=set)  # -multi: the forked children seen
+    _doing: set[tuple[str, int]] = field(default_factory=set)
+    _pending_dt: tuple[str, int] | None = None
+
+    @property
+    def figures(self) -> list[SpeedFigure]:
+        """The table where the text has it (speed's own summary); else what the "Doing" lines add up to."""
+        return self.table or self.timed
+
+    @property
+    def processes(self) -> int | None:
+        """-multi N: the figures are the sum over N processes; None where the text does not say."""
+        if "-multi" in self.options and self.options["-multi"].isdigit():
+            return int(self.options["-multi"])
+        if self.children:
+            return len(self.children)
+        return 1 if self.command else None
+
+    @property
+    def began(self) -> bool:
+        return bool(self.version or self.cpuinfo or self.elapsed_notice or self._doing or self.table or self.skipped)
 
 
-def parse_speed_text(text: str, source: str) -> SpeedText:
-    parsed, sizes, children = SpeedText(), None, set()
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if match := _VERSION.match(line):
-            parsed.version = f"OpenSSL {match['v3']}" if match["v3"] else match["v1"]
-        elif line.startswith("CPUINFO:"):
-            parsed.cpuinfo = line
-        elif match := _MR_SIZES.match(line):
-            sizes = [int(s) for s in match[1].split(":")[1:]]
-        elif match := _TABLE_HEADER.match(line):
-            sizes = [int(s) for s in re.findall(r"(\d+) bytes", match[1])]
-        elif match := _MR_FIGURES.match(line):
-            if not match["child"]:  # "Got: +F..." is one -multi child's share; the sum follows
-                _add(parsed, match["name"], [float(v) for v in match["figures"].split(":")[1:]], sizes, source, number)
-        elif match := _TABLE_ROW.match(line):
-            figures = [float(v) * 1000 for v in re.findall(r"([\d.]+)k", match["figures"])]
-            _add(parsed, match["name"], figures, sizes, source, number)
-        if match := _CHILD.match(line):
-            children.add(match[1] or match[2])
-    if not parsed.figures:
+def parse_speed_text(text: str, source: str) -> list[SpeedRun]:
+    """Every run in ``text`` that shows AES figures, in order; SpeedTextError when there is none."""
+    reader = _Reader(text, source)
+    runs = reader.read()
+    with_figures = [run for run in runs if run.figures]
+    if not with_figures:
         raise SpeedTextError(f"{source}: no AES figures from `openssl speed` found")
-    parsed.processes = max(len(children), 1)
-    return parsed
+    return [run for run in runs if run.figures or run.skipped]
 
 
-def _add(parsed: SpeedText, name: str, figures: list[float], sizes: list[int] | None, source: str, line: int) -> None:
-    cipher = _AES.match(name.strip())
-    if not cipher:
-        return
-    if sizes is None:
-        raise SpeedTextError(f"{source}:{line}: figures for {name.strip()} before any size header", line)
-    if len(figures) != len(sizes):
-        raise SpeedTextError(f"{source}:{line}: {len(figures)} figures for {len(sizes)} sizes "
-                             f"({', '.join(map(str, sizes))} bytes)", line)
-    normalised = f"aes-{cipher[1]}-{cipher[2].lower()}"
-    parsed.figures += [SpeedFigure(normalised, size, value) for size, value in zip(sizes, figures)]
+class _Reader:
+    def __init__(self, text: str, source: str):
+        self.source = source
+        tokens, self.lines, self.starts = [], [], []
+        offset = 0
+        for number, line in enumerate(text.splitlines(), 1):
+            for token in line.split():
+                tokens.append(token)
+                self.starts.append(offset)
+                self.lines.append(number)
+                offset += len(token) + 1
+        self.flat = " ".join(tokens)
+        self.session: dict[str, str] = {}  # exported OPENSSL_* variables, for the commands after them
+        self.runs: list[SpeedRun] = []
+        self.sizes: list[int] | None = None
+
+    def line_at(self, offset: int) -> int:
+        return self.lines[bisect.bisect_right(self.starts, offset) - 1]
+
+    def read(self) -> list[SpeedRun]:
+        position = 0
+        while position < len(self.flat):
+            end = self._step(position)
+            if end is None:  # nothing starts here: the next token
+                space = self.flat.find(" ", position)
+                end = len(self.flat) if space < 0 else space
+            position = end + 1
+        return self.runs
+
+    def _run(self, starts_anew: bool, offset: int) -> SpeedRun:
+        """The run output at ``offset`` belongs to; a new one where the last one's output is complete."""
+        if not self.runs or starts_anew:
+            self.runs.append(SpeedRun(self.line_at(offset), environment=dict(self.session)))
+            self.sizes = None
+        return self.runs[-1]
+
+    def _last(self) -> SpeedRun | None:
+        return self.runs[-1] if self.runs else None
+
+    def _step(self, at: int) -> int | None:
+        """Read what starts at ``at``; the offset where it ends, None if nothing does."""
+        flat, last = self.flat, self._last()
+        if match := _COMMAND.match(flat, at):
+            return self._command(match)
+        if match := _EXPORT.match(flat, at):
+            self.session[match["name"]] = _unquote(match["value"])
+            return match.end()
+        if match := _UNSET.match(flat, at):
+            self.session.pop(match["name"], None)
+            return match.end()
+        if match := _ELAPSED.match(flat, at):
+            self._run(last is None or last.began, at).elapsed_notice = True
+            return match.end()
+        if match := _DOING.match(flat, at):
+            self._timed(at, match["name"], int(match["size"]), int(match["count"]), float(match["seconds"]),
+                        int(match["planned"]))
+            return match.end()
+        if match := _MR_DT.match(flat, at):
+            run = self._run(last is None or bool(last.table) or (match["name"], int(match["size"])) in last._doing, at)
+            run._pending_dt = (match["name"], int(match["size"]))
+            run.planned_seconds = int(match["planned"])
+            return match.end()
+        if match := _MR_R.match(flat, at):
+            if last and last._pending_dt and last._pending_dt[0] == match["name"]:
+                self._timed(at, match["name"], last._pending_dt[1], int(match["count"]), float(match["seconds"]), None)
+                last._pending_dt = None
+            return match.end()
+        if match := _VERSION.match(flat, at):
+            run = self._run(last is None or bool(last.version or last.table), at)
+            run.version = f"OpenSSL {match['v3']}" if match["v3"] else match["v1"]
+            return match.end()
+        if match := _CPUINFO.match(flat, at):
+            self._run(last is None or bool(last.cpuinfo or last.table), at).cpuinfo = f"CPUINFO: {match['caps']}"
+            return match.end()
+        if match := _CHILD.match(flat, at):
+            self._run(last is None or bool(last.table), at).children.add(match["child"])
+            return match.end()
+        if match := _MR_SIZES.match(flat, at):
+            if match["got"]:  # one -multi child's sizes: the parent's sum (with no header of its own) has them too
+                self._child(at, match["child"])
+            else:
+                self._run(last is None or bool(last.table), at)
+            self.sizes = [int(s) for s in match["sizes"].split(":")[1:]]
+            return match.end()
+        if match := _MR_FIGURES.match(flat, at):
+            if match["got"]:
+                self._child(at, match["child"])
+            else:
+                self._row(at, match["name"], [float(v) for v in match["figures"].split(":")[1:]])
+            return match.end()
+        if match := _TABLE_HEADER.match(flat, at):
+            self._run(last is None or bool(last.table), at)
+            self.sizes = [int(s) for s in re.findall(r"(\d+) bytes", match["sizes"])]
+            return self._table(match.end())
+        if match := _KEY_ROW.match(flat, at):
+            self._key_row(match)
+            return match.end()
+        if match := _TABLE_ROW.match(flat, at):
+            # A row after -multi's children gave the sizes; or AES figures with no sizes, an error.
+            if self.sizes is not None or _AES.match(match["name"].strip()):
+                self._row(at, match["name"], _cells(match))
+                return match.end()
+        return None
+
+    def _command(self, match: re.Match) -> int:
+        environment = {**self.session, **_assignments(match["env"])}
+        run, end, words = SpeedRun(self.line_at(match.start()), environment=environment), match.end(), []
+        for word in _WORD.finditer(self.flat, end):
+            option = words[-1] if words and words[-1] in _VALUED and run.options.get(words[-1]) == "" else None
+            if option:
+                run.options[option] = _unquote(word[0])
+            elif word[0] in _VALUED or re.fullmatch(r"-[a-z][\w-]*", word[0]):
+                run.options[word[0]] = ""
+            elif not _algorithm(word[0]):
+                break
+            words.append(word[0])
+            end = word.end()
+        # As typed, less the prompt and the path to the program.
+        run.command = " ".join([*match["env"].split(), "openssl speed", *words])
+        self.runs.append(run)
+        self.sizes = None
+        return end
+
+    def _child(self, at: int, child: str | None) -> None:
+        if child is not None:
+            self._run(False, at).children.add(child)
+
+    def _timed(self, at: int, name: str, size: int, count: int, seconds: float, planned: int | None) -> None:
+        last = self._last()
+        run = self._run(last is None or bool(last.table) or (name, size) in last._doing, at)
+        run._doing.add((name, size))
+        if planned is not None:
+            run.planned_seconds = planned
+        aes = _AES.match(name.strip())
+        if not aes:
+            if name not in run.skipped:
+                run.skipped.append(name)
+        elif seconds > 0:
+            run.timed.append(_figure(aes, name, size, count * size / seconds))
+
+    def _table(self, at: int) -> int:
+        """Read the rows after a header; the offset where the table ends."""
+        end = at
+        while end + 1 < len(self.flat):
+            if match := _TABLE_ROW.match(self.flat, end + 1):
+                self._row(match.start(), match["name"], _cells(match))
+            elif match := _KEY_ROW.match(self.flat, end + 1):
+                self._key_row(match)
+            else:
+                break
+            end = match.end()
+        return end
+
+    def _key_row(self, match: re.Match) -> None:
+        self._run(False, match.start()).skipped.append(f"{match['name']}{match['bits']}")
+
+    def _row(self, at: int, name: str, figures: list[float]) -> None:
+        run, name = self._run(False, at), name.strip()
+        aes = _AES.match(name)
+        if not aes:
+            run.skipped.append(name)
+            return
+        line = self.line_at(at)
+        if self.sizes is None:
+            raise SpeedTextError(f"{self.source}:{line}: figures for {name} before any size header", line)
+        if len(figures) != len(self.sizes):
+            raise SpeedTextError(f"{self.source}:{line}: {len(figures)} figures for {len(self.sizes)} sizes "
+                                 f"({', '.join(map(str, self.sizes))} bytes)", line)
+        run.table += [_figure(aes, name, size, value) for size, value in zip(self.sizes, figures)]
+
+
+def _cells(row: re.Match) -> list[float]:
+    """A table row's figures in bytes per second."""
+    return [float(c[:-1]) * 1000 if c.endswith("k") else float(c) for c in row["figures"].split(" ")]
+
+
+def _figure(aes: re.Match, name: str, size: int, bytes_per_s: float) -> SpeedFigure:
+    return SpeedFigure(f"aes-{aes[1]}-{aes[2].lower()}", size, bytes_per_s, low_level=" " in name.strip())
+
+
+def _algorithm(word: str) -> bool:
+    """Whether ``word`` can be an algorithm argument of `openssl speed` ("aes-128-cbc", "rsa2048")."""
+    return bool(re.fullmatch(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", word)) and (
+        any(c.isdigit() for c in word) or word in _PLAIN_NAMES)
+
+
+def _assignments(text: str) -> dict[str, str]:
+    return {name: _unquote(value) for name, value in re.findall(rf"([A-Za-z_]\w*)=({_VALUE})", text)}
+
+
+def _unquote(value: str) -> str:
+    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" else value

@@ -76,13 +76,19 @@ class Platform:
         may well have them); empty on bare metal or where nothing is missing."""
         return []
 
+    def openssl_value_off(self, value: str) -> bool | None:
+        """Whether OpenSSL started with ``openssl_variable=value`` leaves the AES instructions unused
+        (False: it uses them where the CPU has them); None if the value cannot be read."""
+        return None
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         """From OpenSSL's "CPUINFO: ..." line: whether it uses the AES instructions, and that state
         as reports show it. ValueError when the line says nothing this platform can read."""
         raise ValueError(f"jvmbridge cannot read OpenSSL's CPU settings on {self.name}")
 
 
-def _platforms() -> list[Platform]:
+def known() -> list[Platform]:
+    """Every platform jvmbridge knows."""
     from jvmbridge.platforms.aarch64 import AArch64
     from jvmbridge.platforms.x86_64 import X86_64
 
@@ -92,9 +98,9 @@ def _platforms() -> list[Platform]:
 def current() -> Platform:
     """This machine's platform; an unknown architecture gets the base class: no switch, no names."""
     machine = _host.machine().lower()
-    for known in _platforms():
-        if machine in known.machines:
-            return known
+    for platform in known():
+        if machine in platform.machines:
+            return platform
     unknown = Platform()
     unknown.name = machine or "unknown"
     return unknown

@@ -66,6 +66,12 @@ class AArch64(Platform):
 
         return hex(armcap_without_aes(cpuinfo_fields().get(self.features_key, "").split()))
 
+    def openssl_value_off(self, value):
+        try:
+            return not int(value, 0) & AES  # the whole word: AES is on only if its bit is given
+        except ValueError:
+            return None
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         word = armcap(cpuinfo)
         in_use = bool(word & AES)

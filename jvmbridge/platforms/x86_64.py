@@ -85,6 +85,17 @@ class X86_64(Platform):
         has_stubs = features is not None and all(f in features for f in AVX512_STUBS)
         return avx if avx is not None and avx.value.isdigit() and int(avx.value) < 3 and has_stubs else None
 
+    def openssl_value_off(self, value):
+        # The first word is ANDed with what follows "~", or replaced by a plain value (crypto/cpuid.c).
+        first = value.split(":")[0]
+        try:
+            bits = int(first.lstrip("~"), 0) if first else None
+        except ValueError:
+            return None
+        if bits is None:
+            return False
+        return bool(bits >> AESNI_BIT & 1) if first.startswith("~") else not bits >> AESNI_BIT & 1
+
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
         in_use = aesni_in_use(cpuinfo)
         return in_use, f"AES-NI {'used' if in_use else 'unused'}, ia32cap={cpuinfo_value(cpuinfo)}"
