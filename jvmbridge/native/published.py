@@ -34,14 +34,15 @@ def speed_text_runs(path: Path, text: str) -> tuple[list[PublishedRun], list[str
     SpeedTextError if it is not such output."""
     runs = parse_speed_text(text, str(path))
     started = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
-    published = [_published(path, run, number, len(runs), started) for number, run in enumerate(runs, 1)]
+    with_aes = [run for run in runs if run.figures]
+    published = [_published(path, run, number, len(with_aes), started) for number, run in enumerate(with_aes, 1)]
     skipped = Counter(name for run in runs for name in run.skipped)
     problems = []
     if skipped:
         listed = ", ".join(f"{name} ({count}x)" if count > 1 else name for name, count in skipped.items())
         problems.append(f"{path}: {sum(skipped.values())} row(s) of other algorithms skipped, "
                         f"only AES is compared: {listed}")
-    return [run for run in published if run.rows], problems
+    return published, problems
 
 
 def _published(path: Path, run: SpeedRun, number: int, count: int, started: datetime.datetime) -> PublishedRun:

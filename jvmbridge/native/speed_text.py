@@ -71,7 +71,7 @@ class SpeedFigure:
 @dataclass
 class SpeedRun:
     line: int  # where the run starts in the text
-    command: str | None = None  # as the text shows it, environment assignments included
+    command: str | None = None  # as typed, with the environment assignments before it; no prompt or path
     environment: dict[str, str] = field(default_factory=dict)  # OPENSSL_* variables set for it
     options: dict[str, str] = field(default_factory=dict)  # "-engine" -> "qat", "-elapsed" -> ""
     version: str | None = None
@@ -105,13 +105,12 @@ class SpeedRun:
 
 
 def parse_speed_text(text: str, source: str) -> list[SpeedRun]:
-    """Every run in ``text`` that shows AES figures, in order; SpeedTextError when there is none."""
-    reader = _Reader(text, source)
-    runs = reader.read()
-    with_figures = [run for run in runs if run.figures]
-    if not with_figures:
+    """Every run in ``text`` that shows figures (AES ones, or rows of other algorithms to list as
+    skipped), in order; SpeedTextError when no run has AES figures."""
+    runs = [run for run in _Reader(text, source).read() if run.figures or run.skipped]
+    if not any(run.figures for run in runs):
         raise SpeedTextError(f"{source}: no AES figures from `openssl speed` found")
-    return [run for run in runs if run.figures or run.skipped]
+    return runs
 
 
 class _Reader:
