@@ -93,7 +93,8 @@ def test_a_killed_worker_keeps_the_finished_measurement(tmp_path):
     path = tmp_path / "killed.jsonl"
     process = start_compare(path, "--engine", "jvm", "--iterations", "3e7")
     time.sleep(1)  # the second configuration's worker is now running
-    subprocess.run(["pkill", "-KILL", "-f", "jvmbridge.jvm.worker"], check=True)
+    # Only this compare's worker (-P): another run on the machine (a CI job, say) keeps its own.
+    subprocess.run(["pkill", "-KILL", "-P", str(process.pid), "-f", "jvmbridge.jvm.worker"], check=True)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 1
     assert "killed by SIGKILL" in stderr
