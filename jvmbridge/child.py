@@ -7,8 +7,10 @@ PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -68,18 +70,53 @@ def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
     return [r for outcome in outcomes for r in outcome.result["rounds"]]
 
 
-def run_forks(module: str, request: Mapping, sampling: Sampling,
-              env: Mapping[str, str] | None = None) -> tuple[list[ChildOutcome], ChildOutcome | None]:
-    """Fresh children with the same request, as JMH's forks, as many as ``sampling`` wants: run-to-run
-    variation (JIT decisions, memory layout) shows up in the spread. Stops at the first failure,
-    returned second."""
-    outcomes = []
-    while sampling.wants_another_fork(rounds_of(outcomes), len(outcomes)):
-        outcome = run_child(module, request, env)
+def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[Sampling],
+              env: Mapping[str, str] | None = None) -> list[tuple[list[ChildOutcome], ChildOutcome | None]]:
+    """Fresh children, as JMH's forks, until each part (a workload the child measures, see
+    each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
+    layout) shows up in the spread. One child measures every part that still wants a fork, in an
+    order of its own per fork, so no part always runs first or last, and start-up is paid once.
+    Each part's outcomes carry the child's shared fields beside its own. A fork that died ends
+    every part it held, one part's error only that part; what finished before is kept.
+    Per part: (its outcomes, the failure or None)."""
+    done: list[list[ChildOutcome]] = [[] for _ in parts]
+    failed: list[ChildOutcome | None] = [None] * len(parts)
+    for fork in itertools.count():
+        pending = [i for i, sampling in enumerate(samplings)
+                   if failed[i] is None and sampling.wants_another_fork(rounds_of(done[i]), len(done[i]))]
+        if not pending:
+            break
+        random.Random(fork).shuffle(pending)
+        outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env)
         if outcome.error:
-            return outcomes, outcome
-        outcomes.append(outcome)
-    return outcomes, None
+            for i in pending:
+                failed[i] = outcome
+            break
+        shared = {k: v for k, v in outcome.result.items() if k != "parts"}
+        for i, answer in zip(pending, outcome.result["parts"]):
+            each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
+            if each.error:
+                failed[i] = each
+            else:
+                done[i].append(each)
+    return list(zip(done, failed))
+
+
+def each_part(request: dict, measure: Callable[[dict], dict]) -> list[dict]:
+    """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
+    request's shared fields beside the part's own; a part that fails says why and the rest still
+    run. The first part warms up for warmup_min_seconds, later ones (the process already warm) for
+    later_warmup_min_seconds where the request gives it."""
+    answers = []
+    for number, part in enumerate(request["parts"]):
+        fields = {key: value for key, value in request.items() if key != "parts"}
+        if number and "later_warmup_min_seconds" in request:
+            fields["warmup_min_seconds"] = request["later_warmup_min_seconds"]
+        try:
+            answers.append(measure({**fields, **part}))
+        except WorkerError as e:
+            answers.append({"error": str(e)})
+    return answers
 
 
 def serve(handler: Callable[[dict], dict]) -> None:

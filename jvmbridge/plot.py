@@ -35,10 +35,11 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     series = series.sort_values("started_utc").drop_duplicates(["series", "message_bytes"], keep="last")
     for label, group in series.groupby("series", sort=False):
         group = group.sort_values("message_bytes")
-        sizes.plot(group.message_bytes, group.mb_per_s, marker="o", label=label)
+        sizes.errorbar(group.message_bytes, group.mb_per_s, yerr=_mb_per_s_interval(group), marker="o", capsize=3,
+                       label=label)
     sizes.set_xscale("log", base=2)
     sizes.set_xlabel("message size (bytes, log scale)")
-    sizes.set_ylabel("throughput (MB/s = 10^6 B/s of plaintext)")
+    sizes.set_ylabel("throughput (MB/s = 10^6 B/s of plaintext; bars: 99.9% interval)")
     sizes.set_title("Throughput by message size")
     sizes.legend(fontsize=7, loc="best")
     sizes.grid(True, which="both", alpha=0.3)
@@ -59,6 +60,16 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout(rect=(0, 0.06, 1, 0.95))
     figure.savefig(path)
     plt.close(figure)
+
+
+def _mb_per_s_interval(rows: pd.DataFrame) -> list:
+    """How far below and above each row's MB/s (as the table shows it) the 99.9% interval of its
+    mean reaches, in MB/s; nothing for a single sample."""
+    error = rows.ns_per_op_error.fillna(0).astype(float)
+    mean = rows.ns_per_op_mean.astype(float)
+    slowest = rows.message_bytes / (mean + error) * 1e3
+    fastest = rows.message_bytes / (mean - error).where(mean > error) * 1e3  # NaN: unbounded, drawn as none
+    return [(rows.mb_per_s - slowest).clip(lower=0).tolist(), (fastest - rows.mb_per_s).clip(lower=0).fillna(0).tolist()]
 
 
 def _short(label: str, width: int = 48) -> str:

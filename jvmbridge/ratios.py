@@ -52,12 +52,17 @@ def speedup(kind: RatioKind, label: str, faster, slower) -> Ratio:
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
-    error_f, error_s = (_error(row) for row in (faster, slower))
-    low_f, high_f = faster.ns_per_op_mean - error_f, faster.ns_per_op_mean + error_f
-    low_s, high_s = slower.ns_per_op_mean - error_s, slower.ns_per_op_mean + error_s
+    return Ratio(kind, label, *quotient(slower.ns_per_op_mean, _error(slower), faster.ns_per_op_mean, _error(faster)))
+
+
+def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:
+    """top / bottom, its interval from the two intervals (mean ± error), and whether those two
+    intervals are apart."""
+    low_b, high_b = bottom - bottom_error, bottom + bottom_error
+    low_t, high_t = top - top_error, top + top_error
     # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
-    return Ratio(kind, label, float(slower.ns_per_op_mean / faster.ns_per_op_mean), float(max(low_s, 0) / high_f),
-                 float(high_s / low_f) if low_f > 0 else math.inf, bool(low_s > high_f or low_f > high_s))
+    return (float(top / bottom), float(max(low_t, 0) / high_b), float(high_t / low_b) if low_b > 0 else math.inf,
+            bool(low_t > high_b or low_b > high_t))
 
 
 def _error(row) -> float:

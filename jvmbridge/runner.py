@@ -18,6 +18,7 @@ import pandas as pd
 
 from jvmbridge import __version__, store
 from jvmbridge.child import WorkerError
+from jvmbridge.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.engines import ENGINES, Job, default_engines
@@ -51,29 +52,40 @@ class Comparison:
     overhead: dict[int, Note]  # row index -> where a wrapping loop measures mostly itself
     failures: list[tuple[str, str]]  # (configuration, why it failed)
     metadata: dict = field(default_factory=dict)
+    cliffs: list[Cliff] = field(default_factory=list)  # where a configuration's cost jumps between sizes
     interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
     output: Path | None = None  # the JSON-lines file every record went to as it finished
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     """For each workload (cipher, direction, size, shape), each chosen engine's configurations, in
-    registry order: each JVM with each provider in its settings, then the native engines.
+    registry order: each JVM with each provider in its settings, then the native engines. An engine
+    that measures several workloads in one process gets them all at once (Engine.jobs_for).
 
     An engine asked for a shape it cannot run measures its own shape, once per operation; one that
-    cannot run here is left out (``left_out`` says why).
+    cannot run here is left out (``left_out`` says why). Each part's rank puts its row where the
+    per-workload order has it, however the jobs group the work.
     """
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
-    jobs, planned = [], set()
-    for workload in workloads:
-        for engine in engines:
+    jobs = []
+    for engine_index, engine in enumerate(engines):
+        position: dict[Workload, int] = {}  # what the engine runs -> the first workload that asked for it
+        for index, workload in enumerate(workloads):
             runs = workload if workload.operation.shape in engine.shapes else replace(
                 workload, operation=replace(workload.operation, shape=engine.shapes[0]))
-            if (engine.key, runs) not in planned:
-                planned.add((engine.key, runs))
-                jobs += engine.jobs(runs, matrix, _tag(runs, varying if runs is workload else varying - {"shapes"}))
-    return jobs
+            position.setdefault(runs, index)
+        tags = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
+                            else varying - {"shapes"})) for runs, index in position.items()]
+        engine_jobs = engine.jobs_for(tags, matrix)
+        seen: dict[int, int] = {}
+        for part in (part for job in engine_jobs for part in job.parts):
+            at = position[part.workload]
+            part.rank = (at, engine_index, seen.setdefault(at, 0))
+            seen[at] += 1
+        jobs += engine_jobs
+    return sorted(jobs, key=lambda job: min(part.rank for part in job.parts))
 
 
 def left_out(matrix: Matrix) -> dict[str, str]:
@@ -89,10 +101,10 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     ``host_name`` names the host in it (default: its hostname).
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = {**_metadata([job.workload for job in jobs], started), **({"host": host_name} if host_name else {})}
+    metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started), **({"host": host_name} if host_name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
-    rows, failures, interrupted = [], [], False
+    ranked, failures, interrupted = [], [], False
     clock = time.monotonic()
 
     def fail(label: str, error: str) -> None:
@@ -107,25 +119,32 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         raise KeyboardInterrupt
                     if progress:
                         progress(index, len(jobs), job.label, time.monotonic() - clock)
-                    workload = job.workload
-                    op = workload.operation
-                    expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-                    rows.append(job.measure().result(expected, workload.sampling.target_error))
-                    writer.write("measurement", configuration=job.label, row=row_record(rows[-1]))
-                except WorkerError as e:
-                    fail(job.label, str(e))
+                    try:
+                        outcomes = job.measure()
+                    except WorkerError as e:
+                        outcomes = [e] * len(job.parts)
+                    for part, outcome in zip(job.parts, outcomes):
+                        if isinstance(outcome, WorkerError):
+                            fail(part.label, str(outcome))
+                            continue
+                        op = part.workload.operation
+                        expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
+                        ranked.append((part.rank, outcome.result(expected, part.workload.sampling.target_error)))
+                        writer.write("measurement", configuration=part.label, row=row_record(ranked[-1][1]))
                 except KeyboardInterrupt:
                     for pending in jobs[index:]:
-                        fail(pending.label, "interrupted before it finished")
+                        for part in pending.parts:
+                            fail(part.label, "interrupted before it finished")
                     interrupted = True
                     break
             interrupted = interrupted or ctrl_c.pressed
-        writer.write("end", completed=len(rows), failed=[label for label, _ in failures], interrupted=interrupted)
+        writer.write("end", completed=len(ranked), failed=[label for label, _ in failures], interrupted=interrupted)
     finally:
         writer.close()
+    rows = [result for _, result in sorted(ranked, key=lambda ranked_result: ranked_result[0])]
     frame = frame_of([row_record(result) for result in rows])
     return Comparison(rows, frame, ratios(frame) if rows else [], overhead_notes(frame) if rows else {}, failures,
-                      metadata, interrupted, writer.path)
+                      metadata, cliffs(frame) if rows else [], interrupted, writer.path)
 
 
 class _CtrlC:

@@ -21,6 +21,9 @@ AESNITESTER_MESSAGE_BYTES = 38
 # `openssl speed`'s default sizes; the sweep runs them beside AESNITester's 38 bytes.
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 SWEEP_SIZES = tuple(sorted((AESNITESTER_MESSAGE_BYTES, *SPEED_SIZES)))
+# Neighbours that bracket sizes where JDKs have changed code path: either side of 8 KiB and 16 KiB,
+# and a 1 MiB one-shot message (against the sweep's 16 KiB).
+CLIFF_SIZES = tuple(sorted({*SWEEP_SIZES, 8191, 8192, 16383, 16384, 1024 * 1024}))
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
 # 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
 MAX_ITERATIONS = 10**12
@@ -201,13 +204,15 @@ def parse_cipher(name: str) -> tuple[int, str]:
 
 
 def parse_sizes(value: str) -> list[int]:
-    """Message sizes: 38, a list such as 16,64,256, or "sweep" (openssl speed's sizes and 38)."""
-    if value.strip().lower() == "sweep":
-        return list(SWEEP_SIZES)
+    """Message sizes: 38, a list such as 16,64,256, "sweep" (openssl speed's sizes and 38) or
+    "cliffs" (the sweep and the neighbours of known cliffs)."""
+    named = {"sweep": SWEEP_SIZES, "cliffs": CLIFF_SIZES}.get(value.strip().lower())
+    if named:
+        return list(named)
     try:
         sizes = [int(part) for part in value.split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"{value!r} is not a comma-separated list of byte counts, nor \"sweep\"") from None
+        raise ValueError(f"{value!r} is not a comma-separated list of byte counts, nor \"sweep\" or \"cliffs\"") from None
     if not sizes:
         raise ValueError("give at least one size")
     return list(dict.fromkeys(sizes))

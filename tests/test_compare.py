@@ -190,6 +190,9 @@ def test_a_size_sweep_in_one_run():
     # Bigger messages amortise the per-message cost: more MB/s at 1024 B than at 16 B.
     on = {r["message_bytes"]: r["mb_per_s"] for r in data["results"] if r["setting"] == "AES-NI on"}
     assert on[1024] > on[16]
+    # Both sizes are on openssl speed's own list: one process per run measured them both.
+    commands = {r["details"]["command"] for r in data["results"] if r["setting"] == "AES-NI on"}
+    assert len(commands) == 1 and "-bytes" not in commands.pop()
 
 
 def test_openssl_arguments_reach_openssl_speed():

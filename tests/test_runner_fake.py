@@ -8,11 +8,13 @@ from __future__ import annotations
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 
 from jvmbridge.child import WorkerError
 from jvmbridge.engines import ENGINES, Engine, Job
+from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.ratios import RatioKind
 from jvmbridge.render import render
 from jvmbridge.results import Measurement, NoteKind
@@ -23,18 +25,19 @@ from jvmbridge.workload import Sampling, Workload, combinations
 
 
 class FakeEngine(Engine):
-    """Measures nothing: its rounds are drawn around ``ns`` (on) or ``ns * slowdown`` (off), with a
-    relative spread ``noise``; ``fail_off`` makes its unaccelerated setting fail."""
+    """Measures nothing: its rounds are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
+    per byte, with a relative spread ``noise``; ``fail_off`` makes its unaccelerated setting fail."""
     accelerator = "fake acceleration"
 
     def __init__(self, key, ns, slowdown=4.0, noise=0.001, rank=None, shapes=("message", "stream"),
-                 wraps=None, fail_off=False):
+                 wraps=None, fail_off=False, slow_below=0):
         self.key, self.label, self.ns, self.slowdown, self.noise = key, f"fake {key}", ns, slowdown, noise
         self.reference_rank, self.shapes, self.wraps, self.fail_off = rank, shapes, wraps, fail_off
         self.overhead = "wrapper" if wraps else ""
+        self.slow_below = slow_below  # messages shorter than this take a path 10x slower (a cliff)
 
     def jobs(self, workload, matrix, tag):
-        return [Job(f"{self.label}, {'on' if on else 'off'}{tag}", workload, lambda on=on: self.measure(workload, on))
+        return [Job.of(f"{self.label}, {'on' if on else 'off'}{tag}", workload, lambda on=on: self.measure(workload, on))
                 for on in (True, False)]
 
     def measure(self, workload: Workload, on: bool) -> Measurement:
@@ -42,7 +45,8 @@ class FakeEngine(Engine):
             raise WorkerError(f"{self.label} off: failed on purpose")
         draw = random.Random(f"{self.key}{on}{workload}")
         sampling = workload.sampling
-        centre = self.ns * (1 if on else self.slowdown) * (1 + workload.operation.message_bytes / 1000)
+        size = workload.operation.message_bytes
+        centre = self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
         rounds = [{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
                   for _ in range(sampling.rounds * sampling.forks)]
         return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
@@ -71,7 +75,7 @@ def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_i
     assert [job.label for job in jobs] == [
         "fake subject, on, message", "fake subject, off, message", "fake c, on", "fake c, off",
         "fake subject, on, stream", "fake subject, off, stream"]
-    assert {job.workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
+    assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
 
 
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
@@ -132,3 +136,35 @@ def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     comparison.metadata["cpu"]["emulation"] = "qemu-user (an aarch64 process on an x86 host)"
     table = render("compare", "table", comparison)
     assert table.count("EMULATED qemu-user") == 1 and table.index("EMULATED") < table.index("ns/op")
+
+
+def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "smooth", FakeEngine("smooth", 100.0))
+    monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=8192))
+    sizes = combinations([(128, "gcm")], ["encrypt"], [1024, 8191, 8192, 65536], ["message"], Sampling(rounds=5))
+    comparison = run(plan(sizes, Matrix(engines=("smooth", "cliff"))), output=tmp_path / "run.jsonl")
+    # Only the path that changes at 8 KiB, on and off; a smooth cost per byte is no cliff.
+    assert [(c.configuration.split(" |")[0], c.smaller, c.larger) for c in comparison.cliffs] == [
+        ("fake cliff", 8191, 8192), ("fake cliff", 8191, 8192)]
+    (cliff, _) = comparison.cliffs
+    assert cliff.what == "a larger message takes less time" and cliff.low > 9 and cliff.times == pytest.approx(10, rel=0.01)
+    table = render("compare", "table", comparison)
+    assert "fake cliff | on | aes-128-gcm encrypt, message: from 8,191 to 8,192 B a larger message takes less time 10.00x" in table
+    assert json.loads(render("compare", "json", comparison))["cliffs"][0]["larger_bytes"] == 8192
+
+
+def test_each_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
+    java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
+    sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
+    jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c")))
+    jvm_jobs = [job for job in jobs if job.label.startswith("JVM")]
+    # One JVM per fork for all four workloads, per setting; the fake native engine runs per workload.
+    assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on (4 workloads)",
+                                               "JVM jdk-17 (17.0.15), SunJCE, intrinsics off (4 workloads)"]
+    assert [len(job.parts) for job in jobs] == [4, 4, 1, 1, 1, 1, 1, 1, 1, 1]
+    # Rows come back in the per-workload order: each size's JVM rows, then its native ones.
+    ranked = sorted((part.rank, part.label) for job in jobs for part in job.parts)
+    assert [label for _, label in ranked][:4] == [
+        "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B",
+        "JVM jdk-17 (17.0.15), SunJCE, intrinsics off, encrypt, 16 B", "fake c, on, encrypt, 16 B",
+        "fake c, off, encrypt, 16 B"]

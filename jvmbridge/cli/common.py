@@ -20,7 +20,7 @@ class Count(click.ParamType):
 
 
 class Sizes(click.ParamType):
-    """Message sizes in bytes: 38, a list such as 16,64,256, or "sweep"."""
+    """Message sizes in bytes: 38, a list such as 16,64,256, "sweep" or "cliffs"."""
     name = "sizes"
 
     def convert(self, value, param, ctx):
@@ -70,4 +70,15 @@ def javas_or_usage_error(java_paths, all_jdks: bool = False) -> list[JavaInstall
     try:
         return find_javas(java_paths, all_jdks)
     except JvmNotFound as e:
+        raise click.UsageError(str(e)) from None
+
+
+def read_fleet(paths: list):
+    """The fleet report of the `check` documents at ``paths``; a file that is not one is a one-line
+    usage error (exit 2, as a host that could not be checked)."""
+    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
+
+    try:
+        return fleet_of(read_documents(paths))
+    except FleetFileError as e:
         raise click.UsageError(str(e)) from None

@@ -13,8 +13,9 @@ from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, c
                                   java_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
-from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS, MAX_FORKS, MAX_ROUND_SECONDS,
-                                MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, TARGET_ERROR, Sampling)
+from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
+                                MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, SWEEP_SIZES,
+                                TARGET_ERROR, Sampling)
 
 
 @click.command()
@@ -44,9 +45,11 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, DIRECTIONS, KEY_BITS,
 @click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
               help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
 @click.option("--sizes", "--message-size", "sizes", type=Sizes(), default=str(AESNITESTER_MESSAGE_BYTES),
-              show_default=True, metavar="BYTES[,BYTES...]|sweep",
+              show_default=True, metavar="BYTES[,BYTES...]|sweep|cliffs",
               help="Plaintext bytes per message; several for a sweep; `sweep`: openssl speed's "
-                   f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38.")
+                   f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38; `cliffs`: the sweep and "
+                   f"{','.join(str(s) for s in CLIFF_SIZES if s not in SWEEP_SIZES)}, either side of known cliffs. "
+                   "Each fork's JVM measures every size.")
 @click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import format_option
+from jvmbridge.cli.common import format_option, read_fleet
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -29,7 +29,6 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, p
     Exit code as `check`'s over the fleet: 0 all active, 1 something not active or wrong, 2 a host
     could not be checked (or could not tell). With --compare: 2 if a host gave no run.
     """
-    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
     from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
     from jvmbridge.render import render
     from jvmbridge.store import data_dir
@@ -52,10 +51,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, p
     documents = sorted(fetch_dir.glob("*.json"))
     if not documents:
         raise click.ClickException(f"no host gave a document (see Ansible's output above); nothing in {fetch_dir}")
-    try:
-        result = fleet_of(read_documents(documents))
-    except FleetFileError as e:
-        raise click.ClickException(str(e)) from None
+    result = read_fleet(documents)
     click.echo(render("fleet", output_format, result), nl=False)
     click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)", err=True)
     sys.exit(result.exit_code)
@@ -64,13 +60,9 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, p
 def _compare_report(fetch_dir: Path, output_format: str) -> None:
     """The hosts' runs side by side (a column per host); each host without a run said once."""
     from jvmbridge.cli.report import runs_report
-    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
 
     runs = sorted(fetch_dir.glob("*.jsonl"))
-    try:
-        missing = fleet_of(read_documents(sorted(fetch_dir.glob("*.json")))).unchecked
-    except FleetFileError as e:
-        raise click.ClickException(str(e)) from None
+    missing = read_fleet(sorted(fetch_dir.glob("*.json"))).unchecked
     if runs:
         runs_report([str(run) for run in runs], output_format, "host", None)
     for host, why in sorted(missing.items()):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import format_option
+from jvmbridge.cli.common import format_option, read_fleet
 from jvmbridge.history import COLUMN_KINDS
 
 
@@ -36,15 +36,11 @@ def report(files, output_format, columns, plot_path):
 
 
 def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
-    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
     from jvmbridge.render import render
 
     if plot_path:
         raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
-    try:
-        fleet = fleet_of(read_documents(paths))
-    except FleetFileError as e:
-        raise click.UsageError(str(e)) from None
+    fleet = read_fleet(paths)
     click.echo(render("fleet", output_format, fleet), nl=False)
     sys.exit(fleet.exit_code)
 

@@ -17,10 +17,34 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Job:
-    label: str  # the configuration, as progress and failures name it
+class Part:
+    """One configuration a job measures: its label (as progress and failures name it) and workload."""
+    label: str
     workload: Workload
-    measure: Callable[[], "Measurement"]
+    rank: tuple = ()  # where its row goes in the report, set by plan()
+
+
+@dataclass
+class Job:
+    """What one round of processes measures: one configuration, or several that share each fork (a
+    JVM measuring every size). ``measure`` gives one outcome per part, in order: its Measurement, or
+    the WorkerError that says why it has none."""
+    label: str
+    parts: list[Part]
+    measure: Callable[[], list["Measurement | Exception"]]
+
+    @classmethod
+    def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
+        """A job of one configuration."""
+        return cls(label, [Part(label, workload)], lambda: [measure()])
+
+    @classmethod
+    def batch(cls, name: str, workloads: list[tuple[Workload, str]],
+              measure: Callable[[list[Workload]], list["Measurement | Exception"]]) -> "Job":
+        """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
+        parts = [Part(f"{name}{tag}", workload) for workload, tag in workloads]
+        label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
+        return cls(label, parts, lambda: measure([part.workload for part in parts]))
 
 
 class Engine:
@@ -44,6 +68,11 @@ class Engine:
     def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
         """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
         raise NotImplementedError
+
+    def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:
+        """Its jobs for every (workload, tag) of a run: one per configuration and workload, unless
+        the engine measures several workloads in each process."""
+        return [job for workload, tag in workloads for job in self.jobs(workload, matrix, tag)]
 
     def name(self, row, with_jdk: bool = True) -> str:
         """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 
 from jvmbridge.child import ChildOutcome, WorkerError
-from jvmbridge.engines import Job
+from jvmbridge.engines import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall
@@ -25,9 +25,10 @@ class AesniTesterEngine(JvmEngine):
     key, label = "aesnitester", "AESNITester (whole run)"
     shapes = ("message",)
     default = False  # opt in with --engine aesnitester
+    jobs_for = Engine.jobs_for  # a fresh JVM per figure: AESNITester times its run from main
 
     def jobs(self, workload, matrix, tag):
-        return [Job(f"AESNITester {java.label}, {setting.name}{tag}", workload,
+        return [Job.of(f"AESNITester {java.label}, {setting.name}{tag}", workload,
                     lambda java=java, setting=setting: measure(java, setting, workload, matrix.jvm_options))
                 for java in matrix.javas for setting in (INTRINSICS_ON, INTRINSICS_OFF)]
 

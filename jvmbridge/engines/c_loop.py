@@ -25,13 +25,17 @@ class CLoopEngine(NativeEngine):
             return str(e)
         return None
 
-    def measure(self, workload, matrix, accelerated, cpu_has_aes):
-        op, sampling = workload.operation, workload.sampling
-        data = op.loop_input()
-        request = {**workload.loop_request(), "input": data.hex(), "cipher": op.cipher_name,
-                   "library": str(library_path()), **NATIVE_WARMUP}
-        outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.c_worker", request, sampling,
-                                                             accelerated, cpu_has_aes)
+    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
+        library = str(library_path())
+        parts = [{**w.loop_request(), "input": w.operation.loop_input().hex(), "cipher": w.operation.cipher_name}
+                 for w in workloads]
+        return self.forks("jvmbridge.native.c_worker", {"library": library, **NATIVE_WARMUP}, parts, workloads,
+                          accelerated, cpu_has_aes,
+                          lambda workload, *forked: self._measurement(workload, library, accelerated, *forked))
+
+    def _measurement(self, workload, library, accelerated, outcomes, failed, read) -> Measurement:
+        op = workload.operation
+        as_requested, state = read
         result = outcomes[0].result
         shape = ("EVP_CipherInit_ex (IV reset, key kept) + Update + Final per message"
                  if op.shape == "message" else "EVP_CipherUpdate into one buffer, never finished")
@@ -40,8 +44,8 @@ class CLoopEngine(NativeEngine):
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
             summary=summarize(rounds_of(outcomes), len(outcomes)),
             warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
-            loop_bytes_checked=True, loop_bytes_error=bytes_error(op, data, result),
-            details={"openssl_cpuinfo": result["cpuinfo"], "library": request["library"]},
+            loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
+            details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)
 
 

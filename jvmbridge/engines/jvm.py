@@ -20,6 +20,9 @@ from jvmbridge.workload import Operation, Workload
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
 # longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)
 WARMUP_MIN_SECONDS = 1.0
+# A later workload in the same JVM finds the common code compiled: its own warm-up still runs until
+# its chunks agree and the JIT is quiet, but needs no second of its own.
+LATER_WARMUP_MIN_SECONDS = 0.25
 WARMUP_MAX_SECONDS = 15.0
 
 
@@ -37,10 +40,12 @@ class JvmEngine(Engine):
             return "JPype cannot start a JVM inside a qemu-user emulated process (it hangs); run on the real CPU"
         return None
 
-    def jobs(self, workload, matrix, tag):
-        return [Job(f"JVM {java.label}, {provider.name}, {setting.name}{tag}", workload,
-                    lambda java=java, provider=provider, setting=setting:
-                        measure_jvm(java, provider, setting, workload, matrix.jvm_options, matrix.classpath))
+    def jobs_for(self, workloads, matrix):
+        # One job per JVM, provider and setting: each fork's JVM measures every workload, so
+        # start-up and the JIT's common work are paid once per fork, not once per size.
+        return [Job.batch(f"JVM {java.label}, {provider.name}, {setting.name}", workloads,
+                          lambda chosen, java=java, provider=provider, setting=setting:
+                              measure_jvm(java, provider, setting, chosen, matrix.jvm_options, matrix.classpath))
                 for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings]
 
@@ -55,8 +60,10 @@ class JvmEngine(Engine):
         return home if isinstance(home, str) else None
 
 
-def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
-                extra_options: tuple[str, ...], classpath: tuple[str, ...] = ()) -> Measurement:
+def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workloads: list[Workload],
+                extra_options: tuple[str, ...], classpath: tuple[str, ...] = ()) -> list[Measurement | WorkerError]:
+    """Each workload measured by the same JVM, setting and provider, fork after fork; per workload
+    its Measurement or the WorkerError that says why it has none."""
     options = (*setting.options, *extra_options)
     request = {
         "libjvm": str(java.libjvm),
@@ -65,14 +72,20 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "provider_class": provider.class_name,
         "provider_source": provider.where,
         "read_flags": flags_to_read(options),
-        **workload.loop_request(),
-        "transformation": workload.operation.transformation,
         "warmup_min_seconds": WARMUP_MIN_SECONDS,
+        "later_warmup_min_seconds": LATER_WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    outcomes, failed = run_forks("jvmbridge.jvm.worker", request, workload.sampling)
-    if failed and not outcomes:
-        raise WorkerError(why_failed(java, failed))
+    parts = [{**workload.loop_request(), "transformation": workload.operation.transformation} for workload in workloads]
+    measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads])
+    return [_measurement(java, provider, setting, workload, options, request, outcomes, failed) if outcomes
+            else WorkerError(why_failed(java, failed))
+            for workload, (outcomes, failed) in zip(workloads, measured)]
+
+
+def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
+                 options: tuple[str, ...], request: dict, outcomes: list[ChildOutcome],
+                 failed: ChildOutcome | None) -> Measurement:
     outcome, result = outcomes[0], outcomes[0].result
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from typing import Callable
 
 from jvmbridge.child import WorkerError, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info, lacks
@@ -14,7 +15,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
-from jvmbridge.workload import Operation, Workload
+from jvmbridge.workload import SPEED_SIZES, Operation, Workload
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -25,23 +26,26 @@ class NativeEngine(Engine):
     accelerator = current().accelerator
     title = ""  # the start of its job labels
 
-    def jobs(self, workload, matrix, tag):
+    def jobs_for(self, workloads, matrix):
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
-        return [Job(f"{self.title}, {current().setting(on)}{tag}", workload,
-                    lambda on=on: self.measure(workload, matrix, on, cpu_has_aes)) for on in (True, False)]
+        return [Job.batch(f"{self.title}, {current().setting(on)}", workloads,
+                          lambda chosen, on=on: self.measure(chosen, matrix, on, cpu_has_aes)) for on in (True, False)]
 
-    def measure(self, workload: Workload, matrix, accelerated: bool, cpu_has_aes: bool) -> Measurement:
+    def measure(self, workloads: list[Workload], matrix, accelerated: bool,
+                cpu_has_aes: bool) -> list[Measurement | WorkerError]:
+        """Each workload's Measurement, or the WorkerError that says why it has none."""
         raise NotImplementedError
 
     @staticmethod
-    def forks(module: str, request: dict, sampling, accelerated: bool, cpu_has_aes: bool):
-        """A worker's forks with OpenSSL's acceleration as asked: (outcomes, the failed fork or None,
-        (as requested, the state OpenSSL reported)). No finished fork: WorkerError."""
-        outcomes, failed = run_forks(module, request, sampling,
-                                     env=current().openssl_environment(dict(os.environ), accelerated))
-        if failed and not outcomes:
-            raise WorkerError(failed.error)
-        return outcomes, failed, read_back(outcomes[0].result["cpuinfo"], accelerated, cpu_has_aes)
+    def forks(module: str, request: dict, parts: list[dict], workloads: list[Workload], accelerated: bool,
+              cpu_has_aes: bool, measurement: Callable[..., Measurement]) -> list[Measurement | WorkerError]:
+        """A worker's forks over every part with OpenSSL's acceleration as asked; per workload
+        ``measurement(workload, outcomes, the failed fork or None, (as requested, the state OpenSSL
+        reported))``, or a WorkerError where no fork finished."""
+        measured = run_forks(module, request, parts, [w.sampling for w in workloads],
+                             env=current().openssl_environment(dict(os.environ), accelerated))
+        return [measurement(workload, outcomes, failed, read_back(outcomes[0].result["cpuinfo"], accelerated, cpu_has_aes))
+                if outcomes else WorkerError(failed.error) for workload, (outcomes, failed) in zip(workloads, measured)]
 
 
 class PycaEngine(NativeEngine):
@@ -49,11 +53,15 @@ class PycaEngine(NativeEngine):
     reference_rank = 3
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
-    def measure(self, workload, matrix, accelerated, cpu_has_aes):
+    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
+        parts = [{**w.loop_request(), "mode": w.operation.mode, "input": w.operation.loop_input().hex()}
+                 for w in workloads]
+        return self.forks("jvmbridge.native.pyca_worker", NATIVE_WARMUP, parts, workloads, accelerated, cpu_has_aes,
+                          lambda workload, *forked: self._measurement(workload, accelerated, *forked))
+
+    def _measurement(self, workload, accelerated, outcomes, failed, read) -> Measurement:
         op, sampling = workload.operation, workload.sampling
-        request = {**workload.loop_request(), "mode": op.mode, "input": op.loop_input().hex(), **NATIVE_WARMUP}
-        outcomes, failed, (as_requested, state) = self.forks("jvmbridge.native.pyca_worker", request, sampling,
-                                                             accelerated, cpu_has_aes)
+        as_requested, state = read
         result = outcomes[0].result
         summary = summarize(rounds_of(outcomes), len(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
@@ -91,27 +99,72 @@ class OpensslSpeedEngine(NativeEngine):
         command = getattr(row, "command", None)
         return command.split()[0] if isinstance(command, str) else None
 
-    def measure(self, workload, matrix, accelerated, cpu_has_aes):
-        op, sampling = workload.operation, workload.sampling
+    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
         openssl = shutil.which(matrix.openssl)
         env = current().openssl_environment(dict(os.environ), accelerated)
         described = openssl_cli.describe(openssl, env)
-        as_requested, state = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
-        decrypt = ("-decrypt",) if op.direction == "decrypt" else ()
-        # `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply.
-        seconds = max(1, round(sampling.round_seconds))
-        command = openssl_cli.speed_command(openssl, op.cipher_name, op.message_bytes, seconds,
-                                            (*matrix.openssl_args, *self.speed_options, *decrypt), sampling.threads)
-        # Each `openssl speed` run is its own process already: a "fork" is `rounds` more runs.
-        rounds, forks = [], 0
-        while sampling.wants_another_fork(rounds, forks):
-            rounds += [openssl_cli.speed_round(command, env, sampling.threads) for _ in range(sampling.rounds)]
+        read = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
+        measured: dict[Workload, Measurement | WorkerError] = {}
+        for command, group in self._commands(workloads, openssl, matrix):
+            try:
+                rounds, forks = self._rounds(command, group, env)
+            except WorkerError as e:
+                measured.update((workload, e) for workload in group)
+                continue
+            measured.update((workload, self._measurement(workload, command, rounds[workload], forks, len(group) > 1,
+                                                         described, accelerated, read)) for workload in group)
+        return [measured[workload] for workload in workloads]
+
+    def _commands(self, workloads: list[Workload], openssl: str, matrix) -> list[tuple[list[str], list[Workload]]]:
+        """The `openssl speed` commands that measure ``workloads``, each with the workloads it measures:
+        one run of speed's own size list for two or more of its sizes (one process, as a user runs
+        it), -bytes for each other size. `openssl speed -seconds` takes whole seconds and counts
+        operations itself: --iterations cannot apply."""
+        commands = []
+        by_setting: dict[tuple, list[Workload]] = {}
+        for workload in workloads:
+            op = workload.operation
+            by_setting.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
+        for (cipher, direction, sampling), group in by_setting.items():
+            extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
+            seconds = max(1, round(sampling.round_seconds))
+            listed = [w for w in group if w.operation.message_bytes in SPEED_SIZES]
+            if sampling.threads == 1 and len(listed) > 1:
+                commands.append((openssl_cli.speed_command(openssl, cipher, None, seconds, extra), listed))
+            commands += [(openssl_cli.speed_command(openssl, cipher, w.operation.message_bytes, seconds, extra,
+                                                    sampling.threads), [w])
+                         for w in group if not (sampling.threads == 1 and len(listed) > 1 and w in listed)]
+        return commands
+
+    @staticmethod
+    def _rounds(command: list[str], group: list[Workload], env: dict) -> tuple[dict[Workload, list[dict]], int]:
+        """Runs of ``command``, `rounds` at a time (each run is its own process already: a "fork" is
+        `rounds` more runs), while any workload it measures wants more; every run's figure for each."""
+        sampling = group[0].sampling
+        rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
+        forks = 0
+        while any(sampling.wants_another_fork(rounds[workload], forks) for workload in group):
+            for _ in range(sampling.rounds):
+                by_size = openssl_cli.speed_rounds(command, env, sampling.threads)
+                for workload in group:
+                    if workload.operation.message_bytes not in by_size:
+                        raise WorkerError(f"`{' '.join(command)}` gave no figure for "
+                                          f"{workload.operation.message_bytes} bytes")
+                    rounds[workload].append(by_size[workload.operation.message_bytes])
             forks += 1
+        return rounds, forks
+
+    def _measurement(self, workload: Workload, command: list[str], rounds: list[dict], forks: int, listed: bool,
+                     described: dict, accelerated: bool, read: tuple[bool, str]) -> Measurement:
+        op, sampling = workload.operation, workload.sampling
+        seconds = max(1, round(sampling.round_seconds))
         notes = [f"{self.work(op)}; {len(rounds)} runs of {seconds} s"
-                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")]
-        if decrypt and op.mode == "cbc":
+                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")
+                 + (", every size of speed's list in each run" if listed else "")]
+        if op.direction == "decrypt" and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
                          f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
+        as_requested, state = read
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
@@ -135,9 +188,10 @@ class OpensslAeadEngine(OpensslSpeedEngine):
         said = subprocess.run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
         return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
 
-    def jobs(self, workload, matrix, tag):
-        op = workload.operation  # -aead times GCM encryption only; other operations get no rows from it
-        return super().jobs(workload, matrix, tag) if (op.mode, op.direction) == ("gcm", "encrypt") else []
+    def jobs_for(self, workloads, matrix):
+        # -aead times GCM encryption only; other operations get no rows from it.
+        encrypting = [(w, tag) for w, tag in workloads if (w.operation.mode, w.operation.direction) == ("gcm", "encrypt")]
+        return super().jobs_for(encrypting, matrix) if encrypting else []
 
     def work(self, op: Operation) -> str:
         return (f"per {op.message_bytes}-byte message: EVP init, TLS's 13 bytes of AAD, update, final and tag "

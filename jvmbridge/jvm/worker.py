@@ -1,7 +1,8 @@
-"""Child process: start one JVM through JPype, read its flags back, run the harness loop."""
+"""Child process: start one JVM through JPype, read its flags back, run the harness loop for each
+workload the parent asks for."""
 from __future__ import annotations
 
-from jvmbridge.child import WorkerError, serve
+from jvmbridge.child import WorkerError, each_part, serve
 from jvmbridge.measure import round_counts, timed_rounds, warm_up
 
 
@@ -80,31 +81,14 @@ def stream_check_updates(message_bytes: int) -> int:
 
 
 def handle(request: dict) -> dict:
+    """One JVM measures each of the request's parts (workloads) in turn: started, flags read and
+    provider installed once; each part warmed up until steady, then timed."""
     jpype = _start_jvm(request)
     flags = _read_flags(jpype, request["read_flags"])
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
-    key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(request[k])) for k in ("key", "iv", "plaintext"))
-    transformation = request["transformation"]
     provider = _install_provider(jpype, harness_class, request) if request["provider_class"] else ""
-    decrypt = request["direction"] == "decrypt"
-    try:
-        harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
-    except jpype.JClass("java.security.NoSuchAlgorithmException"):
-        raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
-    if decrypt and bytes(harness.once()) != bytes.fromhex(request["plaintext"]):
-        raise WorkerError(f"{transformation} decryption did not give the plaintext back")
-    ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
-
     management = jpype.JClass("java.lang.management.ManagementFactory")
     compiler, collectors = management.getCompilationMXBean(), list(management.getGarbageCollectorMXBeans())
-    threads = request["threads"]
-    # One cipher per thread: a Cipher is not thread-safe.
-    copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
-                          for _ in range(threads - 1)]
-    measured, loop = _loop(jpype, harness_class, copies, request["shape"] == "stream")
-
-    def run(n: int) -> int:
-        return int(loop(n))
 
     def jit_milliseconds() -> int:
         return int(compiler.getTotalCompilationTime())
@@ -112,18 +96,41 @@ def handle(request: dict) -> dict:
     def gc_milliseconds() -> int:  # pauses and, for concurrent collectors, their cycles
         return sum(int(collector.getCollectionTime()) for collector in collectors)
 
+    counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
+    parts = each_part(request, lambda part: _measure(jpype, harness_class, provider, part, counters))
+    return {"jvm": _jvm_identity(jpype), "flags": flags, "parts": parts}
+
+
+def _measure(jpype, harness_class, provider: str, part: dict, counters: dict) -> dict:
+    key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(part[k])) for k in ("key", "iv", "plaintext"))
+    transformation = part["transformation"]
+    decrypt = part["direction"] == "decrypt"
     try:
-        warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"], jit_milliseconds)
+        harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
+    except jpype.JClass("java.security.NoSuchAlgorithmException"):
+        raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
+    if decrypt and bytes(harness.once()) != bytes.fromhex(part["plaintext"]):
+        raise WorkerError(f"{transformation} decryption did not give the plaintext back")
+    ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
+    threads = part["threads"]
+    # One cipher per thread: a Cipher is not thread-safe.
+    copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
+                          for _ in range(threads - 1)]
+    measured, loop = _loop(jpype, harness_class, copies, part["shape"] == "stream")
+
+    def run(n: int) -> int:
+        return int(loop(n))
+
+    try:
+        warmup = warm_up(run, part["warmup_min_seconds"], part["warmup_max_seconds"], counters["jit_ms"])
     except jpype.JClass("java.lang.UnsupportedOperationException") as e:
         raise WorkerError(str(e.getMessage())) from None
-    counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(run, counts, threads, {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds})
+    counts = round_counts(part["iterations"], part["rounds"], part["round_seconds"], warmup.ns_per_op)
+    rounds = timed_rounds(run, counts, threads, counters)
     return {
-        "after_loop": _after_loop(harness, request),
-        "jvm": _jvm_identity(jpype),
+        "after_loop": _after_loop(harness, part),
         "provider": str(harness.providerDescription()),
         "transformation": transformation,
-        "flags": flags,
         "ciphertext": ciphertext,
         "warmup": warmup.as_dict(),
         "rounds": rounds,

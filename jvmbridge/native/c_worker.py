@@ -5,13 +5,19 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from jvmbridge.child import WorkerError, serve
+from jvmbridge.child import WorkerError, each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.native.c_loop import load
 
 
 def handle(request: dict) -> dict:
     library = load(Path(request["library"]))
+    return {"openssl_version": library.aesloop_openssl_version().decode(),
+            "cpuinfo": library.aesloop_cpuinfo().decode(),
+            "parts": each_part(request, lambda part: _measure(library, part))}
+
+
+def _measure(library, request: dict) -> dict:
     key, iv, data = (bytes.fromhex(request[k]) for k in ("key", "iv", "input"))
     stream, decrypt = request["shape"] == "stream", request["direction"] == "decrypt"
     out, out_len = ctypes.create_string_buffer(len(data) + 32), ctypes.c_int(0)
@@ -30,8 +36,7 @@ def handle(request: dict) -> dict:
         warmup = warm_up(loop, request["warmup_min_seconds"], request["warmup_max_seconds"])
         counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
         rounds = timed_rounds(loop, counts, threads)
-    return {"openssl_version": library.aesloop_openssl_version().decode(),
-            "cpuinfo": library.aesloop_cpuinfo().decode(), "first": first.hex(),
+    return {"first": first.hex(),
             "last": out.raw[:out_len.value].hex(), "last_count": counts[-1],
             "warmup": warmup.as_dict(), "rounds": rounds}
 

@@ -10,9 +10,9 @@ import subprocess
 
 from jvmbridge.child import WorkerError
 
-# -mr writes "+R:<operations>:<cipher>:<seconds>" on stderr for each size it ran (with -multi N,
-# one such line from each of the N processes).
-_RESULT = re.compile(r"^\+R:(\d+):([^:]+):([0-9.]+)\s*$", re.MULTILINE)
+# -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
+# "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
+_LINE = re.compile(r"^\+DT:[^:]+:\d+:(\d+)\s*$|^\+R:(\d+):([^:]+):([0-9.]+)\s*$", re.MULTILINE)
 
 
 def describe(openssl: str, env: dict[str, str]) -> dict:
@@ -23,23 +23,34 @@ def describe(openssl: str, env: dict[str, str]) -> dict:
     return {"openssl_version": lines[0].strip() if lines else "unknown", "cpuinfo": cpuinfo}
 
 
-def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int,
+def speed_command(openssl: str, cipher: str, message_bytes: int | None, seconds: int,
                   extra: tuple[str, ...] = (), processes: int = 1) -> list[str]:
-    """``extra`` goes before -evp: -provider NAME or -engine ID for another implementation."""
+    """``message_bytes`` None: speed's own size list. ``extra`` goes before -evp: -provider NAME or
+    -engine ID for another implementation."""
     multi = ("-multi", str(processes)) if processes > 1 else ()
-    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi,
-            "-bytes", str(message_bytes), *extra, "-evp", cipher]
+    size = ("-bytes", str(message_bytes)) if message_bytes is not None else ()
+    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi, *size, *extra, "-evp", cipher]
 
 
-def speed_round(command: list[str], env: dict[str, str], processes: int = 1) -> dict:
-    """One timed round of ``command`` (a speed_command): operations done in how many nanoseconds,
-    all ``processes`` together (their rates summed, as `-multi` does)."""
+def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) -> dict[int, dict]:
+    """One timed round of ``command`` (a speed_command) per size it ran: operations done in how many
+    nanoseconds, all ``processes`` together (their rates summed, as `-multi` does)."""
     done = _run(command, env)
-    results = [(int(m[1]), float(m[3])) for m in _RESULT.finditer(done.stderr)]
-    if len(results) != processes:
+    results: dict[int, list[tuple[int, float]]] = {}
+    size = None
+    for match in _LINE.finditer(done.stderr):
+        if match[1]:
+            size = int(match[1])
+        elif size is not None:
+            results.setdefault(size, []).append((int(match[2]), float(match[4])))
+    if not results or any(len(each) != processes for each in results.values()):
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        got = f"{len(results)} of {processes} results" if results else "no result"
-        raise WorkerError(f"openssl speed gave {got} (exit {done.returncode}): {last}")
+        got = ", ".join(f"{len(each)} of {processes} results for {size} bytes" for size, each in results.items())
+        raise WorkerError(f"openssl speed gave {got or 'no result'} (exit {done.returncode}): {last}")
+    return {size: _summed(each) for size, each in results.items()}
+
+
+def _summed(results: list[tuple[int, float]]) -> dict:
     operations = sum(count for count, _ in results)
     rate = sum(count / seconds for count, seconds in results)
     return {"iterations": operations, "ns": round(operations / rate * 1e9)}

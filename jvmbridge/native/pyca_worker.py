@@ -11,7 +11,7 @@ import time
 
 from cryptography.hazmat.bindings.openssl.binding import Binding
 
-from jvmbridge.child import serve
+from jvmbridge.child import each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 
@@ -39,6 +39,11 @@ def cpuinfo() -> str:
 
 
 def handle(request: dict) -> dict:
+    return {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo(),
+            "parts": each_part(request, _measure)}
+
+
+def _measure(request: dict) -> dict:
     key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
     mode, decrypt = request["mode"], request["direction"] == "decrypt"
     ciphertext = encrypt_message(key, iv, plaintext, mode)
@@ -65,14 +70,7 @@ def handle(request: dict) -> dict:
         counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op,
                               time_capped=True)
         rounds = timed_rounds(loop, counts, threads)
-    return {
-        "library": library(),
-        "openssl_version": openssl_version(),
-        "cpuinfo": cpuinfo(),
-        "ciphertext": ciphertext.hex(),
-        "warmup": warmup.as_dict(),
-        "rounds": rounds,
-    }
+    return {"ciphertext": ciphertext.hex(), "warmup": warmup.as_dict(), "rounds": rounds}
 
 
 if __name__ == "__main__":

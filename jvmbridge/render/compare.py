@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+from jvmbridge.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
@@ -30,6 +31,7 @@ def render_json(comparison: Comparison) -> str:
         "results": [row_record(result) for result in comparison.results],
         "ratios": [r.as_dict() for r in comparison.ratios],
         "findings": [{"row": index + 1, **note.as_dict()} for index, note in comparison.overhead.items()],
+        "cliffs": [cliff.as_dict() for cliff in comparison.cliffs],
         "failures": [{"configuration": c, "error": e} for c, e in comparison.failures],
     }, indent=2, default=str)
 
@@ -85,6 +87,10 @@ def _render(comparison: Comparison, tabulate) -> str:
     if comparison.ratios:
         lines += ["", "Ratios (of the means; in brackets the interval from their 99.9% intervals):"]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
+    if comparison.cliffs:
+        lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
+                      "a size between them shows where):"]
+        lines += [f"  {cliff.describe()}" for cliff in comparison.cliffs]
     notes = [(i + 1, _notes_text(comparison, i, row)) for i, row in enumerate(frame.itertuples())]
     if any(text for _, text in notes):
         lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes if text]

@@ -1,0 +1,61 @@
+"""Cliffs in a size sweep: where one configuration's cost between two adjacent measured sizes
+breaks what a smooth implementation does. A fixed cost per message amortised over its bytes makes
+the cost per byte fall (or stay) as messages grow, and a larger message never takes less time than
+a smaller one; a jump against either, beyond what the intervals allow and by more than
+CLIFF_FACTOR, is a cliff: a different code path (a stub that starts at some size, or one that
+stops paying off), as JDK bugs have shown for GCM below 8 KiB and for large one-shot calls.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from jvmbridge.engines import name_of
+from jvmbridge.ratios import quotient
+from jvmbridge.results import missing
+
+# The least jump, beyond the intervals, that is called a cliff.
+CLIFF_FACTOR = 1.2
+# What makes rows one configuration measured at several sizes.
+_CONFIGURATION = ["engine", "implementation", "setting", "cipher", "direction", "shape", "threads"]
+
+
+@dataclass(frozen=True)
+class Cliff:
+    configuration: str  # "JVM SunJCE, JDK 17.0.15 | intrinsics on | aes-128-gcm encrypt, message"
+    smaller: int  # bytes
+    larger: int
+    what: str  # "cost per byte rises" or "a larger message takes less time"
+    times: float
+    low: float
+    high: float
+
+    def describe(self) -> str:
+        return (f"{self.configuration}: from {self.smaller:,} to {self.larger:,} B {self.what} "
+                f"{self.times:.2f}x [{self.low:.2f}-{self.high:.2f}]")
+
+    def as_dict(self) -> dict:
+        return {"configuration": self.configuration, "smaller_bytes": self.smaller, "larger_bytes": self.larger,
+                "what": self.what, "times": self.times, "low": self.low, "high": self.high}
+
+
+def cliffs(frame: pd.DataFrame) -> list[Cliff]:
+    """Every cliff between adjacent sizes of each configuration in ``frame`` (one run's rows)."""
+    keys = [key for key in _CONFIGURATION if key in frame]
+    found = []
+    for _, rows in frame.groupby(keys, sort=False, dropna=False):
+        rows = rows.sort_values("message_bytes")
+        for a, b in zip(rows.itertuples(), rows.iloc[1:].itertuples()):
+            if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
+                continue
+            name = f"{name_of(a)} | {a.setting} | {a.cipher} {a.direction}, {a.shape}"
+            # Cost per byte at the larger size over that at the smaller: above 1, it rose.
+            rose = quotient(b.ns_per_op_mean / b.message_bytes, b.ns_per_op_error / b.message_bytes,
+                            a.ns_per_op_mean / a.message_bytes, a.ns_per_op_error / a.message_bytes)
+            # Time of the smaller message over that of the larger: above 1, the larger took less.
+            fell = quotient(a.ns_per_op_mean, a.ns_per_op_error, b.ns_per_op_mean, b.ns_per_op_error)
+            for what, (times, low, high, _) in (("cost per byte rises", rose), ("a larger message takes less time", fell)):
+                if low > CLIFF_FACTOR:
+                    found.append(Cliff(name, int(a.message_bytes), int(b.message_bytes), what, times, low, high))
+    return found
