@@ -76,9 +76,12 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
     layout) shows up in the spread. One child measures every part that still wants a fork, in an
     order of its own per fork, so no part always runs first or last, and start-up is paid once.
-    Each part's outcomes carry the child's shared fields beside its own. A fork that died ends
-    every part it held, one part's error only that part; what finished before is kept.
-    Per part: (its outcomes, the failure or None)."""
+    Each part's outcomes carry the child's shared fields beside its own.
+
+    A part that failed gets no more forks; what it finished before is kept. A child that died
+    during a part (a JVM's SIGSEGV) fails that part only: the parts it finished before count, the
+    ones it had not reached go on in the next fork. One that died before any part (or refused the
+    request) fails every part it held. Per part: (its outcomes, the failure or None)."""
     done: list[list[ChildOutcome]] = [[] for _ in parts]
     failed: list[ChildOutcome | None] = [None] * len(parts)
     for fork in itertools.count():
@@ -88,26 +91,30 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
             break
         random.Random(fork).shuffle(pending)
         outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env)
-        if outcome.error:
+        answers = (outcome.result or {}).get("parts")
+        if answers is None:
             for i in pending:
                 failed[i] = outcome
             break
         shared = {k: v for k, v in outcome.result.items() if k != "parts"}
-        for i, answer in zip(pending, outcome.result["parts"]):
+        for i, answer in zip(pending, answers):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
             if each.error:
                 failed[i] = each
             else:
                 done[i].append(each)
+        if len(answers) < len(pending):  # it died measuring this one
+            failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr)
     return list(zip(done, failed))
 
 
-def each_part(request: dict, measure: Callable[[dict], dict]) -> list[dict]:
+def each_part(request: dict, measure: Callable[[dict], dict], shared: dict) -> dict:
     """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
-    request's shared fields beside the part's own; a part that fails says why and the rest still
-    run. The first part warms up for warmup_min_seconds, later ones (the process already warm) for
-    later_warmup_min_seconds where the request gives it."""
-    answers = []
+    request's own fields beside the part's; a part that fails says why and the rest still run. The
+    result is ``shared`` with every part's answer, saved after each part, so a crash in a later
+    part keeps the earlier ones. The first part warms up for warmup_min_seconds, later ones (the
+    process already warm) for later_warmup_min_seconds where the request gives it."""
+    answers: list[dict] = []
     for number, part in enumerate(request["parts"]):
         fields = {key: value for key, value in request.items() if key != "parts"}
         if number and "later_warmup_min_seconds" in request:
@@ -116,22 +123,33 @@ def each_part(request: dict, measure: Callable[[dict], dict]) -> list[dict]:
             answers.append(measure({**fields, **part}))
         except WorkerError as e:
             answers.append({"error": str(e)})
-    return answers
+        _save({**shared, "parts": answers})
+    return {**shared, "parts": answers}
 
 
 def serve(handler: Callable[[dict], dict]) -> None:
     """The child's main: read the request, run ``handler``, write its result or its error."""
-    result_path = sys.argv[1]
+    global _result_path
+    _result_path = sys.argv[1]
     request = json.load(sys.stdin)
     try:
         result, status = handler(request), 0
     except WorkerError as e:
         result, status = {"error": str(e)}, 1
-    with open(result_path, "w") as f:
-        json.dump(result, f)
+    _save(result)
     sys.stdout.flush()
     # os._exit: a started JVM's shutdown can hang or crash after the result is safely written.
     os._exit(status)
+
+
+_result_path = ""  # where serve() writes the result, also each_part's partial ones
+
+
+def _save(result: dict) -> None:
+    """Write ``result`` whole or not at all: a crash mid-write must not leave half a file."""
+    with open(f"{_result_path}.partial", "w") as f:
+        json.dump(result, f)
+    os.replace(f"{_result_path}.partial", _result_path)
 
 
 def _last_line(text: str) -> str:

@@ -179,6 +179,21 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
         assert re.fullmatch(r"\d+\.\d\dx (\[.*|\(no interval\))", row["2 thread(s) vs 1 thread(s)"])
 
 
+def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tmp_path):
+    # One JVM measures both sizes per fork; -Dplanted.crashAt=77 kills it as it starts on 77 bytes.
+    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.crashAt=77", "--sizes", "16,77",
+                   "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
+                   "--format", "json", "--output", str(tmp_path / "run.jsonl"))
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    (row,) = result["results"]
+    assert row["message_bytes"] == 16 and row["forks"] == 2  # whether it ran before or after 77 in a fork
+    assert not [n for n in row["notes"] if n["kind"] == "fork-failed"]
+    (failure,) = result["failures"]
+    assert failure["configuration"].endswith("77 B") and "the JVM crashed" in failure["error"]
+
+
 def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar, tmp_path):
     # planted.marker: the first JVM to load the cipher creates the file, every later one crashes.
     saved = tmp_path / "run.jsonl"

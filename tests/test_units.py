@@ -6,7 +6,7 @@ import pytest
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.platforms import x86_64
-from jvmbridge.workload import SWEEP_SIZES, parse_count, parse_sizes
+from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -171,3 +171,15 @@ def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     table = parse(f"bool UseAES = true {{product}} {{default}}\n{flag_line}\n")
     verdict = decide(MODES["ctr"], 17, ["aes"], table, None)
     assert verdict.status == DISABLED and verdict.fix.startswith(fix)
+
+
+def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wanted():
+    from jvmbridge.engines.native import _SpeedRuns
+
+    sweep = combinations([(256, "cbc")], ["encrypt"], SWEEP_SIZES, ["stream"], Sampling())
+    runs = _SpeedRuns(sweep, {}, lambda size: ["openssl", "speed", *(["-bytes", str(size)] if size else [])])
+    (whole, listed), (extra, (alone,)) = runs._plan(sweep)
+    assert (whole, extra, alone.operation.message_bytes) == (None, 38, 38)
+    assert [w.operation.message_bytes for w in listed] == list(SPEED_SIZES)
+    # Two sizes still wide: two one-second runs, not a six-second run of the list.
+    assert [size for size, _ in runs._plan(sweep[:2])] == [16, 38]

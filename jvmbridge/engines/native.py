@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from typing import Callable
 
 from jvmbridge.child import WorkerError, rounds_of, run_forks
@@ -105,73 +106,92 @@ class OpensslSpeedEngine(NativeEngine):
         described = openssl_cli.describe(openssl, env)
         read = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
         measured: dict[Workload, Measurement | WorkerError] = {}
-        for command, group in self._commands(workloads, openssl, matrix):
-            try:
-                rounds, forks = self._rounds(command, group, env)
-            except WorkerError as e:
-                measured.update((workload, e) for workload in group)
-                continue
-            measured.update((workload, self._measurement(workload, command, rounds[workload], forks, len(group) > 1,
-                                                         described, accelerated, read)) for workload in group)
-        return [measured[workload] for workload in workloads]
-
-    def _commands(self, workloads: list[Workload], openssl: str, matrix) -> list[tuple[list[str], list[Workload]]]:
-        """The `openssl speed` commands that measure ``workloads``, each with the workloads it measures:
-        one run of speed's own size list for two or more of its sizes (one process, as a user runs
-        it), -bytes for each other size. `openssl speed -seconds` takes whole seconds and counts
-        operations itself: --iterations cannot apply."""
-        commands = []
-        by_setting: dict[tuple, list[Workload]] = {}
+        groups: dict[tuple, list[Workload]] = {}
         for workload in workloads:
             op = workload.operation
-            by_setting.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
-        for (cipher, direction, sampling), group in by_setting.items():
+            groups.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
+        for (cipher, direction, sampling), group in groups.items():
             extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
             seconds = max(1, round(sampling.round_seconds))
-            listed = [w for w in group if w.operation.message_bytes in SPEED_SIZES]
-            if sampling.threads == 1 and len(listed) > 1:
-                commands.append((openssl_cli.speed_command(openssl, cipher, None, seconds, extra), listed))
-            commands += [(openssl_cli.speed_command(openssl, cipher, w.operation.message_bytes, seconds, extra,
-                                                    sampling.threads), [w])
-                         for w in group if not (sampling.threads == 1 and len(listed) > 1 and w in listed)]
-        return commands
+            runs = _SpeedRuns(group, env, lambda size: openssl_cli.speed_command(
+                openssl, cipher, size, seconds, extra, sampling.threads))
+            runs.run()
+            measured.update((workload, self._measurement(workload, runs, described, accelerated, read)
+                             if runs.rounds[workload] else runs.failed[workload]) for workload in group)
+        return [measured[workload] for workload in workloads]
 
-    @staticmethod
-    def _rounds(command: list[str], group: list[Workload], env: dict) -> tuple[dict[Workload, list[dict]], int]:
-        """Runs of ``command``, `rounds` at a time (each run is its own process already: a "fork" is
-        `rounds` more runs), while any workload it measures wants more; every run's figure for each."""
-        sampling = group[0].sampling
-        rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
-        forks = 0
-        while any(sampling.wants_another_fork(rounds[workload], forks) for workload in group):
-            for _ in range(sampling.rounds):
-                by_size = openssl_cli.speed_rounds(command, env, sampling.threads)
-                for workload in group:
-                    if workload.operation.message_bytes not in by_size:
-                        raise WorkerError(f"`{' '.join(command)}` gave no figure for "
-                                          f"{workload.operation.message_bytes} bytes")
-                    rounds[workload].append(by_size[workload.operation.message_bytes])
-            forks += 1
-        return rounds, forks
-
-    def _measurement(self, workload: Workload, command: list[str], rounds: list[dict], forks: int, listed: bool,
-                     described: dict, accelerated: bool, read: tuple[bool, str]) -> Measurement:
+    def _measurement(self, workload: Workload, runs: "_SpeedRuns", described: dict, accelerated: bool,
+                     read: tuple[bool, str]) -> Measurement:
         op, sampling = workload.operation, workload.sampling
+        rounds = runs.rounds[workload]
         seconds = max(1, round(sampling.round_seconds))
         notes = [f"{self.work(op)}; {len(rounds)} runs of {seconds} s"
                  + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")
-                 + (", every size of speed's list in each run" if listed else "")]
+                 + (f", {runs.listed[workload]} of them of speed's own size list" if runs.listed[workload] else "")]
         if op.direction == "decrypt" and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
                          f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
+        failed = runs.failed.get(workload)
         as_requested, state = read
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, **workload.row_fields(), summary=summarize(rounds, forks),
-            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ".join(command)},
-            notes=notes,
+            verified_state=state, **workload.row_fields(), summary=summarize(rounds, len(rounds)),
+            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload])},
+            notes=notes, failed_fork=str(failed) if failed else None,
         )
+
+
+class _SpeedRuns:
+    """`openssl speed` runs for workloads of one cipher, direction and sampling. Each run is a
+    process of its own, so `forks` is met by the runs themselves; runs are added `rounds` at a time
+    while a workload's interval is wide, up to `max_forks` x `rounds`. While every size of speed's
+    own list is wanted, one run of that list measures them all (as a user runs it); otherwise each
+    wanted size gets its own `-bytes` run (the list would spend its seconds on sizes not wanted).
+    `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply."""
+
+    def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
+        self.group, self.env, self.command = group, env, command
+        sampling = group[0].sampling
+        self.sampling = sampling
+        self.rule = replace(sampling, forks=1, max_forks=sampling.fork_limit)
+        self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
+        self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
+        self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
+        self.failed: dict[Workload, WorkerError] = {}
+
+    def run(self) -> None:
+        batches = 0
+        while wanting := [w for w in self.group if w not in self.failed
+                          and self.rule.wants_another_fork(self.rounds[w], batches)]:
+            for _ in range(self.sampling.rounds):
+                for size, measured in self._plan(wanting):
+                    self._one(size, measured)
+            batches += 1
+
+    def _plan(self, wanting: list[Workload]) -> list[tuple[int | None, list[Workload]]]:
+        by_size = {w.operation.message_bytes: w for w in wanting if w not in self.failed}
+        whole = self.sampling.threads == 1 and set(SPEED_SIZES) <= set(by_size)
+        listed = [(None, [by_size[size] for size in SPEED_SIZES])] if whole else []
+        return listed + [(size, [w]) for size, w in by_size.items() if not (whole and size in SPEED_SIZES)]
+
+    def _one(self, size: int | None, measured: list[Workload]) -> None:
+        command = self.command(size)
+        try:
+            by_size = openssl_cli.speed_rounds(command, self.env, self.sampling.threads)
+        except WorkerError as e:
+            self.failed.update((workload, e) for workload in measured)
+            return
+        for workload in measured:
+            if workload.operation.message_bytes not in by_size:  # an older openssl's list lacks it
+                self.failed[workload] = WorkerError(f"`{' '.join(command)}` gave no figure for "
+                                                    f"{workload.operation.message_bytes} bytes")
+                continue
+            self.rounds[workload].append(by_size[workload.operation.message_bytes])
+            self.listed[workload] += size is None
+            shown = " ".join(command)
+            if shown not in self.commands[workload]:
+                self.commands[workload].append(shown)
 
 
 class OpensslAeadEngine(OpensslSpeedEngine):

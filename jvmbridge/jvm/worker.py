@@ -97,8 +97,8 @@ def handle(request: dict) -> dict:
         return sum(int(collector.getCollectionTime()) for collector in collectors)
 
     counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
-    parts = each_part(request, lambda part: _measure(jpype, harness_class, provider, part, counters))
-    return {"jvm": _jvm_identity(jpype), "flags": flags, "parts": parts}
+    return each_part(request, lambda part: _measure(jpype, harness_class, provider, part, counters),
+                     {"jvm": _jvm_identity(jpype), "flags": flags})
 
 
 def _measure(jpype, harness_class, provider: str, part: dict, counters: dict) -> dict:

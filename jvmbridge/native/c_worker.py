@@ -12,9 +12,9 @@ from jvmbridge.native.c_loop import load
 
 def handle(request: dict) -> dict:
     library = load(Path(request["library"]))
-    return {"openssl_version": library.aesloop_openssl_version().decode(),
-            "cpuinfo": library.aesloop_cpuinfo().decode(),
-            "parts": each_part(request, lambda part: _measure(library, part))}
+    return each_part(request, lambda part: _measure(library, part),
+                     {"openssl_version": library.aesloop_openssl_version().decode(),
+                      "cpuinfo": library.aesloop_cpuinfo().decode()})
 
 
 def _measure(library, request: dict) -> dict:

@@ -39,8 +39,8 @@ def cpuinfo() -> str:
 
 
 def handle(request: dict) -> dict:
-    return {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo(),
-            "parts": each_part(request, _measure)}
+    return each_part(request, _measure,
+                     {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()})
 
 
 def _measure(request: dict) -> dict:

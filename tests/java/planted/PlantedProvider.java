@@ -16,6 +16,8 @@ import javax.crypto.CipherSpi;
  *     -Dplanted.crash=true, crashes the JVM): a sweep that cannot find this cannot find anything;
  * <li>with -Dplanted.after=N, every doFinal(byte[]) after the N-th gets byte 0 flipped: like an
  *     intrinsic that goes wrong only once the JIT has compiled the loop;
+ * <li>with -Dplanted.crashAt=N, a doFinal(byte[]) of N bytes crashes the JVM: one size of a sweep
+ *     dies while the others, measured by the same JVM, are fine;
  * <li>with -Dplanted.marker=PATH, the first JVM to load the cipher creates PATH and every later
  *     one crashes: a configuration whose first fork finishes and whose second dies.
  * </ul>
@@ -30,6 +32,7 @@ public final class PlantedProvider extends Provider {
 
     public static final class PlantedCipher extends CipherSpi {
         private static final long WRONG_AFTER = Long.getLong("planted.after", Long.MAX_VALUE);
+        private static final int CRASH_AT = Integer.getInteger("planted.crashAt", -1);
         private static long calls;
         private final Cipher real;
 
@@ -82,6 +85,9 @@ public final class PlantedProvider extends Provider {
 
         @Override protected byte[] engineDoFinal(byte[] in, int offset, int length)
                 throws javax.crypto.IllegalBlockSizeException, javax.crypto.BadPaddingException {
+            if (length == CRASH_AT) {
+                crash();
+            }
             byte[] out = in == null ? real.doFinal() : real.doFinal(in, offset, length);  // doFinal() passes null
             if (++calls > WRONG_AFTER && out.length > 0) {
                 out[0] ^= 1;
