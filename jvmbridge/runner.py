@@ -42,6 +42,9 @@ class Matrix:
     engines: tuple[str, ...] = default_engines()  # keys of engines.ENGINES
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
+    # Each workload in JVMs of its own (0.1.0's way): slower, but no workload runs in a JVM that has
+    # compiled the others' profiles (seen here: 2-6% slower figures; benchmarks/README.md, "sweep").
+    fork_per_workload: bool = False
 
 
 @dataclass

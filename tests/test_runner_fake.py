@@ -168,3 +168,7 @@ def test_each_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B",
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics off, encrypt, 16 B", "fake c, on, encrypt, 16 B",
         "fake c, off, encrypt, 16 B"]
+    # --fork-per-size: 0.1.0's way, a JVM per workload and setting.
+    isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",), fork_per_workload=True))
+    assert [len(job.parts) for job in isolated] == [1] * 8
+    assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B"
