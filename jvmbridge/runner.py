@@ -104,7 +104,10 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     ``host_name`` names the host in it (default: its hostname).
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started), **({"host": host_name} if host_name else {})}
+    metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started),
+                # How many workloads one process measured per fork (a JVM every size), for the header.
+                "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
+                **({"host": host_name} if host_name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     ranked, failures, interrupted = [], [], False

@@ -179,6 +179,7 @@ def test_a_size_sweep_in_one_run():
                           "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     assert data["metadata"]["workload"]["sizes"] == [16, 1024]
+    assert data["metadata"]["workloads_per_fork"] == 2  # each fork's JVM measured both sizes
     by_size = {}
     for row in data["results"]:
         if row["engine"] == "JVM":  # --iterations: exactly that many messages, as AESNITester

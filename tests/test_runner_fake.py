@@ -150,6 +150,7 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
     assert cliff.what == "a larger message takes less time" and cliff.low > 9 and cliff.times == pytest.approx(10, rel=0.01)
     table = render("compare", "table", comparison)
     assert "fake cliff | on | aes-128-gcm encrypt, message: from 8,191 to 8,192 B a larger message takes less time 10.00x" in table
+    assert "Forks    one process per fork" not in table  # the fakes run a workload per job
     assert json.loads(render("compare", "json", comparison))["cliffs"][0]["larger_bytes"] == 8192
 
 

@@ -42,7 +42,8 @@ class JvmEngine(Engine):
 
     def jobs_for(self, workloads, matrix):
         # One job per JVM, provider and setting: each fork's JVM measures every workload, so
-        # start-up and the JIT's common work are paid once per fork, not once per size.
+        # start-up and the JIT's common work are paid once per fork, not once per size;
+        # --fork-per-size: one job per workload as well.
         if matrix.fork_per_workload and len(workloads) > 1:
             return [job for each in workloads for job in self.jobs_for([each], matrix)]
         return [Job.batch(f"JVM {java.label}, {provider.name}, {setting.name}", workloads,

@@ -67,6 +67,10 @@ def _render(comparison: Comparison, tabulate) -> str:
     if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say
         lines.append(f"EMULATED {meta['cpu']['emulation']}: the CPU runs in software, so every time here "
                      "means nothing; flags, states and bytes still hold")
+    if meta.get("workloads_per_fork", 1) > 1:  # runs saved before batching measured one workload a process
+        lines.append(f"Forks    one process per fork measures up to {meta['workloads_per_fork']} workloads of a "
+                     "configuration, in an order of its own per fork; in a JVM one measured after others can run "
+                     "a few percent slower than alone (--fork-per-size: a JVM for each)")
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
