@@ -115,12 +115,11 @@ def each_part(request: dict, measure: Callable[[dict], dict], shared: dict) -> d
     part keeps the earlier ones. The first part warms up for warmup_min_seconds, later ones (the
     process already warm) for later_warmup_min_seconds where the request gives it."""
     answers: list[dict] = []
+    first = {key: value for key, value in request.items() if key != "parts"}
+    later = {**first, "warmup_min_seconds": request.get("later_warmup_min_seconds", first.get("warmup_min_seconds"))}
     for number, part in enumerate(request["parts"]):
-        fields = {key: value for key, value in request.items() if key != "parts"}
-        if number and "later_warmup_min_seconds" in request:
-            fields["warmup_min_seconds"] = request["later_warmup_min_seconds"]
         try:
-            answers.append(measure({**fields, **part}))
+            answers.append(measure({**(later if number else first), **part}))
         except WorkerError as e:
             answers.append({"error": str(e)})
         _save({**shared, "parts": answers})

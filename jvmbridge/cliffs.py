@@ -46,10 +46,11 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
     found = []
     for _, rows in frame.groupby(keys, sort=False, dropna=False):
         rows = rows.sort_values("message_bytes")
+        first = next(rows.itertuples())
+        name = f"{name_of(first)} | {first.setting} | {first.cipher} {first.direction}, {first.shape}"
         for a, b in zip(rows.itertuples(), rows.iloc[1:].itertuples()):
             if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
                 continue
-            name = f"{name_of(a)} | {a.setting} | {a.cipher} {a.direction}, {a.shape}"
             # Cost per byte at the larger size over that at the smaller: above 1, it rose.
             rose = quotient(b.ns_per_op_mean / b.message_bytes, b.ns_per_op_error / b.message_bytes,
                             a.ns_per_op_mean / a.message_bytes, a.ns_per_op_error / a.message_bytes)

@@ -79,9 +79,9 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
             runs = workload if workload.operation.shape in engine.shapes else replace(
                 workload, operation=replace(workload.operation, shape=engine.shapes[0]))
             position.setdefault(runs, index)
-        tags = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
-                            else varying - {"shapes"})) for runs, index in position.items()]
-        engine_jobs = engine.jobs_for(tags, matrix)
+        tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
+                              else varying - {"shapes"})) for runs, index in position.items()]
+        engine_jobs = engine.jobs_for(tagged, matrix)
         seen: dict[int, int] = {}
         for part in (part for job in engine_jobs for part in job.parts):
             at = position[part.workload]

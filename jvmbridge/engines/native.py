@@ -152,9 +152,8 @@ class _SpeedRuns:
 
     def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
         self.group, self.env, self.command = group, env, command
-        sampling = group[0].sampling
-        self.sampling = sampling
-        self.rule = replace(sampling, forks=1, max_forks=sampling.fork_limit)
+        self.sampling = group[0].sampling
+        self.rule = replace(self.sampling, forks=1, max_forks=self.sampling.fork_limit)
         self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
         self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
         self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
@@ -177,6 +176,7 @@ class _SpeedRuns:
 
     def _one(self, size: int | None, measured: list[Workload]) -> None:
         command = self.command(size)
+        shown = " ".join(command)
         try:
             by_size = openssl_cli.speed_rounds(command, self.env, self.sampling.threads)
         except WorkerError as e:
@@ -184,12 +184,11 @@ class _SpeedRuns:
             return
         for workload in measured:
             if workload.operation.message_bytes not in by_size:  # an older openssl's list lacks it
-                self.failed[workload] = WorkerError(f"`{' '.join(command)}` gave no figure for "
+                self.failed[workload] = WorkerError(f"`{shown}` gave no figure for "
                                                     f"{workload.operation.message_bytes} bytes")
                 continue
             self.rounds[workload].append(by_size[workload.operation.message_bytes])
             self.listed[workload] += size is None
-            shown = " ".join(command)
             if shown not in self.commands[workload]:
                 self.commands[workload].append(shown)
 

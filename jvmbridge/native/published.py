@@ -47,8 +47,9 @@ def speed_text_runs(path: Path, text: str) -> tuple[list[PublishedRun], list[str
 
 def _published(path: Path, run: SpeedRun, number: int, count: int, started: datetime.datetime) -> PublishedRun:
     platform = platform_of(run)
+    states = [acceleration(run, platform, figure) for figure in run.figures]
     # Each distinct setting once (a 1.0.x text can hold low-level and EVP rows), then the facts.
-    settings = dict.fromkeys(_setting(platform, *acceleration(run, platform, figure)) for figure in run.figures)
+    settings = dict.fromkeys(_setting(platform, *state) for state in states)
     described = "; ".join([*settings, _facts(run)])
     metadata = {"host": f"from {path.name}", "cpu": {"model": NOT_STATED, "features": []},
                 "started_utc": started.isoformat(timespec="seconds"), "jvmbridge_version": __version__,
@@ -58,12 +59,13 @@ def _published(path: Path, run: SpeedRun, number: int, count: int, started: date
     notes = [f"published figure from {path.name}: one number, no interval"]
     if processes and processes > 1:
         notes.append(f"-multi {processes}: the sum over {processes} processes, about {1 / processes:.0%} of it per process")
-    rows = [_row(run, platform, figure, notes) for figure in run.figures]
+    rows = [_row(run, platform, figure, state, notes) for figure, state in zip(run.figures, states)]
     return PublishedRun(metadata, rows)
 
 
-def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, notes: list[str]) -> dict:
-    accelerated, verified = acceleration(run, platform, figure)
+def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, state: tuple[bool | None, str],
+         notes: list[str]) -> dict:
+    accelerated, verified = state
     setting = _setting(platform, accelerated)
     for option in ("-engine", "-provider"):  # whose code ran is part of what was measured
         if run.options.get(option):
@@ -96,8 +98,8 @@ def acceleration(run: SpeedRun, platform: Platform, figure: SpeedFigure) -> tupl
         except ValueError:
             pass
     value = run.environment.get(platform.openssl_variable or "")
-    if value is not None and platform.openssl_value_off(value) is not None:
-        off = platform.openssl_value_off(value)
+    off = None if value is None else platform.openssl_value_off(value)
+    if off is not None:
         how = f"{platform.openssl_variable}={value} given to the command, not read back: the text has no CPUINFO line"
         return (False, how) if off else (None, how + f": it leaves {platform.accelerator} to the CPU")
     return None, f"the text has no CPUINFO line and no {platform.openssl_variable}"

@@ -206,12 +206,12 @@ class _Reader:
         if match := _TABLE_HEADER.match(flat, at):
             self._run(last is None or bool(last.table), at)
             self.sizes = [int(s) for s in re.findall(r"(\d+) bytes", match["sizes"])]
-            return self._table(match.end())
+            return match.end()
         if match := _KEY_ROW.match(flat, at):
             self._key_row(match)
             return match.end()
         if match := _TABLE_ROW.match(flat, at):
-            # A row after -multi's children gave the sizes; or AES figures with no sizes, an error.
+            # A row once a header (or -multi's children) gave the sizes; or AES figures with no sizes, an error.
             if self.sizes is not None or _AES.match(match["name"].strip()):
                 self._row(at, match["name"], _cells(match))
                 return match.end()
@@ -252,19 +252,6 @@ class _Reader:
                 run.skipped.append(name)
         elif seconds > 0:
             run.timed.append(_figure(aes, name, size, count * size / seconds))
-
-    def _table(self, at: int) -> int:
-        """Read the rows after a header; the offset where the table ends."""
-        end = at
-        while end + 1 < len(self.flat):
-            if match := _TABLE_ROW.match(self.flat, end + 1):
-                self._row(match.start(), match["name"], _cells(match))
-            elif match := _KEY_ROW.match(self.flat, end + 1):
-                self._key_row(match)
-            else:
-                break
-            end = match.end()
-        return end
 
     def _key_row(self, match: re.Match) -> None:
         self._run(False, match.start()).skipped.append(f"{match['name']}{match['bits']}")
