@@ -21,6 +21,10 @@ from typing import Callable, Mapping
 from jvmbridge.workload import Sampling
 
 
+# Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
+INTERRUPTED = "interrupted (Ctrl-C)"
+
+
 class WorkerError(Exception):
     """A failure the worker understood; its message is meant for the user as it is."""
 
@@ -49,20 +53,35 @@ class ChildOutcome:
                 else f"exit code {self.returncode}")
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C while a child ran; ``result`` is what the child had saved by then (each_part saves
+    every finished part), or None."""
+
+    def __init__(self, result: dict | None):
+        super().__init__()
+        self.result = result
+
+
 def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None) -> ChildOutcome:
     """Run ``python -m module`` with ``request`` and collect what it reported."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
         result_path = os.path.join(scratch, "result.json")
-        done = subprocess.run(
-            [sys.executable, "-m", module, result_path],
-            input=json.dumps(request), capture_output=True, text=True, errors="replace",
-            env=dict(env) if env is not None else None,
-        )
-        result = None
-        if os.path.exists(result_path):
-            with open(result_path) as f:
-                result = json.load(f)
-    return ChildOutcome(result, done.returncode, done.stdout, done.stderr)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", module, result_path],
+                input=json.dumps(request), capture_output=True, text=True, errors="replace",
+                env=dict(env) if env is not None else None,
+            )
+        except KeyboardInterrupt:  # subprocess.run has stopped the child; its saved parts still count
+            raise Interrupted(_load(result_path)) from None
+        return ChildOutcome(_load(result_path), done.returncode, done.stdout, done.stderr)
+
+
+def _load(result_path: str) -> dict | None:
+    if not os.path.exists(result_path):
+        return None
+    with open(result_path) as f:
+        return json.load(f)
 
 
 def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
@@ -81,28 +100,40 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     A part that failed gets no more forks; what it finished before is kept. A child that died
     during a part (a JVM's SIGSEGV) fails that part only: the parts it finished before count, the
     ones it had not reached go on in the next fork. One that died before any part (or refused the
-    request) fails every part it held. Per part: (its outcomes, the failure or None)."""
+    request) fails every part it held. Ctrl-C ends the forks the same way: the parts the child
+    under way had finished count, the others fail as interrupted (the caller stops after this).
+    Per part: (its outcomes, the failure or None)."""
     done: list[list[ChildOutcome]] = [[] for _ in parts]
     failed: list[ChildOutcome | None] = [None] * len(parts)
+
+    def short_of_forks(i: int) -> bool:
+        return failed[i] is None and samplings[i].wants_another_fork(rounds_of(done[i]), len(done[i]))
+
     for fork in itertools.count():
-        pending = [i for i, sampling in enumerate(samplings)
-                   if failed[i] is None and sampling.wants_another_fork(rounds_of(done[i]), len(done[i]))]
+        pending = [i for i in range(len(parts)) if short_of_forks(i)]
         if not pending:
             break
         random.Random(fork).shuffle(pending)
-        outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env)
+        try:
+            outcome, interrupted = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env), False
+        except KeyboardInterrupt as stop:
+            outcome, interrupted = ChildOutcome(getattr(stop, "result", None), -signal.SIGINT, "", ""), True
         answers = (outcome.result or {}).get("parts")
-        if answers is None:
+        if answers is None and not interrupted:
             for i in pending:
                 failed[i] = outcome
             break
-        shared = {k: v for k, v in outcome.result.items() if k != "parts"}
-        for i, answer in zip(pending, answers):
+        shared = {k: v for k, v in (outcome.result or {}).items() if k != "parts"}
+        for i, answer in zip(pending, answers or []):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
             if each.error:
                 failed[i] = each
             else:
                 done[i].append(each)
+        if interrupted:  # every part still short of its forks says so
+            for i in filter(short_of_forks, pending):
+                failed[i] = ChildOutcome({"error": INTERRUPTED}, outcome.returncode, "", "")
+            break
         if len(answers) < len(pending):  # it died measuring this one
             failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr)
     return list(zip(done, failed))

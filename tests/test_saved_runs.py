@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import struct
@@ -117,6 +118,37 @@ def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
     assert written[-1]["type"] == "end" and written[-1]["interrupted"] is True
     assert any(r["type"] == "measurement" for r in written)
     assert run_cli("report", str(path)).returncode == 0
+
+
+def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
+    """Ctrl-C a real compare once its first child has saved a finished workload (the result file
+    each_part writes into the child's scratch folder under TMPDIR); its stdout and stderr."""
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", *args, "--output", str(path)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "TMPDIR": str(scratch)})
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(scratch.glob("jvmbridge-*/result.json")):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    return stdout, stderr
+
+
+def test_ctrl_c_during_a_jvms_forks_keeps_the_forks_that_finished(tmp_path):
+    path = tmp_path / "interrupted.jsonl"
+    _, stderr = interrupt_compare(path, tmp_path / "scratch", "--engine", "jvm", "--forks", "6",
+                                  "--round-time", "0.1", "--rounds", "3", "--quiet")
+    assert "Traceback" not in stderr
+    written = records(path)
+    measured = [r for r in written if r["type"] == "measurement"]
+    assert len(measured) == 1, stderr  # the first setting, cut short; the second never ran
+    row = measured[0]["row"]
+    assert 1 <= row["forks"] < 6 and row["rounds"] == 3 * row["forks"]
+    assert "interrupted (Ctrl-C)" in json.dumps(row["notes"])
+    assert [r["error"] for r in written if r["type"] == "failure"] == ["interrupted before it finished"]
+    assert written[-1]["type"] == "end" and written[-1]["interrupted"] is True
 
 
 def test_truncated_and_corrupt_lines_are_reported_and_the_rest_read(saved, tmp_path):

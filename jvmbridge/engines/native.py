@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import replace
 from typing import Callable
 
-from jvmbridge.child import WorkerError, rounds_of, run_forks
+from jvmbridge.child import INTERRUPTED, WorkerError, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -110,12 +110,16 @@ class OpensslSpeedEngine(NativeEngine):
         for workload in workloads:
             op = workload.operation
             groups.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
+        interrupted = False
         for (cipher, direction, sampling), group in groups.items():
+            if interrupted:  # Ctrl-C in an earlier group: the caller stops after this job
+                measured.update((workload, WorkerError(INTERRUPTED)) for workload in group)
+                continue
             extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
             seconds = max(1, round(sampling.round_seconds))
             runs = _SpeedRuns(group, env, lambda size: openssl_cli.speed_command(
                 openssl, cipher, size, seconds, extra, sampling.threads))
-            runs.run()
+            interrupted = runs.run()
             measured.update((workload, self._measurement(workload, runs, described, accelerated, read)
                              if runs.rounds[workload] else runs.failed[workload]) for workload in group)
         return [measured[workload] for workload in workloads]
@@ -159,14 +163,21 @@ class _SpeedRuns:
         self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
         self.failed: dict[Workload, WorkerError] = {}
 
-    def run(self) -> None:
-        batches = 0
-        while wanting := [w for w in self.group if w not in self.failed
-                          and self.rule.wants_another_fork(self.rounds[w], batches)]:
-            for _ in range(self.sampling.rounds):
-                for size, measured in self._plan(wanting):
-                    self._one(size, measured)
-            batches += 1
+    def run(self) -> bool:
+        """Run until every workload has its runs; True when Ctrl-C cut that short (the runs that
+        finished are kept, the workloads that wanted more say they were interrupted)."""
+        batches, wanting = 0, []
+        try:
+            while wanting := [w for w in self.group if w not in self.failed
+                              and self.rule.wants_another_fork(self.rounds[w], batches)]:
+                for _ in range(self.sampling.rounds):
+                    for size, measured in self._plan(wanting):
+                        self._one(size, measured)
+                batches += 1
+        except KeyboardInterrupt:
+            self.failed.update((w, WorkerError(INTERRUPTED)) for w in wanting if w not in self.failed)
+            return True
+        return False
 
     def _plan(self, wanting: list[Workload]) -> list[tuple[int | None, list[Workload]]]:
         by_size = {w.operation.message_bytes: w for w in wanting if w not in self.failed}
