@@ -1,16 +1,18 @@
 """Why JVM rows were noisier than `openssl speed`'s, measured side by side in one run.
 
-Forks of three arms take turns, so a busy spell of this shared machine falls on all of them:
+Forks of the arms take turns, so a busy spell of this shared machine falls on all of them:
   jvm-1s-5%   the JVM loop (JPype, AES-256-CBC doFinal on 38 bytes) after 0.1.0's warm-up: at least
               1 s, until 5 chunks agree within 5% and the JIT is idle; then 10 rounds of 0.5 s
   jvm-3s-2%   the same after a longer, stricter warm-up: at least 3 s, chunks within 2%
   jvm-stream  as jvm-1s-5%, the stream shape: update into one buffer, nothing allocated, no GC
+  jvm-g1-16m      as jvm-1s-5% with -Xmn16m: a small fixed young generation under G1
+  jvm-serial-16m  the same under the serial collector (-XX:+UseSerialGC -Xmn16m)
   openssl     `openssl speed -elapsed` (wall clock, as compare runs it): 10 runs of 1 s
 Per fork: the rounds' rsd, the first round against the median, and for the JVM the loop thread's
 CPU time against wall time (equal: the thread was not descheduled) and GC/JIT milliseconds
 inside the rounds. Prints one line per fork, then the medians per arm.
 
-    python benchmarks/jvm_noise.py [forks per arm, default 6]
+    python benchmarks/jvm_noise.py [forks per arm, default 6] [arm ...]   (default: every arm)
 """
 from __future__ import annotations
 
@@ -20,20 +22,24 @@ import statistics
 import subprocess
 import sys
 
-# (warm-up seconds at least, chunks agreeing within, shape): the loop as compare runs it, a longer
-# and stricter warm-up, and the stream shape (update into one buffer: no allocation, no GC).
-ARMS = {"jvm-1s-5%": (1.0, 0.05, "message"), "jvm-3s-2%": (3.0, 0.02, "message"),
-        "jvm-stream": (1.0, 0.05, "stream")}
+# (warm-up seconds at least, chunks agreeing within, shape, JVM options): the loop as compare runs
+# it, a longer and stricter warm-up, the stream shape (update into one buffer: no allocation, no
+# GC), and the loop with a small fixed young generation (many short collections that every round
+# shares alike, and garbage that stays in the CPU's caches) under G1 and under the serial collector.
+ARMS = {"jvm-1s-5%": (1.0, 0.05, "message", ()), "jvm-3s-2%": (3.0, 0.02, "message", ()),
+        "jvm-stream": (1.0, 0.05, "stream", ()),
+        "jvm-g1-16m": (1.0, 0.05, "message", ("-Xmn16m",)),
+        "jvm-serial-16m": (1.0, 0.05, "message", ("-XX:+UseSerialGC", "-Xmn16m"))}
 ROUNDS = 10
 
 
-def jvm_fork(min_seconds: float, tolerance: float, shape: str) -> dict:
+def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
     import jpype
 
     from jvmbridge.harness import harness_jar
     from jvmbridge.measure import round_counts, warm_up
 
-    jpype.startJVM(classpath=[str(harness_jar())], convertStrings=False)
+    jpype.startJVM(*options, classpath=[str(harness_jar())], convertStrings=False)
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
     management = jpype.JClass("java.lang.management.ManagementFactory")
     compiler, threads = management.getCompilationMXBean(), management.getThreadMXBean()
@@ -44,10 +50,13 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str) -> dict:
     def gc_ms() -> int:
         return sum(int(c.getCollectionTime()) for c in collectors)
 
+    def gc_count() -> int:
+        return sum(int(c.getCollectionCount()) for c in collectors)
+
     loop = harness.run if shape == "message" else harness.runStream
     warmup = warm_up(lambda n: int(loop(n)), min_seconds, 15.0,
                      lambda: int(compiler.getTotalCompilationTime()), tolerance)
-    per_op, cpu_over_wall, gc, jit = [], [], 0, 0
+    per_op, cpu_over_wall, gc, jit, counted = [], [], 0, 0, gc_count()
     for n in round_counts(None, ROUNDS, 0.5, warmup.ns_per_op):
         cpu0, gc0, jit0 = threads.getCurrentThreadCpuTime(), gc_ms(), compiler.getTotalCompilationTime()
         ns = int(loop(n))
@@ -55,7 +64,7 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str) -> dict:
         gc, jit = gc + gc_ms() - gc0, jit + int(compiler.getTotalCompilationTime()) - jit0
         per_op.append(ns / n)
     return {"per_op": per_op, "warmup_s": warmup.seconds, "cpu_over_wall": min(cpu_over_wall), "gc_ms": gc,
-            "jit_ms": jit}
+            "gc_count": gc_count() - counted, "jit_ms": jit}
 
 
 def openssl_fork() -> dict:
@@ -70,11 +79,11 @@ def openssl_fork() -> dict:
 
 def describe(arm: str, fork: dict) -> str:
     values = fork["per_op"]
-    line = (f"{arm:10} median {statistics.median(values):6.1f} ns/op  rsd {fork['rsd']:.2%}  "
+    line = (f"{arm:14} median {statistics.median(values):6.1f} ns/op  rsd {fork['rsd']:.2%}  "
             f"first/median {values[0] / statistics.median(values):.3f}")
     if "gc_ms" in fork:
         line += (f"  warm-up {fork['warmup_s']:.1f} s  thread CPU/wall >= {fork['cpu_over_wall']:.3f}  "
-                 f"GC {fork['gc_ms']} ms  JIT {fork['jit_ms']} ms in the rounds")
+                 f"GC {fork['gc_ms']} ms in {fork['gc_count']}  JIT {fork['jit_ms']} ms in the rounds")
     return line
 
 
@@ -84,7 +93,7 @@ def main() -> None:
         print(json.dumps(openssl_fork() if arm == "openssl" else jvm_fork(*ARMS[arm])))
         return
     forks = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    found: dict[str, list[dict]] = {arm: [] for arm in (*ARMS, "openssl")}
+    found: dict[str, list[dict]] = {arm: [] for arm in (sys.argv[2:] or (*ARMS, "openssl"))}
     for _ in range(forks):
         for arm in found:  # in turns: each arm sees the same spells of a busy machine
             done = subprocess.run([sys.executable, __file__, "--fork", arm], capture_output=True, text=True, check=True)
@@ -94,7 +103,8 @@ def main() -> None:
             print(describe(arm, fork), flush=True)
     print()
     for arm, done in found.items():
-        print(f"{arm:10} median rsd over {len(done)} forks {statistics.median(f['rsd'] for f in done):.2%}; "
+        print(f"{arm:14} median rsd over {len(done)} forks {statistics.median(f['rsd'] for f in done):.2%}; "
+              f"median ns/op {statistics.median(statistics.median(f['per_op']) for f in done):.1f}; "
               f"worst first/median {max(f['per_op'][0] / statistics.median(f['per_op']) for f in done):.3f}")
 
 
