@@ -1,12 +1,13 @@
 """A size sweep in one run against the per-size runs it replaces, side by side.
 
-    python benchmarks/sweep.py            # about 15 minutes on 2 vCPUs
+    python benchmarks/sweep.py            # about 20 minutes on 2 vCPUs
 
-Runs `jvmbridge compare --sizes sweep --engine jvm --engine openssl-cli` once (each fork's JVM
-measures every size; `openssl speed` runs its own size list per process), then the same
-configurations one size per `compare` (0.1.0's way: a fresh JVM per size and fork, `-bytes` per
-size), and prints the wall time of each, how many rows reached the ±2% target, and per row the
-sweep's figure against the per-size one: their ratio and whether their intervals overlap.
+Runs `jvmbridge compare --sizes sweep --engine jvm --engine openssl-cli` twice, with `--shared-jvm`
+(each fork's JVM measures every size) and as by default (JVMs of their own per size; `openssl
+speed` runs its own size list per process either way), then the same configurations one size per
+`compare` (0.1.0's way: `-bytes` per size too), and prints the wall time of each, how many rows
+reached the ±2% target, and per row each sweep's figure against the per-size one: their ratio and
+whether their intervals overlap.
 """
 from __future__ import annotations
 
@@ -35,32 +36,33 @@ def key(row: dict) -> tuple:
 
 
 def main() -> None:
-    swept, sweep_seconds = compare("--sizes", "sweep")
+    sweeps = {name: compare("--sizes", "sweep", *args) for name, args in (("shared JVM", ("--shared-jvm",)),
+                                                                          ("sweep", ()))}
     per_size, per_size_seconds = [], 0.0
     for size in SWEEP_SIZES:
         rows, seconds = compare("--sizes", str(size))
         per_size += rows
         per_size_seconds += seconds
-    print(f"sweep in one run: {sweep_seconds:.0f} s; per-size runs: {per_size_seconds:.0f} s; "
-          f"{per_size_seconds / sweep_seconds:.2f}x as long")
-    for name, rows in (("sweep", swept), ("per size", per_size)):
+    for name, (rows, seconds) in {**sweeps, "per size": (per_size, per_size_seconds)}.items():
         within = sum(r["ns_per_op_error"] is not None and r["ns_per_op_error"] / r["ns_per_op_mean"] <= 0.02
                      for r in rows)
-        print(f"{name}: {within} of {len(rows)} rows within ±2%; forks {sum(r['forks'] for r in rows)}")
-    print()
-    print("| row | sweep ns/op | ±99.9% | forks | per size ns/op | ±99.9% | forks | ratio | intervals overlap |")
-    print("|---|---|---|---|---|---|---|---|---|")
+        print(f"{name}: {seconds:.0f} s ({per_size_seconds / seconds:.2f}x faster than the per-size runs); "
+              f"{within} of {len(rows)} rows within ±2%; forks {sum(r['forks'] for r in rows)}")
     by_key = {key(r): r for r in per_size}
-    for row in swept:
-        other = by_key.get(key(row))
-        if other is None:
-            continue
-        a, ea = row["ns_per_op_mean"], row["ns_per_op_error"] or float("inf")
-        b, eb = other["ns_per_op_mean"], other["ns_per_op_error"] or float("inf")
-        overlap = a - ea <= b + eb and b - eb <= a + ea
-        print(f"| {row['engine']}, {row['setting']}, {row['message_bytes']} B | {a:,.1f} | ±{ea / a:.1%} | "
-              f"{row['forks']} | {b:,.1f} | ±{eb / b:.1%} | {other['forks']} | {a / b:.3f} | "
-              f"{'yes' if overlap else 'no'} |")
+    for name, (rows, _) in sweeps.items():
+        print(f"\n{name} against the per-size runs:\n")
+        print("| row | ns/op | ±99.9% | forks | per size ns/op | ±99.9% | forks | ratio | intervals overlap |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for row in rows:
+            other = by_key.get(key(row))
+            if other is None:
+                continue
+            a, ea = row["ns_per_op_mean"], row["ns_per_op_error"] or float("inf")
+            b, eb = other["ns_per_op_mean"], other["ns_per_op_error"] or float("inf")
+            overlap = a - ea <= b + eb and b - eb <= a + ea
+            print(f"| {row['engine']}, {row['setting']}, {row['message_bytes']} B | {a:,.1f} | ±{ea / a:.1%} | "
+                  f"{row['forks']} | {b:,.1f} | ±{eb / b:.1%} | {other['forks']} | {a / b:.3f} | "
+                  f"{'yes' if overlap else 'no'} |")
 
 
 if __name__ == "__main__":

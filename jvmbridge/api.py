@@ -26,7 +26,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
             directions: Iterable[str] = ("encrypt",), engines: Iterable[str] = default_engines(),
             java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
-            openssl: str | None = "openssl", openssl_args: Iterable[str] = (), fork_per_workload: bool = False,
+            openssl: str | None = "openssl", openssl_args: Iterable[str] = (), shared_jvm: bool = False,
             output: str | Path | None = None) -> pd.DataFrame:
     """One row per engine and setting, as `jvmbridge compare` with the same options (see
     :class:`jvmbridge.request.CompareRequest`): ``iterations`` None times rounds of ``round_seconds``;
@@ -44,7 +44,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
         shapes=tuple(shapes), directions=tuple(directions), engines=tuple(engines),
         java_paths=(java,) if isinstance(java, str) else tuple(java), all_jdks=all_jdks, jvm_args=tuple(jvm_args),
         providers=tuple(providers), classpath=tuple(classpath), openssl=openssl, openssl_args=tuple(openssl_args),
-        fork_per_workload=fork_per_workload)
+        shared_jvm=shared_jvm)
     comparison = run_comparison(request, output=Path(output) if output else None)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],

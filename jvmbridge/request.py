@@ -40,7 +40,7 @@ class CompareRequest:
     classpath: tuple[str, ...] = ()  # jars, or PATH-separated lists of them
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()
-    fork_per_workload: bool = False  # a JVM per workload and fork, rather than one measuring them all
+    shared_jvm: bool = False  # one JVM per fork measuring every workload, rather than a JVM for each
     workloads: tuple[Workload, ...] = field(init=False)
     matrix: Matrix = field(init=False)
 
@@ -61,6 +61,6 @@ class CompareRequest:
         javas = (find_javas(self.java_paths, self.all_jdks) if any(ENGINES[key].runs_on_jvms for key in self.engines)
                  else [])
         matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
-                        tuple(self.engines), self.openssl, tuple(self.openssl_args), self.fork_per_workload)
+                        tuple(self.engines), self.openssl, tuple(self.openssl_args), self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)

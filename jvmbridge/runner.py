@@ -42,9 +42,11 @@ class Matrix:
     engines: tuple[str, ...] = default_engines()  # keys of engines.ENGINES
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
-    # Each workload in JVMs of its own (0.1.0's way): slower, but no workload runs in a JVM that has
-    # compiled the others' profiles (seen here: 2-6% slower figures; benchmarks/README.md, "sweep").
-    fork_per_workload: bool = False
+    # One JVM per fork measures every workload of a setting: start-up and most of the warm-up paid
+    # once, but each workload after the first runs on code the JIT compiled with the others'
+    # profile too (seen here: 16-byte messages up to 21% slower after 16 KiB ones; benchmarks/README.md,
+    # "jvm_order"). By default each workload gets JVMs of its own, as JMH forks per @Param.
+    shared_jvm: bool = False
 
 
 @dataclass
@@ -107,6 +109,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started),
                 # How many workloads one process measured per fork (a JVM every size), for the header.
                 "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
+                # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
+                "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
                 **({"host": host_name} if host_name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)

@@ -174,12 +174,13 @@ def test_a_missing_provider_fails_alone(quick):
     assert len(data["failures"]) == 1
 
 
-def test_a_size_sweep_in_one_run():
+def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                          "--shared-jvm")
     assert done.returncode == 0, done.stderr
     assert data["metadata"]["workload"]["sizes"] == [16, 1024]
-    assert data["metadata"]["workloads_per_fork"] == 2  # each fork's JVM measured both sizes
+    assert data["metadata"]["jit_shared_by"] == 2  # each fork's JVM measured both sizes
     by_size = {}
     for row in data["results"]:
         if row["engine"] == "JVM":  # --iterations: exactly that many messages, as AESNITester

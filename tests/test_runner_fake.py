@@ -154,10 +154,10 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
     assert json.loads(render("compare", "json", comparison))["cliffs"][0]["larger_bytes"] == 8192
 
 
-def test_each_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
+def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
-    jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c")))
+    jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"), shared_jvm=True))
     jvm_jobs = [job for job in jobs if job.label.startswith("JVM")]
     # One JVM per fork for all four workloads, per setting; the fake native engine runs per workload.
     assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on (4 workloads)",
@@ -169,7 +169,18 @@ def test_each_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B",
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics off, encrypt, 16 B", "fake c, on, encrypt, 16 B",
         "fake c, off, encrypt, 16 B"]
-    # --fork-per-size: 0.1.0's way, a JVM per workload and setting.
-    isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",), fork_per_workload=True))
+    assert all(job.shares_jit for job in jvm_jobs)
+    # By default a JVM per workload and setting, as JMH forks per @Param.
+    isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",)))
     assert [len(job.parts) for job in isolated] == [1] * 8
     assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B"
+
+
+@pytest.mark.parametrize("shares_jit", [True, False])
+def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, shares_jit):
+    fake = engines["subject"]
+    batch = Job.batch("fake subject, on", [(w, f", {w.operation.message_bytes} B") for w in workloads()],
+                      lambda chosen: [fake.measure(w, True) for w in chosen], shares_jit=shares_jit)
+    table = render("compare", "table", run([batch], output=tmp_path / "run.jsonl"))
+    assert table.count("Forks    one process per fork measures up to 2 workloads") == 1
+    assert ("in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled" in table) is shares_jit

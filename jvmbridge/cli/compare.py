@@ -67,9 +67,11 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
               help="The openssl command for the C-loop rows.")
 @click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
               help="Passed to `openssl speed` before -evp, one word each: --openssl-arg=-provider --openssl-arg=NAME.")
-@click.option("--fork-per-size", "fork_per_workload", is_flag=True,
-              help="A fresh JVM for each size (and shape, direction) in every fork, as 0.1.0 did: slower, but no "
-                   "size runs in a JVM whose JIT has profiled the others (which can cost a few percent).")
+@click.option("--shared-jvm", is_flag=True,
+              help="One JVM per fork measures every size, shape and direction of a setting: start-up and most "
+                   "warm-up paid once, but each after the first runs on code the JIT compiled for the others too "
+                   "(up to a fifth slower in jvmbridge's benchmarks). Default: JVMs of its own for each, as JMH "
+                   "forks per @Param.")
 @click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",

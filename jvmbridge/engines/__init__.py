@@ -32,6 +32,9 @@ class Job:
     label: str
     parts: list[Part]
     measure: Callable[[], list["Measurement | Exception"]]
+    # Its parts share one JIT (a JVM measuring several): each after the first runs on code compiled
+    # with the others' profile too.
+    shares_jit: bool = False
 
     @classmethod
     def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
@@ -40,11 +43,11 @@ class Job:
 
     @classmethod
     def batch(cls, name: str, workloads: list[tuple[Workload, str]],
-              measure: Callable[[list[Workload]], list["Measurement | Exception"]]) -> "Job":
+              measure: Callable[[list[Workload]], list["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
         parts = [Part(f"{name}{tag}", workload) for workload, tag in workloads]
         label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
-        return cls(label, parts, lambda: measure([part.workload for part in parts]))
+        return cls(label, parts, lambda: measure([part.workload for part in parts]), shares_jit)
 
 
 class Engine:

@@ -41,14 +41,15 @@ class JvmEngine(Engine):
         return None
 
     def jobs_for(self, workloads, matrix):
-        # One job per JVM, provider and setting: each fork's JVM measures every workload, so
-        # start-up and the JIT's common work are paid once per fork, not once per size;
-        # --fork-per-size: one job per workload as well.
-        if matrix.fork_per_workload and len(workloads) > 1:
+        # One job per JVM, provider, setting and workload: a JVM that measured other sizes first runs
+        # code its JIT compiled with their profile too. --shared-jvm: one job per JVM, provider and
+        # setting, each fork's JVM measuring every workload (start-up and common warm-up paid once).
+        if not matrix.shared_jvm and len(workloads) > 1:
             return [job for each in workloads for job in self.jobs_for([each], matrix)]
         return [Job.batch(f"JVM {java.label}, {provider.name}, {setting.name}", workloads,
                           lambda chosen, java=java, provider=provider, setting=setting:
-                              measure_jvm(java, provider, setting, chosen, matrix.jvm_options, matrix.classpath))
+                              measure_jvm(java, provider, setting, chosen, matrix.jvm_options, matrix.classpath),
+                          shares_jit=True)
                 for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings]
 

@@ -69,8 +69,10 @@ def _render(comparison: Comparison, tabulate) -> str:
                      "means nothing; flags, states and bytes still hold")
     if meta.get("workloads_per_fork", 1) > 1:  # runs saved before batching measured one workload a process
         lines.append(f"Forks    one process per fork measures up to {meta['workloads_per_fork']} workloads of a "
-                     "configuration, in an order of its own per fork; in a JVM one measured after others can run "
-                     "a few percent slower than alone (--fork-per-size: a JVM for each)")
+                     "configuration, in an order of its own per fork"
+                     + ("; in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled for "
+                        "the others too, and can be up to a fifth slower than in a JVM of its own"
+                        if meta.get("jit_shared_by", 0) > 1 else ""))
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
