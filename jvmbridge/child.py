@@ -109,20 +109,9 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     def short_of_forks(i: int) -> bool:
         return failed[i] is None and samplings[i].wants_another_fork(rounds_of(done[i]), len(done[i]))
 
-    for fork in itertools.count():
-        pending = [i for i in range(len(parts)) if short_of_forks(i)]
-        if not pending:
-            break
-        random.Random(fork).shuffle(pending)
-        try:
-            outcome, interrupted = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env), False
-        except KeyboardInterrupt as stop:
-            outcome, interrupted = ChildOutcome(getattr(stop, "result", None), -signal.SIGINT, "", ""), True
+    def take(pending: list[int], outcome: ChildOutcome) -> list[dict] | None:
+        """Each answer the child gave to its part, kept or failed; the answers (None: none came back)."""
         answers = (outcome.result or {}).get("parts")
-        if answers is None and not interrupted:
-            for i in pending:
-                failed[i] = outcome
-            break
         shared = {k: v for k, v in (outcome.result or {}).items() if k != "parts"}
         for i, answer in zip(pending, answers or []):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
@@ -130,12 +119,29 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
                 failed[i] = each
             else:
                 done[i].append(each)
-        if interrupted:  # every part still short of its forks says so
-            for i in filter(short_of_forks, pending):
-                failed[i] = ChildOutcome({"error": INTERRUPTED}, outcome.returncode, "", "")
-            break
-        if len(answers) < len(pending):  # it died measuring this one
-            failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr)
+        return answers
+
+    try:
+        for fork in itertools.count():
+            pending = [i for i in range(len(parts)) if short_of_forks(i)]
+            if not pending:
+                break
+            random.Random(fork).shuffle(pending)
+            try:
+                outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env)
+            except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
+                take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""))
+                raise
+            answers = take(pending, outcome)
+            if answers is None:
+                for i in pending:
+                    failed[i] = outcome
+                break
+            if len(answers) < len(pending):  # it died measuring this one
+                failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr)
+    except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
+        for i in filter(short_of_forks, range(len(parts))):
+            failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
     return list(zip(done, failed))
 
 

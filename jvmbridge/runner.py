@@ -107,7 +107,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     """
     started = datetime.datetime.now(datetime.timezone.utc)
     metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started),
-                # How many workloads one process measured per fork (a JVM every size), for the header.
+                # How many workloads one process measured per fork (pyca every size), for the header.
                 "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
                 # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
                 "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
