@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jvmbridge.stats import CONFIDENCE, FEW_SAMPLES, Summary
+from jvmbridge.stats import CONFIDENCE, FEW_SAMPLES, Summary, forks_for
+from jvmbridge.workload import MAX_FORKS
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
@@ -120,8 +121,11 @@ class Measurement:
         if s.noisy:
             notes.append(Note(NoteKind.NOISY, f"noisy: rounds vary by {s.rsd:.1%} (rsd)"))
         if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
+            needed = forks_for(s, target_error, MAX_FORKS)
             notes.append(Note(NoteKind.IMPRECISE, f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), "
-                                                  f"wider than the ±{target_error * 100:g}% aimed for"))
+                                                  f"wider than the ±{target_error * 100:g}% aimed for "
+                                                  + (f"(at this noise about {needed} forks would reach it)" if needed
+                                                     else f"(at this noise not even {MAX_FORKS} forks would)")))
         if s.rounds < FEW_SAMPLES:
             notes.append(Note(NoteKind.FEW_SAMPLES, f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval "
                                                     "is wide or undefined"))

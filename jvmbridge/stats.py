@@ -56,6 +56,25 @@ def precise_enough(rounds: list[dict], target: float) -> bool:
     return summarize(rounds).relative_error <= target
 
 
+def forks_for(summary: Summary, target: float, limit: int) -> int | None:
+    """How many forks of this summary's rounds per fork would bring its interval within ±target
+    (relative) if the rounds kept varying as they did; None beyond ``limit``. A forecast for a row
+    that missed its target, not a promise: a machine's noise comes and goes."""
+    per_fork = max(1, summary.rounds // summary.forks)
+
+    def reaches(forks: int) -> bool:
+        samples = forks * per_fork
+        return samples > 1 and t_quantile(1 - (1 - CONFIDENCE) / 2, samples - 1) * summary.rsd / math.sqrt(samples) <= target
+
+    if not reaches(limit):
+        return None
+    low, high = 1, limit  # the error only shrinks with more samples: bisect for the fewest that reach
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reaches(middle) else (middle + 1, high)
+    return low
+
+
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t with df degrees of freedom (bisection on the CDF)."""
     low, high = 0.0, 1e4

@@ -86,6 +86,39 @@ def test_interval_is_jmh_style_error_of_the_mean():
     assert summary.error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
 
 
+@pytest.mark.parametrize("spread, rounds_per_fork", [(0.06, 5), (0.015, 5), (0.02, 1)])
+def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spread, rounds_per_fork):
+    from jvmbridge.stats import CONFIDENCE, forks_for, summarize, t_quantile
+
+    # Two forks' rounds alternating around 100 ns/op, so the rsd is known and fixed.
+    rounds = [{"iterations": 1, "ns": 100 * (1 + (spread if i % 2 else -spread))} for i in range(2 * rounds_per_fork)]
+    summary = summarize(rounds, forks=2)
+
+    def error(forks: int) -> float:
+        n = forks * rounds_per_fork
+        return t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * summary.rsd / n ** 0.5
+
+    needed = forks_for(summary, 0.02, 100)
+    assert error(needed) <= 0.02 < error(needed - 1)
+    assert forks_for(summary, 0.02, needed - 1) is None
+
+
+def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
+    from jvmbridge.results import Measurement, NoteKind
+    from jvmbridge.stats import summarize
+
+    # rsd 6.32%: 10 samples give t(9) 4.781 x 6.32% / sqrt(10) = ±9.6%; 23 forks (115 samples,
+    # t 3.38) give ±1.99%, 22 forks ±2.04%
+    rounds = [{"iterations": 1, "ns": ns} for ns in (94, 106) * 5]
+    measurement = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
+                              "message", 38, summarize(rounds, forks=2))
+    imprecise = [n.text for n in measurement.result("", target_error=0.02).notes if n.kind is NoteKind.IMPRECISE]
+    assert imprecise == ["interval ±9.6% after 2 fork(s), wider than the ±2% aimed for "
+                         "(at this noise about 23 forks would reach it)"]
+    hopeless = [n.text for n in measurement.result("", target_error=0.001).notes if n.kind is NoteKind.IMPRECISE]
+    assert hopeless[0].endswith("(at this noise not even 100 forks would)")
+
+
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
