@@ -7,6 +7,10 @@ Forks of the arms take turns, so a busy spell of this shared machine falls on al
   jvm-stream  as jvm-1s-5%, the stream shape: update into one buffer, nothing allocated, no GC
   jvm-g1-16m      as jvm-1s-5% with -Xmn16m: a small fixed young generation under G1
   jvm-serial-16m  the same under the serial collector (-XX:+UseSerialGC -Xmn16m)
+  jvm-thp     as jvm-1s-5% with -XX:+UseTransparentHugePages: the young generation on 2 MiB pages
+  c-message   jvmbridge's C loop (the same OpenSSL as `openssl speed`, no JVM, no GC), per message
+              (EVP init, update, final), warmed up and timed exactly as the JVM arms: 10 rounds of 0.5 s
+  c-stream    the same, one EVP update per 38 bytes, as `openssl speed` (round length aside)
   openssl     `openssl speed -elapsed` (wall clock, as compare runs it): 10 runs of 1 s
 Per fork: the rounds' rsd, the first round against the median, and for the JVM the loop thread's
 CPU time against wall time (equal: the thread was not descheduled) and GC/JIT milliseconds
@@ -24,12 +28,14 @@ import sys
 
 # (warm-up seconds at least, chunks agreeing within, shape, JVM options): the loop as compare runs
 # it, a longer and stricter warm-up, the stream shape (update into one buffer: no allocation, no
-# GC), and the loop with a small fixed young generation (many short collections that every round
-# shares alike, and garbage that stays in the CPU's caches) under G1 and under the serial collector.
+# GC), the loop with a small fixed young generation (many short collections that every round
+# shares alike, and garbage that stays in the CPU's caches) under G1 and under the serial collector,
+# and with the heap on transparent huge pages (fewer TLB misses while allocating).
 ARMS = {"jvm-1s-5%": (1.0, 0.05, "message", ()), "jvm-3s-2%": (3.0, 0.02, "message", ()),
         "jvm-stream": (1.0, 0.05, "stream", ()),
         "jvm-g1-16m": (1.0, 0.05, "message", ("-Xmn16m",)),
-        "jvm-serial-16m": (1.0, 0.05, "message", ("-XX:+UseSerialGC", "-Xmn16m"))}
+        "jvm-serial-16m": (1.0, 0.05, "message", ("-XX:+UseSerialGC", "-Xmn16m")),
+        "jvm-thp": (1.0, 0.05, "message", ("-XX:+UseTransparentHugePages",))}
 ROUNDS = 10
 
 
@@ -67,6 +73,24 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[st
             "gc_count": gc_count() - counted, "jit_ms": jit}
 
 
+def c_fork(shape: str) -> dict:
+    import ctypes
+
+    from jvmbridge.measure import round_counts, warm_up
+    from jvmbridge.native.c_loop import library_path, load
+
+    library, data = load(library_path()), bytes(38)
+    out, out_len = ctypes.create_string_buffer(len(data) + 32), ctypes.c_int(0)
+
+    def loop(n: int) -> int:
+        return library.aesloop_run(b"aes-256-cbc", shape == "stream", False, bytes(32), bytes(16), 16, data,
+                                   len(data), n, out, ctypes.byref(out_len))
+
+    warmup = warm_up(loop, 1.0, 15.0)
+    per_op = [loop(n) / n for n in round_counts(None, ROUNDS, 0.5, warmup.ns_per_op)]
+    return {"per_op": per_op}
+
+
 def openssl_fork() -> dict:
     per_op = []
     for _ in range(ROUNDS):
@@ -90,10 +114,11 @@ def describe(arm: str, fork: dict) -> str:
 def main() -> None:
     if sys.argv[1:2] == ["--fork"]:
         arm = sys.argv[2]
-        print(json.dumps(openssl_fork() if arm == "openssl" else jvm_fork(*ARMS[arm])))
+        print(json.dumps(openssl_fork() if arm == "openssl" else c_fork(arm[2:]) if arm.startswith("c-")
+                         else jvm_fork(*ARMS[arm])))
         return
     forks = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    found: dict[str, list[dict]] = {arm: [] for arm in (sys.argv[2:] or (*ARMS, "openssl"))}
+    found: dict[str, list[dict]] = {arm: [] for arm in (sys.argv[2:] or (*ARMS, "c-message", "c-stream", "openssl"))}
     for _ in range(forks):
         for arm in found:  # in turns: each arm sees the same spells of a busy machine
             done = subprocess.run([sys.executable, __file__, "--fork", arm], capture_output=True, text=True, check=True)
