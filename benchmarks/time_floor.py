@@ -1,0 +1,52 @@
+"""The least timed time a saved run's rows would have needed for their target interval, at the noise
+they showed: per row the forks jvmbridge's stopping rule would need (stats.forks_for, never fewer
+than the run's --forks) and the timed rounds those forks hold; beside it the timed rounds of the
+run's minimum alone (--forks forks; `openssl speed` a batch of --rounds runs), the time a perfectly
+quiet machine would take. Start-up and warm-up come on top: both totals are floors.
+
+Issues 11 and 16 set targets in wall time (±2% in at most 3 forks; a 28-row sweep in 3 minutes):
+this tells whether the noise a run met allowed them at all, whatever jvmbridge did around its rounds.
+
+    python benchmarks/time_floor.py [RUN.jsonl ...] [--target 0.02]   (default: the newest saved run)
+"""
+from __future__ import annotations
+
+import sys
+
+from jvmbridge.history import configuration, tidy_frame
+from jvmbridge.stats import forks_for, summarize
+from jvmbridge.store import data_dir, read
+from jvmbridge.workload import MAX_FORKS
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    target = float(args[args.index("--target") + 1]) if "--target" in args else 0.02
+    paths = [a for i, a in enumerate(args) if a != "--target" and (i == 0 or args[i - 1] != "--target")]
+    paths = paths or [max(data_dir().glob("*.jsonl"), key=lambda p: p.stat().st_mtime)]
+    loaded = read(paths)
+    frame = tidy_frame(loaded)
+    print(f"{', '.join(map(str, paths))}: {len(frame)} rows; target ±{target:.0%} (99.9%)\n")
+    print(f"{'forks':>5} {'±reached':>9} {'rsd':>6} {'forks needed':>12} {'timed s needed':>14} "
+          f"{'timed s, least':>14}  configuration")
+    total, least, beyond = 0.0, 0.0, 0
+    for row in frame.itertuples():
+        asked = loaded.runs[row.run_id]["workload"]
+        summary = summarize([{"iterations": 1, "ns": ns} for ns in row.round_ns_per_op], int(row.forks))
+        per_fork = row.rounds // row.forks
+        # `openssl speed` rows count each run as a fork, and their minimum is one batch of --rounds runs.
+        fewest = asked["forks"] if per_fork > 1 else asked["rounds"]
+        needed = forks_for(summary, target, MAX_FORKS)
+        per_sample_s = row.ns_per_op_mean * row.iterations / row.threads / row.rounds / 1e9
+        timed = None if needed is None else max(needed, fewest) * per_fork * per_sample_s
+        total, least, beyond = total + (timed or 0.0), least + fewest * per_fork * per_sample_s, beyond + (needed is None)
+        print(f"{row.forks:>5} {summary.relative_error:>8.1%} {summary.rsd:>6.1%} "
+              f"{needed if needed else f'>{MAX_FORKS}':>12} {f'{timed:.1f}' if timed else '-':>14} "
+              f"{fewest * per_fork * per_sample_s:>14.1f}  {configuration(row)}")
+    print(f"\ntimed rounds alone, every row within ±{target:.0%} at the noise seen: at least {total:.0f} s"
+          + (f" (and {beyond} row(s) would need more than {MAX_FORKS} forks)" if beyond else "")
+          + f"; at the run's minimum forks: {least:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
