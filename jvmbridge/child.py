@@ -7,6 +7,7 @@ PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -23,6 +24,9 @@ from jvmbridge.workload import Sampling
 
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
+
+# Writes a child's result where run_child reads it; a later call replaces an earlier, partial one.
+Save = Callable[[dict], None]
 
 
 class WorkerError(Exception):
@@ -145,12 +149,13 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     return list(zip(done, failed))
 
 
-def each_part(request: dict, measure: Callable[[dict], dict], shared: dict) -> dict:
+def each_part(request: dict, measure: Callable[[dict], dict], shared: dict, save: Save) -> dict:
     """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
     request's own fields beside the part's; a part that fails says why and the rest still run. The
-    result is ``shared`` with every part's answer, saved after each part, so a crash in a later
-    part keeps the earlier ones. The first part warms up for warmup_min_seconds, later ones (the
-    process already warm) for later_warmup_min_seconds where the request gives it."""
+    result is ``shared`` with every part's answer, saved with serve's ``save`` after each part, so a
+    crash or Ctrl-C in a later part keeps the earlier ones. The first part warms up for
+    warmup_min_seconds, later ones (the process already warm) for later_warmup_min_seconds where
+    the request gives it."""
     answers: list[dict] = []
     first = {key: value for key, value in request.items() if key != "parts"}
     later = {**first, "warmup_min_seconds": request.get("later_warmup_min_seconds", first.get("warmup_min_seconds"))}
@@ -159,33 +164,30 @@ def each_part(request: dict, measure: Callable[[dict], dict], shared: dict) -> d
             answers.append(measure({**(later if number else first), **part}))
         except WorkerError as e:
             answers.append({"error": str(e)})
-        _save({**shared, "parts": answers})
+        save({**shared, "parts": answers})
     return {**shared, "parts": answers}
 
 
-def serve(handler: Callable[[dict], dict]) -> None:
-    """The child's main: read the request, run ``handler``, write its result or its error."""
-    global _result_path
-    _result_path = sys.argv[1]
+def serve(handler: Callable[[dict, Save], dict]) -> None:
+    """The child's main: read the request, run ``handler`` (given ``save`` for partial results),
+    write its result or its error."""
+    save = functools.partial(_save, sys.argv[1])
     request = json.load(sys.stdin)
     try:
-        result, status = handler(request), 0
+        result, status = handler(request, save), 0
     except WorkerError as e:
         result, status = {"error": str(e)}, 1
-    _save(result)
+    save(result)
     sys.stdout.flush()
     # os._exit: a started JVM's shutdown can hang or crash after the result is safely written.
     os._exit(status)
 
 
-_result_path = ""  # where serve() writes the result, also each_part's partial ones
-
-
-def _save(result: dict) -> None:
+def _save(path: str, result: dict) -> None:
     """Write ``result`` whole or not at all: a crash mid-write must not leave half a file."""
-    with open(f"{_result_path}.partial", "w") as f:
+    with open(f"{path}.partial", "w") as f:
         json.dump(result, f)
-    os.replace(f"{_result_path}.partial", _result_path)
+    os.replace(f"{path}.partial", path)
 
 
 def _last_line(text: str) -> str:

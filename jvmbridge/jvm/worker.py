@@ -2,7 +2,7 @@
 workload the parent asks for."""
 from __future__ import annotations
 
-from jvmbridge.child import WorkerError, each_part, serve
+from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.measure import round_counts, timed_rounds, warm_up
 
 
@@ -80,7 +80,7 @@ def stream_check_updates(message_bytes: int) -> int:
     return max(64, min(4096, 65536 // max(message_bytes, 1)))
 
 
-def handle(request: dict) -> dict:
+def handle(request: dict, save: Save) -> dict:
     """One JVM measures each of the request's parts (workloads) in turn: started, flags read and
     provider installed once; each part warmed up until steady, then timed."""
     jpype = _start_jvm(request)
@@ -98,7 +98,7 @@ def handle(request: dict) -> dict:
 
     counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
     return each_part(request, lambda part: _measure(jpype, harness_class, provider, part, counters),
-                     {"jvm": _jvm_identity(jpype), "flags": flags})
+                     {"jvm": _jvm_identity(jpype), "flags": flags}, save)
 
 
 def _measure(jpype, harness_class, provider: str, part: dict, counters: dict) -> dict:

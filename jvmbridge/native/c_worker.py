@@ -5,16 +5,16 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from jvmbridge.child import WorkerError, each_part, serve
+from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.native.c_loop import load
 
 
-def handle(request: dict) -> dict:
+def handle(request: dict, save: Save) -> dict:
     library = load(Path(request["library"]))
     return each_part(request, lambda part: _measure(library, part),
                      {"openssl_version": library.aesloop_openssl_version().decode(),
-                      "cpuinfo": library.aesloop_cpuinfo().decode()})
+                      "cpuinfo": library.aesloop_cpuinfo().decode()}, save)
 
 
 def _measure(library, request: dict) -> dict:

@@ -11,7 +11,7 @@ import time
 
 from cryptography.hazmat.bindings.openssl.binding import Binding
 
-from jvmbridge.child import each_part, serve
+from jvmbridge.child import Save, each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 
@@ -38,9 +38,9 @@ def cpuinfo() -> str:
     return binding.ffi.string(binding.lib.OpenSSL_version(_OPENSSL_CPU_INFO)).decode()
 
 
-def handle(request: dict) -> dict:
+def handle(request: dict, save: Save) -> dict:
     return each_part(request, _measure,
-                     {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()})
+                     {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()}, save)
 
 
 def _measure(request: dict) -> dict:
