@@ -121,11 +121,12 @@ class Measurement:
         if s.noisy:
             notes.append(Note(NoteKind.NOISY, f"noisy: rounds vary by {s.rsd:.1%} (rsd)"))
         if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
-            needed = forks_for(s, target_error, MAX_FORKS)
-            notes.append(Note(NoteKind.IMPRECISE, f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), "
-                                                  f"wider than the ±{target_error * 100:g}% aimed for "
-                                                  + (f"(at this noise about {needed} forks would reach it)" if needed
-                                                     else f"(at this noise not even {MAX_FORKS} forks would)")))
+            text = f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the ±{target_error * 100:g}% aimed for"
+            if s.rounds >= FEW_SAMPLES:  # fewer rounds say too little about the noise to forecast from
+                needed = forks_for(s, target_error, MAX_FORKS)
+                text += (f" (at this noise about {needed} forks would reach it)" if needed
+                         else f" (at this noise not even {MAX_FORKS} forks would)")
+            notes.append(Note(NoteKind.IMPRECISE, text))
         if s.rounds < FEW_SAMPLES:
             notes.append(Note(NoteKind.FEW_SAMPLES, f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval "
                                                     "is wide or undefined"))
