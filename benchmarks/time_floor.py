@@ -11,7 +11,7 @@ this tells whether the noise a run met allowed them at all, whatever jvmbridge d
 """
 from __future__ import annotations
 
-import sys
+import argparse
 
 from jvmbridge.history import configuration, tidy_frame
 from jvmbridge.stats import forks_for, summarize
@@ -20,10 +20,12 @@ from jvmbridge.workload import MAX_FORKS
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    target = float(args[args.index("--target") + 1]) if "--target" in args else 0.02
-    paths = [a for i, a in enumerate(args) if a != "--target" and (i == 0 or args[i - 1] != "--target")]
-    paths = paths or [max(data_dir().glob("*.jsonl"), key=lambda p: p.stat().st_mtime)]
+    parser = argparse.ArgumentParser(description="The timed rounds a saved run's rows needed for their target interval.")
+    parser.add_argument("runs", nargs="*", help="saved runs (default: the newest in jvmbridge's data folder)")
+    parser.add_argument("--target", type=float, default=0.02, help="relative half-width aimed for (0.02: ±2%%)")
+    args = parser.parse_args()
+    target = args.target
+    paths = args.runs or [max(data_dir().glob("*.jsonl"), key=lambda p: p.stat().st_mtime)]
     loaded = read(paths)
     frame = tidy_frame(loaded)
     print(f"{', '.join(map(str, paths))}: {len(frame)} rows; target ±{target:.0%} (99.9%)\n")
