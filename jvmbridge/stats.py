@@ -44,11 +44,17 @@ def summarize(rounds: list[dict], forks: int = 1) -> Summary:
     mean = statistics.fmean(per_op)
     if len(per_op) > 1:
         stdev = statistics.stdev(per_op)
-        error = t_quantile(1 - (1 - CONFIDENCE) / 2, len(per_op) - 1) * stdev / math.sqrt(len(per_op))
+        error = half_width(stdev, len(per_op))
     else:
         stdev, error = 0.0, math.inf
     return Summary(statistics.median(per_op), min(per_op), max(per_op), mean, error, stdev / mean,
                    len(per_op), forks, sum(r["iterations"] for r in rounds), tuple(per_op))
+
+
+def half_width(stdev: float, samples: int) -> float:
+    """The CONFIDENCE interval's half-width for the mean of ``samples`` samples with this standard
+    deviation (relative in, relative out): t(1 - (1 - CONFIDENCE) / 2, samples - 1) x stdev / sqrt(samples)."""
+    return t_quantile(1 - (1 - CONFIDENCE) / 2, samples - 1) * stdev / math.sqrt(samples)
 
 
 def precise_enough(rounds: list[dict], target: float) -> bool:
@@ -64,7 +70,7 @@ def forks_for(summary: Summary, target: float, limit: int) -> int | None:
 
     def reaches(forks: int) -> bool:
         samples = forks * per_fork
-        return samples > 1 and t_quantile(1 - (1 - CONFIDENCE) / 2, samples - 1) * summary.rsd / math.sqrt(samples) <= target
+        return samples > 1 and half_width(summary.rsd, samples) <= target
 
     if not reaches(limit):
         return None
