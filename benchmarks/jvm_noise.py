@@ -74,21 +74,16 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[st
 
 
 def c_fork(shape: str) -> dict:
-    import ctypes
+    from jvmbridge.engines.c_loop import loop_part
+    from jvmbridge.native import c_worker
+    from jvmbridge.native.c_loop import library_path
+    from jvmbridge.workload import Operation, Sampling, Workload
 
-    from jvmbridge.measure import round_counts, warm_up
-    from jvmbridge.native.c_loop import library_path, load
-
-    library, data = load(library_path()), bytes(38)
-    out, out_len = ctypes.create_string_buffer(len(data) + 32), ctypes.c_int(0)
-
-    def loop(n: int) -> int:
-        return library.aesloop_run(b"aes-256-cbc", shape == "stream", False, bytes(32), bytes(16), 16, data,
-                                   len(data), n, out, ctypes.byref(out_len))
-
-    warmup = warm_up(loop, 1.0, 15.0)
-    per_op = [loop(n) / n for n in round_counts(None, ROUNDS, 0.5, warmup.ns_per_op)]
-    return {"per_op": per_op}
+    # The C engine's own worker and request (compare's C loop rows), with the JVM arms' warm-up and rounds.
+    part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=ROUNDS, round_seconds=0.5)))
+    request = {"library": str(library_path()), "warmup_min_seconds": 1.0, "warmup_max_seconds": 15.0, "parts": [part]}
+    rounds = c_worker.handle(request, lambda partial: None)["parts"][0]["rounds"]
+    return {"per_op": [r["ns"] / r["iterations"] for r in rounds]}
 
 
 def openssl_fork() -> dict:

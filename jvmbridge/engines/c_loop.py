@@ -11,7 +11,7 @@ from jvmbridge.platforms import current
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
-from jvmbridge.workload import Operation
+from jvmbridge.workload import Operation, Workload
 
 
 class CLoopEngine(NativeEngine):
@@ -27,10 +27,8 @@ class CLoopEngine(NativeEngine):
 
     def measure(self, workloads, matrix, accelerated, cpu_has_aes):
         library = str(library_path())
-        parts = [{**w.loop_request(), "input": w.operation.loop_input().hex(), "cipher": w.operation.cipher_name}
-                 for w in workloads]
-        return self.forks("jvmbridge.native.c_worker", {"library": library, **NATIVE_WARMUP}, parts, workloads,
-                          accelerated, cpu_has_aes,
+        return self.forks("jvmbridge.native.c_worker", {"library": library, **NATIVE_WARMUP},
+                          [loop_part(w) for w in workloads], workloads, accelerated, cpu_has_aes,
                           lambda workload, *forked: self._measurement(workload, library, accelerated, *forked))
 
     def _measurement(self, workload, library, accelerated, outcomes, failed, read) -> Measurement:
@@ -47,6 +45,13 @@ class CLoopEngine(NativeEngine):
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)
+
+
+def loop_part(workload: Workload) -> dict:
+    """What c_worker needs to time ``workload``: its loop request, the bytes each iteration
+    processes and OpenSSL's name of the cipher."""
+    return {**workload.loop_request(), "input": workload.operation.loop_input().hex(),
+            "cipher": workload.operation.cipher_name}
 
 
 def bytes_error(op: Operation, data: bytes, result: dict) -> str | None:
