@@ -41,10 +41,11 @@ def main() -> None:
         needed = forks_for(summary, target, MAX_FORKS)
         per_sample_s = row.ns_per_op_mean * row.iterations / row.threads / row.rounds / 1e9
         timed = None if needed is None else max(needed, fewest) * per_fork * per_sample_s
-        total, least, beyond = total + (timed or 0.0), least + fewest * per_fork * per_sample_s, beyond + (needed is None)
+        at_least = fewest * per_fork * per_sample_s
+        total, least, beyond = total + (timed or 0.0), least + at_least, beyond + (needed is None)
         print(f"{row.forks:>5} {summary.relative_error:>8.1%} {summary.rsd:>6.1%} "
               f"{needed if needed else f'>{MAX_FORKS}':>12} {f'{timed:.1f}' if timed else '-':>14} "
-              f"{fewest * per_fork * per_sample_s:>14.1f}  {configuration(row)}")
+              f"{at_least:>14.1f}  {configuration(row)}")
     print(f"\ntimed rounds alone, every row within ±{target:.0%} at the noise seen: at least {total:.0f} s"
           + (f" (and {beyond} row(s) would need more than {MAX_FORKS} forks)" if beyond else "")
           + f"; at the run's minimum forks: {least:.0f} s")
