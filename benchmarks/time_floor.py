@@ -15,7 +15,7 @@ import argparse
 
 from jvmbridge.history import configuration, tidy_frame
 from jvmbridge.stats import forks_for, summarize
-from jvmbridge.store import data_dir, read
+from jvmbridge.store import ResultFileError, data_dir, read
 from jvmbridge.workload import MAX_FORKS
 
 
@@ -26,7 +26,10 @@ def main() -> None:
     args = parser.parse_args()
     target = args.target
     paths = args.runs or [max(data_dir().glob("*.jsonl"), key=lambda p: p.stat().st_mtime)]
-    loaded = read(paths)
+    try:
+        loaded = read(paths)
+    except ResultFileError as e:
+        parser.error(str(e))
     frame = tidy_frame(loaded)
     print(f"{', '.join(map(str, paths))}: {len(frame)} rows; target ±{target:.0%} (99.9%)\n")
     print(f"{'forks':>5} {'±reached':>9} {'rsd':>6} {'forks needed':>12} {'timed s needed':>14} "
