@@ -144,7 +144,7 @@ def test_a_jvm_that_refuses_attach_is_told_apart():
         closed.kill()
         closed.wait()
     assert done.returncode == 2
-    assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (jcmd VM.flags): ")
+    assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (VM.flags): ")
 
 
 @pytest.mark.parametrize("program, owner, euid, perf_data, says", [
@@ -154,7 +154,7 @@ def test_a_jvm_that_refuses_attach_is_told_apart():
     ("java", 0, 0, True, "a JVM the kernel hides even from root"),
 ])
 def test_an_unreadable_process_is_told_apart_by_what_can_be_seen(program, owner, euid, perf_data, says):
-    from jvmbridge.jvm.flagsource import unreadable
+    from jvmbridge.jvm.live import unreadable
 
     assert unreadable(7, program, owner, euid, perf_data).startswith(f"pid 7: {says}")
 

@@ -17,7 +17,8 @@ from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import java_major
-from jvmbridge.jvm.flagsource import LiveJvm, live_flags, live_jvm, print_flags_final
+from jvmbridge.jvm.flagsource import print_flags_final
+from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases

@@ -43,7 +43,7 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
     """
     from jvmbridge.check.host import check_host
     from jvmbridge.render import render
-    from jvmbridge.jvm.flagsource import all_live_jvms
+    from jvmbridge.jvm.live import all_live_jvms
     from jvmbridge.verify.plan import quick_sizes
     from jvmbridge.verify.run import Sweep
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmbridge.jvm.options import java_major
+from jvmbridge.jvm.procroot import resolve_inside
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
 # still find it so the user hears that reason rather than "not a JVM").
@@ -50,7 +51,10 @@ def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInsta
     """A JavaInstall for a ``java`` binary, a JAVA_HOME, or a name on PATH such as ``java``;
     with ``root`` (a container's /proc/PID/root), ``path`` is a path inside that root."""
     if root is not None:
-        resolved = root / resolve_inside(root, str(path)).lstrip("/")
+        try:
+            resolved = root / resolve_inside(root, str(path)).lstrip("/")
+        except OSError as e:
+            raise JvmNotFound(f"{path}: {e.strerror or e} in {root}") from None
         home = resolved if resolved.is_dir() else resolved.parent.parent
         return _install_at(home, path)
     given = Path(path)
@@ -61,26 +65,6 @@ def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInsta
         raise JvmNotFound(f"{path}: no such file or directory")
     resolved = given.resolve()
     return _install_at(resolved if resolved.is_dir() else resolved.parent.parent, path)
-
-
-def resolve_inside(root: Path, path: str, hops: int = 40) -> str:
-    """``path`` with its symbolic links followed as the container sees them: an absolute link
-    target means ``root``/target, not the host's."""
-    done = "/"
-    parts = [p for p in path.split("/") if p]
-    while parts:
-        part = parts.pop(0)
-        candidate = os.path.normpath(os.path.join(done, part))
-        if (root / candidate.lstrip("/")).is_symlink():
-            hops -= 1
-            if hops < 0:
-                raise JvmNotFound(f"{path}: too many symbolic links in {root}")
-            target = os.readlink(root / candidate.lstrip("/"))
-            parts = [p for p in target.split("/") if p] + parts
-            done = "/" if target.startswith("/") else done
-        else:
-            done = candidate
-    return done
 
 
 def _install_at(home: Path, path) -> JavaInstall:

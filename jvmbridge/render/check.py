@@ -34,7 +34,7 @@ def render_table(document: dict) -> str:
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
         lines += _flags_and_verdicts(jdk)
     if document["live_jvms"]:
-        lines += ["", "Running JVMs (flags via jcmd; no JIT evidence)"]
+        lines += ["", "Running JVMs (flags read over the attach socket; no JIT evidence)"]
         for live in document["live_jvms"]:
             lines.append(f"  pid {live['pid']}" + (f" {live['java_home']}: {live['command_line'][:100]}"
                                                    if "java_home" in live else ""))

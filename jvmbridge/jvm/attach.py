@@ -1,0 +1,206 @@
+"""HotSpot's attach protocol spoken from Python: diagnostic commands (``VM.flags -all``, the
+commands jcmd sends) to a running JVM, with nothing of the JVM's own installation executed.
+
+What jcmd (and jattach) do on Linux, read in OpenJDK's attachListener_linux.cpp: the client
+creates ``.attach_pid<pid>`` in the JVM's working directory (or /tmp), sends SIGQUIT, and waits
+for the JVM to open the UNIX socket ``/tmp/.java_pid<pid>``; ``<pid>`` and /tmp are the JVM's own,
+i.e. its pid in its own PID namespace and /tmp in its own mount namespace, which the host reaches
+through /proc/PID/root and /proc/PID/cwd. Protocol 1 sends "1", the command and three
+arguments, each NUL-terminated; the reply is a return code line, then the command's output.
+
+The JVM accepts a peer that is root or has its own effective uid and gid. Run as root, the
+talking is done by a forked child that first drops to the JVM's uid and gid (host root is
+nobody inside a user namespace, and a JVM's owner must gain nothing from us): the child can do
+what the JVM's owner could, never more. Before SIGQUIT is sent, the process must be catching it:
+a JVM started with -Xrs (or one not yet up) would be killed by it.
+"""
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmbridge.jvm.procroot import OutsideRoot, open_inside
+
+# How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
+SOCKET_WAIT_SECONDS = 10.0
+PROTOCOL_VERSION = b"1"
+
+
+class AttachError(RuntimeError):
+    """The JVM could not be attached to, or refused the command: one line saying why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A process as the attach needs it, from /proc/PID/status."""
+    pid: int  # as this host sees it
+    ns_pid: int  # as the JVM sees itself (NSpid's innermost): the socket's and trigger's name
+    uid: int  # effective uid and gid, as this host sees them
+    gid: int
+    catches_sigquit: bool
+
+    @classmethod
+    def of(cls, pid: int) -> Target:
+        fields = {}
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                key, _, value = line.partition(":")
+                fields[key] = value.split()
+        except FileNotFoundError:
+            raise AttachError("no such process") from None
+        caught = int(fields["SigCgt"][0], 16)
+        return cls(pid, int(fields.get("NSpid", [pid])[-1]), int(fields["Uid"][1]), int(fields["Gid"][1]),
+                   bool(caught & (1 << (signal.SIGQUIT - 1))))
+
+
+def jcmd(pid: int, command: str, timeout: float = 30.0) -> str:
+    """What ``jcmd PID COMMAND`` prints, e.g. ``jcmd(pid, "VM.flags -all")``; AttachError otherwise."""
+    target = Target.of(pid)
+    reply = _as_target(target, lambda: _attach_and_send(target, b"jcmd", command.encode()), timeout)
+    code, _, output = reply.decode(errors="replace").partition("\n")
+    if code.strip() != "0":
+        said = output.strip().splitlines()
+        raise AttachError(f"the JVM answered {code.strip() or 'nothing'}" + (f": {said[0]}" if said else ""))
+    return output
+
+
+def _as_target(target: Target, work, timeout: float) -> bytes:
+    """``work()``'s bytes, done in a forked child with the target's uid and gid when we are root."""
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: nothing here may return into the caller's code
+        os.close(read_end)
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(target.gid)
+                os.setuid(target.uid)  # real, effective and saved: no way back
+            answer = b"R" + work()
+        except BaseException as e:  # noqa: B036 - every failure becomes the parent's one line
+            answer = b"E" + str(e).encode(errors="replace")
+        try:
+            while answer:
+                answer = answer[os.write(write_end, answer):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    try:
+        answer = _read_until(read_end, time.monotonic() + timeout)
+    finally:
+        os.close(read_end)
+        if answer is None:
+            os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    if answer is None:
+        raise AttachError(f"no answer within {timeout:g} s")
+    if answer[:1] != b"R":
+        raise AttachError(answer[1:].decode(errors="replace") or "the attaching process died")
+    return answer[1:]
+
+
+def _read_until(fd: int, deadline: float) -> bytes | None:
+    chunks = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
+    """In the child: find or start the JVM's attach listener, send one command, read the reply."""
+    try:
+        tmp, _ = open_inside(Path(f"/proc/{target.pid}/root"), "/tmp")
+    except (OutsideRoot, PermissionError) as e:
+        raise AttachError(f"cannot reach the JVM's /tmp: {e.strerror or e}") from None
+    try:
+        listener = _socket(tmp, target) or _start_listener(tmp, target)
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+                connection.settimeout(SOCKET_WAIT_SECONDS)
+                # Through our descriptor of the socket file itself: no path is looked up again.
+                connection.connect(f"/proc/self/fd/{listener}")
+                connection.sendall(b"\0".join([PROTOCOL_VERSION, command, argument, b"", b"", b""]))
+                return b"".join(iter(lambda: connection.recv(65536), b""))
+        finally:
+            os.close(listener)
+    finally:
+        os.close(tmp)
+
+
+def _socket(tmp: int, target: Target) -> int | None:
+    """A descriptor of the JVM's socket file, or None while there is none; a file of that name
+    that is not a socket of the JVM's owner is refused."""
+    try:
+        fd = os.open(f".java_pid{target.ns_pid}", os.O_PATH | os.O_NOFOLLOW, dir_fd=tmp)
+    except FileNotFoundError:
+        return None
+    found = os.fstat(fd)
+    if not stat.S_ISSOCK(found.st_mode) or found.st_uid != target.uid:
+        os.close(fd)
+        raise AttachError(f"/tmp/.java_pid{target.ns_pid} is not the JVM's socket "
+                          f"(mode {stat.filemode(found.st_mode)}, owner uid {found.st_uid}, the JVM's {target.uid})")
+    return fd
+
+
+def _start_listener(tmp: int, target: Target) -> int:
+    """The trigger file, SIGQUIT, and the wait for the socket; the trigger is removed after."""
+    if not target.catches_sigquit:
+        raise AttachError("the process does not catch SIGQUIT (started with -Xrs, or not yet up), "
+                          "which would end it: not signalled")
+    where, name = _trigger(tmp, target)
+    try:
+        os.kill(target.pid, signal.SIGQUIT)
+        deadline = time.monotonic() + SOCKET_WAIT_SECONDS
+        pause = 0.02
+        while time.monotonic() < deadline:
+            time.sleep(pause)
+            found = _socket(tmp, target)
+            if found is not None:
+                return found
+            pause = min(pause * 2, 0.2)
+    finally:
+        os.unlink(name, dir_fd=where)
+        os.close(where)
+    raise AttachError(f"the JVM opened no attach socket within {SOCKET_WAIT_SECONDS:g} s of SIGQUIT "
+                      "(started with -XX:+DisableAttachMechanism?)")
+
+
+def _trigger(tmp: int, target: Target) -> tuple[int, str]:
+    """``.attach_pid<pid>`` created where the JVM looks: its working directory, else its /tmp;
+    the JVM heeds it only if its owner is the JVM's (or root)."""
+    name = f".attach_pid{target.ns_pid}"
+    places = []
+    try:
+        places.append(os.open(f"/proc/{target.pid}/cwd", os.O_PATH | os.O_DIRECTORY))
+    except OSError:
+        pass
+    places.append(os.dup(tmp))
+    chosen = None
+    for where in places:
+        if chosen is None and _created(name, where):
+            chosen = where
+        else:
+            os.close(where)
+    if chosen is None:
+        raise AttachError(f"cannot create {name} in the JVM's working directory or /tmp")
+    return chosen, name
+
+
+def _created(name: str, where: int) -> bool:
+    try:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=where)
+    except OSError:
+        return False
+    owner = os.fstat(fd).st_uid
+    os.close(fd)
+    return owner == os.geteuid()

@@ -1,0 +1,108 @@
+"""Running JVMs: which processes are JVMs, which JDK each runs, and their flags, read through
+HotSpot's attach socket (jvmbridge.jvm.attach). Nothing of the JVM's installation is executed:
+its jcmd, in a container or in a user's home, may be anyone's program."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from jvmbridge.child import WorkerError
+from jvmbridge.jvm.attach import AttachError, jcmd
+from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, resolve_java
+
+
+@dataclass(frozen=True)
+class LiveJvm:
+    pid: int
+    java: JavaInstall
+    command_line: str
+
+
+def live_jvm(pid: int) -> LiveJvm:
+    """The running JVM with this pid; WorkerError with one clear line when it is not one: gone,
+    not a JVM, or a JVM this user may not inspect."""
+    proc = Path(f"/proc/{pid}")
+    try:
+        # The command line is anyone's to read; the executable's link only the owner's (and root's).
+        arguments = (proc / "cmdline").read_bytes().split(b"\0")
+        exe = os.readlink(proc / "exe")
+    except FileNotFoundError:
+        raise WorkerError(f"pid {pid}: no such process") from None
+    except PermissionError:
+        raise WorkerError(unreadable(pid, arguments[0].decode(errors="replace"), _owner(proc), os.geteuid(),
+                                     _has_perf_data(pid))) from None
+    try:
+        java = _java_of(proc, exe)
+    except JvmNotFound:
+        raise WorkerError(f"pid {pid}: not a JVM ({exe})") from None
+    return LiveJvm(pid, java, b" ".join(arguments).decode(errors="replace").strip())
+
+
+def _java_of(proc: Path, exe: str) -> JavaInstall:
+    """The JVM the process runs. One in a container runs a file of its own root, which
+    /proc/PID/root shows to the host; its exe link reads as a path in that root, or under the
+    root's own path where that is visible here."""
+    if not _other_mount_namespace(proc):
+        return resolve_java(exe)
+    try:
+        root = os.readlink(proc / "root")
+    except OSError:
+        return resolve_java(exe)
+    inside = exe[len(root.rstrip("/")):] if root != "/" and exe.startswith(root.rstrip("/") + "/") else exe
+    return resolve_java(inside, root=proc / "root")
+
+
+def _other_mount_namespace(proc: Path) -> bool:
+    try:
+        return os.readlink(proc / "ns" / "mnt") != os.readlink("/proc/self/ns/mnt")
+    except OSError:
+        return False
+
+
+def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
+    """Why a process whose executable cannot be read cannot be checked, from what can be seen:
+    its program name and HotSpot's per-process perf data file say whether it is a JVM at all."""
+    if not (perf_data or Path(program).name.startswith("java")):
+        return f"pid {pid}: not a JVM ({program or 'no command line'})"
+    if euid != 0:
+        return f"pid {pid}: a JVM this user may not inspect (owned by uid {owner}): run as that user or root"
+    return (f"pid {pid}: a JVM the kernel hides even from root (another PID namespace or ptrace rules): "
+            "run `jvmbridge check --all-jvms` where it runs, e.g. inside its container")
+
+
+def _owner(proc: Path) -> int | None:
+    try:
+        return proc.stat().st_uid
+    except OSError:
+        return None
+
+
+def _has_perf_data(pid: int) -> bool:
+    """HotSpot writes /tmp/hsperfdata_<user>/<pid> unless -XX:-UsePerfData: a JVM's mark."""
+    return any(Path(tempfile.gettempdir()).glob(f"hsperfdata_*/{pid}"))
+
+
+def all_live_jvms() -> list[LiveJvm]:
+    """Every process on this host whose executable is a JVM's launcher."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                found.append(live_jvm(int(entry.name)))
+            except WorkerError:
+                continue
+    return sorted(found, key=lambda live: live.pid)
+
+
+def live_flags(live: LiveJvm) -> str:
+    """What `jcmd PID VM.flags -all` prints, read over the JVM's attach socket."""
+    try:
+        listing = jcmd(live.pid, "VM.flags -all")
+    except (AttachError, OSError) as e:
+        raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {e}") from None
+    if "[Global flags]" not in listing:
+        said = listing.strip().splitlines()
+        raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {said[-1] if said else 'no output'}")
+    return listing

@@ -1,0 +1,81 @@
+"""Paths inside another process's root (a container's, seen from the host as /proc/PID/root),
+followed as that process would follow them and never out of that root onto the host's files.
+
+Through /proc/PID/root the kernel resolves an absolute symbolic link against *our* root, so a
+container that links its /tmp to /root would send a plain ``open`` onto the host's /root. Here
+each component is opened on its own with O_NOFOLLOW: a link's target is read and walked again
+from the process's root (absolute) or from where it stands (relative), and ``..`` stops at the root.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+class OutsideRoot(OSError):
+    """A path that cannot be followed inside the root (a loop of links, a missing component)."""
+
+
+def open_inside(root: Path, path: str, hops: int = 40) -> tuple[int, str]:
+    """An O_PATH descriptor of ``path`` in ``root`` (a directory or any other file) and the path
+    it stands at there, links resolved. The caller closes the descriptor."""
+    root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY)
+    try:
+        return _walk(root_fd, [p for p in path.split("/") if p], hops)
+    finally:
+        os.close(root_fd)
+
+
+def resolve_inside(root: Path, path: str) -> str:
+    """``path`` with its links followed as the process in ``root`` sees them."""
+    fd, inside = open_inside(root, path)
+    os.close(fd)
+    return inside
+
+
+def _walk(root_fd: int, pending: list[str], hops: int) -> tuple[int, str]:
+    names: list[str] = []  # real directories from the root to where the walk stands
+    fd = os.dup(root_fd)
+    try:
+        while pending:
+            part = pending.pop(0)
+            if part in (".", ".."):
+                if part == ".." and names:
+                    names.pop()
+                    os.close(fd)
+                    fd = _reopen(root_fd, names)
+                continue
+            try:
+                step = os.open(part, os.O_PATH | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                raise OutsideRoot(e.errno, f"/{'/'.join([*names, part])}: {e.strerror}") from None
+            if stat.S_ISLNK(os.fstat(step).st_mode):
+                target = os.readlink(part, dir_fd=fd)
+                os.close(step)
+                hops -= 1
+                if hops < 0:
+                    raise OutsideRoot(40, f"/{'/'.join([*names, part])}: too many symbolic links")
+                pending[:0] = [p for p in target.split("/") if p]
+                if target.startswith("/"):
+                    names = []
+                    os.close(fd)
+                    fd = os.dup(root_fd)
+                continue
+            os.close(fd)
+            fd = step
+            names.append(part)
+        return fd, "/" + "/".join(names)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _reopen(root_fd: int, names: list[str]) -> int:
+    """The directory at ``names`` (real directories, no links) from the root again."""
+    fd = os.dup(root_fd)
+    for name in names:
+        step = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = step
+    return fd
