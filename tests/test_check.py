@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import time
-from pathlib import Path
 
 import pytest
 
@@ -162,42 +159,3 @@ def test_an_unreadable_process_is_told_apart_by_what_can_be_seen(program, owner,
 def test_bad_java_path_is_a_usage_error(tmp_path):
     done = run_cli("check", "--java", str(tmp_path))
     assert done.returncode == 2 and "not a JVM" in done.stderr and len(done.stderr.splitlines()) == 1
-
-
-@pytest.fixture
-def container_jvm(tmp_path):
-    """A real JVM started with -XX:-UseAES in a container of its own: its own mount and PID
-    namespaces, its own root (the JDK at /opt/jdk, a path the host does not have), a private /tmp."""
-    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("nsenter"):
-        pytest.skip("needs root, unshare and nsenter to make a container")
-    root, home = tmp_path / "root", jdk_homes()[0]
-    for folder in ("usr", "etc", "dev", "proc", "tmp", "opt/jdk"):
-        (root / folder).mkdir(parents=True)
-    for top in ("bin", "lib", "lib64", "sbin"):
-        if Path(f"/{top}").is_symlink():  # merged /usr, as on Debian
-            (root / top).symlink_to(os.readlink(f"/{top}"))
-    shutil.copy(harness_jar(), root / "opt" / "harness.jar")
-    inside = (f"mount --bind /usr {root}/usr && mount --bind /etc {root}/etc && mount --rbind /dev {root}/dev && "
-              f"mount --bind {home} {root}/opt/jdk && mount -t proc proc {root}/proc && mount -t tmpfs tmp {root}/tmp && "
-              f"exec chroot {root} /opt/jdk/bin/java -XX:-UseAES -cp /opt/harness.jar jvmbridge.harness.AesHarness "
-              "loop AES/CBC/PKCS5Padding 16 120")
-    started = subprocess.Popen(["unshare", "--mount", "--pid", "--fork", "--kill-child", "sh", "-c", inside])
-    for _ in range(100):  # the JVM is the unshare's grandchild once chroot has exec'd it
-        found = subprocess.run(["pgrep", "-f", "^/opt/jdk/bin/java -XX:-UseAES -cp /opt/harness.jar"],
-                               capture_output=True, text=True).stdout.split()
-        if found:
-            break
-        time.sleep(0.1)
-    time.sleep(1)  # let the JVM come up far enough to be attached to
-    yield int(found[0])
-    started.kill()
-    started.wait()
-
-
-def test_a_jvm_in_a_container_is_found_and_read_with_its_own_jcmd(container_jvm):
-    done, document = check_json("--all-jvms")
-    live = {jvm["pid"]: jvm for jvm in document["live_jvms"]}[container_jvm]
-    assert "error" not in live, live
-    assert live["java_home"] == f"/proc/{container_jvm}/root/opt/jdk"
-    assert live["flags"]["UseAES"] == {"value": "false", "origin": "command line"}
-    assert {v["status"] for v in live["verdicts"]} == {"disabled by a flag"}

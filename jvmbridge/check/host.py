@@ -18,7 +18,7 @@ from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import print_flags_final
-from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm
+from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_version
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
@@ -27,7 +27,8 @@ from jvmbridge.verify.sweep import Target
 
 # 1: first format (host, cpu, jdks, live_jvms, exit_code).
 # 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".
-SCHEMA_VERSION = 2
+# 3: live_jvms[].version, the JDK version the running JVM reports (VM.version over its attach socket).
+SCHEMA_VERSION = 3
 Progress = Callable[[str], None]
 
 
@@ -104,9 +105,9 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
     try:
         live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
         table = parse(live_flags(live), source=f"pid {pid}")
+        version = live_version(live)
     except (WorkerError, FlagsParseError) as e:
         return {"pid": pid, "error": str(e), "verdicts": _unknown(modes, str(e))}
-    return {"pid": pid, "java_home": str(live.java.home), "command_line": live.command_line,
+    return {"pid": pid, "java_home": str(live.java.home), "version": version, "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
-            "verdicts": [decide(mode, java_major(live.java.release_version), features, table, None).as_dict()
-                         for mode in modes]}
+            "verdicts": [decide(mode, java_major(version), features, table, None).as_dict() for mode in modes]}

@@ -98,11 +98,22 @@ def all_live_jvms() -> list[LiveJvm]:
 
 def live_flags(live: LiveJvm) -> str:
     """What `jcmd PID VM.flags -all` prints, read over the JVM's attach socket."""
-    try:
-        listing = jcmd(live.pid, "VM.flags -all")
-    except (AttachError, OSError) as e:
-        raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {e}") from None
+    listing = _ask(live, "VM.flags -all")
     if "[Global flags]" not in listing:
         said = listing.strip().splitlines()
         raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {said[-1] if said else 'no output'}")
     return listing
+
+
+def live_version(live: LiveJvm) -> str:
+    """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
+    without a release file, or a release file that lies, cannot hide."""
+    said = _ask(live, "VM.version").splitlines()
+    return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
+
+
+def _ask(live: LiveJvm, command: str) -> str:
+    try:
+        return jcmd(live.pid, command)
+    except (AttachError, OSError) as e:
+        raise WorkerError(f"pid {live.pid}: attach failed ({command.split()[0]}): {e}") from None
