@@ -24,7 +24,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
             ciphers: Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shapes: Iterable[str] = ("message",),
             directions: Iterable[str] = ("encrypt",), engines: Iterable[str] = default_engines(),
-            java: str | Iterable[str] = (), all_jdks: bool = False, jvm_args: Iterable[str] = (),
+            java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False, jvm_args: Iterable[str] = (),
             providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
             openssl: str | None = "openssl", openssl_args: Iterable[str] = (), shared_jvm: bool = False,
             output: str | Path | None = None) -> pd.DataFrame:
@@ -42,7 +42,8 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
         rounds=rounds, threads=threads, forks=forks, max_forks=max_forks, target_error=target_error,
         ciphers=tuple(ciphers), key_bits=key_bits, sizes=sizes if isinstance(sizes, (int, str)) else tuple(sizes),
         shapes=tuple(shapes), directions=tuple(directions), engines=tuple(engines),
-        java_paths=(java,) if isinstance(java, str) else tuple(java), all_jdks=all_jdks, jvm_args=tuple(jvm_args),
+        java_paths=(java,) if isinstance(java, str) else tuple(java), all_jdks=all_jdks, trust_jdk_owner=trust_jdk_owner,
+        jvm_args=tuple(jvm_args),
         providers=tuple(providers), classpath=tuple(classpath), openssl=openssl, openssl_args=tuple(openssl_args),
         shared_jvm=shared_jvm)
     comparison = run_comparison(request, output=Path(output) if output else None)

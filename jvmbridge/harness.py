@@ -57,7 +57,8 @@ def harness_jar() -> Path:
 
 def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT) -> Path:
     """The jar of a checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
-    when missing; named by the sources' digest, so an edited source gets a new jar."""
+    when missing; named by the sources' digest, so an edited source gets a new jar. Run as root,
+    a cache another user can change is refused: the JVMs would load their classes."""
     sources = java_sources(source_root)
     if not sources:
         raise HarnessUnavailable(
@@ -67,13 +68,28 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT) -> 
     for path in sources:
         digest.update(path.read_bytes())
     cached = (cache or cache_dir()) / f"harness-{digest.hexdigest()[:16]}.jar"
-    return cached if cached.is_file() else build_jar(cached, source_root)
+    _refuse_as_root(cached, "the Java harness")
+    if cached.is_file():
+        return cached
+    javac = _find_javac()
+    _refuse_as_root(Path(javac).resolve().parent.parent, "javac's JDK", whole_tree=True)
+    return build_jar(cached, source_root, javac)
 
 
 def cache_dir() -> Path:
     """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset): what jvmbridge builds on this machine."""
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "jvmbridge"
+
+
+def _refuse_as_root(path: Path, what: str, whole_tree: bool = False) -> None:
+    """HarnessUnavailable, run as root, where another user can change ``path`` (jvmbridge.trust)."""
+    from jvmbridge.trust import NotTrusted, refuse_as_root  # imported late: setup.py loads this file alone
+
+    try:
+        refuse_as_root(path, what, whole_tree)
+    except NotTrusted as e:
+        raise HarnessUnavailable(str(e)) from None
 
 
 def _find_javac() -> str:

