@@ -17,6 +17,7 @@ from jvmbridge.cli.fleet import fleet
 from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
+from jvmbridge.render.text import printable
 
 
 class OneLineErrors(click.Group):
@@ -24,11 +25,11 @@ class OneLineErrors(click.Group):
 
     def main(self, *args, **kwargs):
         # A library warning (a JDK left out, ...) is one line too.
-        warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {message}", err=True)
+        warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {printable(str(message))}", err=True)
         try:
             status = super().main(*args, standalone_mode=False, **kwargs)
         except click.ClickException as e:
-            click.echo(f"jvmbridge: error: {e.format_message()}", err=True)
+            click.echo(f"jvmbridge: error: {printable(e.format_message())}", err=True)
             sys.exit(e.exit_code)
         except click.Abort:
             click.echo("jvmbridge: interrupted", err=True)
@@ -36,7 +37,7 @@ class OneLineErrors(click.Group):
         except Exception as e:  # a bug: one line for the user, the traceback on request
             if os.environ.get("JVMBRIDGE_DEBUG"):
                 raise
-            click.echo(f"jvmbridge: internal error: {type(e).__name__}: {e} "
+            click.echo(f"jvmbridge: internal error: {type(e).__name__}: {printable(str(e))} "
                        "(set JVMBRIDGE_DEBUG=1 for the traceback, and please report it)", err=True)
             sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 
+from jvmbridge.render.text import printable
+
 FORMATS: dict[str, tuple[str, ...]] = {
     "compare": ("table", "markdown", "csv", "json"),
     "flags": ("table", "markdown", "csv", "json"),
@@ -25,4 +27,7 @@ def render(document: str, output_format: str, data) -> str:
     if output_format not in FORMATS[document]:
         raise ValueError(f"{document} has no {output_format} format; it has {', '.join(FORMATS[document])}")
     module = importlib.import_module(f"jvmbridge.render.{document}")
-    return getattr(module, f"render_{output_format}")(data)
+    text = getattr(module, f"render_{output_format}")(data)
+    # For people, every control character is shown escaped (cells also escape their newlines); JSON
+    # escapes them itself and CSV keeps the text exact for the tools that read it.
+    return printable(text, lines=True) if output_format in ("table", "markdown") else text

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from jvmbridge.check.verdict import WRONG
-from jvmbridge.render.text import align, as_json
+from jvmbridge.render.text import align, as_json, printable
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
             "wrong": "AES acceleration computes WRONG bytes somewhere (see above): do not trust it as configured.",
@@ -18,7 +18,7 @@ def render_json(document: dict) -> str:
 
 def render_table(document: dict) -> str:
     cpu = document["cpu"]
-    lines = [f"Host {document['host']}: {cpu['model']}"]
+    lines = [f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
     if cpu.get("emulation"):  # documents written before it was recorded do not say
         lines.append(f"EMULATED {cpu['emulation']}: verdicts rest on the JVM's flags and its JIT"
                      + ("; the CPU's features are not known" if all(f["present"] is None
@@ -30,13 +30,14 @@ def render_table(document: dict) -> str:
     lines += ["  " + line for line in align(
         [[name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items()])]
     for jdk in document["jdks"]:
-        lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
+        lines += ["", f"JDK {printable(jdk['java_home'])} ({printable(jdk['version'])})"
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
         lines += _flags_and_verdicts(jdk)
     if document["live_jvms"]:
         lines += ["", "Running JVMs (flags read over the attach socket; no JIT evidence)"]
         for live in document["live_jvms"]:
-            lines.append(f"  pid {live['pid']}" + (f" {live['java_home']}: {live['command_line'][:100]}"
+            lines.append(f"  pid {live['pid']}" + (f" {printable(live['java_home'])}: "
+                                                   f"{printable(live['command_line'])[:100]}"
                                                    if "java_home" in live else ""))
             lines += ["  " + line for line in _flags_and_verdicts(live)]
     wrong = any(v["status"] == WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
@@ -46,10 +47,11 @@ def render_table(document: dict) -> str:
 
 def _flags_and_verdicts(part: dict) -> list[str]:
     if "error" in part:
-        return [f"  error: {part['error']}"]
+        return [f"  error: {printable(part['error'])}"]
     flags = " ".join(f"{name}={f['value']}" for name, f in part["flags"].items())
+    flags = printable(flags)
     fixes = dict.fromkeys(v["fix"] for v in part["verdicts"] if v.get("fix"))  # one line per fix, not per mode
     return ([f"  flags: {flags}"] + ["  " + line for line in align(
         [[v["mode"], v["status"], v["reason"]] for v in part["verdicts"]])]
-            + [f"  fix ({', '.join(v['mode'] for v in part['verdicts'] if v.get('fix') == fix)}): {fix}"
+            + [f"  fix ({', '.join(v['mode'] for v in part['verdicts'] if v.get('fix') == fix)}): {printable(fix)}"
                for fix in fixes])

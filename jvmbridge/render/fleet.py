@@ -6,7 +6,7 @@ import io
 from dataclasses import asdict
 
 from jvmbridge.fleet.report import Fleet
-from jvmbridge.render.text import align, as_json, markdown
+from jvmbridge.render.text import align, as_json, markdown, printable
 
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
 
@@ -17,11 +17,11 @@ def _cells(fleet: Fleet) -> list[list[str]]:
 
 
 def render_table(fleet: Fleet) -> str:
-    return "\n".join(align([_HEADER, *_cells(fleet)]) + ["", fleet.summary()]) + "\n"
+    return "\n".join(align([_HEADER, *_cells(fleet)]) + ["", printable(fleet.summary())]) + "\n"
 
 
 def render_markdown(fleet: Fleet) -> str:
-    return "\n".join(markdown([_HEADER, *_cells(fleet)]) + ["", fleet.summary()]) + "\n"
+    return "\n".join(markdown([_HEADER, *_cells(fleet)]) + ["", printable(fleet.summary())]) + "\n"
 
 
 def render_csv(fleet: Fleet) -> str:

@@ -1,12 +1,34 @@
-"""Plain-text and Markdown tables: columns padded to their widest cell, numbers right-aligned."""
+"""Plain-text and Markdown tables: columns padded to their widest cell, numbers right-aligned;
+and text from hosts and processes made safe to print."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+# C0 and C1 controls (a terminal acts on ESC, CSI, OSC ...), DEL, and the Unicode marks that
+# reorder what is shown (bidirectional overrides): host names, command lines, flag listings and
+# fleet documents come from machines that may be someone else's.
+_MARKS = r"\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(r"[\x00-\x1f" + _MARKS + "]")
+_UNSAFE_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f" + _MARKS + "]")
+_NAMED = {"\n": r"\n", "\t": r"\t", "\r": r"\r"}
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` with every control character written as an escape (``\\x1b``, ``\\n``, ``\\u202e``),
+    so that it reaches a terminal as what it says; with ``lines``, newlines are kept."""
+    return (_UNSAFE_BUT_NEWLINE if lines else _UNSAFE).sub(_escape, text)
+
+
+def _escape(found: re.Match) -> str:
+    char = found.group()
+    return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
 def align(rows: list[list[str]], right_from: int | None = None) -> list[str]:
     """``rows`` (header first) as lines; columns from ``right_from`` on are right-aligned."""
+    rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     right_from = len(widths) if right_from is None else right_from
     return ["  ".join(cell.rjust(w) if i >= right_from else cell.ljust(w)
@@ -16,7 +38,7 @@ def align(rows: list[list[str]], right_from: int | None = None) -> list[str]:
 def markdown(rows: list[list[str]]) -> list[str]:
     """``rows`` (header first) as a Markdown table; pipes inside cells escaped."""
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+        return "| " + " | ".join(printable(cell).replace("|", "\\|") for cell in cells) + " |"
 
     header, *body = rows
     return [line(header), "|" + "---|" * len(header), *map(line, body)]
