@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 from jvmbridge.workload import Sampling
 
@@ -51,10 +51,30 @@ class ChildOutcome:
         return f"worker died ({self.how_it_ended})" + (f": {last}" if last else "")
 
     @property
+    def answer(self) -> dict:
+        """The result of a child that finished (``error`` is None)."""
+        if self.result is None:
+            raise WorkerError(self.error)
+        return self.result
+
+    @property
     def how_it_ended(self) -> str:
         """"killed by SIGABRT", "exit code 1"."""
         return (f"killed by {signal.Signals(-self.returncode).name}" if self.returncode < 0
                 else f"exit code {self.returncode}")
+
+
+class Forks(NamedTuple):
+    """One part's forks: the outcomes of those that finished it, and the one that failed it, if any."""
+    finished: list[ChildOutcome]
+    failed: ChildOutcome | None
+
+    @property
+    def failure(self) -> ChildOutcome:
+        """Why none finished: the failed fork (run_forks gives every part one or the other)."""
+        if self.failed is None:
+            raise WorkerError("no fork ran")
+        return self.failed
 
 
 class Interrupted(KeyboardInterrupt):
@@ -90,11 +110,11 @@ def _load(result_path: str) -> dict | None:
 
 def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
     """Every timed round of every fork, in run order: the samples of one configuration."""
-    return [r for outcome in outcomes for r in outcome.result["rounds"]]
+    return [r for outcome in outcomes for r in outcome.answer["rounds"]]
 
 
 def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[Sampling],
-              env: Mapping[str, str] | None = None) -> list[tuple[list[ChildOutcome], ChildOutcome | None]]:
+              env: Mapping[str, str] | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
     each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
     layout) shows up in the spread. One child measures every part that still wants a fork, in an
@@ -106,7 +126,7 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     ones it had not reached go on in the next fork. One that died before any part (or refused the
     request) fails every part it held. Ctrl-C ends the forks the same way: the parts the child
     under way had finished count, the others fail as interrupted (the caller stops after this).
-    Per part: (its outcomes, the failure or None)."""
+    Per part: its Forks."""
     done: list[list[ChildOutcome]] = [[] for _ in parts]
     failed: list[ChildOutcome | None] = [None] * len(parts)
 
@@ -146,7 +166,7 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
         for i in filter(short_of_forks, range(len(parts))):
             failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
-    return list(zip(done, failed))
+    return [Forks(finished, failure) for finished, failure in zip(done, failed)]
 
 
 def each_part(request: dict, measure: Callable[[dict], dict], shared: dict, save: Save) -> dict:

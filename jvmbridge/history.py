@@ -34,7 +34,7 @@ def tidy_frame(loaded: Loaded) -> pd.DataFrame:
 
 
 def _dig(metadata: dict, keys: tuple[str, ...]):
-    value = metadata
+    value: object = metadata
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
     return " ".join(value) if isinstance(value, list) else value
@@ -56,7 +56,7 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threa
 def threads(row) -> int:
     """Loops that ran at once; rows saved before --threads existed ran one (NaN beside newer rows)."""
     value = getattr(row, "threads", None)
-    return 1 if missing(value) else int(value)
+    return 1 if value is None or missing(value) else int(value)
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:

@@ -41,7 +41,9 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
     """Run chunks until their speed settles within ``tolerance`` and ``activity`` stays still, or
     ``max_seconds`` pass."""
     # Start at one operation: a single message may already take long (a 64 MiB plaintext).
-    chunk, total, recent, marks = 1, 0, [], []
+    chunk, total = 1, 0
+    recent: list[float] = []
+    marks: list[float] = []
     started = time.perf_counter()
     while True:
         elapsed_ns = max(run(chunk), 1)

@@ -48,7 +48,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     bars = [(f"{ratio.label}\n{run}, {group.message_bytes.iloc[0]} B" if several_runs else ratio.label, ratio)
             for run, group in frame.groupby("run", sort=False)
             for ratio in ratios(group.reset_index(drop=True)) if ratio.kind is RatioKind.SPEEDUP]
-    for y, (label, ratio) in enumerate(bars):
+    for y, (_, ratio) in enumerate(bars):
         speedups.barh(y, ratio.value, xerr=[[ratio.value - ratio.low], [ratio.high - ratio.value]], capsize=3)
     speedups.set_yticks(range(len(bars)), [_short(label) for label, _ in bars], fontsize=7)
     speedups.set_xlabel("times faster (ratio of means; bars: 99.9% interval)")

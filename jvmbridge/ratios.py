@@ -138,7 +138,7 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                 if on is not None and off is not None:
                     found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
                                          f"{engine.subject(subject)}{named_shape[shape]}", on, off))
-    references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank)
+    references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
     if not references:
         return found
     native = references[0]

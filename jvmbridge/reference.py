@@ -2,6 +2,8 @@
 output (the JVM's after its JIT, the native loops') is checked against."""
 from __future__ import annotations
 
+from typing import Callable
+
 import cryptography
 from cryptography.hazmat.backends.openssl import backend
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -10,9 +12,9 @@ from cryptography.hazmat.primitives.padding import PKCS7
 try:  # cryptography 47+ keeps CFB among the "decrepit" modes and drops it from modes in 49
     from cryptography.hazmat.decrepit.ciphers.modes import CFB
 except ImportError:
-    CFB = modes.CFB
+    CFB = modes.CFB  # type: ignore[misc]  # the same class, where cryptography still has it there
 
-_MODES = {"cbc": modes.CBC, "ctr": modes.CTR, "gcm": modes.GCM, "cfb": CFB}
+_MODES: dict[str, Callable[[bytes], modes.Mode]] = {"cbc": modes.CBC, "ctr": modes.CTR, "gcm": modes.GCM, "cfb": CFB}
 _PADDED = ("cbc", "ecb")
 
 

@@ -134,8 +134,9 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
                     for part, outcome in zip(job.parts, outcomes):
-                        if isinstance(outcome, WorkerError):
-                            fail(part.label, str(outcome))
+                        if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
+                            fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
+                                 else f"{type(outcome).__name__}: {outcome}")
                             continue
                         op = part.workload.operation
                         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()

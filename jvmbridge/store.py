@@ -121,7 +121,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
                                + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
                                   else f"this jvmbridge reads versions {', '.join(map(str, READABLE))}") + ", skipped")
         return
-    kind, run_id = record.get("type"), record.get("run_id")
+    kind, run_id = record.get("type"), record.get("run_id", "")
     if kind == "run":
         loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
     elif kind == "measurement":

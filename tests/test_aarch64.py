@@ -3,6 +3,8 @@ text and real arm64 binaries (Debian bookworm's openssl and OpenJDK 17) under qe
 under emulation mean nothing, so nothing here is timed."""
 from __future__ import annotations
 
+import pytest
+
 import json
 from pathlib import Path
 
@@ -18,22 +20,25 @@ CORTEX_A55 = Path(__file__).parent / "data" / "cpuinfo-aarch64-cortex-a55.txt"
 JAVA = "usr/lib/jvm/java-17-openjdk-arm64/bin/java"
 
 
+@pytest.mark.fast
 def test_an_aarch64_cpuinfo_names_its_core_and_crypto_features():
     assert cpu_info(CORTEX_A55, AArch64()) == {"model": "Arm Cortex-A55", "features": ["aes", "pmull", "asimd", "sha2"],
                                                "emulation": None, "vm_hides": []}
 
 
+@pytest.mark.fast
 def test_the_machine_picks_the_platform_and_its_names(monkeypatch):
     import jvmbridge.platforms
 
     for machine, name, off in (("aarch64", "aarch64", "ARMv8 Crypto Extensions off"), ("x86_64", "x86_64", "AES-NI off"),
                                ("riscv64", "riscv64", "CPU AES instructions off")):
-        monkeypatch.setattr(jvmbridge.platforms._host, "machine", lambda: machine)
+        monkeypatch.setattr(jvmbridge.platforms._host, "machine", lambda machine=machine: machine)
         assert (current().name, current().setting(False)) == (name, off)
     # A platform jvmbridge does not know has no switch to offer: its OpenSSL state reads as unknown.
     assert current().openssl_environment({"A": "1"}, accelerated=False) == {"A": "1"}
 
 
+@pytest.mark.fast
 def test_the_off_word_keeps_every_capability_but_aes_and_pmull():
     features = cpuinfo_fields(CORTEX_A55)["Features"].split()
     assert armcap_without_aes(features) == NEON | SHA1 | SHA256 | CPUID
@@ -69,6 +74,7 @@ def test_real_arm64_jdk_17_keeps_ctr_and_ghash_intrinsics_on_without_use_aes(arm
     assert shown["UseAES"]["value"] == "false" and shown["UseAESCTRIntrinsics"]["value"] == "true"
 
 
+@pytest.mark.fast
 def test_emulation_is_told_from_cpuinfo_and_said_once_in_the_report():
     x86_host = cpuinfo_fields(Path("/proc/cpuinfo"))  # what an aarch64 process under qemu-user reads
     assert AArch64().emulation(x86_host).startswith("qemu-user")
@@ -76,6 +82,7 @@ def test_emulation_is_told_from_cpuinfo_and_said_once_in_the_report():
     assert current().emulation({"model name": "QEMU Virtual CPU version 2.5+", "flags": "fpu"}).startswith("QEMU's")
 
 
+@pytest.mark.fast
 def test_the_accp_jar_is_chosen_per_architecture_in_gradle_and_the_platforms_alike():
     from jvmbridge.platforms.x86_64 import X86_64
 

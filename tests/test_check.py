@@ -144,6 +144,7 @@ def test_a_jvm_that_refuses_attach_is_told_apart():
     assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (VM.flags): ")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("program, owner, euid, perf_data, says", [
     ("/sbin/init", 0, 0, False, "not a JVM (/sbin/init)"),
     ("/usr/bin/java", 1000, 1001, False, "a JVM this user may not inspect (owned by uid 1000)"),

@@ -83,6 +83,7 @@ def test_a_fix_the_jvm_refuses_is_replaced_by_what_the_jvm_said():
     assert "X86 AES-CTR intrinsics require SSE4.1 instructions or higher" in refused.fix
 
 
+@pytest.mark.fast
 def test_aarch64_names_the_jdk_history_of_its_ctr_stub():
     here = AArch64()
     assert here.off_by_default("UseAESCTRIntrinsics").endswith(
@@ -95,6 +96,7 @@ def test_aarch64_names_the_jdk_history_of_its_ctr_stub():
 
 # Graviton2 (c6g) and Graviton3 (c7g) feature lines and parts as published in
 # https://github.com/andikaseptiadi/local-code-model/blob/main/GRAVITON_VERIFICATION.md
+@pytest.mark.fast
 @pytest.mark.parametrize("text, model, features", [
     ("cpuinfo-aarch64-graviton2.txt", "Arm Neoverse N1 (AWS Graviton2, Ampere Altra)", ["aes", "pmull", "asimd", "sha2"]),
     ("cpuinfo-aarch64-graviton3.txt", "Arm Neoverse V1 (AWS Graviton3)",
@@ -104,6 +106,7 @@ def test_graviton_cpuinfo_names_the_core_and_its_crypto_features(text, model, fe
     assert cpu_info(DATA / text, AArch64()) == {"model": model, "features": features, "emulation": None, "vm_hides": []}
 
 
+@pytest.mark.fast
 def test_an_x86_text_read_by_an_aarch64_process_leaves_the_features_unknown(tmp_path):
     host = tmp_path / "cpuinfo"
     host.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC\nflags\t\t: fpu aes avx\n")
@@ -115,6 +118,7 @@ def test_an_x86_text_read_by_an_aarch64_process_leaves_the_features_unknown(tmp_
     assert decide(MODES["ctr"], 21, [], flags, None).status == UNSUPPORTED
 
 
+@pytest.mark.fast
 def test_a_vm_cpu_model_that_passes_aes_but_hides_the_wider_features_is_named(tmp_path):
     from jvmbridge.platforms.x86_64 import X86_64
     from jvmbridge.render.check import render_table

@@ -43,6 +43,7 @@ def test_java_ciphertext_equals_openssl(home, provider, mode):
     assert java == openssl
 
 
+@pytest.mark.fast
 def test_vectors_cover_every_key_size_and_padding_edge():
     keys = {len(k) for k, _, _ in vectors()}
     sizes = {len(p) for _, _, p in vectors()}

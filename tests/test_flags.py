@@ -116,6 +116,7 @@ def test_missing_file_and_bad_jvm_option():
     assert "Unrecognized VM option 'NoSuchFlag'" in refused.stderr and len(refused.stderr.splitlines()) == 1
 
 
+@pytest.mark.fast
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
        | st.lists(st.sampled_from(["     bool UseAES  = true  {product} {default}", "[Global flags]",

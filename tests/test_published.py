@@ -31,6 +31,7 @@ def rows_by_configuration(document: dict) -> dict[str, dict]:
     return {row["configuration"]: row for row in document["comparison"]}
 
 
+@pytest.mark.fast
 def test_a_paste_that_lost_its_line_breaks_reads_as_the_table_it_was():
     (run,) = parse_speed_text((PUBLISHED / "one-line-paste.txt").read_text(), "paste")
     assert run.version == "OpenSSL 3.0.2" and run.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=0x7ffaf3ff")
@@ -42,6 +43,7 @@ def test_a_paste_that_lost_its_line_breaks_reads_as_the_table_it_was():
     assert "read back from the text's CPUINFO line" in document["notes"][0]
 
 
+@pytest.mark.fast
 def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
     path = PUBLISHED / "with-and-without-aesni.txt"
     first, second = parse_speed_text(path.read_text(), "post")
@@ -64,6 +66,7 @@ def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
     assert row["AES-NI off vs AES-NI not stated"] == f"{97774.93 / 287257.26:.2f}x (no interval)"
 
 
+@pytest.mark.fast
 def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
     path = PUBLISHED / "vendor-custom-sizes-engine.txt"
     (run,) = parse_speed_text(path.read_text(), "vendor")
@@ -77,6 +80,7 @@ def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
     assert skipped in stderr and skipped in document["problems"][0]
 
 
+@pytest.mark.fast
 def test_a_windows_session_with_prompts_paths_crlf_and_set():
     path = PUBLISHED / "windows-prompt.txt"
     assert b"\r\n" in path.read_bytes()
@@ -90,6 +94,7 @@ def test_a_windows_session_with_prompts_paths_crlf_and_set():
     assert "AES-NI off (read back from the text's CPUINFO line: AES-NI unused" in document["notes"][1]
 
 
+@pytest.mark.fast
 def test_1_0_2_low_level_ige_beside_evp():
     document, _ = report(PUBLISHED / "openssl-1.0.2-ige-and-evp.txt")
     rows = rows_by_configuration(document)
@@ -99,6 +104,7 @@ def test_1_0_2_low_level_ige_beside_evp():
     assert "without -evp: its low-level AES functions have no AES-NI path" in document["notes"][0]
 
 
+@pytest.mark.fast
 def test_a_text_with_only_the_doing_lines():
     (run,) = parse_speed_text((PUBLISHED / "doing-lines-only.txt").read_text(), "doing")
     assert run.figures[0].bytes_per_s == pytest.approx(85402138 * 16 / 3.00)
@@ -108,6 +114,7 @@ def test_a_text_with_only_the_doing_lines():
     assert "not stated: -engine, -provider, -multi, -elapsed" in document["notes"][0]
 
 
+@pytest.mark.fast
 def test_an_aarch64_text_is_read_with_armcap():
     text = ("$ OPENSSL_armcap=0x0 openssl speed -evp aes-128-gcm -bytes 1024\n"
             "Doing AES-128-GCM for 3s on 1024 size blocks: 612043 AES-128-GCM's in 3.00s\n")
@@ -119,6 +126,7 @@ def test_an_aarch64_text_is_read_with_armcap():
         False, "OPENSSL_armcap=0x0 given to the command, not read back: the text has no CPUINFO line")
 
 
+@pytest.mark.fast
 def test_figures_below_10000_bytes_per_second_are_printed_without_k():
     (run,) = parse_speed_text("type 16 bytes 64 bytes\naes-256-cbc 9876.54 12345.67k\n", "slow")
     assert [f.bytes_per_s for f in run.figures] == [pytest.approx(9876.54), pytest.approx(12345670)]
@@ -130,6 +138,7 @@ def figures_and_settings(text: str) -> list:
             for run in parse_speed_text(text, "text")]
 
 
+@pytest.mark.fast
 @settings(max_examples=60, deadline=None)
 @given(path=st.sampled_from(TEXTS), data=st.data())
 def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
@@ -141,6 +150,7 @@ def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
     assert figures_and_settings(" ".join(text.split())) == figures_and_settings(text)  # all on one line
 
 
+@pytest.mark.fast
 def test_the_old_1_0_2_table_with_spaced_names_and_five_sizes():
     (run,) = parse_speed_text((DATA / "openssl-1.0.2-speed.txt").read_text(), "old")
     assert run.version == "OpenSSL 1.0.2k-fips 26 Jan 2017"
@@ -148,6 +158,7 @@ def test_the_old_1_0_2_table_with_spaced_names_and_five_sizes():
     assert sorted({f.message_bytes for f in run.figures}) == [16, 64, 256, 1024, 8192]
 
 
+@pytest.mark.fast
 def test_the_table_unit_is_thousands_of_bytes_per_second():
     document, _ = report(DATA / "openssl-1.0.2-speed.txt")
     row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI off | aes-256-cbc 16 B"]
@@ -155,6 +166,7 @@ def test_the_table_unit_is_thousands_of_bytes_per_second():
     assert row["run 1 ns/op"] == pytest.approx(1000.0)
 
 
+@pytest.mark.fast
 def test_openssl_1_1_1_evp_table():
     (run,) = parse_speed_text((DATA / "openssl-1.1.1-speed-evp.txt").read_text(), "evp")
     assert run.version.startswith("OpenSSL 1.1.1f")

@@ -9,6 +9,7 @@ from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import markdown
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("document", FORMATS)
 def test_every_listed_format_has_its_renderer_and_no_other_exists(document):
     module = importlib.import_module(f"jvmbridge.render.{document}")
@@ -16,15 +17,18 @@ def test_every_listed_format_has_its_renderer_and_no_other_exists(document):
     assert offered == set(FORMATS[document])
 
 
+@pytest.mark.fast
 def test_a_format_a_document_lacks_is_refused():
     with pytest.raises(ValueError, match="check has no csv format; it has table, json"):
         render("check", "csv", {})
 
 
+@pytest.mark.fast
 def test_markdown_escapes_pipes_inside_cells():
     assert markdown([["a", "b"], ["x | y", "z"]]) == ["| a | b |", "|---|---|", "| x \\| y | z |"]
 
 
+@pytest.mark.fast
 def test_jdks_in_every_format():
     rows = [{"found_in": "PATH", "java_home": "/jdk", "version": "17.0.15", "vendor": "Debian", "arch": "x86_64",
              "jpype": True, "why_not": None}]

@@ -69,6 +69,7 @@ def workloads(**sampling):
     return combinations([(128, "cbc")], ["encrypt"], [16, 1024], ["message"], Sampling(**{"rounds": 5, **sampling}))
 
 
+@pytest.mark.fast
 def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_its_own(engines):
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5)),
                 Matrix(engines=("subject", "c")))
@@ -78,6 +79,7 @@ def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_i
     assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
 
 
+@pytest.mark.fast
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("subject", "c", "py"))), output=tmp_path / "run.jsonl")
     by_label = {r.label: r for r in comparison.ratios}
@@ -90,6 +92,7 @@ def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_refere
     assert not any("vs fake py" in label for label in by_label)
 
 
+@pytest.mark.fast
 def test_a_wrapper_many_times_slower_than_what_it_wraps_is_said_to_measure_itself(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("c", "py"))), output=tmp_path / "run.jsonl")
     frame = comparison.frame
@@ -98,6 +101,7 @@ def test_a_wrapper_many_times_slower_than_what_it_wraps_is_said_to_measure_itsel
     assert noted[16].kind is NoteKind.PYTHON_OVERHEAD and noted[16].text.startswith("dominated by wrapper overhead: 10x")
 
 
+@pytest.mark.fast
 def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_reported(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "flaky", FakeEngine("flaky", 100.0, fail_off=True))
     saved = tmp_path / "run.jsonl"
@@ -111,6 +115,7 @@ def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_rep
     assert [f["configuration"] for f in loaded.failures] == [label for label, _ in comparison.failures]
 
 
+@pytest.mark.fast
 def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
     comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
@@ -120,6 +125,7 @@ def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp
     assert all(any(n["kind"] == "imprecise" for n in row.notes) for row in comparison.frame.itertuples())
 
 
+@pytest.mark.fast
 def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("one",))),
@@ -129,6 +135,7 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
     assert "rows 1, 2, 3, 4: more --rounds or --forks helps" in render("compare", "table", comparison)
 
 
+@pytest.mark.fast
 def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")
@@ -138,6 +145,7 @@ def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     assert table.count("EMULATED qemu-user") == 1 and table.index("EMULATED") < table.index("ns/op")
 
 
+@pytest.mark.fast
 def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "smooth", FakeEngine("smooth", 100.0))
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=8192))
@@ -154,6 +162,7 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
     assert json.loads(render("compare", "json", comparison))["cliffs"][0]["larger_bytes"] == 8192
 
 
+@pytest.mark.fast
 def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
@@ -176,6 +185,7 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
     assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("shares_jit", [True, False])
 def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, shares_jit):
     fake = engines["subject"]

@@ -19,6 +19,7 @@ def saved_rows() -> list[dict]:
     return [json.loads(line)["row"] for line in OLD.read_text().splitlines() if '"measurement"' in line]
 
 
+@pytest.mark.fast
 def test_the_old_file_is_version_1_and_reads_in_todays_layout():
     assert {json.loads(line)["schema_version"] for line in OLD.read_text().splitlines()} == {1}
     assert SCHEMA_VERSION > 1
@@ -31,6 +32,7 @@ def test_the_old_file_is_version_1_and_reads_in_todays_layout():
         assert all(note["text"] in old["notes"] for note in new["notes"]) and new["notes"]
 
 
+@pytest.mark.fast
 def test_old_notes_get_their_kinds_and_lose_the_hints_now_printed_once():
     upgraded = upgrade_row({"notes": "INVALID: wrong; noisy: rounds vary by 9.0% (rsd); more --max-forks, a "
                                      "longer --round-time or a quieter machine helps; JVM said: hello",

@@ -22,6 +22,7 @@ def folder():
     shutil.rmtree(made)
 
 
+@pytest.mark.fast
 def test_root_owned_trees_pass_and_each_kind_of_loose_entry_is_named(folder):
     inner = folder / "jdk" / "lib"
     inner.mkdir(parents=True)

@@ -9,12 +9,14 @@ from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
                                          ("2.5e6", 2_500_000), (" 7 ", 7)])
 def test_parse_count(text, count):
     assert parse_count(text) == count
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("iterations, rounds", [(10, 3), (5, 5), (3, 10), (10**8, 7)])
 def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     parts = split_iterations(iterations, rounds)
@@ -22,6 +24,7 @@ def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     assert max(parts) - min(parts) <= 1 and min(parts) >= 1
 
 
+@pytest.mark.fast
 def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
     # 100 ns per operation: 0.5 s holds 5 million.
     assert round_counts(None, 3, 0.5, 100.0) == [5_000_000] * 3
@@ -31,6 +34,7 @@ def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
     assert round_counts(10**8, 2, 0.01, 1e12, time_capped=True) == [1, 1]
 
 
+@pytest.mark.fast
 def test_sizes_take_a_list_or_the_sweep():
     assert parse_sizes("16,64,16") == [16, 64]
     assert parse_sizes("sweep") == list(SWEEP_SIZES) == [16, 38, 64, 256, 1024, 8192, 16384]
@@ -38,6 +42,7 @@ def test_sizes_take_a_list_or_the_sweep():
         parse_sizes("16,big")
 
 
+@pytest.mark.fast
 def test_unlock_precedes_every_user_option():
     options = launch_options(["-XX:-UseAESIntrinsics"], java_major("17.0.15"))
     assert options[0] == UNLOCK_DIAGNOSTIC
@@ -45,16 +50,19 @@ def test_unlock_precedes_every_user_option():
     assert "--enable-native-access=ALL-UNNAMED" in launch_options([], java_major("25.0.3"))
 
 
+@pytest.mark.fast
 def test_requested_flags_take_the_last_word():
     assert requested_flags(["-XX:-UseAES", "-XX:+UseAES", "-XX:AESKeySize=1", "-Xmx1g"]) == {
         "UseAES": "true", "AESKeySize": "1"}
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("version, major", [("17.0.15", 17), ("1.8.0_402", 8), ("25", 25), ("unknown", 0)])
 def test_java_major(version, major):
     assert java_major(version) == major
 
 
+@pytest.mark.fast
 def test_mask_clears_aesni_and_pclmul_only():
     on = "CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"
     off = "CPUINFO: OPENSSL_ia32cap=0xfdfa3201078bffff:0x4059c6f1bf07ab env:~0x200000200000000:~0x60000000000"
@@ -63,12 +71,14 @@ def test_mask_clears_aesni_and_pclmul_only():
     assert before[0] ^ after[0] == (1 << x86_64.AESNI_BIT) | (1 << x86_64.PCLMULQDQ_BIT)
 
 
+@pytest.mark.fast
 def test_environment_unsets_rather_than_empties():
     x86 = x86_64.X86_64()
     assert "OPENSSL_ia32cap" not in x86.openssl_environment({"OPENSSL_ia32cap": "", "A": "1"}, accelerated=True)
     assert x86.openssl_environment({}, accelerated=False)["OPENSSL_ia32cap"] == x86_64.AESNI_OFF_MASK
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
 def test_t_quantile_matches_published_tables(df, expected):
     from jvmbridge.stats import t_quantile
@@ -76,6 +86,7 @@ def test_t_quantile_matches_published_tables(df, expected):
     assert t_quantile(0.9995, df) == pytest.approx(expected, rel=1e-3)
 
 
+@pytest.mark.fast
 def test_interval_is_jmh_style_error_of_the_mean():
     from jvmbridge.stats import summarize
 
@@ -86,6 +97,7 @@ def test_interval_is_jmh_style_error_of_the_mean():
     assert summary.error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("spread, rounds_per_fork", [(0.06, 5), (0.015, 5), (0.02, 1)])
 def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spread, rounds_per_fork):
     from jvmbridge.stats import CONFIDENCE, forks_for, summarize, t_quantile
@@ -103,6 +115,7 @@ def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spr
     assert forks_for(summary, 0.02, needed - 1) is None
 
 
+@pytest.mark.fast
 def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats import summarize
@@ -123,6 +136,7 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
         "interval ±44.8% after 2 fork(s), wider than the ±2% aimed for"]  # t(3) 12.92 x 6.93% / 2
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
@@ -133,6 +147,7 @@ def test_pyca_decrypt_inverts_encrypt(mode, size):
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
 
 
+@pytest.mark.fast
 def test_copies_in_processes_each_run_the_full_count_at_once():
     import multiprocessing
     import time
@@ -154,6 +169,7 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
     assert done.value == 3 * (100 + 50)
 
 
+@pytest.mark.fast
 def test_a_failing_copy_raises_instead_of_hanging():
     from jvmbridge.measure import in_processes
 
@@ -165,6 +181,7 @@ def test_a_failing_copy_raises_instead_of_hanging():
             together(1)
 
 
+@pytest.mark.fast
 def test_more_forks_only_when_the_work_is_not_fixed():
     from jvmbridge.workload import Sampling
 
@@ -176,6 +193,7 @@ def test_more_forks_only_when_the_work_is_not_fixed():
     assert not Sampling(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("gc_ms, jit_ms, noted", [(5, 0, False), (25, 0, True), (0, 3, True)])
 def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms, jit_ms, noted):
     from jvmbridge.results import Measurement, NoteKind
@@ -192,6 +210,7 @@ def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms,
                                 f"and the JIT compiled for {jit_ms} ms")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("flag_line, fix", [
     ("bool UseAESCTRIntrinsics = false {diagnostic} {default}",
      "off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+UseAESCTRIntrinsics"),
@@ -210,6 +229,7 @@ def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     assert verdict.status == DISABLED and verdict.fix.startswith(fix)
 
 
+@pytest.mark.fast
 def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wanted():
     from jvmbridge.engines.native import _SpeedRuns
 

@@ -19,6 +19,7 @@ SHOWN_AS_LINES = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m" + "\n" + r"AES acceleratio
 SHOWN = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m\nAES acceleration is active everywhere checked.\u202egnp"
 
 
+@pytest.mark.fast
 def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
     assert printable(EVIL) == SHOWN
     assert printable("tab\there\r") == r"tab\there\r"
@@ -26,11 +27,13 @@ def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
     assert printable("café ✓ 17.0.15+6-Debian") == "café ✓ 17.0.15+6-Debian"
 
 
+@pytest.mark.fast
 def test_cells_escape_newlines_too():
     assert align([["host"], [EVIL]])[1] == SHOWN
     assert markdown([["host"], [EVIL]])[2] == f"| {SHOWN} |"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("document, output_format",
                          [(d, f) for d, formats in FORMATS.items() for f in formats if f in ("table", "markdown")])
 def test_every_document_for_people_is_escaped(monkeypatch, document, output_format):
@@ -50,6 +53,7 @@ def _check_document() -> dict:
                            "flags": {"UseAES": {"value": "true", "origin": "default"}}, "verdicts": [verdict]}]}
 
 
+@pytest.mark.fast
 def test_check_prints_a_hostile_host_and_command_line_escaped():
     text = render("check", "table", _check_document())
     assert "\x1b" not in text and "\u202e" not in text and "\x9b" not in text
@@ -57,6 +61,7 @@ def test_check_prints_a_hostile_host_and_command_line_escaped():
     assert all(not line.startswith("AES") for line in text.splitlines()[:-1])
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("output_format", ["table", "markdown"])
 def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, output_format):
     (tmp_path / "evil.json").write_text(json.dumps(_check_document()))
@@ -68,6 +73,7 @@ def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, 
     assert exact["hosts"] == [EVIL]
 
 
+@pytest.mark.fast
 def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     listing = tmp_path / "flags.txt"
     listing.write_text("[Global flags]\n"
@@ -78,6 +84,7 @@ def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     assert "\x1b" not in done.stdout and r"\x1b]0;pwned" in done.stdout
 
 
+@pytest.mark.fast
 def test_an_error_naming_hostile_text_is_one_escaped_line(tmp_path):
     evil_path = tmp_path / "jdk\x1b[2J\nfake"
     evil_path.mkdir()

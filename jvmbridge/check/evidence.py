@@ -55,6 +55,7 @@ def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds
     evidence = Evidence()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           errors="replace") as process:
+        assert process.stdout is not None and process.stderr is not None  # both PIPE
         for line in process.stdout:
             method = intrinsic_method(line)
             if method and method not in evidence.seen:

@@ -39,7 +39,8 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
     ``host_name``: what the document calls this host (default: its hostname)."""
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
-    live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in [*pids, *all_jvms]]
+    asked: list[int | LiveJvm] = [*pids, *all_jvms]
+    live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
         "schema_version": SCHEMA_VERSION,

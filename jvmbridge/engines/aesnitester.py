@@ -48,7 +48,9 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     command = [str(java.home / "bin" / "java"), *launch_options(options, java_major(java.release_version)),
                "-cp", str(harness_jar()), "jvmbridge.harness.AesniTester", op.key.hex(), op.iv.hex(),
                op.plaintext.decode("ascii"), str(iterations)]
-    rounds, said, failed = [], {}, None
+    rounds: list[dict] = []
+    said: dict = {}
+    failed: ChildOutcome | None = None
     while sampling.wants_another_fork(rounds, len(rounds)):
         done = subprocess.run(command, capture_output=True, text=True, errors="replace")
         if done.returncode != 0:

@@ -34,14 +34,14 @@ class CLoopEngine(NativeEngine):
     def _measurement(self, workload, library, accelerated, outcomes, failed, read) -> Measurement:
         op = workload.operation
         as_requested, state = read
-        result = outcomes[0].result
+        result = outcomes[0].answer
         shape = ("EVP_CipherInit_ex (IV reset, key kept) + Update + Final per message"
                  if op.shape == "message" else "EVP_CipherUpdate into one buffer, never finished")
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
             summary=summarize(rounds_of(outcomes), len(outcomes)),
-            warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
+            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)

@@ -82,15 +82,15 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     }
     parts = [{**workload.loop_request(), "transformation": workload.operation.transformation} for workload in workloads]
     measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads])
-    return [_measurement(java, provider, setting, workload, options, request, outcomes, failed) if outcomes
-            else WorkerError(why_failed(java, failed))
-            for workload, (outcomes, failed) in zip(workloads, measured)]
+    return [_measurement(java, provider, setting, workload, options, request, forks.finished, forks.failed)
+            if forks.finished else WorkerError(why_failed(java, forks.failure))
+            for workload, forks in zip(workloads, measured)]
 
 
 def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
                  options: tuple[str, ...], request: dict, outcomes: list[ChildOutcome],
                  failed: ChildOutcome | None) -> Measurement:
-    outcome, result = outcomes[0], outcomes[0].result
+    outcome, result = outcomes[0], outcomes[0].answer
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)
     jvm = result["jvm"]
@@ -107,7 +107,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         as_requested=not mismatched,
         verified_state=verified_state, **workload.row_fields(),
         summary=summarize(rounds_of(outcomes), len(outcomes)),
-        warmup=merge_warmups([o.result["warmup"] for o in outcomes]),
+        warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],

@@ -2,6 +2,7 @@
 OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run directly."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -45,8 +46,9 @@ class NativeEngine(Engine):
         reported))``, or a WorkerError where no fork finished."""
         measured = run_forks(module, request, parts, [w.sampling for w in workloads],
                              env=current().openssl_environment(dict(os.environ), accelerated))
-        return [measurement(workload, outcomes, failed, read_back(outcomes[0].result["cpuinfo"], accelerated, cpu_has_aes))
-                if outcomes else WorkerError(failed.error) for workload, (outcomes, failed) in zip(workloads, measured)]
+        return [measurement(workload, forks.finished, forks.failed,
+                            read_back(forks.finished[0].answer["cpuinfo"], accelerated, cpu_has_aes))
+                if forks.finished else WorkerError(forks.failure.error) for workload, forks in zip(workloads, measured)]
 
 
 class PycaEngine(NativeEngine):
@@ -63,7 +65,7 @@ class PycaEngine(NativeEngine):
     def _measurement(self, workload, accelerated, outcomes, failed, read) -> Measurement:
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
-        result = outcomes[0].result
+        result = outcomes[0].answer
         summary = summarize(rounds_of(outcomes), len(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
@@ -75,7 +77,7 @@ class PycaEngine(NativeEngine):
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
-            warmup=merge_warmups([o.result["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
+            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
             details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 
@@ -117,8 +119,8 @@ class OpensslSpeedEngine(NativeEngine):
                 continue
             extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
             seconds = max(1, round(sampling.round_seconds))
-            runs = _SpeedRuns(group, env, lambda size: openssl_cli.speed_command(
-                openssl, cipher, size, seconds, extra, sampling.threads))
+            runs = _SpeedRuns(group, env, functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds,
+                                                            extra=extra, processes=sampling.threads))
             interrupted = runs.run()
             measured.update((workload, self._measurement(workload, runs, described, accelerated, read)
                              if runs.rounds[workload] else runs.failed[workload]) for workload in group)

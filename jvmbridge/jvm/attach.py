@@ -105,7 +105,7 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
 
 
 def _read_until(fd: int, deadline: float) -> bytes | None:
-    chunks = []
+    chunks: list[bytes] = []
     while True:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:

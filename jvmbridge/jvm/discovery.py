@@ -100,8 +100,9 @@ def candidates(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]
     found = [("--java", path) for path in extra]
     if os.environ.get("JAVA_HOME"):
         found.append(("JAVA_HOME", os.environ["JAVA_HOME"]))
-    if shutil.which("java"):
-        found.append(("PATH", shutil.which("java")))
+    on_path = shutil.which("java")
+    if on_path:
+        found.append(("PATH", on_path))
     for root in JVM_ROOTS:
         if root.is_dir():
             found += [(str(root), str(entry)) for entry in sorted(root.iterdir()) if entry.is_dir()]
@@ -114,7 +115,8 @@ def candidates(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]
 def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaInstall | JvmNotFound]]:
     """Each distinct JVM once (by real JAVA_HOME), with where it was first found; bad --java paths
     and folders that are not JVMs come back as the JvmNotFound saying why."""
-    seen, found = set(), []
+    seen: set[Path] = set()
+    found: list[tuple[str, JavaInstall | JvmNotFound]] = []
     for source, path in candidates(extra):
         try:
             java = resolve_java(path)

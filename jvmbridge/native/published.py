@@ -108,14 +108,16 @@ def acceleration(run: SpeedRun, platform: Platform, figure: SpeedFigure) -> tupl
 def platform_of(run: SpeedRun) -> Platform:
     """The platform whose OpenSSL variable the run shows; x86-64 where it shows none."""
     for platform in known():
-        if platform.openssl_variable in (run.cpuinfo or "") or platform.openssl_variable in run.environment:
+        variable = platform.openssl_variable
+        if variable and (variable in (run.cpuinfo or "") or variable in run.environment):
             return platform
     return X86_64()
 
 
 def _facts(run: SpeedRun) -> str:
     """What the text says about how the run ran, each fact once; "not stated" for what it does not."""
-    said, unsaid = [f"`{run.command}`" if run.command else "command not shown"], []
+    said = [f"`{run.command}`" if run.command else "command not shown"]
+    unsaid: list[str] = []
     for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
         if run.options.get(option):
             said.append(f"{option} {run.options[option]}")

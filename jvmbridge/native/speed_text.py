@@ -219,7 +219,8 @@ class _Reader:
 
     def _command(self, match: re.Match) -> int:
         environment = {**self.session, **_assignments(match["env"])}
-        run, end, words = SpeedRun(self.line_at(match.start()), environment=environment), match.end(), []
+        run, end = SpeedRun(self.line_at(match.start()), environment=environment), match.end()
+        words: list[str] = []
         for word in _WORD.finditer(self.flat, end):
             option = words[-1] if words and words[-1] in _VALUED and run.options.get(words[-1]) == "" else None
             if option:

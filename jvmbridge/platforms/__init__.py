@@ -6,7 +6,12 @@ Adding a platform: one module subclassing :class:`Platform`, and its line in ``P
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import platform as _host
+
+if TYPE_CHECKING:  # printflags needs nothing of the platforms; imported for the types only
+    from jvmbridge.jvm.printflags import Flag
 
 
 # How Platform.emulation() starts for a process whose instructions qemu translates one by one under
@@ -54,12 +59,12 @@ class Platform:
     # so a running JVM whose diagnostic flags are hidden is still read right.
     implied_off: dict[str, tuple[str, ...]] = {"UseAESIntrinsics": ("UseAES",)}
 
-    def held_off(self, flags: dict) -> dict[str, tuple[object, int]]:
+    def held_off(self, flags: dict) -> dict[str, tuple[Flag, int]]:
         """Intrinsic flag -> (the level flag holding it off, the level it needs), from PrintFlagsFinal's
         flags: on x86 a lowered UseSSE turns AES intrinsics off with no word about why."""
         return {}
 
-    def slowed(self, flags: dict, features: list[str] | None) -> object | None:
+    def slowed(self, flags: dict, features: list[str] | None) -> Flag | None:
         """The level flag that keeps this CPU's widest AES stubs unused, if one does."""
         return None
 

@@ -26,7 +26,7 @@ def render_table(document: dict) -> str:
              f"Passes   until {sweep['compiled_passes']} passes began after the JIT log showed the mode's "
              f"intrinsics, or {sweep['budget_seconds']:g} s per JDK",
              f"CPU      {cpu['model']} [{features_text(cpu['features'])}]"]
-    patterns_used = set()
+    patterns_used: set[str] = set()
     for jdk in document["jdks"]:
         lines += ["", f"JDK {jdk['java_home']} ({jdk['version']})"
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")

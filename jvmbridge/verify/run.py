@@ -140,7 +140,7 @@ def _mode_dict(mode: Mode, outcome: SweepOutcome, found: list[Finding], case_cou
             "passes": outcome.passes, "compiled_passes": outcome.compiled_passes if proved else 0,
             "intrinsics_seen": outcome.seen, "intrinsics_expected": mode.expected,
             "mode_intrinsics_seen": [m for m in outcome.seen if any(m in path.methods for path in mode.paths)],
-            "proven_after_seconds": round(outcome.proven_after, 2) if outcome.proven else None,
+            "proven_after_seconds": round(outcome.proven_after, 2) if outcome.proven_after is not None else None,
             "divergent_runs": outcome.divergent_runs, "seconds": round(outcome.seconds, 1),
             "findings": [f.as_dict() for f in found]}
 

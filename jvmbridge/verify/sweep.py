@@ -13,7 +13,7 @@ import os
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from jvmbridge.check.evidence import intrinsic_method, is_inlining_log
@@ -140,6 +140,7 @@ class _Watch:
             deadline = threading.Timer(self.budget + _STOP_GRACE_SECONDS, self._kill, args=(process,))
             deadline.start()
             try:
+                assert process.stdout is not None  # PIPE
                 for line in process.stdout:
                     self._on_line(line.rstrip("\n"), process)
             finally:
@@ -191,12 +192,11 @@ class _Watch:
 
     def _divergence(self, kind: str, fields: list[str]) -> Divergence:
         number, case_id, pattern = int(fields[0]), int(fields[1]), fields[2]
-        common = dict(case=self.cases[case_id], pattern=pattern, pass_number=number,
-                      compiled=self.compiled_at_begin.get(number, False))
+        found = Divergence(self.cases[case_id], pattern, number, self.compiled_at_begin.get(number, False))
         if kind == "error":
-            return Divergence(**common, error=" ".join(fields[3:]))
+            return replace(found, error=" ".join(fields[3:]))
         index, actual, expected, length = fields[3:7]
-        return Divergence(**common, index=int(index), actual=actual, expected=expected, actual_length=int(length))
+        return replace(found, index=int(index), actual=actual, expected=expected, actual_length=int(length))
 
     def _kill(self, process: subprocess.Popen) -> None:
         self.killed = True
@@ -207,6 +207,7 @@ class _Watch:
             return
         self.stopping = True
         try:
+            assert process.stdin is not None  # PIPE
             process.stdin.write("stop\n")
             process.stdin.close()
         except (BrokenPipeError, OSError, ValueError):
