@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
-import tempfile
 from pathlib import Path
+
+from jvmbridge.harness import cache_dir
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
 # dies: the reason, and where its hs_err report went.
@@ -26,18 +27,24 @@ def warnings(output: str) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in output.splitlines() if _WARNING.match(line)))
 
 
-# Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log),
-# rather than the user's working directory.
-CRASH_REPORTS = Path(tempfile.gettempdir()) / "jvmbridge-crashes"
 _REPORT_FILE = re.compile(r"^#\s+(/\S+hs_err\S+\.log)")
 _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would like", "#   https://",
                 "# The crash happened", "# See problematic", "# Core dump", "# An error report",
                 "# Problematic frame", "# No core dump")
 
 
+def crash_reports() -> Path:
+    """Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log)
+    rather than the user's working directory: the user's own cache, not a fixed name in /tmp that
+    another user could have made first (and then be handed root's crash reports)."""
+    folder = cache_dir() / "crashes"
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
 def crash_file_options() -> list[str]:
-    CRASH_REPORTS.mkdir(parents=True, exist_ok=True)
-    return [f"-XX:ErrorFile={CRASH_REPORTS}/hs_err_pid%p.log", f"-XX:ReplayDataFile={CRASH_REPORTS}/replay_pid%p.log"]
+    folder = crash_reports()
+    return [f"-XX:ErrorFile={folder}/hs_err_pid%p.log", f"-XX:ReplayDataFile={folder}/replay_pid%p.log"]
 
 
 def crash_summary(output: str) -> list[str]:
