@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from typing import Callable, Mapping, NamedTuple
 
@@ -39,10 +40,13 @@ class ChildOutcome:
     returncode: int
     stdout: str
     stderr: str
+    stopped: str = ""  # why the parent stopped a child that gave no sign of progress in time
 
     @property
     def error(self) -> str | None:
         """One line saying why no result came back, or None when one did."""
+        if self.stopped:
+            return self.stopped
         if self.result is not None and "error" not in self.result:
             return None
         if self.result is not None:
@@ -86,19 +90,77 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None) -> ChildOutcome:
-    """Run ``python -m module`` with ``request`` and collect what it reported."""
+# What a child may take to start (a JVM through JPype on a busy 2-core machine takes 1-3 s) before
+# its first part's own allowance begins.
+START_SECONDS = 20.0
+# Checked this often: how soon a child that finished is collected, and a hung one noticed.
+_POLL_SECONDS = 0.2
+OnHang = Callable[[int], str]  # given the hung child's pid, what was saved of it (a thread dump's path)
+
+
+def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None,
+              allowances: list[float] | None = None, on_hang: OnHang | None = None) -> ChildOutcome:
+    """Run ``python -m module`` with ``request`` and collect what it reported. With
+    ``allowances`` (seconds per part of the request, see each_part), a child that has not saved
+    part i within START_SECONDS (for the first) plus allowance i after the one before is stopped:
+    ``on_hang`` first records what it can (a JVM's threads), and the outcome says why it stopped."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
         result_path = os.path.join(scratch, "result.json")
+        process = subprocess.Popen([sys.executable, "-m", module, result_path], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                                   env=dict(env) if env is not None else None)
+        watch = _Progress(result_path, allowances)
+        message: str | None = json.dumps(request)
         try:
-            done = subprocess.run(
-                [sys.executable, "-m", module, result_path],
-                input=json.dumps(request), capture_output=True, text=True, errors="replace",
-                env=dict(env) if env is not None else None,
-            )
-        except KeyboardInterrupt:  # subprocess.run has stopped the child; its saved parts still count
+            while True:
+                try:
+                    stdout, stderr = process.communicate(message, timeout=_POLL_SECONDS)
+                    break
+                except subprocess.TimeoutExpired:
+                    message = None  # sent once; communicate keeps reading what the child prints
+                    if watch.overdue():
+                        stopped = watch.why(process.pid, on_hang)
+                        process.kill()
+                        stdout, stderr = process.communicate()
+                        return ChildOutcome(_load(result_path), process.returncode, stdout, stderr, stopped)
+        except KeyboardInterrupt:  # stop the child; its saved parts still count
+            process.kill()
+            process.wait()
             raise Interrupted(_load(result_path)) from None
-        return ChildOutcome(_load(result_path), done.returncode, done.stdout, done.stderr)
+        return ChildOutcome(_load(result_path), process.returncode, stdout, stderr)
+
+
+class _Progress:
+    """A child's progress, as the parts in its saved result, against the allowance of each part."""
+
+    def __init__(self, result_path: str, allowances: list[float] | None):
+        self.path, self.allowances = result_path, allowances or []
+        self.saved, self.since, self.changed = 0, time.monotonic(), -1
+
+    def overdue(self) -> bool:
+        if not self.allowances:
+            return False
+        try:
+            changed = os.stat(self.path).st_mtime_ns
+        except FileNotFoundError:
+            changed = -1
+        if changed != self.changed:
+            self.changed = changed
+            saved = len((_load(self.path) or {}).get("parts", []))
+            if saved != self.saved:
+                self.saved, self.since = saved, time.monotonic()
+        if self.saved >= len(self.allowances):
+            return False  # every part is in: what is left is the child's exit
+        return time.monotonic() - self.since > self.allowed()
+
+    def allowed(self) -> float:
+        return self.allowances[self.saved] + (START_SECONDS if self.saved == 0 else 0)
+
+    def why(self, pid: int, on_hang: OnHang | None) -> str:
+        said = f"no progress within {self.allowed():.3g} s (the deadline its budget gives): stopped"
+        if on_hang:
+            said += f"; {on_hang(pid)}"
+        return said
 
 
 def _load(result_path: str) -> dict | None:
@@ -114,7 +176,8 @@ def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
 
 
 def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[Sampling],
-              env: Mapping[str, str] | None = None) -> list[Forks]:
+              env: Mapping[str, str] | None = None, allowances: list[float] | None = None,
+              on_hang: OnHang | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
     each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
     layout) shows up in the spread. One child measures every part that still wants a fork, in an
@@ -126,7 +189,8 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     ones it had not reached go on in the next fork. One that died before any part (or refused the
     request) fails every part it held. Ctrl-C ends the forks the same way: the parts the child
     under way had finished count, the others fail as interrupted (the caller stops after this).
-    Per part: its Forks."""
+    With ``allowances`` (seconds per part), a child that makes no progress in time is stopped
+    (run_child): the part it was on fails with the reason, the others go on. Per part: its Forks."""
     done: list[list[ChildOutcome]] = [[] for _ in parts]
     failed: list[ChildOutcome | None] = [None] * len(parts)
 
@@ -152,7 +216,8 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
                 break
             random.Random(fork).shuffle(pending)
             try:
-                outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env)
+                outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env,
+                                    [allowances[i] for i in pending] if allowances else None, on_hang)
             except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
                 take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""))
                 raise
@@ -162,7 +227,8 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
                     failed[i] = outcome
                 break
             if len(answers) < len(pending):  # it died measuring this one
-                failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr)
+                failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr,
+                                                             outcome.stopped)
     except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
         for i in filter(short_of_forks, range(len(parts))):
             failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")

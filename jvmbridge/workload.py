@@ -183,6 +183,16 @@ class Workload:
         return {**o.inputs_hex(), "shape": o.shape, "direction": o.direction, "iterations": s.iterations,
                 "rounds": s.rounds, "round_seconds": s.round_seconds, "threads": s.threads}
 
+    def seconds_at_most(self, warmup_max_seconds: float) -> float:
+        """A generous bound on one fork's time for this workload, past which its child is taken to
+        hang: the warm-up's limit, then the rounds at three times their planned length (with
+        --iterations, or a message longer than a round, every message at 20 µs plus 50 ns a byte,
+        slower than any AES seen here, Java's own included), and 5 s for the rest."""
+        s = self.sampling
+        per_message = 20e-6 + 50e-9 * self.operation.message_bytes
+        timed = s.iterations * per_message if s.iterations else s.rounds * max(s.round_seconds, per_message)
+        return warmup_max_seconds + 3 * timed + 5
+
     def row_fields(self) -> dict:
         """What a result row says was measured."""
         o = self.operation

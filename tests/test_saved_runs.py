@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -241,3 +242,23 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
     assert note["text"].startswith("fork 2 failed, the 1 finished fork is the measurement:") and "crashed" in note["text"]
     assert result["failures"] == [] and "a fork failed; the finished forks are shown" in done.stderr
     assert [r["row"]["notes"] for r in records(saved) if r["type"] == "measurement"] == [row["notes"]]
+
+
+def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_measured(planted_jar, tmp_path):
+    # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns.
+    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
+                   "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                   "--format", "json", "--output", str(tmp_path / "run.jsonl"),
+                   env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=300)
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    (row,) = result["results"]
+    assert row["message_bytes"] == 16
+    (failure,) = result["failures"]
+    assert failure["configuration"].endswith("77 B")
+    assert "no progress within" in failure["error"] and "(the deadline its budget gives): stopped" in failure["error"]
+    dump = Path(failure["error"].split("its threads: ")[1].split()[0])
+    assert dump.is_file() and "PlantedCipher.block" in dump.read_text()
+    left = subprocess.run(["pgrep", "-f", "planted.blockAt"], capture_output=True, text=True).stdout.split()
+    assert not left, "the hung child is still running"

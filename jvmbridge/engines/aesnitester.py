@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import subprocess
 
-from jvmbridge.child import ChildOutcome, WorkerError
+from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError
 from jvmbridge.engines import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
@@ -51,8 +51,17 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     rounds: list[dict] = []
     said: dict = {}
     failed: ChildOutcome | None = None
+    # Its whole run is one round: a JVM start, then every message at the bound run_child uses.
+    deadline = START_SECONDS + workload.seconds_at_most(0)
     while sampling.wants_another_fork(rounds, len(rounds)):
-        done = subprocess.run(command, capture_output=True, text=True, errors="replace")
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline)
+        except subprocess.TimeoutExpired:
+            failed = ChildOutcome(None, -9, "", "", f"no answer within {deadline:.0f} s (the deadline its budget "
+                                                    "gives): stopped")
+            if not rounds:
+                raise WorkerError(f"{java.home}: {failed.error}") from None
+            break
         if done.returncode != 0:
             failed = ChildOutcome(None, done.returncode, done.stdout, done.stderr)
             if not rounds:

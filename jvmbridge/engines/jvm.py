@@ -7,6 +7,7 @@ from jvmbridge.cpu import cpu_info
 from jvmbridge.engines import Engine, Job
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
+from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.providers import JceProvider, provider as provider_named
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
@@ -81,7 +82,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
     parts = [{**workload.loop_request(), "transformation": workload.operation.transformation} for workload in workloads]
-    measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads])
+    measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads],
+                         allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads], on_hang=thread_dump)
     return [_measurement(java, provider, setting, workload, options, request, forks.finished, forks.failed)
             if forks.finished else WorkerError(why_failed(java, forks.failure))
             for workload, forks in zip(workloads, measured)]
@@ -124,6 +126,17 @@ def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[d
     mismatched = {name: want for name, want in requested_flags(options).items()
                   if flags.get(name, {}).get("value") != want}
     return mismatched, " ".join(f"{name}={flag['value']}" for name, flag in flags.items())
+
+
+def thread_dump(pid: int) -> str:
+    """The hung JVM's threads (Thread.print over its attach socket), saved beside the crash
+    reports: where they went, or why there are none."""
+    path = messages.crash_reports() / f"threads_pid{pid}.txt"
+    try:
+        path.write_text(jcmd(pid, "Thread.print", timeout=20))
+    except (AttachError, OSError) as e:
+        return f"no thread dump ({e})"
+    return f"its threads: {path}"
 
 
 def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:

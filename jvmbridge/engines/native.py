@@ -45,7 +45,8 @@ class NativeEngine(Engine):
         ``measurement(workload, outcomes, the failed fork or None, (as requested, the state OpenSSL
         reported))``, or a WorkerError where no fork finished."""
         measured = run_forks(module, request, parts, [w.sampling for w in workloads],
-                             env=current().openssl_environment(dict(os.environ), accelerated))
+                             env=current().openssl_environment(dict(os.environ), accelerated),
+                             allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
         return [measurement(workload, forks.finished, forks.failed,
                             read_back(forks.finished[0].answer["cpuinfo"], accelerated, cpu_has_aes))
                 if forks.finished else WorkerError(forks.failure.error) for workload, forks in zip(workloads, measured)]

@@ -57,7 +57,19 @@ def _summed(results: list[tuple[int, float]]) -> dict:
 
 
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    deadline = _deadline(command)
     try:
-        return subprocess.run(command, capture_output=True, text=True, env=env, errors="replace")
+        return subprocess.run(command, capture_output=True, text=True, env=env, errors="replace", timeout=deadline)
     except OSError as e:
         raise WorkerError(f"{command[0]}: {e.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise WorkerError(f"{' '.join(command[:2])} gave no answer within {deadline:.0f} s: stopped") from None
+
+
+def _deadline(command: list[str]) -> float:
+    """How long a command may take before it is taken to hang: `speed -seconds N` runs N seconds for
+    each size (-bytes: one; its own list: at most 8), taken three times over; anything else 30 s."""
+    if "-seconds" not in command:
+        return 30.0
+    sizes = 1 if "-bytes" in command else 8
+    return 30.0 + 3 * sizes * float(command[command.index("-seconds") + 1])

@@ -19,7 +19,9 @@ import javax.crypto.CipherSpi;
  * <li>with -Dplanted.crashAt=N, a doFinal(byte[]) of N bytes crashes the JVM: one size of a sweep
  *     dies while the others, measured by the same JVM, are fine;
  * <li>with -Dplanted.marker=PATH, the first JVM to load the cipher creates PATH and every later
- *     one crashes: a configuration whose first fork finishes and whose second dies.
+ *     one crashes: a configuration whose first fork finishes and whose second dies;
+ * <li>with -Dplanted.blockAt=N, a doFinal(byte[]) of N bytes never returns: a provider that
+ *     deadlocks at one size.
  * </ul>
  */
 public final class PlantedProvider extends Provider {
@@ -33,6 +35,7 @@ public final class PlantedProvider extends Provider {
     public static final class PlantedCipher extends CipherSpi {
         private static final long WRONG_AFTER = Long.getLong("planted.after", Long.MAX_VALUE);
         private static final int CRASH_AT = Integer.getInteger("planted.crashAt", -1);
+        private static final int BLOCK_AT = Integer.getInteger("planted.blockAt", -1);
         private static long calls;
         private final Cipher real;
 
@@ -88,6 +91,9 @@ public final class PlantedProvider extends Provider {
             if (length == CRASH_AT) {
                 crash();
             }
+            if (length == BLOCK_AT) {
+                block();
+            }
             byte[] out = in == null ? real.doFinal() : real.doFinal(in, offset, length);  // doFinal() passes null
             if (++calls > WRONG_AFTER && out.length > 0) {
                 out[0] ^= 1;
@@ -106,6 +112,19 @@ public final class PlantedProvider extends Provider {
                 out[outOffset + 5] ^= 1;
             }
             return written;
+        }
+
+        private static void block() {
+            Object never = new Object();
+            synchronized (never) {
+                while (true) {
+                    try {
+                        never.wait();
+                    } catch (InterruptedException e) {
+                        // still blocked
+                    }
+                }
+            }
         }
 
         private static void crash() {
