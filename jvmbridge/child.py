@@ -90,6 +90,22 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
+# JVM options a shell may carry: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS reach every JVM (JPype's too),
+# JDK_JAVA_OPTIONS every `java` launcher. A measured JVM runs with the options compare was given
+# and shows, not with these: they are left out of every child and named once (environment_left_out).
+JVM_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")
+
+
+def measured_environment() -> dict[str, str]:
+    """What a measuring child inherits: this process's environment without JVM_OPTION_VARIABLES."""
+    return {name: value for name, value in os.environ.items() if name not in JVM_OPTION_VARIABLES}
+
+
+def environment_left_out() -> dict[str, str]:
+    """The JVM option variables this environment has, which measured_environment leaves out."""
+    return {name: os.environ[name] for name in JVM_OPTION_VARIABLES if name in os.environ}
+
+
 # What a child may take to start (a JVM through JPype on a busy 2-core machine takes 1-3 s) before
 # its first part's own allowance begins.
 START_SECONDS = 20.0
@@ -108,7 +124,7 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
         result_path = os.path.join(scratch, "result.json")
         process = subprocess.Popen([sys.executable, "-m", module, result_path], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                                   env=dict(env) if env is not None else None)
+                                   env=dict(env) if env is not None else measured_environment())
         watch = _Progress(result_path, allowances)
         message: str | None = json.dumps(request)
         try:

@@ -17,7 +17,7 @@ from typing import Callable
 import pandas as pd
 
 from jvmbridge import __version__, store
-from jvmbridge.child import WorkerError
+from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.jvm.discovery import JavaInstall
@@ -111,6 +111,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                 "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
                 # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
                 "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
+                # What the measuring children did not inherit (JVM options of the user's shell).
+                "environment_left_out": environment_left_out(),
                 **({"host": host_name} if host_name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)

@@ -1,6 +1,9 @@
 """`jvmbridge compare` end to end: real JVMs through JPype, real OpenSSL, the real CLI."""
 from __future__ import annotations
 
+import json
+import os
+
 import pytest
 
 from conftest import jdk_homes, notes_of, run_cli, run_json
@@ -335,3 +338,20 @@ def test_openssl_speed_aead_is_a_further_per_message_reference_for_gcm(quick):
     assert on["verified_state"].startswith("AES-NI used") and off["verified_state"].startswith("AES-NI unused")
     assert "-aead" in on["details"]["command"].split() and "13 bytes of AAD" in notes_of(on)
     assert any(r["label"].startswith("AES-NI speedup, OpenSSL speed -aead") for r in data["ratios"])
+
+
+def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_once(tmp_path, quick):
+    # Each would change every measured JVM: the heap and, worse, the intrinsic itself.
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics",
+           "_JAVA_OPTIONS": "-Xmx64m"}
+    done = run_cli("compare", "--engine", "jvm", *quick, "--output", str(tmp_path / "run.jsonl"), env=env)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if "left out of every measured JVM" in line]
+    assert said == ["Env      left out of every measured JVM: JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions "
+                    "-XX:-UseAESIntrinsics' _JAVA_OPTIONS='-Xmx64m' (give such options with --jvm-arg to measure "
+                    "with them)"]
+    assert "Picked up" not in done.stderr + done.stdout  # the JVM never saw them
+    assert "UseAESIntrinsics=true" in done.stdout  # the intrinsics row ran as asked, not as the shell said
+    run = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
+    assert run["metadata"]["environment_left_out"] == {
+        "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics", "_JAVA_OPTIONS": "-Xmx64m"}

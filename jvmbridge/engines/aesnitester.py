@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import subprocess
 
-from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError
+from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.engines import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
@@ -55,7 +55,8 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     deadline = START_SECONDS + workload.seconds_at_most(0)
     while sampling.wants_another_fork(rounds, len(rounds)):
         try:
-            done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline)
+            done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline,
+                                  env=measured_environment())
         except subprocess.TimeoutExpired:
             failed = ChildOutcome(None, -9, "", "", f"no answer within {deadline:.0f} s (the deadline its budget "
                                                     "gives): stopped")

@@ -3,13 +3,12 @@ OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run dir
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import subprocess
 from dataclasses import replace
 from typing import Callable
 
-from jvmbridge.child import INTERRUPTED, WorkerError, rounds_of, run_forks
+from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -45,7 +44,7 @@ class NativeEngine(Engine):
         ``measurement(workload, outcomes, the failed fork or None, (as requested, the state OpenSSL
         reported))``, or a WorkerError where no fork finished."""
         measured = run_forks(module, request, parts, [w.sampling for w in workloads],
-                             env=current().openssl_environment(dict(os.environ), accelerated),
+                             env=current().openssl_environment(measured_environment(), accelerated),
                              allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
         return [measurement(workload, forks.finished, forks.failed,
                             read_back(forks.finished[0].answer["cpuinfo"], accelerated, cpu_has_aes))
@@ -105,7 +104,7 @@ class OpensslSpeedEngine(NativeEngine):
 
     def measure(self, workloads, matrix, accelerated, cpu_has_aes):
         openssl = shutil.which(matrix.openssl)
-        env = current().openssl_environment(dict(os.environ), accelerated)
+        env = current().openssl_environment(measured_environment(), accelerated)
         described = openssl_cli.describe(openssl, env)
         read = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
         measured: dict[Workload, Measurement | WorkerError] = {}

@@ -64,6 +64,10 @@ def _render(comparison: Comparison, tabulate) -> str:
         f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
+    if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
+        lines.append("Env      left out of every measured JVM: "
+                     + " ".join(f"{name}={value!r}" for name, value in meta["environment_left_out"].items())
+                     + " (give such options with --jvm-arg to measure with them)")
     if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say
         lines.append(f"EMULATED {meta['cpu']['emulation']}: the CPU runs in software, so every time here "
                      "means nothing; flags, states and bytes still hold")
