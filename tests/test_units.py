@@ -240,3 +240,17 @@ def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wan
     assert [w.operation.message_bytes for w in listed] == list(SPEED_SIZES)
     # Two sizes still wide: two one-second runs, not a six-second run of the list.
     assert [size for size, _ in runs._plan(sweep[:2])] == [16, 38]
+
+
+@pytest.mark.fast
+def test_the_version_is_one_and_the_changelog_names_it():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from jvmbridge import __version__
+
+    said = subprocess.run([sys.executable, "-m", "jvmbridge", "--version"], capture_output=True, text=True).stdout
+    assert said.strip() == f"jvmbridge, version {__version__}"
+    changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text()
+    assert f"\n## {__version__} (" in changelog

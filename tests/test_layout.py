@@ -1,0 +1,22 @@
+"""Every module imports on its own in a fresh interpreter: no import-order dependence, no cycle
+held together by which module happened to load first."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "jvmbridge"
+# The Ansible callback is loaded by Ansible, beside the play, not as part of the package; importing
+# __main__ runs the command line.
+MODULES = sorted(".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+                 for path in PACKAGE.rglob("*.py") if "callback_plugins" not in path.parts and path.name != "__main__.py")
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_each_module_imports_alone(module):
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
+                          cwd=PACKAGE.parent)
+    assert done.returncode == 0, done.stderr[-2000:]
