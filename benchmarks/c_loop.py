@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 import jvmbridge
-from jvmbridge.ratios import RatioKind, speedup
+from jvmbridge.comparison.ratios import RatioKind, speedup
 
 SIZES = (16, 38, 1024, 16384)
 

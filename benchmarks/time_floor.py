@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from jvmbridge.history import configuration, tidy_frame
+from jvmbridge.saved.history import configuration, tidy_frame
 from jvmbridge.stats import forks_for, summarize
-from jvmbridge.store import ResultFileError, data_dir, read
+from jvmbridge.saved.store import ResultFileError, data_dir, read
 from jvmbridge.workload import MAX_FORKS
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from jvmbridge import store
+from jvmbridge.saved import store
 from jvmbridge.engines import default_engines
-from jvmbridge.request import CompareRequest
-from jvmbridge.runner import Comparison, Progress, plan, run
+from jvmbridge.comparison.request import CompareRequest
+from jvmbridge.comparison.runner import Comparison, Progress, plan, run
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
 
 
@@ -29,7 +29,7 @@ def compare(iterations: int | float | str | None = None, *, round_seconds: float
             openssl: str | None = "openssl", openssl_args: Iterable[str] = (), shared_jvm: bool = False,
             output: str | Path | None = None) -> pd.DataFrame:
     """One row per engine and setting, as `jvmbridge compare` with the same options (see
-    :class:`jvmbridge.request.CompareRequest`): ``iterations`` None times rounds of ``round_seconds``;
+    :class:`jvmbridge.comparison.request.CompareRequest`): ``iterations`` None times rounds of ``round_seconds``;
     forks are added up to ``max_forks`` while the interval is wider than ``target_error`` (0.02: ±2%);
     ``ciphers`` such as "aes-128-gcm", or the default aes-<key_bits>-cbc; ``sizes`` in bytes, a list
     or "sweep". ``frame.attrs`` holds "metadata", "ratios", "findings", "failures" and "output" (the
@@ -60,7 +60,7 @@ def load(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     Unreadable lines are skipped and listed in ``frame.attrs["problems"]``; a file with nothing
     readable raises ValueError.
     """
-    from jvmbridge.history import tidy_frame
+    from jvmbridge.saved.history import tidy_frame
 
     loaded = store.read([paths] if isinstance(paths, (str, Path)) else list(paths))
     frame = tidy_frame(loaded)

@@ -6,21 +6,7 @@ import platform
 from pathlib import Path
 
 from jvmbridge.platforms import Platform, current
-
-CPUINFO = Path("/proc/cpuinfo")
-
-
-def cpuinfo_fields(cpuinfo_path: Path = CPUINFO) -> dict[str, str]:
-    """The first block of /proc/cpuinfo as key -> value (every core repeats the same block, and
-    aarch64 puts its features there too); empty where the file is absent."""
-    fields: dict[str, str] = {}
-    if cpuinfo_path.is_file():
-        for line in cpuinfo_path.read_text(errors="replace").splitlines():
-            key, separator, value = line.partition(":")
-            if separator and key.strip() not in fields:
-                fields[key.strip()] = value.strip()
-    return fields
-
+from jvmbridge.platforms.cpuinfo import CPUINFO, cpuinfo_fields
 
 def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict:
     """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them.

@@ -3,7 +3,7 @@ with its figures in every unit and notes on what makes them doubtful.
 
 Units: ns/op is nanoseconds per message; MB/s is 10^6 bytes of plaintext per second; "kB/s
 (openssl)" is the 1000s-of-bytes-per-second unit of `openssl speed`'s table. How a Result is
-saved, and how older saved rows are read, is jvmbridge.schema's business.
+saved, and how older saved rows are read, is jvmbridge.saved.schema's business.
 """
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import run_cli
 from test_check import check_json, cpu_has_aes, verdicts
-from jvmbridge.check.modes import MODES
+from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.check.tryfix import tried
-from jvmbridge.check.verdict import ACTIVE, DISABLED, UNSUPPORTED, decide
+from jvmbridge.intrinsics.verdict import ACTIVE, DISABLED, UNSUPPORTED, decide
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import resolve_java
 from jvmbridge.jvm.printflags import parse

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from conftest import jdk_homes, notes_of, run_cli, run_json
-from jvmbridge.schema import SCHEMA_VERSION
+from jvmbridge.saved.schema import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from jvmbridge.child import WorkerError
-from jvmbridge.engines import ENGINES, Engine, Job
+from jvmbridge.engines import ENGINES, Engine, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.ratios import RatioKind
+from jvmbridge.comparison.ratios import RatioKind
 from jvmbridge.render import render
 from jvmbridge.results import Measurement, NoteKind
-from jvmbridge.runner import Matrix, plan, run
+from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import summarize
-from jvmbridge.store import read
+from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, Workload, combinations
 
 

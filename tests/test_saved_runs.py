@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from jvmbridge.schema import SCHEMA_VERSION
+from jvmbridge.saved.schema import SCHEMA_VERSION
 
 
 def records(path) -> list[dict]:

@@ -9,8 +9,8 @@ import pytest
 
 from conftest import run_cli
 from jvmbridge.results import NoteKind
-from jvmbridge.schema import SCHEMA_VERSION, upgrade_row
-from jvmbridge.store import read
+from jvmbridge.saved.schema import SCHEMA_VERSION, upgrade_row
+from jvmbridge.saved.store import read
 
 OLD = Path(__file__).parent / "data" / "run-0.1.0.jsonl"
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from jvmbridge.check.evidence import is_inlining_log
-from jvmbridge.check.modes import MODES
-from jvmbridge.check.verdict import VERIFIED, WRONG, Verdict, with_verification
+from jvmbridge.intrinsics.jitlog import is_inlining_log
+from jvmbridge.intrinsics.modes import MODES
+from jvmbridge.intrinsics.verdict import VERIFIED, WRONG, Verdict, with_verification
 from jvmbridge.jvm.messages import crash_report, crash_summary
 from jvmbridge.reference import decrypt_message
 from jvmbridge.verify.attribute import Finding, findings

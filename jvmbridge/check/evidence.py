@@ -1,49 +1,19 @@
-"""Evidence that C2 really compiled an AES intrinsic: run the harness loop with inlining logged.
-
-`-Xlog:jit+inlining=debug` prints each inlining decision, e.g.
-`@ 36   com.sun.crypto.provider.CipherBlockChaining::implEncrypt (104 bytes)   (intrinsic)`,
-and needs no diagnostic unlock. `-XX:+PrintCompilation` would be misleading: it lists the Java
-fallback being compiled and has no intrinsic marker.
-"""
+"""Evidence that C2 really compiled an AES intrinsic: the harness loop run with inlining logged
+(read by jvmbridge.intrinsics.jitlog)."""
 from __future__ import annotations
 
-import re
 import subprocess
 import time
-from dataclasses import dataclass, field
 
-from jvmbridge.check.modes import Mode
 from jvmbridge.harness import harness_jar
+from jvmbridge.intrinsics.jitlog import Evidence, intrinsic_method
+from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 
-_INLINING_TREE = re.compile(r"^\s*@ \d+\s")  # a decision printed without decorations, as C2 does for some
-_INTRINSIC = re.compile(r"com\.sun\.crypto\.provider\.(?P<method>[\w$]+::\w+)\s+\(\d+ bytes\)\s+\(intrinsic")
 # 4 KiB messages reach C2 and its intrinsics within a second or two on JDK 17 and 25.
 MESSAGE_BYTES = 4096
-
-
-@dataclass
-class Evidence:
-    seen: list[str] = field(default_factory=list)  # crypto methods logged as (intrinsic), in order
-    proven: bool = False
-    seconds: float = 0.0
-    error: str | None = None  # the JVM did not run
-
-    def as_dict(self) -> dict:
-        return {"seen": self.seen, "proven": self.proven, "seconds": round(self.seconds, 2), "error": self.error}
-
-
-def intrinsic_method(line: str) -> str | None:
-    """"CounterMode::implCrypt" for an inlining-log line that shows it used as an intrinsic."""
-    match = _INTRINSIC.search(line)
-    return match["method"] if match else None
-
-
-def is_inlining_log(line: str) -> bool:
-    """Whether ``line`` belongs to the JIT's inlining log, decorated (`[jit,inlining]`) or not."""
-    return "inlining" in line or bool(_INLINING_TREE.match(line))
 
 
 def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds: float) -> Evidence:

@@ -10,9 +10,9 @@ from typing import Callable
 
 from jvmbridge import __version__
 from jvmbridge.check.evidence import observe
-from jvmbridge.check.modes import Mode
+from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.check.tryfix import tried
-from jvmbridge.check.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
+from jvmbridge.intrinsics.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall

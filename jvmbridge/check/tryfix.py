@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from jvmbridge.check.modes import Mode
-from jvmbridge.check.verdict import DISABLED, Verdict
+from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.intrinsics.verdict import DISABLED, Verdict
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.flagsource import flags_and_warnings

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from jvmbridge.check.modes import DEFAULT_MODES, MODES
+from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
 

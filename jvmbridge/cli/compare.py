@@ -86,14 +86,14 @@ def compare(output, output_format, quiet, host_name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
-    from jvmbridge.request import CompareRequest
+    from jvmbridge.comparison.request import CompareRequest
     from jvmbridge.results import NoteKind, wrong_bytes
 
     try:
         request = CompareRequest(**options)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    from jvmbridge.runner import left_out
+    from jvmbridge.comparison.runner import left_out
 
     for key, why in left_out(request.matrix).items():
         click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)

@@ -31,7 +31,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, p
     """
     from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
     from jvmbridge.render import render
-    from jvmbridge.store import data_dir
+    from jvmbridge.saved.store import data_dir
 
     if print_playbook:
         click.echo(PLAYBOOK)

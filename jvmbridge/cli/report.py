@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.cli.common import format_option, read_fleet
-from jvmbridge.history import COLUMN_KINDS
+from jvmbridge.saved.history import COLUMN_KINDS
 
 
 @click.command()
@@ -47,10 +47,10 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
 
 def runs_report(files, output_format: str, columns: str, plot_path) -> None:
     """Saved `compare` runs side by side (also `fleet --compare`'s)."""
-    from jvmbridge.history import compare_runs, tidy_frame
+    from jvmbridge.saved.history import compare_runs, tidy_frame
     from jvmbridge.render import render
     from jvmbridge.render.runs import RunsDocument
-    from jvmbridge.store import ResultFileError, read
+    from jvmbridge.saved.store import ResultFileError, read
 
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise click.UsageError(f"{plot_path}: --plot writes .png or .svg files")
@@ -68,7 +68,7 @@ def runs_report(files, output_format: str, columns: str, plot_path) -> None:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)
     if plot_path:
-        from jvmbridge.plot import PlotUnavailable, plot_runs
+        from jvmbridge.saved.plot import PlotUnavailable, plot_runs
 
         try:
             plot_runs(frame, Path(plot_path))

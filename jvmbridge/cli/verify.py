@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.check.modes import DEFAULT_MODES, MODES
+from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
                                   javas_or_usage_error, trust_option)
 from jvmbridge.harness import HarnessUnavailable
@@ -48,7 +48,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     encrypt and decrypt, in eight call patterns. Each divergence is reduced to its smallest case
     and blamed on the intrinsic whose flag, switched off, makes it right.
     """
-    from jvmbridge import store
+    from jvmbridge.saved import store
     from jvmbridge.verify.plan import quick_sizes, sweep_sizes
     from jvmbridge.render import render
     from jvmbridge.verify.run import Sweep, verify_host

@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 
 from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
-from jvmbridge.engines import Engine, Job
+from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jvmbridge.child import ChildOutcome, WorkerError, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info
-from jvmbridge.engines import Engine, Job
+from jvmbridge.engines.base import Engine, Job
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd

@@ -10,7 +10,7 @@ from typing import Callable
 
 from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, rounds_of, run_forks
 from jvmbridge.cpu import cpu_info, lacks
-from jvmbridge.engines import Engine, Job
+from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current

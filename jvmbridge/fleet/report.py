@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmbridge.check.verdict import ACTIVE, VERIFIED, WRONG, combined_exit, exit_code as verdicts_exit, Verdict
+from jvmbridge.intrinsics.verdict import ACTIVE, VERIFIED, WRONG, combined_exit, exit_code as verdicts_exit, Verdict
 
 
 class FleetFileError(ValueError):

@@ -17,7 +17,7 @@ from jvmbridge.native.speed_text import SpeedFigure, SpeedRun, parse_speed_text
 from jvmbridge.platforms import Platform, known
 from jvmbridge.platforms.x86_64 import X86_64
 from jvmbridge.results import Measurement
-from jvmbridge.schema import row_record
+from jvmbridge.saved.schema import row_record
 from jvmbridge.stats import summarize
 
 NOT_STATED = "not stated"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from jvmbridge.platforms import QEMU_USER, Platform
+from jvmbridge.platforms.base import QEMU_USER, Platform
+from jvmbridge.platforms.cpuinfo import cpuinfo_fields
 
 # /proc/cpuinfo "Features" -> what it enables, in the order reports list them.
 AES_FEATURES = {
@@ -62,8 +63,6 @@ class AArch64(Platform):
     accp_classifier = "linux-aarch_64"
 
     def openssl_off_value(self) -> str:
-        from jvmbridge.cpu import cpuinfo_fields  # cpu asks the platforms; read it only when needed
-
         return hex(armcap_without_aes(cpuinfo_fields().get(self.features_key, "").split()))
 
     def openssl_value_off(self, value):

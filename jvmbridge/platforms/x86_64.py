@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from jvmbridge.platforms import Platform
+from jvmbridge.platforms.base import Platform
 
 # Feature flag -> what it enables, in the order the report lists them.
 AES_FEATURES = {

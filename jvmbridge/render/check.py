@@ -1,7 +1,7 @@
 """A `check` document: the short summary for people, the document itself as JSON."""
 from __future__ import annotations
 
-from jvmbridge.check.verdict import WRONG
+from jvmbridge.intrinsics.verdict import WRONG
 from jvmbridge.render.text import align, as_json, printable
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import json
 
-from jvmbridge.cliffs import CLIFF_FACTOR
+from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
-from jvmbridge.runner import Comparison
+from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render.text import align, markdown
-from jvmbridge.schema import SCHEMA_VERSION, row_record
+from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (median over rounds)",

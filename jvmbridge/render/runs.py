@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from jvmbridge.history import RunComparison
+from jvmbridge.saved.history import RunComparison
 from jvmbridge.render.text import align, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).

@@ -6,7 +6,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.check.modes import Mode
+from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 from jvmbridge.verify.known_bugs import KnownBug, matching
 from jvmbridge.verify.plan import Case, write_plan

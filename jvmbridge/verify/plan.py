@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from jvmbridge.check.modes import Mode
+from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.reference import encrypt_message
 
 PLAN_VERSION = 1  # must equal Conformance.PLAN_VERSION

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Callable
 
 from jvmbridge import __version__
-from jvmbridge.check.modes import Mode
-from jvmbridge.check.verdict import DISABLED, UNSUPPORTED, combined_exit, decide
+from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.intrinsics.verdict import DISABLED, UNSUPPORTED, combined_exit, decide
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.flagsource import print_flags_final

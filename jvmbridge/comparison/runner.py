@@ -16,37 +16,20 @@ from typing import Callable
 
 import pandas as pd
 
-from jvmbridge import __version__, store
+from jvmbridge import __version__
+from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
-from jvmbridge.cliffs import Cliff, cliffs
+from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
-from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.engines import ENGINES, Job, default_engines
-from jvmbridge.ratios import Ratio, overhead_notes, ratios
+from jvmbridge.engines import ENGINES, Job, Matrix
+from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Note, Result
-from jvmbridge.schema import frame_of, row_record
+from jvmbridge.saved.schema import frame_of, row_record
 from jvmbridge.workload import Workload
 
 # (index of the job starting, number of jobs, its label, seconds since the run started)
 Progress = Callable[[int, int, str, float], None]
-
-
-@dataclass(frozen=True)
-class Matrix:
-    """What to run besides the workload: which engines, JVMs, providers and native tools."""
-    javas: tuple[JavaInstall, ...] = ()
-    jvm_options: tuple[str, ...] = ()
-    providers: tuple[str, ...] = ("SunJCE",)
-    classpath: tuple[str, ...] = ()
-    engines: tuple[str, ...] = default_engines()  # keys of engines.ENGINES
-    openssl: str | None = "openssl"
-    openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
-    # One JVM per fork measures every workload of a setting: start-up and most of the warm-up paid
-    # once, but each workload after the first runs on code the JIT compiled with the others'
-    # profile too (seen here: 16-byte messages up to 21% slower after 16 KiB ones; benchmarks/README.md,
-    # "jvm_order"). By default each workload gets JVMs of its own, as JMH forks per @Param.
-    shared_jvm: bool = False
 
 
 @dataclass

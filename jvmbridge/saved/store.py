@@ -1,7 +1,7 @@
 """Result files: JSON lines, one record per line, flushed as each measurement finishes.
 
 A run that dies halfway (a worker killed, a JVM crash, Ctrl-C, even this process killed) leaves
-every finished measurement readable. Every record carries the schema version (jvmbridge.schema,
+every finished measurement readable. Every record carries the schema version (jvmbridge.saved.schema,
 which also reads rows of older versions).
 
 Records: "run" (metadata), "measurement" (one result row), "failure" (a configuration that gave
@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmbridge.schema import READABLE, SCHEMA_VERSION, upgrade_row
+from jvmbridge.saved.schema import READABLE, SCHEMA_VERSION, upgrade_row
 
 
 def data_dir() -> Path:

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jvmbridge.engines import ENGINES, default_engines
+from jvmbridge.engines import ENGINES, Matrix, default_engines
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.options import split_classpath
 from jvmbridge.jvm.providers import provider
-from jvmbridge.runner import Matrix
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
                                 parse_sizes)
 

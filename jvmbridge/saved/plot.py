@@ -6,8 +6,8 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge.cpu import features_text
-from jvmbridge.history import configuration, number_runs
-from jvmbridge.ratios import RatioKind, ratios
+from jvmbridge.saved.history import configuration, number_runs
+from jvmbridge.comparison.ratios import RatioKind, ratios
 
 SIZE = (12, 5.5)  # inches
 DPI = 100  # so a PNG is 1200 x 550 pixels

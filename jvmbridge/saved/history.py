@@ -7,10 +7,10 @@ import pandas as pd
 
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import jdk_of, name_of
-from jvmbridge.ratios import RatioKind, speedup
+from jvmbridge.comparison.ratios import RatioKind, speedup
 from jvmbridge.results import missing
-from jvmbridge.schema import frame_of
-from jvmbridge.store import Loaded
+from jvmbridge.saved.schema import frame_of
+from jvmbridge.saved.store import Loaded
 
 # Run metadata copied onto every row, so a frame can be sliced without the files.
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),

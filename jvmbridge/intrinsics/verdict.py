@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from jvmbridge.check.evidence import Evidence
-from jvmbridge.check.modes import Mode
+from jvmbridge.intrinsics.jitlog import Evidence
+from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.cpu import lacks
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.platforms import current

@@ -1,0 +1,90 @@
+"""What an engine is (Engine) and what it hands the runner (Jobs of Parts): the base every engine
+module builds on, below the registry (jvmbridge.engines) that lists them."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+from jvmbridge.workload import SHAPES, Workload
+
+if TYPE_CHECKING:
+    from jvmbridge.engines import Matrix
+    from jvmbridge.results import Measurement
+
+
+@dataclass
+class Part:
+    """One configuration a job measures: its label (as progress and failures name it) and workload."""
+    label: str
+    workload: Workload
+    rank: tuple = ()  # where its row goes in the report, set by plan()
+
+
+@dataclass
+class Job:
+    """What one round of processes measures: one configuration, or several that share each fork (a
+    JVM measuring every size). ``measure`` gives one outcome per part, in order: its Measurement, or
+    the WorkerError that says why it has none."""
+    label: str
+    parts: list[Part]
+    measure: Callable[[], list["Measurement | Exception"]]
+    # Its parts share one JIT (a JVM measuring several): each after the first runs on code compiled
+    # with the others' profile too.
+    shares_jit: bool = False
+
+    @classmethod
+    def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
+        """A job of one configuration."""
+        return cls(label, [Part(label, workload)], lambda: [measure()])
+
+    @classmethod
+    def batch(cls, name: str, workloads: list[tuple[Workload, str]],
+              measure: Callable[[list[Workload]], list["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
+        """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
+        parts = [Part(f"{name}{tag}", workload) for workload, tag in workloads]
+        label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
+        return cls(label, parts, lambda: measure([part.workload for part in parts]), shares_jit)
+
+
+class Engine:
+    key = ""  # as --engine spells it
+    label = ""  # as result rows name it (their "engine")
+    shapes: tuple[str, ...] = SHAPES  # shapes its loop runs; asked for another, it runs its first, once
+    accelerator = ""  # what its on/off setting switches, for ratio labels: "intrinsics", "AES-NI"
+    # None: the engine under question (the JVM). A number: a native reference for it; the lowest
+    # present is the one the JVM is held against.
+    reference_rank: int | None = None
+    per_implementation = False  # one speedup ratio per implementation (each JDK and provider)
+    wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
+    overhead = ""  # what the wrapping adds, for notes: "Python"
+    default = True  # runs unless --engine names others
+    runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
+
+    def unavailable(self, matrix: "Matrix") -> str | None:
+        """Why the engine cannot run here, in one line (it is then left out), or None."""
+        return None
+
+    def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
+        """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
+        raise NotImplementedError
+
+    def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:
+        """Its jobs for every (workload, tag) of a run: one per configuration and workload, unless
+        the engine measures several workloads in each process."""
+        return [job for workload, tag in workloads for job in self.jobs(workload, matrix, tag)]
+
+    def name(self, row, with_jdk: bool = True) -> str:
+        """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""
+        return self.label
+
+    def subject(self, implementation: str | None) -> str:
+        """What a ratio of this engine's rows is about: the engine, or one implementation of it."""
+        return implementation or self.label
+
+    def jdk(self, row) -> str | None:
+        """The JDK version the row ran on; None for a native engine."""
+        return None
+
+    def origin(self, row) -> str | None:
+        """Where the row's implementation came from, for the report header (a path), if known."""
+        return None

@@ -1,0 +1,19 @@
+"""/proc/cpuinfo read as the kernel writes it: below the platforms, which name its fields, and
+jvmbridge.cpu, which asks them what the fields mean."""
+from __future__ import annotations
+
+from pathlib import Path
+
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpuinfo_fields(cpuinfo_path: Path = CPUINFO) -> dict[str, str]:
+    """The first block of /proc/cpuinfo as key -> value (every core repeats the same block, and
+    aarch64 puts its features there too); empty where the file is absent."""
+    fields: dict[str, str] = {}
+    if cpuinfo_path.is_file():
+        for line in cpuinfo_path.read_text(errors="replace").splitlines():
+            key, separator, value = line.partition(":")
+            if separator and key.strip() not in fields:
+                fields[key.strip()] = value.strip()
+    return fields
