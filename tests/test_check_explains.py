@@ -12,7 +12,7 @@ from conftest import run_cli
 from test_check import check_json, cpu_has_aes, verdicts
 from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.check.tryfix import tried
-from jvmbridge.intrinsics.verdict import ACTIVE, DISABLED, UNSUPPORTED, decide
+from jvmbridge.intrinsics.verdict import Status, decide
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import resolve_java
 from jvmbridge.jvm.printflags import parse
@@ -28,7 +28,7 @@ def test_a_lowered_use_sse_is_named_as_the_cause_and_the_option_to_remove():
     done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseSSE=2")
     assert done.returncode == 1
     found = verdicts(document["jdks"][0])
-    assert {v["status"] for v in found.values()} == {DISABLED}
+    assert {v["status"] for v in found.values()} == {Status.DISABLED}
     assert found["CBC"]["reason"] == "UseAESIntrinsics=false [UseSSE=2, command line; it needs 3]"
     assert "UseAESCTRIntrinsics=false [UseSSE=2, command line; it needs 4]" in found["GCM"]["reason"]
     assert {v["fix"] for v in found.values()} == {"remove -XX:UseSSE=2 from the JVM's command line"}
@@ -42,9 +42,9 @@ def test_use_sse_3_leaves_cbc_on_and_ctr_off():
     done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseSSE=3", "--mode", "cbc",
                                 "--mode", "ctr")
     found = verdicts(document["jdks"][0])
-    assert found["CBC"]["status"] == ACTIVE
+    assert found["CBC"]["status"] == Status.ACTIVE
     assert (found["CTR"]["status"], found["CTR"]["reason"]) == (
-        DISABLED, "UseAESCTRIntrinsics=false [UseSSE=3, command line; it needs 4]")
+        Status.DISABLED, "UseAESCTRIntrinsics=false [UseSSE=3, command line; it needs 4]")
 
 
 @pytest.mark.skipif(not {"avx512f", "vaes"} <= set(open("/proc/cpuinfo").read().split()),
@@ -52,7 +52,7 @@ def test_use_sse_3_leaves_cbc_on_and_ctr_off():
 def test_use_avx_below_3_is_active_but_says_the_widest_stubs_stay_unused():
     done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseAVX=2", "--mode", "ctr")
     ctr = verdicts(document["jdks"][0])["CTR"]
-    assert ctr["status"] == ACTIVE
+    assert ctr["status"] == Status.ACTIVE
     assert ctr["reason"].endswith("; UseAVX=2 [command line]: this CPU's AVX-512/VAES stubs stay unused")
     assert ctr["fix"] == "remove -XX:UseAVX=2 from the JVM's command line"
 
@@ -67,7 +67,7 @@ def test_the_fix_for_a_flag_off_by_default_is_tried_on_the_real_jvm():
     # As an older aarch64 update reports CTR; this JVM has the stub, so asking for it takes.
     flags = _ctr_off_by_default()
     verdict = decide(MODES["ctr"], 17, ["aes"], flags, None)
-    assert verdict.status == DISABLED
+    assert verdict.status == Status.DISABLED
     confirmed = tried(verdict, MODES["ctr"], resolve_java("java"), (), flags)
     assert confirmed.fix == (f"{verdict.fix} (tried: with it this JVM reports UseAESCTRIntrinsics=true)")
 
@@ -114,8 +114,8 @@ def test_an_x86_text_read_by_an_aarch64_process_leaves_the_features_unknown(tmp_
     assert cpu["features"] is None and cpu["emulation"].startswith("qemu-user")
     # Unknown is not absent: the verdict is left to the flags (and the JIT), not "unsupported".
     flags = parse("bool UseAES = true {product} {default}\nbool UseAESCTRIntrinsics = true {diagnostic} {default}\n")
-    assert decide(MODES["ctr"], 21, None, flags, None).status != UNSUPPORTED
-    assert decide(MODES["ctr"], 21, [], flags, None).status == UNSUPPORTED
+    assert decide(MODES["ctr"], 21, None, flags, None).status != Status.UNSUPPORTED
+    assert decide(MODES["ctr"], 21, [], flags, None).status == Status.UNSUPPORTED
 
 
 @pytest.mark.fast

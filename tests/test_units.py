@@ -221,12 +221,12 @@ def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms,
 def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     # Older aarch64 JDKs shipped the CTR intrinsic off by default: the fix is to switch it on.
     from jvmbridge.intrinsics.modes import MODES
-    from jvmbridge.intrinsics.verdict import DISABLED, decide
+    from jvmbridge.intrinsics.verdict import Status, decide
     from jvmbridge.jvm.printflags import parse
 
     table = parse(f"bool UseAES = true {{product}} {{default}}\n{flag_line}\n")
     verdict = decide(MODES["ctr"], 17, ["aes"], table, None)
-    assert verdict.status == DISABLED and verdict.fix.startswith(fix)
+    assert verdict.status == Status.DISABLED and verdict.fix.startswith(fix)
 
 
 @pytest.mark.fast

@@ -90,3 +90,13 @@ def test_an_error_naming_hostile_text_is_one_escaped_line(tmp_path):
     evil_path.mkdir()
     done = run_cli("check", "--java", str(evil_path))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "\x1b" not in done.stderr, done.stderr
+
+
+@pytest.mark.fast
+def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_one_line(tmp_path):
+    document = _check_document()
+    document["live_jvms"][0]["verdicts"][0]["status"] = "totally active \x1b[2J"
+    (tmp_path / "odd.json").write_text(json.dumps(document))
+    done = run_cli("report", str(tmp_path / "odd.json"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "a verdict this jvmbridge does not know" in done.stderr and "\x1b" not in done.stderr

@@ -5,7 +5,8 @@ import pytest
 
 from jvmbridge.intrinsics.jitlog import is_inlining_log
 from jvmbridge.intrinsics.modes import MODES
-from jvmbridge.intrinsics.verdict import VERIFIED, WRONG, Verdict, with_verification
+from jvmbridge.check.host import with_verification
+from jvmbridge.intrinsics.verdict import Status, Verdict
 from jvmbridge.jvm.messages import crash_report, crash_summary
 from jvmbridge.reference import decrypt_message
 from jvmbridge.verify.attribute import Finding, findings
@@ -148,9 +149,9 @@ def test_a_cause_shared_by_every_pattern_is_printed_once_and_the_bug_once_anyway
 @pytest.mark.fast
 def test_check_verdicts_carry_the_verification():
     active = Verdict("CTR", "active", "JIT used CounterMode::implCrypt (intrinsic) within 0.2 s")
-    assert with_verification(active, _mode([])).status == VERIFIED
+    assert with_verification(active, _mode([])).status == Status.VERIFIED
     wrong = with_verification(active, _mode([_finding("updates")]))
-    assert wrong.status == WRONG and "AES-128 encrypt of 5 bytes" in wrong.reason and "JDK-8292158" in wrong.reason
+    assert wrong.status == Status.WRONG and "AES-128 encrypt of 5 bytes" in wrong.reason and "JDK-8292158" in wrong.reason
 
 
 @pytest.mark.fast

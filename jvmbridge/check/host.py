@@ -12,7 +12,7 @@ from jvmbridge import __version__
 from jvmbridge.check.evidence import observe
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.check.tryfix import tried
-from jvmbridge.intrinsics.verdict import ACTIVE, UNKNOWN, Verdict, decide, exit_code, with_verification
+from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall
@@ -22,7 +22,7 @@ from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_version
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
-from jvmbridge.verify.run import Sweep, verify_mode
+from jvmbridge.verify.run import Outcome, Sweep, verify_mode
 from jvmbridge.verify.sweep import Target
 
 # 1: first format (host, cpu, jdks, live_jvms, exit_code).
@@ -68,7 +68,7 @@ def _modes_flags(modes: list[Mode]) -> set[str]:
 
 def _unknown(modes: list[Mode], reason: str) -> list[dict]:
     """Every mode's verdict when nothing could be read: could not tell, and why."""
-    return [Verdict(mode.name, UNKNOWN, reason).as_dict() for mode in modes]
+    return [Verdict(mode.name, Status.UNKNOWN, reason).as_dict() for mode in modes]
 
 
 def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
@@ -83,12 +83,12 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
     for mode in modes:
         # Flags and CPU settle "disabled" and "unsupported" without running anything.
         verdict = tried(decide(mode, major, features, table, None), mode, java, options, table)
-        if verdict.status == ACTIVE:
+        if verdict.status == Status.ACTIVE:
             if progress:
                 progress(f"{java.label}: looking for {mode.name} intrinsics in the JIT log")
             evidence[mode.name] = observe(java, mode, options, max_seconds)
             verdict = decide(mode, major, features, table, evidence[mode.name])
-        if verdict.status == ACTIVE and verify:
+        if verdict.status == Status.ACTIVE and verify:
             if progress:
                 progress(f"{java.label}: checking {mode.name}'s bytes against OpenSSL")
             # The sweep's budget is per JDK, shared by the modes as in `verify`.
@@ -112,3 +112,18 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
     return {"pid": pid, "java_home": str(live.java.home), "version": version, "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
             "verdicts": [decide(mode, java_major(version), features, table, None).as_dict() for mode in modes]}
+
+
+def with_verification(verdict: Verdict, verified: dict) -> Verdict:
+    """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
+    if Outcome(verified["status"]).right:
+        return Verdict(verdict.mode, Status.VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
+                                               f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
+    if not verified["findings"]:
+        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
+    first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction
+    bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
+    fix = (f"run with {first['workaround']} (it made the bytes right) until the JDK is updated" if first["workaround"]
+           else "not known: `jvmbridge verify` has the cases; report them to the JDK's vendor")
+    return Verdict(verdict.mode, Status.WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
+                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}", fix)

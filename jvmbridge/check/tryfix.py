@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from jvmbridge.intrinsics.modes import Mode
-from jvmbridge.intrinsics.verdict import DISABLED, Verdict
+from jvmbridge.intrinsics.verdict import Status, Verdict
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.flagsource import flags_and_warnings
@@ -23,7 +23,7 @@ def tried(verdict: Verdict, mode: Mode, java: JavaInstall, options: tuple[str, .
     held = here.held_off(flags.flags)
     wanted = [name for name in sorted(mode.flags) if name in flags.flags and name not in held
               and flags.flags[name].value == "false" and flags.why(flags.flags[name]) in ("default", "ergonomic")]
-    if verdict.status != DISABLED or not wanted:
+    if verdict.status != Status.DISABLED or not wanted:
         return verdict
     asked = [f"-XX:+{name}" for name in wanted]
     try:

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmbridge.intrinsics.verdict import ACTIVE, VERIFIED, WRONG, combined_exit, exit_code as verdicts_exit, Verdict
+from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit, exit_code as verdicts_exit
 
 
 class FleetFileError(ValueError):
@@ -39,13 +39,13 @@ class FleetRow:
     host: str
     jvm: str  # "JDK 17.0.15 /usr/lib/jvm/..." or "pid 1234 java -jar app.jar"
     mode: str
-    status: str
+    status: Status
     reason: str
     fix: str
 
     @property
     def active(self) -> bool:
-        return self.status in (ACTIVE, VERIFIED)
+        return self.status.active
 
 
 @dataclass
@@ -63,8 +63,8 @@ class Fleet:
 
     def summary(self) -> str:
         jvms = {(r.host, r.jvm) for r in self.rows}
-        off = sorted({(r.host, r.jvm) for r in self.rows if not r.active and r.status != WRONG})
-        wrong = sorted({(r.host, r.jvm) for r in self.rows if r.status == WRONG})
+        off = sorted({(r.host, r.jvm) for r in self.rows if not r.active and r.status != Status.WRONG})
+        wrong = sorted({(r.host, r.jvm) for r in self.rows if r.status == Status.WRONG})
         parts = [f"{_count(self.hosts, 'host')}, {_count(jvms, 'JDK or JVM', 'JDKs and JVMs')} checked"]
         if wrong:
             parts.append(f"{len(wrong)} computing WRONG bytes: " + ", ".join(f"{h} {j}" for h, j in wrong))
@@ -95,7 +95,15 @@ def fleet_of(documents: list[dict]) -> Fleet:
 
 
 def _rows(host: str, jvm: str, part: dict) -> list[FleetRow]:
-    return [FleetRow(host, jvm, v["mode"], v["status"], v["reason"], v.get("fix", "")) for v in part["verdicts"]]
+    return [FleetRow(host, jvm, v["mode"], _status(host, v["status"]), v["reason"], v.get("fix", ""))
+            for v in part["verdicts"]]
+
+
+def _status(host: str, status: str) -> Status:
+    try:
+        return Status(status)
+    except ValueError:  # a document from a newer jvmbridge, or one that was tampered with
+        raise FleetFileError(f"{host}: a verdict this jvmbridge does not know: {status!r}") from None
 
 
 def _count(things, one: str, many: str = "") -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import Enum
 
 from jvmbridge.intrinsics.jitlog import Evidence
 from jvmbridge.intrinsics.modes import Mode
@@ -9,22 +10,37 @@ from jvmbridge.cpu import lacks
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.platforms import current
 
-ACTIVE = "active"
-VERIFIED = "active, verified"  # and its bytes matched OpenSSL's after the JIT compiled it
-WRONG = "active but WRONG"  # it computed different bytes, or crashed the JVM
-DISABLED = "disabled by a flag"
-UNSUPPORTED = "unsupported by the CPU"
-NOT_OBSERVED = "not observed"
-UNKNOWN = "unknown"
+class Spelled(str, Enum):
+    """An enum whose members are the text documents and reports show (a str: JSON writes the text)."""
 
-# Exit codes, as the command documents them: 0 all active, 1 something is not, 2 could not tell.
-_EXIT = {ACTIVE: 0, VERIFIED: 0, WRONG: 1, DISABLED: 1, UNSUPPORTED: 1, NOT_OBSERVED: 2, UNKNOWN: 2}
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+
+class Status(Spelled):
+    """A mode's verdict."""
+    ACTIVE = "active"
+    VERIFIED = "active, verified"  # and its bytes matched OpenSSL's after the JIT compiled it
+    WRONG = "active but WRONG"  # it computed different bytes, or crashed the JVM
+    DISABLED = "disabled by a flag"
+    UNSUPPORTED = "unsupported by the CPU"
+    NOT_OBSERVED = "not observed"
+    UNKNOWN = "unknown"
+
+    @property
+    def exit_code(self) -> int:
+        """As the command documents it: 0 active, 1 not active or wrong, 2 could not tell."""
+        return {Status.ACTIVE: 0, Status.VERIFIED: 0, Status.NOT_OBSERVED: 2, Status.UNKNOWN: 2}.get(self, 1)
+
+    @property
+    def active(self) -> bool:
+        return self in (Status.ACTIVE, Status.VERIFIED)
 
 
 @dataclass(frozen=True)
 class Verdict:
     mode: str
-    status: str
+    status: Status
     reason: str  # the condition that decided it
     fix: str = ""  # for a verdict that is not active: what to change, as concretely as is known
 
@@ -38,7 +54,7 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
     means the CPU's features are unknown (then flags and the JIT decide)."""
     here = current()
     if lacks(cpu_features, here.aes_feature):
-        return Verdict(mode.name, UNSUPPORTED, f"the CPU does not report the {here.aes_feature} feature "
+        return Verdict(mode.name, Status.UNSUPPORTED, f"the CPU does not report the {here.aes_feature} feature "
                                                f"({here.accelerator})",
                        f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
                        f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
@@ -50,27 +66,27 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
         held = here.held_off(flags.flags)
-        return Verdict(mode.name, DISABLED, ", ".join(_why_off(name, flags, held) for name in off),
+        return Verdict(mode.name, Status.DISABLED, ", ".join(_why_off(name, flags, held) for name in off),
                        "; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
     hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
     assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
                if hidden and flags.diagnostics_hidden else "")
     if hidden and not flags.diagnostics_hidden:
-        return Verdict(mode.name, UNKNOWN, f"this JVM has no {', '.join(hidden)} flag",
+        return Verdict(mode.name, Status.UNKNOWN, f"this JVM has no {', '.join(hidden)} flag",
                        f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
     if evidence is None:
-        return Verdict(mode.name, ACTIVE, f"flags on (running JVM: flags only, no JIT evidence){assumed}")
+        return Verdict(mode.name, Status.ACTIVE, f"flags on (running JVM: flags only, no JIT evidence){assumed}")
     if evidence.error:
-        return Verdict(mode.name, UNKNOWN, f"the evidence run failed: {evidence.error}")
+        return Verdict(mode.name, Status.UNKNOWN, f"the evidence run failed: {evidence.error}")
     if evidence.proven:
         slowed = here.slowed(flags.flags, cpu_features)
-        return Verdict(mode.name, ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
+        return Verdict(mode.name, Status.ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
                                           f"within {evidence.seconds:.1f} s{assumed}"
                        + (f"; {slowed.name}={slowed.value} [{flags.why(slowed)}]: this CPU's AVX-512/VAES "
                           f"stubs stay unused" if slowed else ""),
                        _fix_level(slowed) if slowed else "")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
-    return Verdict(mode.name, NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
+    return Verdict(mode.name, Status.NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
                    "give the JIT longer (--max-seconds); if it still does not use the intrinsic, this JDK "
                    "does not on this CPU")
 
@@ -91,11 +107,10 @@ def _fix(name: str, flags: FlagTable, held: dict) -> str:
     """What turns ``name`` back on, from why it is off: the option to drop, or the one to add."""
     if name in held:
         return _fix_level(held[name][0])
-    why = flags.why(flags.flags[name])
-    if why.startswith("follows "):  # "follows UseAES=false, command line": the parent is what to change
-        parent, _, origin = why.removeprefix("follows ").partition("=false, ")
-        return _fix_origin(parent, origin)
-    return _fix_origin(name, why)
+    parent = flags.forced_off_by(flags.flags[name])
+    if parent:  # UseAESCTRIntrinsics off because UseAES is: the parent is what to change
+        return _fix_origin(parent.name, parent.origin)
+    return _fix_origin(name, flags.flags[name].origin)
 
 
 def _fix_level(level) -> str:
@@ -116,23 +131,8 @@ def _fix_origin(name: str, origin: str) -> str:
     return f"remove -XX:-{name} from {where}" if where else f"undo -XX:-{name} where it was set ({origin})"
 
 
-def with_verification(verdict: Verdict, verified: dict) -> Verdict:
-    """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
-    if verified["status"].startswith("correct"):
-        return Verdict(verdict.mode, VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
-                                               f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
-    if not verified["findings"]:
-        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
-    first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction
-    bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
-    fix = (f"run with {first['workaround']} (it made the bytes right) until the JDK is updated" if first["workaround"]
-           else "not known: `jvmbridge verify` has the cases; report them to the JDK's vendor")
-    return Verdict(verdict.mode, WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
-                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}", fix)
-
-
 def exit_code(verdicts: list[Verdict]) -> int:
-    return combined_exit(_EXIT[v.status] for v in verdicts)
+    return combined_exit(Status(v.status).exit_code for v in verdicts)
 
 
 def combined_exit(codes) -> int:

@@ -57,13 +57,18 @@ class FlagTable:
     def crypto(self) -> list[Flag]:
         return [flag for name, flag in sorted(self.flags.items()) if _CRYPTO.match(name)]
 
-    def why(self, flag: Flag) -> str:
-        """The origin, or the flag that forced this one off."""
+    def forced_off_by(self, flag: Flag) -> Flag | None:
+        """The flag whose being switched off (not by default) forced this one off, if one did."""
         for name in _PARENTS.get(flag.name, ()) if flag.value == "false" else ():
             parent = self.flags.get(name)
             if parent and parent.value == "false" and parent.origin != "default":
-                return f"follows {parent.name}=false, {parent.origin}"
-        return flag.origin
+                return parent
+        return None
+
+    def why(self, flag: Flag) -> str:
+        """The origin, or the flag that forced this one off."""
+        parent = self.forced_off_by(flag)
+        return f"follows {parent.name}=false, {parent.origin}" if parent else flag.origin
 
 
 def parse(text: str, source: str = "input") -> FlagTable:

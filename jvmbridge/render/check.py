@@ -1,7 +1,7 @@
 """A `check` document: the short summary for people, the document itself as JSON."""
 from __future__ import annotations
 
-from jvmbridge.intrinsics.verdict import WRONG
+from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render.text import align, as_json, printable
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
@@ -40,7 +40,7 @@ def render_table(document: dict) -> str:
                                                    f"{printable(live['command_line'])[:100]}"
                                                    if "java_home" in live else ""))
             lines += ["  " + line for line in _flags_and_verdicts(live)]
-    wrong = any(v["status"] == WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
+    wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
     lines += ["", _SUMMARY["wrong" if wrong else document["exit_code"]]]
     return "\n".join(lines) + "\n"
 

@@ -10,7 +10,7 @@ from typing import Callable
 
 from jvmbridge import __version__
 from jvmbridge.intrinsics.modes import Mode
-from jvmbridge.intrinsics.verdict import DISABLED, UNSUPPORTED, combined_exit, decide
+from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.flagsource import print_flags_final
@@ -23,10 +23,24 @@ from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep
 
 # 1: first format (host, cpu, jdks with modes, exit_code).
 SCHEMA_VERSION = 1
-CORRECT, WRONG, CRASHED, NOT_RUN = "correct", "WRONG", "CRASHED", "could not run"
-# Right bytes, but no pass ran after the intrinsic was logged as compiled (switched off, or slow).
-UNCOMPILED = "correct, intrinsic not compiled"
-_EXIT = {CORRECT: 0, UNCOMPILED: 0, WRONG: 1, CRASHED: 1, NOT_RUN: 2}
+
+
+class Outcome(Spelled):
+    """What a mode's sweep found."""
+    CORRECT = "correct"
+    # Right bytes, but no pass ran after the intrinsic was logged as compiled (switched off, or slow).
+    UNCOMPILED = "correct, intrinsic not compiled"
+    WRONG = "WRONG"
+    CRASHED = "CRASHED"
+    NOT_RUN = "could not run"
+
+    @property
+    def right(self) -> bool:
+        return self in (Outcome.CORRECT, Outcome.UNCOMPILED)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.right else 2 if self is Outcome.NOT_RUN else 1
 Progress = Callable[[str], None]
 
 
@@ -56,7 +70,7 @@ def verify_host(targets: list[Target], modes: list[Mode], sweep: Sweep, progress
 
 
 def exit_code(statuses: list[str]) -> int:
-    return combined_exit(_EXIT[s] for s in statuses)
+    return combined_exit(Outcome(s).exit_code for s in statuses)
 
 
 def verify_jdk(target: Target, modes: list[Mode], sweep: Sweep, cpu_features: list[str],
@@ -83,7 +97,7 @@ def _intrinsics_off(target: Target, modes: list[Mode], cpu_features: list[str]) 
         return {}
     major = java_major(target.java.release_version)
     verdicts = [decide(mode, major, cpu_features, table, None) for mode in modes]
-    return {v.mode: f"{v.status}: {v.reason}" for v in verdicts if v.status in (DISABLED, UNSUPPORTED)}
+    return {v.mode: f"{v.status}: {v.reason}" for v in verdicts if v.status in (Status.DISABLED, Status.UNSUPPORTED)}
 
 
 def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, budget: float,
@@ -125,12 +139,12 @@ def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_i
 
 def _status(outcome: SweepOutcome, found: list[Finding], proved: bool) -> str:
     if outcome.crash:
-        return CRASHED
+        return Outcome.CRASHED
     if found:
-        return WRONG
+        return Outcome.WRONG
     if outcome.error or outcome.passes == 0:
-        return NOT_RUN
-    return CORRECT if proved and outcome.compiled_passes else UNCOMPILED
+        return Outcome.NOT_RUN
+    return Outcome.CORRECT if proved and outcome.compiled_passes else Outcome.UNCOMPILED
 
 
 def _mode_dict(mode: Mode, outcome: SweepOutcome, found: list[Finding], case_count: int, sweep: Sweep,
