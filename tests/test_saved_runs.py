@@ -262,3 +262,12 @@ def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_m
     assert dump.is_file() and "PlantedCipher.block" in dump.read_text()
     left = subprocess.run(["pgrep", "-f", "planted.blockAt"], capture_output=True, text=True).stdout.split()
     assert not left, "the hung child is still running"
+
+
+def test_a_full_disk_is_one_line_and_the_table_still_prints():
+    # /dev/full answers every write with ENOSPC, as a full disk does.
+    done = run_cli("compare", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
+                   "--forks", "1", "--max-forks", "1", "--quiet", "--output", "/dev/full")
+    assert done.returncode == 1
+    assert "OpenSSL speed (C loop)" in done.stdout  # every row measured is shown
+    assert done.stderr.splitlines() == ["jvmbridge: the results above were not saved: /dev/full: No space left on device"]

@@ -106,7 +106,9 @@ def compare(output, output_format, quiet, host_name, **options):
     click.echo(render("compare", output_format, comparison), nl=False)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
-    if not quiet:
+    if comparison.save_error:
+        click.echo(f"jvmbridge: the results above were not saved: {comparison.save_error}", err=True)
+    elif not quiet:
         click.echo(f"jvmbridge: results saved to {comparison.output}", err=True)
     wrong = [i + 1 for i, result in enumerate(comparison.results) if wrong_bytes(result)]
     if wrong:
@@ -119,7 +121,7 @@ def compare(output, output_format, quiet, host_name, **options):
                    err=True)
     if comparison.interrupted:
         sys.exit(130)
-    if comparison.failures or wrong or partial:
+    if comparison.failures or wrong or partial or comparison.save_error:
         sys.exit(1)
 
 

@@ -71,6 +71,8 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     finally:
         writer.close()
     click.echo(render("verify", output_format, document), nl=False)
-    if not quiet:
+    if writer.error:
+        click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)
+    elif not quiet:
         click.echo(f"jvmbridge: results saved to {path}", err=True)
     sys.exit(document["exit_code"])

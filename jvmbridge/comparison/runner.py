@@ -21,10 +21,10 @@ from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
-from jvmbridge.engines import ENGINES, Job, Matrix
+from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
-from jvmbridge.results import Note, Result
+from jvmbridge.results import Measurement, Note, Result
 from jvmbridge.saved.schema import frame_of, row_record
 from jvmbridge.workload import Workload
 
@@ -43,6 +43,7 @@ class Comparison:
     cliffs: list[Cliff] = field(default_factory=list)  # where a configuration's cost jumps between sizes
     interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
     output: Path | None = None  # the JSON-lines file every record went to as it finished
+    save_error: str | None = None  # why that file could not be written (the rows are all here still)
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
@@ -89,22 +90,23 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     ``host_name`` names the host in it (default: its hostname).
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = {**_metadata([part.workload for job in jobs for part in job.parts], started),
-                # How many workloads one process measured per fork (pyca every size), for the header.
-                "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
-                # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
-                "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
-                # What the measuring children did not inherit (JVM options of the user's shell).
-                "environment_left_out": environment_left_out(),
-                **({"host": host_name} if host_name else {})}
+    metadata = _run_metadata(jobs, started, host_name)
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
-    ranked, failures, interrupted = [], [], False
+    ranked: list[tuple[tuple, Result]] = []
+    failures: list[tuple[str, str]] = []
+    interrupted = False
     clock = time.monotonic()
 
     def fail(label: str, error: str) -> None:
         failures.append((label, error))
         writer.write("failure", configuration=label, error=error)
+
+    def keep(part: Part, measurement: Measurement) -> None:
+        op = part.workload.operation
+        expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
+        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error)))
+        writer.write("measurement", configuration=part.label, row=row_record(ranked[-1][1]))
 
     try:
         with _CtrlC() as ctrl_c:
@@ -122,11 +124,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
                             fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
                                  else f"{type(outcome).__name__}: {outcome}")
-                            continue
-                        op = part.workload.operation
-                        expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-                        ranked.append((part.rank, outcome.result(expected, part.workload.sampling.target_error)))
-                        writer.write("measurement", configuration=part.label, row=row_record(ranked[-1][1]))
+                        else:
+                            keep(part, outcome)
                 except KeyboardInterrupt:
                     for pending in jobs[index:]:
                         for part in pending.parts:
@@ -140,7 +139,19 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     rows = [result for _, result in sorted(ranked, key=lambda ranked_result: ranked_result[0])]
     frame = frame_of([row_record(result) for result in rows])
     return Comparison(rows, frame, ratios(frame) if rows else [], overhead_notes(frame) if rows else {}, failures,
-                      metadata, cliffs(frame) if rows else [], interrupted, writer.path)
+                      metadata, cliffs(frame) if rows else [], interrupted, writer.path, writer.error)
+
+
+def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:
+    """What the run's file and header say about the whole run."""
+    return {**_metadata([part.workload for job in jobs for part in job.parts], started),
+            # How many workloads one process measured per fork (pyca every size), for the header.
+            "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
+            # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
+            "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
+            # What the measuring children did not inherit (JVM options of the user's shell).
+            "environment_left_out": environment_left_out(),
+            **({"host": host_name} if host_name else {})}
 
 
 class _CtrlC:

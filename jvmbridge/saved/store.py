@@ -15,6 +15,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from jvmbridge.saved.schema import READABLE, SCHEMA_VERSION, upgrade_row
 
@@ -30,20 +31,46 @@ def default_path(started: datetime.datetime, host: str) -> Path:
 
 
 class ResultWriter:
-    """Appends records to one run's file, flushing each so a crash loses nothing finished."""
+    """Appends records to one run's file, flushing each so a crash loses nothing finished. A file
+    that cannot be written (a full disk, a folder it may not create) does not stop the run: the
+    first error is kept in ``error`` (one line naming the file) and nothing more is written."""
 
     def __init__(self, path: Path, run_id: str):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self.run_id = path, run_id
-        self._file = open(path, "a", encoding="utf-8")
+        self.error: str | None = None
+        self._file: TextIO | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "a", encoding="utf-8")
+        except OSError as e:
+            self._failed(e)
 
     def write(self, record_type: str, **fields) -> None:
+        if self._file is None:
+            return
         record = {"schema_version": SCHEMA_VERSION, "type": record_type, "run_id": self.run_id, **fields}
-        self._file.write(json.dumps(record, default=str) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(record, default=str) + "\n")
+            self._file.flush()
+        except OSError as e:
+            self._failed(e)
 
     def close(self) -> None:
-        self._file.close()
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as e:
+                self._failed(e)
+            self._file = None
+
+    def _failed(self, e: OSError) -> None:
+        self.error = self.error or f"{e.filename or self.path}: {e.strerror or e}"
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass  # the first error is the one to tell
+            self._file = None
 
 
 @dataclass
