@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from jvmbridge.workload import Sampling
 
@@ -191,7 +191,7 @@ def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
     return [r for outcome in outcomes for r in outcome.answer["rounds"]]
 
 
-def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[Sampling],
+def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object]], samplings: list[Sampling],
               env: Mapping[str, str] | None = None, allowances: list[float] | None = None,
               on_hang: OnHang | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
@@ -251,13 +251,14 @@ def run_forks(module: str, request: Mapping, parts: list[dict], samplings: list[
     return [Forks(finished, failure) for finished, failure in zip(done, failed)]
 
 
-def each_part(request: dict, measure: Callable[[dict], dict], shared: dict, save: Save) -> dict:
+def each_part(request: dict, measure: Callable[[Any], dict], shared: dict, save: Save) -> dict:
     """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
     request's own fields beside the part's; a part that fails says why and the rest still run. The
     result is ``shared`` with every part's answer, saved with serve's ``save`` after each part, so a
     crash or Ctrl-C in a later part keeps the earlier ones. The first part warms up for
     warmup_min_seconds, later ones (the process already warm) for later_warmup_min_seconds where
-    the request gives it."""
+    the request gives it. ``measure`` takes its worker's part type (worker_protocol): the part
+    with the request's fields beside it."""
     answers: list[dict] = []
     first = {key: value for key, value in request.items() if key != "parts"}
     later = {**first, "warmup_min_seconds": request.get("later_warmup_min_seconds", first.get("warmup_min_seconds"))}

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
 from jvmbridge.stats import precise_enough
+from jvmbridge.worker_protocol import LoopRequest
 
 KEY_BITS = (128, 192, 256)
 # Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).
@@ -103,9 +104,6 @@ class Operation:
         ciphertext = encrypt_message(self.key, self.iv, self.plaintext, self.mode)
         return ciphertext[:-16] if self.mode == "gcm" and self.shape == "stream" else ciphertext
 
-    def inputs_hex(self) -> dict[str, str]:
-        return {"key": self.key.hex(), "iv": self.iv.hex(), "plaintext": self.plaintext.hex()}
-
     def as_dict(self) -> dict:
         padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
         return {**asdict(self), "cipher": self.cipher_name, "padding": padding}
@@ -177,11 +175,12 @@ class Workload:
     operation: Operation = Operation()
     sampling: Sampling = Sampling()
 
-    def loop_request(self) -> dict:
+    def loop_request(self) -> LoopRequest:
         """What a worker needs to run this workload's timed loop: the inputs, and how long and how wide."""
         o, s = self.operation, self.sampling
-        return {**o.inputs_hex(), "shape": o.shape, "direction": o.direction, "iterations": s.iterations,
-                "rounds": s.rounds, "round_seconds": s.round_seconds, "threads": s.threads}
+        return LoopRequest(key=o.key.hex(), iv=o.iv.hex(), plaintext=o.plaintext.hex(), shape=o.shape,
+                           direction=o.direction, iterations=s.iterations, rounds=s.rounds,
+                           round_seconds=s.round_seconds, threads=s.threads)
 
     def seconds_at_most(self, warmup_max_seconds: float) -> float:
         """A generous bound on one fork's time for this workload, past which its child is taken to

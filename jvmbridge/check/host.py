@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime
 import socket
-from typing import Callable
+from typing import Callable, TypedDict
 
 from jvmbridge import __version__
 from jvmbridge.check.evidence import observe
@@ -32,9 +32,52 @@ SCHEMA_VERSION = 3
 Progress = Callable[[str], None]
 
 
+class FlagValue(TypedDict):
+    value: str
+    origin: str  # HotSpot's origin, or "follows UseAES=false, command line" (FlagTable.why)
+
+
+class _Checked(TypedDict):
+    verdicts: list[dict]  # Verdict.as_dict(): mode, status, reason, fix
+
+
+class JdkPart(_Checked, total=False):
+    """One JDK as check ran it; ``error`` instead of the rest where it could not run."""
+    java_home: str
+    version: str
+    options: list[str]
+    error: str
+    flags: dict[str, FlagValue]
+    evidence: dict[str, dict]  # mode -> Evidence.as_dict()
+    verification: dict[str, dict]  # mode -> a `verify` mode result
+
+
+class LivePart(_Checked, total=False):
+    """One running JVM, read over its attach socket; ``error`` instead of the rest where it could not be."""
+    pid: int
+    java_home: str
+    version: str
+    command_line: str
+    error: str
+    flags: dict[str, FlagValue]
+
+
+class CheckDocument(TypedDict):
+    """What `check --format json` prints and `fleet` collects: one host."""
+    schema_version: int
+    host: str
+    checked_utc: str
+    jvmbridge_version: str
+    cpu: dict
+    jdks: list[JdkPart]
+    live_jvms: list[LivePart]
+    exit_code: int
+
+
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
                pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
-               progress: Progress | None = None, verify: Sweep | None = None, host_name: str | None = None) -> dict:
+               progress: Progress | None = None, verify: Sweep | None = None,
+               host_name: str | None = None) -> CheckDocument:
     """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
     ``host_name``: what the document calls this host (default: its hostname)."""
     cpu = cpu_info()
@@ -57,7 +100,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
     }
 
 
-def _flag_values(table: FlagTable, names: set[str]) -> dict:
+def _flag_values(table: FlagTable, names: set[str]) -> dict[str, FlagValue]:
     return {name: {"value": table.flags[name].value, "origin": table.why(table.flags[name])}
             for name in sorted(names) if name in table.flags}
 
@@ -72,8 +115,8 @@ def _unknown(modes: list[Mode], reason: str) -> list[dict]:
 
 
 def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
-               max_seconds: float, progress: Progress | None, verify: Sweep | None) -> dict:
-    entry = {"java_home": str(java.home), "version": java.release_version, "options": list(options)}
+               max_seconds: float, progress: Progress | None, verify: Sweep | None) -> JdkPart:
+    entry = JdkPart(java_home=str(java.home), version=java.release_version, options=list(options), verdicts=[])
     try:
         table = parse(print_flags_final(java, options), source=str(java.home))
     except (WorkerError, FlagsParseError) as e:
@@ -101,7 +144,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
             "verdicts": verdicts}
 
 
-def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str]) -> dict:
+def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str]) -> LivePart:
     pid = pid_or_jvm if isinstance(pid_or_jvm, int) else pid_or_jvm.pid
     try:
         live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm

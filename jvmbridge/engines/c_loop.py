@@ -12,6 +12,7 @@ from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation, Workload
+from jvmbridge.worker_protocol import CPart
 
 
 class CLoopEngine(NativeEngine):
@@ -47,11 +48,11 @@ class CLoopEngine(NativeEngine):
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)
 
 
-def loop_part(workload: Workload) -> dict:
+def loop_part(workload: Workload) -> CPart:
     """What c_worker needs to time ``workload``: its loop request, the bytes each iteration
     processes and OpenSSL's name of the cipher."""
-    return {**workload.loop_request(), "input": workload.operation.loop_input().hex(),
-            "cipher": workload.operation.cipher_name}
+    return CPart(**workload.loop_request(), input=workload.operation.loop_input().hex(),
+                 cipher=workload.operation.cipher_name)
 
 
 def bytes_error(op: Operation, data: bytes, result: dict) -> str | None:

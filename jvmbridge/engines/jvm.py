@@ -17,6 +17,7 @@ from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Operation, Workload
+from jvmbridge.worker_protocol import JvmPart, JvmRequest
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
 # longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)
@@ -70,7 +71,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     """Each workload measured by the same JVM, setting and provider, fork after fork; per workload
     its Measurement or the WorkerError that says why it has none."""
     options = (*setting.options, *extra_options)
-    request = {
+    request: JvmRequest = {
         "libjvm": str(java.libjvm),
         "options": [*launch_options(options, java_major(java.release_version)), *messages.crash_file_options()],
         "classpath": [str(harness_jar()), *classpath],
@@ -81,7 +82,8 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "later_warmup_min_seconds": LATER_WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    parts = [{**workload.loop_request(), "transformation": workload.operation.transformation} for workload in workloads]
+    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
+             for workload in workloads]
     measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads],
                          allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads], on_hang=thread_dump)
     return [_measurement(java, provider, setting, workload, options, request, forks.finished, forks.failed)
@@ -90,7 +92,7 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
 
 
 def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
-                 options: tuple[str, ...], request: dict, outcomes: list[ChildOutcome],
+                 options: tuple[str, ...], request: JvmRequest, outcomes: list[ChildOutcome],
                  failed: ChildOutcome | None) -> Measurement:
     outcome, result = outcomes[0], outcomes[0].answer
     flags = result["flags"]

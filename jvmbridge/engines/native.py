@@ -17,6 +17,7 @@ from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import SPEED_SIZES, Operation, Workload
+from jvmbridge.worker_protocol import PycaPart
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -57,7 +58,7 @@ class PycaEngine(NativeEngine):
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
     def measure(self, workloads, matrix, accelerated, cpu_has_aes):
-        parts = [{**w.loop_request(), "mode": w.operation.mode, "input": w.operation.loop_input().hex()}
+        parts = [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
                  for w in workloads]
         return self.forks("jvmbridge.native.pyca_worker", NATIVE_WARMUP, parts, workloads, accelerated, cpu_has_aes,
                           lambda workload, *forked: self._measurement(workload, accelerated, *forked))

@@ -2,11 +2,14 @@
 workload the parent asks for."""
 from __future__ import annotations
 
+from typing import cast
+
 from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.measure import round_counts, timed_rounds, warm_up
+from jvmbridge.worker_protocol import JvmRequest, MeasuredJvmPart
 
 
-def _start_jvm(request: dict):
+def _start_jvm(request: JvmRequest):
     import jpype
 
     try:
@@ -34,7 +37,7 @@ def _read_flags(jpype, names: list[str]) -> dict[str, dict]:
     return flags
 
 
-def _install_provider(jpype, harness_class, request: dict) -> str:
+def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
     """Register the provider from the classpath; its name, or WorkerError saying why it cannot load."""
     class_name = request["provider_class"]
     try:
@@ -65,7 +68,7 @@ def _loop(jpype, harness_class, copies: list, stream: bool):
     return parallel, parallel.run
 
 
-def _after_loop(harness, request: dict) -> dict:
+def _after_loop(harness, request: MeasuredJvmPart) -> dict:
     """The bytes the hot, JIT-compiled code gave after the timed rounds, for the parent to check:
     the measured loop's last message, or for the stream shape a run of updates of the message."""
     if request["shape"] == "stream":
@@ -80,9 +83,10 @@ def stream_check_updates(message_bytes: int) -> int:
     return max(64, min(4096, 65536 // max(message_bytes, 1)))
 
 
-def handle(request: dict, save: Save) -> dict:
+def handle(json_request: dict, save: Save) -> dict:
     """One JVM measures each of the request's parts (workloads) in turn: started, flags read and
     provider installed once; each part warmed up until steady, then timed."""
+    request = cast(JvmRequest, json_request)  # as engines.jvm wrote it
     jpype = _start_jvm(request)
     flags = _read_flags(jpype, request["read_flags"])
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
@@ -97,11 +101,11 @@ def handle(request: dict, save: Save) -> dict:
         return sum(int(collector.getCollectionTime()) for collector in collectors)
 
     counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
-    return each_part(request, lambda part: _measure(jpype, harness_class, provider, part, counters),
+    return each_part(json_request, lambda part: _measure(jpype, harness_class, provider, part, counters),
                      {"jvm": _jvm_identity(jpype), "flags": flags}, save)
 
 
-def _measure(jpype, harness_class, provider: str, part: dict, counters: dict) -> dict:
+def _measure(jpype, harness_class, provider: str, part: MeasuredJvmPart, counters: dict) -> dict:
     key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(part[k])) for k in ("key", "iv", "plaintext"))
     transformation = part["transformation"]
     decrypt = part["direction"] == "decrypt"

@@ -8,6 +8,7 @@ from pathlib import Path
 from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.native.c_loop import load
+from jvmbridge.worker_protocol import MeasuredCPart
 
 
 def handle(request: dict, save: Save) -> dict:
@@ -17,7 +18,7 @@ def handle(request: dict, save: Save) -> dict:
                       "cpuinfo": library.aesloop_cpuinfo().decode()}, save)
 
 
-def _measure(library, request: dict) -> dict:
+def _measure(library, request: MeasuredCPart) -> dict:
     key, iv, data = (bytes.fromhex(request[k]) for k in ("key", "iv", "input"))
     stream, decrypt = request["shape"] == "stream", request["direction"] == "decrypt"
     out, out_len = ctypes.create_string_buffer(len(data) + 32), ctypes.c_int(0)

@@ -14,6 +14,7 @@ from cryptography.hazmat.bindings.openssl.binding import Binding
 from jvmbridge.child import Save, each_part, serve
 from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
+from jvmbridge.worker_protocol import MeasuredPycaPart
 
 # OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
 _OPENSSL_CPU_INFO = 9
@@ -43,7 +44,7 @@ def handle(request: dict, save: Save) -> dict:
                      {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()}, save)
 
 
-def _measure(request: dict) -> dict:
+def _measure(request: MeasuredPycaPart) -> dict:
     key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
     mode, decrypt = request["mode"], request["direction"] == "decrypt"
     ciphertext = encrypt_message(key, iv, plaintext, mode)
