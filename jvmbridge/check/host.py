@@ -15,7 +15,7 @@ from jvmbridge.check.tryfix import tried
 from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
-from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_version
@@ -77,11 +77,15 @@ class CheckDocument(TypedDict):
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
                pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
                progress: Progress | None = None, verify: Sweep | None = None,
-               host_name: str | None = None) -> CheckDocument:
+               host_name: str | None = None, left_out: list[SkippedJdk] | tuple[()] = ()) -> CheckDocument:
     """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
-    ``host_name``: what the document calls this host (default: its hostname)."""
+    ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
+    found but not run (as root, another user can change them), each reported as not checked."""
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
+    jdks += [JdkPart(java_home=str(skipped.java.home), version=skipped.java.release_version,
+                     options=list(jvm_options), error=str(skipped), verdicts=_unknown(modes, str(skipped)))
+             for skipped in left_out]
     asked: list[int | LiveJvm] = [*pids, *all_jvms]
     live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]

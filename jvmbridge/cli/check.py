@@ -5,11 +5,13 @@ Exit codes: 0 everything checked is active, 1 something is not, 2 could not tell
 from __future__ import annotations
 
 import sys
+import warnings
 
 import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.jvm.discovery import SkippedJdk
 from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
 
 
@@ -50,14 +52,19 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     from jvmbridge.verify.run import Sweep
 
     check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
-    javas = javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner) if check_jdks else []
+    with warnings.catch_warnings(record=True) as caught:  # a JDK left out goes into the document instead
+        warnings.simplefilter("always", SkippedJdk)
+        javas = javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner) if check_jdks else []
+    left_out = [w.message for w in caught if isinstance(w.message, SkippedJdk)]
+    for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
+        warnings.showwarning(other.message, other.category, other.filename, other.lineno)
     show_progress = not quiet and sys.stderr.isatty()
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
     try:
         document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
                               max_seconds, (lambda text: click.echo(text, err=True)) if show_progress else None,
-                              quick if verify else None, host_name)
+                              quick if verify else None, host_name, left_out)
     except HarnessUnavailable as e:
         could_not_tell = click.ClickException(str(e))
         could_not_tell.exit_code = 2

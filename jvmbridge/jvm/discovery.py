@@ -33,6 +33,10 @@ class UntrustedJdk(JvmNotFound):
 class SkippedJdk(UserWarning):
     """A JDK found on this machine that is left out (running as root, another user can change it)."""
 
+    def __init__(self, message: str, java: JavaInstall):
+        super().__init__(message)
+        self.java = java
+
 
 @dataclass(frozen=True)
 class JavaInstall:
@@ -157,7 +161,7 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: b
             try:
                 javas[java.home] = trusted(java)
             except UntrustedJdk as e:
-                warnings.warn(str(e), SkippedJdk, stacklevel=2)
+                warnings.warn(SkippedJdk(str(e), java), stacklevel=2)
         if not javas:
             raise JvmNotFound("every JVM found was left out (above): none may run as root")
     return list(javas.values()) or [trusted(default_java())]
