@@ -14,6 +14,18 @@ import pytest
 
 from jvmbridge.harness import checkout_jar
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
+from jvmbridge.saved.store import data_dir
+
+# Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
+# session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; removed
+# at the end. The user's own folder is remembered to check that it is left as it was.
+USERS_DATA_DIR = data_dir()
+TEST_DATA_HOME = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
+os.environ["XDG_DATA_HOME"] = str(TEST_DATA_HOME)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(TEST_DATA_HOME, ignore_errors=True)
 
 
 def jdk_homes() -> list[Path]:

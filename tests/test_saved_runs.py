@@ -271,3 +271,18 @@ def test_a_full_disk_is_one_line_and_the_table_still_prints():
     assert done.returncode == 1
     assert "OpenSSL speed (C loop)" in done.stdout  # every row measured is shown
     assert done.stderr.splitlines() == ["jvmbridge: the results above were not saved: /dev/full: No space left on device"]
+
+
+def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_untouched():
+    from conftest import TEST_DATA_HOME, USERS_DATA_DIR
+
+    def listing() -> set[Path]:
+        return set(USERS_DATA_DIR.rglob("*")) if USERS_DATA_DIR.exists() else set()
+
+    before = listing()
+    done = run_cli("compare", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
+                   "--forks", "1", "--max-forks", "1")
+    assert done.returncode == 0, done.stderr
+    saved = Path(done.stderr.split("results saved to ")[1].split()[0])
+    assert saved.is_file() and TEST_DATA_HOME in saved.parents
+    assert listing() == before
