@@ -120,16 +120,15 @@ class Measurement:
         notes += [Note(NoteKind.ENGINE, text) for text in self.notes]
         if s.noisy:
             notes.append(Note(NoteKind.NOISY, f"noisy: rounds vary by {s.rsd:.1%} (rsd)"))
-        if target_error is not None and math.isfinite(s.error_ns) and s.relative_error > target_error:
-            text = f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the ±{target_error * 100:g}% aimed for"
-            if s.rounds >= FEW_SAMPLES:  # fewer rounds say too little about the noise to forecast from
-                needed = forks_for(s, target_error, MAX_FORKS)
-                text += (f" (at this noise about {needed} forks would reach it)" if needed
-                         else f" (at this noise not even {MAX_FORKS} forks would)")
-            notes.append(Note(NoteKind.IMPRECISE, text))
-        if s.rounds < FEW_SAMPLES:
-            notes.append(Note(NoteKind.FEW_SAMPLES, f"only {s.rounds} sample(s): the {CONFIDENCE:.1%} interval "
-                                                    "is wide or undefined"))
+        if s.rounds < FEW_SAMPLES:  # no interval worth reading, nor a noise to forecast from
+            notes.append(Note(NoteKind.FEW_SAMPLES, few_samples(s)))
+        elif target_error is not None and s.relative_error > target_error:
+            needed = forks_for(s, target_error, MAX_FORKS)
+            notes.append(Note(NoteKind.IMPRECISE,
+                              f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
+                              f"±{target_error * 100:g}% aimed for " + (f"(at this noise about {needed} forks would reach it)"
+                                                                        if needed else
+                                                                        f"(at this noise not even {MAX_FORKS} forks would)")))
         if self.busy:
             timed_ms = s.mean_ns * s.iterations / self.threads / 1e6
             gc_share = self.busy["gc_ms"] / timed_ms
@@ -189,3 +188,15 @@ def wrong_bytes(row) -> bool:
 def missing(value) -> bool:
     """None, or the NaN pandas puts where a row lacks a column the others have."""
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def few_samples(s: Summary) -> str:
+    """What a row of too few samples for an interval shows instead: the samples' own range, and
+    how many more forks would give an interval worth reading (AESNITester's 2 forks of 1 round
+    gave ±5630%, a figure no one can use)."""
+    per_fork = max(1, s.rounds // s.forks)
+    more = -(-FEW_SAMPLES // per_fork) - s.forks
+    spread = f"; they range {s.min_ns:,.1f}-{s.max_ns:,.1f} ns/op" if s.rounds > 1 else ""
+    return (f"only {s.rounds} sample(s) ({s.forks} fork(s) of {per_fork} round(s)): too few for a "
+            f"{CONFIDENCE:.1%} interval to mean anything, so none is shown{spread}; {more} more fork(s) "
+            f"(--forks {s.forks + more}) would give one")

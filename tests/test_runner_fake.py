@@ -136,6 +136,24 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
 
 
 @pytest.mark.fast
+def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypatch, tmp_path):
+    # AESNITester's shape: each fork is one whole run; its +-5630% helped no one.
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0, noise=0.02))
+    comparison = run(plan(workloads(rounds=1, forks=2, max_forks=2), Matrix(engines=("one",))),
+                     output=tmp_path / "run.jsonl")
+    row = comparison.frame.iloc[0]
+    assert math.isfinite(row.ns_per_op_error)  # the data keeps JMH's figure
+    (note,) = [n for n in row.notes if n["kind"] == "few-samples"]
+    low, high = row.ns_per_op_min, row.ns_per_op_max
+    assert note["text"] == (f"only 2 sample(s) (2 fork(s) of 1 round(s)): too few for a 99.9% interval to mean "
+                            f"anything, so none is shown; they range {low:,.1f}-{high:,.1f} ns/op; 3 more fork(s) "
+                            "(--forks 5) would give one")
+    table = render("compare", "table", comparison).splitlines()
+    first = next(line for line in table if line.startswith("1 "))
+    assert " n/a " in first and "%" not in first.split("n/a")[0].split()[-1]
+
+
+@pytest.mark.fast
 def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")

@@ -10,6 +10,7 @@ from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render.text import align, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
+from jvmbridge.stats import FEW_SAMPLES
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (median over rounds)",
@@ -149,7 +150,7 @@ def _hints(frame) -> list[str]:
 
 
 def _error_percent(row) -> str:
-    if missing(row.ns_per_op_error):
+    if missing(row.ns_per_op_error) or row.rounds < FEW_SAMPLES:  # the row's note gives the range instead
         return "n/a"
     return f"{row.ns_per_op_error / row.ns_per_op_mean:.1%}"
 
