@@ -153,6 +153,26 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
     assert " n/a " in first and "%" not in first.split("n/a")[0].split()[-1]
 
 
+def strict_json(text: str):
+    """json.loads as JavaScript's JSON.parse reads: NaN and Infinity are no JSON."""
+    def refuse(constant: str):
+        raise ValueError(f"{constant} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+@pytest.mark.fast
+def test_json_documents_and_saved_runs_are_strict_json_with_null_for_what_is_not_defined(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
+    saved = tmp_path / "run.jsonl"
+    comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("one",))), output=saved)
+    assert any(math.isinf(r.high) for r in comparison.ratios)  # a bound that is not defined
+    document = strict_json(render("compare", "json", comparison))
+    assert all(ratio["high"] is None for ratio in document["ratios"])
+    assert "null" in document["units"]
+    for line in saved.read_text().splitlines():
+        strict_json(line)
+
+
 @pytest.mark.fast
 def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))

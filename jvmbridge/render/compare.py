@@ -1,14 +1,13 @@
 """A `compare` run for people (table, Markdown) and for programs (JSON, CSV)."""
 from __future__ import annotations
 
-import json
 
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
-from jvmbridge.render.text import align, markdown
+from jvmbridge.render.text import align, as_json, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import FEW_SAMPLES
 
@@ -20,12 +19,13 @@ UNITS = {
     "ns_per_op_error": "half-width of the confidence interval of the mean ns/op (level in `confidence`)",
     "rsd": "relative standard deviation of ns/op across rounds (fraction)",
     "ratios.times": "how many times faster (ratio of mean ns/op); low/high from the means' intervals",
+    "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
 }
 
 
 def render_json(comparison: Comparison) -> str:
     # The results exactly as saved; what only rows side by side show is under "ratios" and "findings".
-    return json.dumps({
+    return as_json({
         "schema_version": SCHEMA_VERSION,
         "units": UNITS,
         "metadata": comparison.metadata,
@@ -34,7 +34,7 @@ def render_json(comparison: Comparison) -> str:
         "findings": [{"row": index + 1, **note.as_dict()} for index, note in comparison.overhead.items()],
         "cliffs": [cliff.as_dict() for cliff in comparison.cliffs],
         "failures": [{"configuration": c, "error": e} for c, e in comparison.failures],
-    }, indent=2, default=str)
+    })
 
 
 def render_csv(comparison: Comparison) -> str:

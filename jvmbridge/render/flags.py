@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from jvmbridge.jvm.printflags import FlagTable
-from jvmbridge.render.text import align, markdown
+from jvmbridge.render.text import align, as_json, markdown
 
 # 1: first format (sources, flags with type/name/value/kind/origin/why).
 SCHEMA_VERSION = 1
@@ -59,5 +59,5 @@ def render_csv(document: FlagsDocument) -> str:
 
 
 def render_json(document: FlagsDocument) -> str:
-    return json.dumps({"schema_version": SCHEMA_VERSION, "flags": json.loads(document.frame.to_json(orient="records")),
-                       "notes": document.notes}, indent=2) + "\n"
+    return as_json({"schema_version": SCHEMA_VERSION, "flags": json.loads(document.frame.to_json(orient="records")),
+                    "notes": document.notes})

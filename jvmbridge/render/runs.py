@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass, field
 
 from jvmbridge.saved.history import RunComparison
-from jvmbridge.render.text import align, markdown
+from jvmbridge.render.text import align, as_json, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
 SCHEMA_VERSION = 1
@@ -38,9 +38,9 @@ def render_csv(document: RunsDocument) -> str:
 
 def render_json(document: RunsDocument) -> str:
     comparison = document.comparison
-    return json.dumps({"schema_version": SCHEMA_VERSION, "columns": comparison.columns,
-                       "comparison": json.loads(comparison.table.to_json(orient="records")),
-                       "notes": comparison.notes, "problems": document.problems}, indent=2) + "\n"
+    return as_json({"schema_version": SCHEMA_VERSION, "columns": comparison.columns,
+                    "comparison": json.loads(comparison.table.to_json(orient="records")),
+                    "notes": comparison.notes, "problems": document.problems})
 
 
 def _cell(value) -> str:

@@ -2,9 +2,10 @@
 and text from hosts and processes made safe to print."""
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from jvmbridge import jsontext
 
 # C0 and C1 controls (a terminal acts on ESC, CSI, OSC ...), DEL, and the Unicode marks that
 # reorder what is shown (bidirectional overrides): host names, command lines, flag listings and
@@ -45,4 +46,4 @@ def markdown(rows: list[list[str]]) -> list[str]:
 
 
 def as_json(document: Any) -> str:
-    return json.dumps(document, indent=2) + "\n"
+    return jsontext.dumps(document, indent=2) + "\n"

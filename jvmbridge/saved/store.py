@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from jvmbridge import jsontext
 from jvmbridge.saved.schema import READABLE, SCHEMA_VERSION, upgrade_row
 
 
@@ -50,7 +51,7 @@ class ResultWriter:
             return
         record = {"schema_version": SCHEMA_VERSION, "type": record_type, "run_id": self.run_id, **fields}
         try:
-            self._file.write(json.dumps(record, default=str) + "\n")
+            self._file.write(jsontext.dumps(record) + "\n")
             self._file.flush()
         except OSError as e:
             self._failed(e)
