@@ -111,9 +111,24 @@ def test_huge_file_is_refused(tmp_path):
 def test_missing_file_and_bad_jvm_option():
     missing = run_cli("flags", "--from", "/nonexistent/flags.txt")
     assert missing.returncode == 2 and "No such file" in missing.stderr
-    refused = run_cli("flags", "--", "-XX:+NoSuchFlag")
-    assert refused.returncode == 1
-    assert "Unrecognized VM option 'NoSuchFlag'" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    for refused in (run_cli("flags", "--", "-XX:+NoSuchFlag"), run_cli("flags", "--jvm-arg=-XX:+NoSuchFlag")):
+        assert refused.returncode == 2
+        assert "Unrecognized VM option 'NoSuchFlag'" in refused.stderr and len(refused.stderr.splitlines()) == 1
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("words", [["--nmae", "AES"], ["--jvm-args=-XX:-UseAES"], ["-XX:-UseAES"]])
+def test_options_flags_does_not_know_are_a_usage_error_and_never_reach_java(words):
+    done = run_cli("flags", *words)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "the JVM refused" not in done.stderr  # click's own word, before any JVM starts
+
+
+def test_jvm_options_go_with_jvm_arg_and_every_jdk_with_all_jdks():
+    found = {name: f for (_, name), f in flags_json("--jvm-arg=-XX:-UseAES").items()}
+    assert found["UseAES"]["value"] == "false" and found["UseAES"]["origin"] == "command line"
+    sources = {source for source, _ in flags_json("--all-jdks", "--name", "UseAES")}
+    assert len(sources) >= 2
 
 
 @pytest.mark.fast

@@ -6,23 +6,26 @@ import sys
 import click
 
 from jvmbridge.child import WorkerError
-from jvmbridge.cli.common import format_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command()
 @java_option
 @trust_option
-@click.option("--all", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
+@all_jdks_option
+@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
+              help="Read the flags as the JVMs run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@click.option("--all-flags", "--all", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
 @click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
               metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
 @format_option("flags")
 @click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
-def flags(java_paths, trust_jdk_owner, show_all, names, from_files, output_format, jvm_options):
+def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
 
-    Options after `--` are passed to the JVM, e.g. `jvmbridge flags -- -XX:-UseAES`.
+    JVM options go with --jvm-arg, or after `--`: `jvmbridge flags -- -XX:-UseAES`.
     """
     from jvmbridge.render import render
     from jvmbridge.render.flags import FlagsDocument, flags_frame
@@ -32,13 +35,11 @@ def flags(java_paths, trust_jdk_owner, show_all, names, from_files, output_forma
     try:
         for path in from_files:
             tables[path] = parse(_read_text(path), source=path)
-        if not from_files or java_paths:
-            for java in javas_or_usage_error(java_paths, trust_given=trust_jdk_owner):
-                tables[java.label] = parse(print_flags_final(java, jvm_options), source=java.label)
-    except FlagsParseError as e:
+        if not from_files or java_paths or all_jdks:
+            for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner):
+                tables[java.label] = parse(print_flags_final(java, (*jvm_args, *jvm_options)), source=java.label)
+    except (FlagsParseError, WorkerError) as e:  # a JVM refusing its options is bad input too: its own words
         raise click.UsageError(str(e)) from None
-    except WorkerError as e:
-        raise click.ClickException(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
     document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
     click.echo(render("flags", output_format, document), nl=False)
