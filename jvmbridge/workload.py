@@ -128,7 +128,8 @@ class Sampling:
 
     def __post_init__(self):
         if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
-            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {self.iterations}")
+            shown = f"{self.iterations:,}" if self.iterations < 10**15 else f"{self.iterations:.3g}"
+            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
         if not 1 <= self.rounds <= (self.iterations or self.rounds):
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
         if not 1 <= self.threads <= MAX_THREADS:
@@ -218,8 +219,11 @@ def parse_sizes(value: str) -> list[int]:
     named = {"sweep": SWEEP_SIZES, "cliffs": CLIFF_SIZES}.get(value.strip().lower())
     if named:
         return list(named)
+    parts = [part.strip() for part in value.split(",")]
+    if "" in parts and any(parts):
+        raise ValueError(f"{value!r} has an empty size between commas")
     try:
-        sizes = [int(part) for part in value.split(",") if part.strip()]
+        sizes = [int(part) for part in parts if part]
     except ValueError:
         raise ValueError(f"{value!r} is not a comma-separated list of byte counts, nor \"sweep\" or \"cliffs\"") from None
     if not sizes:

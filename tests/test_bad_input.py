@@ -74,3 +74,21 @@ def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
     assert done.stderr.count("failed:") == 2
     assert "AES-NI on" in done.stdout and "AES-NI off" in done.stdout
 
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("args, line", [
+    (["compare", "--sizes", "16,,64"],
+     "jvmbridge: error: Invalid value for '--sizes' / '--message-size': '16,,64' has an empty size between commas"),
+    (["compare", "--iterations", "1e99"], "jvmbridge: error: iterations must be between 1 and 1e+12, not 1e+99"),
+])
+def test_what_is_wrong_is_said_in_one_short_line(args, line):
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stderr.splitlines() == [line]
+
+
+@pytest.mark.fast
+def test_plain_jvmbridge_prints_its_help_not_an_error():
+    done = run_cli()
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.startswith("Usage: jvmbridge [OPTIONS] COMMAND [ARGS]...") and "compare" in done.stdout

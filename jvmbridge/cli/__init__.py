@@ -20,6 +20,10 @@ from jvmbridge.cli.verify import verify
 from jvmbridge.render.text import printable
 
 
+# click 8.2+ raises this for a group called with nothing (8.1 prints the help itself).
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class OneLineErrors(click.Group):
     """Errors as one line on stderr ("jvmbridge: error: ..."), never a usage dump or a traceback."""
 
@@ -28,6 +32,9 @@ class OneLineErrors(click.Group):
         warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {printable(str(message))}", err=True)
         try:
             status = super().main(*args, standalone_mode=False, **kwargs)
+        except _NO_ARGS_IS_HELP as e:  # plain `jvmbridge`: the help, not an error
+            click.echo(e.ctx.get_help() if e.ctx else e.format_message())
+            sys.exit(0)
         except click.ClickException as e:
             click.echo(f"jvmbridge: error: {printable(e.format_message())}", err=True)
             sys.exit(e.exit_code)
