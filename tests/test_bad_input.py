@@ -92,3 +92,18 @@ def test_plain_jvmbridge_prints_its_help_not_an_error():
     done = run_cli()
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.startswith("Usage: jvmbridge [OPTIONS] COMMAND [ARGS]...") and "compare" in done.stdout
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("args", [["compare", "-o"], ["verify", "-o"], ["report", "x.jsonl", "--plot"]])
+def test_a_file_in_a_folder_that_does_not_exist_is_refused_not_made(tmp_path, args):
+    target = tmp_path / "typo" / "out.png"
+    done = run_cli(*args, str(target))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert f"{target.parent}: no such folder (make it first)" in done.stderr and not target.parent.exists()
+
+
+def test_a_jvm_option_java_refuses_stops_compare_before_anything_is_measured(tmp_path):
+    done = run_cli("compare", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "Unrecognized VM option 'NoSuchFlag'" in done.stderr and not (tmp_path / "run.jsonl").exists()

@@ -1,6 +1,8 @@
 """Options and conversions shared by the commands."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
@@ -44,6 +46,16 @@ class ProviderName(click.ParamType):
         except ValueError as e:
             self.fail(str(e), param, ctx)
         return value
+
+
+def in_existing_folder(ctx, param, value):
+    """A file to write, whose folder must exist: a typo in it is refused, not made into folders."""
+    if value is None:
+        return None
+    folder = Path(value).expanduser().absolute().parent
+    if not folder.is_dir():
+        raise click.BadParameter(f"{folder}: no such folder (make it first)", ctx, param)
+    return Path(value)
 
 
 java_option = click.option(

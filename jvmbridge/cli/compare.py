@@ -3,14 +3,13 @@ wrong bytes (whatever finished is still reported), 130 when interrupted (likewis
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  java_option, trust_option)
+                                  in_existing_folder, java_option, trust_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -75,7 +74,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
                    "forks per @Param.")
 @click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE", callback=in_existing_folder,
               help="JSON-lines file each result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
@@ -100,7 +99,7 @@ def compare(output, output_format, quiet, host_name, **options):
     show_progress = not quiet and sys.stderr.isatty()
     try:
         comparison = run_comparison(request, progress=_progress if show_progress else None,
-                                    output=Path(output) if output else None, host_name=host_name)
+                                    output=output, host_name=host_name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(render("compare", output_format, comparison), nl=False)

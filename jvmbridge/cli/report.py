@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import format_option, read_fleet
+from jvmbridge.cli.common import format_option, in_existing_folder, read_fleet
 from jvmbridge.saved.history import COLUMN_KINDS
 
 
@@ -17,6 +17,7 @@ from jvmbridge.saved.history import COLUMN_KINDS
               help="One column per run, per host, per JDK (JDKs measured in one run or several), per thread count "
                    "(how throughput scales with compare --threads), or per setting (on beside off).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+              callback=in_existing_folder,
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
 def report(files, output_format, columns, plot_path):
     """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.

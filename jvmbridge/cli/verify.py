@@ -8,13 +8,12 @@ import datetime
 import socket
 import sys
 import uuid
-from pathlib import Path
 
 import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
-                                  javas_or_usage_error, trust_option)
+                                  in_existing_folder, javas_or_usage_error, trust_option)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -36,7 +35,7 @@ from jvmbridge.jvm.providers import provider as provider_named
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
 @format_option("verify")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE", callback=in_existing_folder,
               help="JSON-lines file each JDK's result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
@@ -57,7 +56,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     targets = [Target(java, tuple(jvm_args), classpath, provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]
     started = datetime.datetime.now(datetime.timezone.utc)
-    path = Path(output) if output else store.default_path(started, f"{socket.gethostname()}-verify")
+    path = output or store.default_path(started, f"{socket.gethostname()}-verify")
     writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
     show_progress = not quiet and sys.stderr.isatty()
     sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=budget)

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jvmbridge.engines import ENGINES, Matrix, default_engines
+from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import find_javas
+from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import split_classpath
 from jvmbridge.jvm.providers import provider
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
@@ -58,8 +60,14 @@ class CompareRequest:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
         for name in self.providers:
             provider(name)  # a ValueError names the choices
-        javas = (find_javas(self.java_paths, self.all_jdks, self.trust_jdk_owner) if any(ENGINES[key].runs_on_jvms for key in self.engines)
-                 else [])
+        javas = (find_javas(self.java_paths, self.all_jdks, self.trust_jdk_owner)
+                 if any(ENGINES[key].runs_on_jvms for key in self.engines) else [])
+        for java in javas if self.jvm_args else ():
+            # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
+            try:
+                flags_and_warnings(java, self.jvm_args)
+            except WorkerError as e:
+                raise ValueError(str(e)) from None
         matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
                         tuple(self.engines), self.openssl, tuple(self.openssl_args), self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
