@@ -355,3 +355,18 @@ def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_o
     run = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
     assert run["metadata"]["environment_left_out"] == {
         "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics", "_JAVA_OPTIONS": "-Xmx64m"}
+
+
+def test_a_setting_the_users_options_contradict_is_labelled_by_what_ran_and_said_once(quick):
+    # --jvm-arg=-XX:-UseAES turns the intrinsics off in the "intrinsics on" JVMs too.
+    done, result = run_json("compare", "--engine", "jvm", *quick, "--jvm-arg=-XX:-UseAES")
+    assert done.returncode == 0, done.stderr
+    rows = result["results"]
+    assert [(row["setting"], row["as_requested"]) for row in rows] == [("intrinsics off", False),
+                                                                       ("intrinsics off", True)]
+    assert rows[0]["details"]["requested_setting"] == "intrinsics on"
+    assert "UseAES=false" in rows[0]["verified_state"]
+    assert not [ratio for ratio in result["ratios"] if ratio["kind"] == "speedup"]  # off against off says nothing
+    table = run_cli("compare", "--engine", "jvm", *quick, "--jvm-arg=-XX:-UseAES").stdout
+    assert table.count('asked for "intrinsics on" but ran with intrinsics off') == 1
+    assert "intrinsics speedup" not in table

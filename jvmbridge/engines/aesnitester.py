@@ -12,7 +12,8 @@ from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options
+from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
+                                   setting_as_run)
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Workload
@@ -72,16 +73,18 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
         rounds.append({"iterations": iterations, "ns": int(said["elapsed_ns"])})
     flags = {name: {"value": value, "origin": origin} for name, (value, origin) in said["flags"].items()}
     mismatched, verified_state = flags_read_back(options, flags)
+    ran = setting_as_run(setting, flags)
     version = said["java.runtime.version"]
     return Measurement(
         engine=AesniTesterEngine.label,
         implementation=f"{said['provider']} on {said['java.vm.vendor']} {version}",
-        setting=setting.name, accelerated=setting.accelerated, as_requested=not mismatched,
+        setting=ran.name, accelerated=ran.accelerated, as_requested=not mismatched and ran is setting,
         verified_state=verified_state,
         **workload.row_fields(), summary=summarize(rounds, len(rounds)),
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
         details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
-                 "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N"},
+                 "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N",
+                 **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=[f"AESNITester's figure: {iterations:,} messages per fresh JVM, timed from the start of main "
                "(start-up, class loading, interpreter, JIT and String.getBytes() included); one sample per fork"],
         failed_fork=why_failed(java, failed) if failed else None,

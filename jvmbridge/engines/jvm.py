@@ -10,7 +10,8 @@ from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.providers import JceProvider, provider as provider_named
-from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags
+from jvmbridge.jvm.options import (JvmSetting, flags_to_read, java_major, launch_options, requested_flags,
+                                   setting_as_run)
 from jvmbridge.results import Measurement
 from jvmbridge.measure import merge_warmups
 from jvmbridge.platforms import QEMU_USER
@@ -97,6 +98,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
     outcome, result = outcomes[0], outcomes[0].answer
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)
+    ran = setting_as_run(setting, flags)  # its label, "as asked" and ratios follow what ran
     jvm = result["jvm"]
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
@@ -106,9 +108,9 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
     return Measurement(
         engine=JvmEngine.label,
         implementation=f"{result['provider']} on {jvm['java.vm.vendor']} {jvm['java.runtime.version']}",
-        setting=setting.name,
-        accelerated=setting.accelerated,
-        as_requested=not mismatched,
+        setting=ran.name,
+        accelerated=ran.accelerated,
+        as_requested=not mismatched and ran is setting,
         verified_state=verified_state, **workload.row_fields(),
         summary=summarize(rounds_of(outcomes), len(outcomes)),
         warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
@@ -116,7 +118,8 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
-                 "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items())},
+                 "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items()),
+                 **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
         busy={name: sum(r[name] for r in rounds_of(outcomes)) for name in ("gc_ms", "jit_ms")},
     )

@@ -20,10 +20,27 @@ class JvmSetting:
     name: str
     options: tuple[str, ...]
     accelerated: bool  # whether AES is expected to run on the CPU's AES instructions
+    # The flag values that make it this setting, as read back from the running JVM.
+    defined_by: tuple[tuple[str, str], ...] = ()
 
 
-INTRINSICS_ON = JvmSetting("intrinsics on", (), accelerated=True)
-INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"), accelerated=False)
+_AES_FLAGS = ("UseAES", "UseAESIntrinsics")
+INTRINSICS_ON = JvmSetting("intrinsics on", (), True, tuple((name, "true") for name in _AES_FLAGS))
+INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"), False,
+                            tuple((name, "false") for name in _AES_FLAGS))
+
+
+def setting_as_run(setting: JvmSetting, flags: dict[str, dict]) -> JvmSetting:
+    """The setting the JVM's flags (read back) show it ran with: ``setting`` unless the user's own
+    options contradict it (--jvm-arg=-XX:-UseAES with intrinsics on ran with them off)."""
+    values = {name: flag.get("value") for name, flag in flags.items()}
+    if all(values.get(name) == value for name, value in setting.defined_by):
+        return setting
+    for other in (INTRINSICS_ON, INTRINSICS_OFF):
+        if other.defined_by and all(values.get(name) == value for name, value in other.defined_by):
+            return other
+    # Neither: e.g. UseAES on with UseAESIntrinsics off; the intrinsic needs both.
+    return INTRINSICS_OFF if setting is INTRINSICS_ON else setting
 
 
 def requested_flags(options: tuple[str, ...] | list[str]) -> dict[str, str]:

@@ -78,6 +78,7 @@ def _render(comparison: Comparison, tabulate) -> str:
                      + ("; in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled for "
                         "the others too, and can be up to a fifth slower than in a JVM of its own"
                         if meta.get("jit_shared_by", 0) > 1 else ""))
+    lines += _overridden(frame)
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
@@ -113,6 +114,20 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
                      "ops/s/thread = ops/s / threads.")
     return "\n".join(lines) + "\n"
+
+
+def _overridden(frame) -> list[str]:
+    """Once, above the figures: rows that ran otherwise than their setting asked, because the
+    options given (--jvm-arg) contradict it; their labels, "as asked" and ratios follow what ran."""
+    if frame.empty or "requested_setting" not in frame:
+        return []
+    asked: dict[tuple[str, str], list[int]] = {}
+    for i, row in enumerate(frame.itertuples()):
+        if isinstance(row.requested_setting, str):
+            asked.setdefault((row.requested_setting, row.setting), []).append(i + 1)
+    return [f"Asked    row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))} asked for \"{wanted}\" but ran "
+            f"with {ran}: the options given override it (see the state read back); labels, \"as asked\" and "
+            "ratios follow what ran" for (wanted, ran), rows in asked.items()]
 
 
 def _cipher(row) -> str:
