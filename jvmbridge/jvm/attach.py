@@ -123,7 +123,8 @@ def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
     except (OutsideRoot, PermissionError) as e:
         raise AttachError(f"cannot reach the JVM's /tmp: {e.strerror or e}") from None
     try:
-        listener = _socket(tmp, target) or _start_listener(tmp, target)
+        found = _socket(tmp, target)
+        listener = found if found is not None else _start_listener(tmp, target)
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
                 connection.settimeout(SOCKET_WAIT_SECONDS)
