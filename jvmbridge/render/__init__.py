@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-from jvmbridge.render.text import printable
+from jvmbridge.render.text import fence_prose, printable
 
 FORMATS: dict[str, tuple[str, ...]] = {
     "compare": ("table", "markdown", "csv", "json"),
@@ -30,4 +30,6 @@ def render(document: str, output_format: str, data) -> str:
     text = getattr(module, f"render_{output_format}")(data)
     # For people, every control character is shown escaped (cells also escape their newlines); JSON
     # escapes them itself and CSV keeps the text exact for the tools that read it.
-    return printable(text, lines=True) if output_format in ("table", "markdown") else text
+    if output_format == "markdown":
+        return fence_prose(printable(text, lines=True))
+    return printable(text, lines=True) if output_format == "table" else text

@@ -45,5 +45,28 @@ def markdown(rows: list[list[str]]) -> list[str]:
     return [line(header), "|" + "---|" * len(header), *map(line, body)]
 
 
+def fence_prose(text: str) -> str:
+    """A Markdown document whose tables are tables and whose other lines stay as written: each run
+    of lines that are not a table (a header, a list of notes, a summary) becomes a fenced block, so
+    a renderer neither joins them into one paragraph nor reads a note after a table as its row."""
+    out: list[str] = []
+    block: list[str] = []
+
+    def flush() -> None:
+        if block:
+            fence = "```" + "`" * max((len(run) for line in block for run in re.findall(r"`{3,}", line)), default=0)
+            out.extend([fence + "text", *block, fence])
+            block.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|") or not line.strip():
+            flush()
+            out.append(line)
+        else:
+            block.append(line)
+    flush()
+    return "\n".join(out) + "\n"
+
+
 def as_json(document: Any) -> str:
     return jsontext.dumps(document, indent=2) + "\n"

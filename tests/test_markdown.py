@@ -1,0 +1,72 @@
+"""Every Markdown document renders as its author meant: parsed by a real renderer (markdown-it-py
+with tables), its table has every row and nothing else, and the lines around it keep their lines."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from markdown_it import MarkdownIt
+
+from jvmbridge.render import render
+from jvmbridge.render.text import fence_prose
+
+pytestmark = pytest.mark.fast
+RENDERER = MarkdownIt("commonmark").enable("table")
+
+
+def structure(text: str) -> tuple[list[int], list[str]]:
+    """(body rows of each table, the content of each fenced block) as the renderer sees them."""
+    tokens = RENDERER.parse(text)
+    tables, rows, fences, in_body = [], 0, [], False
+    for token in tokens:
+        if token.type == "tbody_open":
+            in_body, rows = True, 0
+        elif token.type == "tbody_close":
+            in_body = False
+            tables.append(rows)
+        elif token.type == "tr_open" and in_body:
+            rows += 1
+        elif token.type == "fence":
+            fences.append(token.content)
+        elif token.type == "paragraph_open":
+            raise AssertionError(f"a paragraph the renderer would join: {text!r}")
+    return tables, fences
+
+
+def test_a_note_after_a_table_is_not_read_as_its_row():
+    text = fence_prose("| a | b |\n|---|---|\n| 1 | 2 |\nNote: 2 measurement(s) repeat a configuration\n")
+    tables, fences = structure(text)
+    assert tables == [1] and fences == ["Note: 2 measurement(s) repeat a configuration\n"]
+
+
+def test_lines_of_a_header_keep_their_lines_and_backticks_stay_inside():
+    header = "jvmbridge compare: AES-256-CBC\nCPU      AMD EPYC [aes]\nEngine   `openssl speed` ```x```\n"
+    _, fences = structure(fence_prose(header))
+    assert fences == [header]
+
+
+def test_jdks_and_fleet_render_every_row():
+    rows = [{"found_in": "PATH", "java_home": f"/jdk{i}", "version": "17.0.15", "vendor": "Debian", "arch": "x86_64",
+             "jpype": True, "why_not": None} for i in range(3)]
+    assert structure(render("jdks", "markdown", rows))[0] == [3]
+    from jvmbridge.fleet.report import fleet_of
+
+    verdict = {"mode": "CBC", "status": "active", "reason": "JIT used | pipes", "fix": ""}
+    document = {"host": "web-1", "jdks": [{"java_home": "/jdk", "version": "17", "verdicts": [verdict] * 2}],
+                "live_jvms": [], "exit_code": 0}
+    tables, fences = structure(render("fleet", "markdown", fleet_of([json.loads(json.dumps(document))])))
+    assert tables == [2] and fences and fences[-1].startswith("1 host")
+
+
+def test_a_compare_document_renders_its_rows_and_keeps_its_sections(monkeypatch, tmp_path):
+    from jvmbridge.comparison.runner import plan, run
+    from jvmbridge.engines import ENGINES, Matrix
+    from test_runner_fake import FakeEngine, workloads
+
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
+    comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")
+    tables, fences = structure(render("compare", "markdown", comparison))
+    assert tables == [len(comparison.results)]
+    assert fences[0].startswith("jvmbridge ") and "\nCPU      " in fences[0]  # the header, line by line
+    assert any(fence.startswith("Implementation and state") for fence in fences)
+    assert any(fence.startswith("Ratios") for fence in fences)
