@@ -232,3 +232,27 @@ def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, sha
     table = render("compare", "table", run([batch], output=tmp_path / "run.jsonl"))
     assert table.count("Forks    one process per fork measures up to 2 workloads") == 1
     assert ("in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled" in table) is shares_jit
+
+
+@pytest.mark.fast
+def test_report_keeps_every_shape_apart_and_shows_the_latest_run_of_a_repeat(monkeypatch, tmp_path):
+    from jvmbridge.saved.history import compare_runs, tidy_frame
+
+    monkeypatch.setitem(ENGINES, "c", FakeEngine("c", 50.0, shapes=("message", "stream")))
+    both = combinations([(128, "cbc")], ["encrypt"], [38], ["message", "stream"], Sampling(rounds=5))
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    run(plan(both, Matrix(engines=("c",))), output=first)
+    monkeypatch.setitem(ENGINES, "c", FakeEngine("c", 60.0, shapes=("message", "stream")))  # the later run, slower
+    run(plan(both, Matrix(engines=("c",))), output=second)
+    records = [json.loads(line) for line in second.read_text().splitlines()]
+    records[0]["metadata"]["started_utc"] = "2099-01-01T00:00:00+00:00"  # both started within one second
+    second.write_text("".join(json.dumps(record) + "\n" for record in records))
+    one = compare_runs(tidy_frame(read([first])))
+    assert len(one.table) == 4 and not [n for n in one.notes if "repeat a configuration" in n]
+    assert {c.split(" | ")[-1] for c in one.table.configuration} == {"aes-128-cbc 38 B message",
+                                                                     "aes-128-cbc 38 B stream"}
+    # Two runs of the same configurations in one column (--columns setting): the later one is shown.
+    by_setting = compare_runs(tidy_frame(read([second, first])), columns="setting")
+    assert [n for n in by_setting.notes if "repeat a configuration" in n]
+    shown = by_setting.table.iloc[:, 1].dropna()
+    assert all(value > 55 for value in shown)  # 60-ish: the second run's, whichever file came first
