@@ -1,10 +1,9 @@
 """`jvmbridge report` output: saved runs side by side, with the notes that say what differs."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
-from jvmbridge.saved.history import RunComparison
+from jvmbridge.saved.history import RunComparison, Versus
 from jvmbridge.render.text import align, as_json, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
@@ -38,8 +37,10 @@ def render_csv(document: RunsDocument) -> str:
 
 def render_json(document: RunsDocument) -> str:
     comparison = document.comparison
-    return as_json({"schema_version": SCHEMA_VERSION, "columns": comparison.columns,
-                    "comparison": json.loads(comparison.table.to_json(orient="records")),
+    # Each "vs" cell as numbers (times, low, high, significant), as compare's ratios are.
+    rows = [{column: value.as_dict() if isinstance(value, Versus) else value for column, value in record.items()}
+            for record in comparison.table.to_dict(orient="records")]
+    return as_json({"schema_version": SCHEMA_VERSION, "columns": comparison.columns, "comparison": rows,
                     "notes": comparison.notes, "problems": document.problems})
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import jdk_of, name_of
-from jvmbridge.comparison.ratios import RatioKind, speedup
+from jvmbridge.comparison.ratios import Ratio, RatioKind, speedup
 from jvmbridge.results import missing
 from jvmbridge.saved.schema import frame_of
 from jvmbridge.saved.store import Loaded
@@ -119,7 +119,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
         records.append(record)
     table = pd.DataFrame(records)
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
-    empty = [c for c in table.columns if " vs " in c and (table[c] == "-").all()]
+    empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(labels, table.drop(columns=empty), notes)
 
 
@@ -137,14 +137,25 @@ def _natural(labels: pd.Series) -> pd.Series:
     """"run 2" before "run 10"; "JDK 17..." before "JDK 25..."; "native" last."""
     return labels.map(lambda text: (text == "native", [int(p) if p.isdigit() else p for p in
                                                         text.replace(".", " ").split()]))
-def _versus(row, base) -> str:
-    """How ``row`` compares with ``base``, as a cell: "1.23x [1.10-1.37] faster" or "not significant"."""
-    if row is None or base is None:
-        return "-"
-    ratio = speedup(RatioKind.ACROSS, "", row, base)
-    if not ratio.significant:
-        return ratio.describe()
-    return f"{ratio.describe()} {'faster' if ratio.value > 1 else 'slower'}"
+@dataclass(frozen=True)
+class Versus:
+    """A cell comparing a column's row with the first column's: text for people, numbers for JSON."""
+    ratio: Ratio | None  # None: nothing to compare (no row on one side)
+
+    def __str__(self) -> str:  # "1.23x [1.10-1.37] faster", or "... not significant", or "-"
+        if self.ratio is None:
+            return "-"
+        if not self.ratio.significant:
+            return self.ratio.describe()
+        return f"{self.ratio.describe()} {'faster' if self.ratio.value > 1 else 'slower'}"
+
+    def as_dict(self) -> dict | None:
+        return self.ratio.as_dict() if self.ratio else None
+
+
+def _versus(row, base) -> Versus:
+    """How ``row`` compares with ``base``."""
+    return Versus(None if row is None or base is None else speedup(RatioKind.ACROSS, "", row, base))
 
 
 def _hardware_notes(frame: pd.DataFrame) -> list[str]:
