@@ -62,6 +62,20 @@ def planted_jdk(folder: Path, real: Path, record: str) -> Path:
 
 
 
+def stop_jvm(process: subprocess.Popen) -> None:
+    """End a JVM a test started, leaving /tmp as it was: SIGTERM lets it remove its attach socket
+    and perf data itself (a killed one leaves /tmp/.java_pid<pid> and hsperfdata behind)."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    leftovers = [Path(f"/tmp/.java_pid{process.pid}"), *Path(tempfile.gettempdir()).glob(f"hsperfdata_*/{process.pid}")]
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
+
+
 PROVIDER_JARS = Path(__file__).resolve().parent.parent / "build" / "providers"
 
 

