@@ -41,12 +41,11 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
 
 
 def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True,
-                  with_setting: bool = True, with_shape: bool = False) -> str:
+                  with_setting: bool = True) -> str:
     """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
-    shape (``with_shape``: where rows of several shapes stand together), and how many loops ran at once."""
+    and how many loops ran at once."""
     engine = name_of(row, with_jdk)
     size = f" {row.message_bytes} B" if with_size else ""
-    size += f" {row.shape}" if with_shape and isinstance(getattr(row, "shape", None), str) else ""
     direction = getattr(row, "direction", None)
     decrypting = " decrypt" if direction == "decrypt" else ""  # rows saved before decrypt existed encrypted
     parallel = f" | {threads(row)} threads" if with_threads and threads(row) > 1 else ""
@@ -92,12 +91,14 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # In run order, so that where a configuration repeats in a column the latest run's is kept.
     frame = number_runs(frame).sort_values("started_utc", kind="stable", na_position="first")
     by_jdk, by_threads, by_setting = columns == "jdk", columns == "threads", columns == "setting"
-    # The shape tells rows apart wherever both stand together (a C loop run of message and stream).
-    shapes = "shape" in frame and frame["shape"].nunique() > 1
-    frame = frame.assign(
-        configuration=[configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting,
-                                     with_shape=shapes) for r in frame.itertuples()],
-        column=[_column(r, columns) for r in frame.itertuples()])
+    labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting)
+                 for r in frame.itertuples()]
+    # The shape is named where it alone tells rows apart (a C loop run of message and stream).
+    if "shape" in frame:
+        shapes = frame.assign(label=labels_of).groupby("label")["shape"].nunique()
+        labels_of = [f"{label} {row.shape}" if shapes[label] > 1 and isinstance(row.shape, str) else label
+                     for label, row in zip(labels_of, frame.itertuples())]
+    frame = frame.assign(configuration=labels_of, column=[_column(r, columns) for r in frame.itertuples()])
     # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
     in_run_order = columns in ("host", "setting")
     labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
