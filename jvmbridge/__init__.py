@@ -1,5 +1,5 @@
 """jvmbridge: is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
-__version__ = "0.2.0"  # CHANGELOG.md says what each version brought
+__version__ = "0.3.0"  # CHANGELOG.md says what each version brought
 
 __all__ = ["compare", "load"]
 

@@ -19,7 +19,7 @@ def run_comparison(request: CompareRequest, progress: Progress | None = None,
 
 
 def compare(iterations: int | float | str | None = None, *, round_seconds: float = ROUND_SECONDS,
-            rounds: int = Sampling.rounds, threads: int = Sampling.threads, forks: int = Sampling.forks,
+            rounds: int = Sampling.rounds, threads: int = Sampling.threads, forks: int | None = None,
             max_forks: int | None = None, target_error: float = TARGET_ERROR,
             ciphers: Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shapes: Iterable[str] = ("message",),

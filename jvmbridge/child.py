@@ -186,9 +186,14 @@ def _load(result_path: str) -> dict | None:
         return json.load(f)
 
 
-def rounds_of(outcomes: list[ChildOutcome]) -> list[dict]:
-    """Every timed round of every fork, in run order: the samples of one configuration."""
-    return [r for outcome in outcomes for r in outcome.answer["rounds"]]
+def fork_rounds(outcomes: list[ChildOutcome]) -> list[list[dict]]:
+    """Each fork's timed rounds, in run order: the samples of one configuration, by fork."""
+    return [outcome.answer["rounds"] for outcome in outcomes]
+
+
+def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
+    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.steady)."""
+    return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
 
 
 def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object]], samplings: list[Sampling],
@@ -211,7 +216,7 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
     failed: list[ChildOutcome | None] = [None] * len(parts)
 
     def short_of_forks(i: int) -> bool:
-        return failed[i] is None and samplings[i].wants_another_fork(rounds_of(done[i]), len(done[i]))
+        return failed[i] is None and samplings[i].wants_another_fork(fork_rounds(done[i]), fork_warmups(done[i]))
 
     def take(pending: list[int], outcome: ChildOutcome) -> list[dict] | None:
         """Each answer the child gave to its part, kept or failed; the answers (None: none came back)."""

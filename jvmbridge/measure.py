@@ -6,6 +6,7 @@ engine's own loop, so call overhead between Python and the engine stays out of t
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -31,6 +32,7 @@ class Warmup:
     seconds: float
     steady: bool  # False: the time limit ran out before the chunks agreed
     ns_per_op: float  # the last chunk's speed, used to size rounds to a duration
+    chunks: list[float]  # ns/op of each chunk of full length, in order: what jvmbridge.steady reads
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -44,17 +46,20 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
     chunk, total = 1, 0
     recent: list[float] = []
     marks: list[float] = []
+    full: list[float] = []
     started = time.perf_counter()
     while True:
         elapsed_ns = max(run(chunk), 1)
         total += chunk
         recent = (recent + [elapsed_ns / chunk])[-STEADY_WINDOW:]
+        if elapsed_ns >= CHUNK_SECONDS * 1e9 / 2:  # shorter ones are the timer's and the first calls' noise
+            full.append(elapsed_ns / chunk)
         marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
         steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
                   and (max(recent) - min(recent)) / min(recent) <= tolerance)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
-            return Warmup(total, spent, steady, recent[-1])
+            return Warmup(total, spent, steady, recent[-1], full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:
             # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
             chunk = max(chunk, min(chunk * 10, int(chunk * CHUNK_SECONDS * 1e9 / elapsed_ns)))
@@ -84,8 +89,11 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
                  counters: dict[str, Activity] | None = None) -> list[dict]:
     """One timed round of each count of operations; ``copies`` loops ran each count at once.
     ``counters`` (e.g. the JVM's GC and JIT milliseconds) are read around each round, and how far
-    each moved is kept beside the round: what else the process did while it was timed."""
-    counters = counters or {}
+    each moved is kept beside the round: what else the process did while it was timed. Always
+    read: the host's steal time; with one copy (the loop runs on this thread), the thread's CPU
+    time and its run-queue wait, which tell a round slowed by other work from a slow loop."""
+    counters = {**(counters or {}), **({"cpu_ns": time.thread_time_ns, "wait_ns": run_queue_wait_ns}
+                                       if copies == 1 else {}), "steal_ns": steal_ns}
     rounds = []
     for n in counts:
         before = {name: read() for name, read in counters.items()}
@@ -93,6 +101,30 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
         rounds.append({"iterations": n * copies, "ns": ns,
                        **{name: read() - before[name] for name, read in counters.items()}})
     return rounds
+
+
+def run_queue_wait_ns() -> int:
+    """Nanoseconds this thread has spent runnable but waiting for a CPU (schedstat's second field);
+    0 where the kernel does not keep it."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+_TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def steal_ns() -> int:
+    """Nanoseconds the hypervisor has run something else while this guest wanted its vCPUs
+    (/proc/stat's steal), per vCPU on average; 0 where not reported."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(int(fields[8]) * _TICK_NS / (os.cpu_count() or 1))
+    except (OSError, IndexError, ValueError):
+        return 0
 
 
 @contextmanager
@@ -142,6 +174,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
 
 
 def merge_warmups(warmups: list[dict]) -> dict:
-    """One account of several forks' warm-ups: totals, and steady only if every fork got there."""
+    """One account of several forks' warm-ups: totals, and steady only if every fork got there
+    (each fork's chunks stay with its rounds: jvmbridge.steady)."""
     return {"iterations": sum(w["iterations"] for w in warmups), "seconds": sum(w["seconds"] for w in warmups),
             "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"]}

@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jvmbridge.stats import CONFIDENCE, FEW_SAMPLES, Summary, forks_for
+from jvmbridge.stats import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
+from jvmbridge.steady import Steadiness
 from jvmbridge.workload import MAX_FORKS
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
@@ -25,7 +26,9 @@ class NoteKind(Enum):
     with it (printed once per output, however many rows it applies to)."""
     INVALID = "invalid"  # the loop computed wrong bytes: the figures time broken code
     NOT_AS_REQUESTED = "not-as-requested"  # the running state read back differs from the request
-    NOISY = "noisy"  # rounds vary more than NOISY_RSD
+    NOISY = "noisy"  # rounds inside forks vary more than NOISY_RSD
+    DISTURBED = "disturbed"  # rounds that lost time to other work, set aside from the figure
+    LEVELS = "levels"  # forks settled at distinct speeds
     IMPRECISE = "imprecise"  # the interval is wider than the run aimed for
     FEW_SAMPLES = "few-samples"
     NOT_STEADY = "not-steady"  # warm-up ran out before the speed settled
@@ -39,9 +42,9 @@ class NoteKind(Enum):
         return _HINTS.get(self)
 
 
-_PRECISION_HINT = "more --max-forks, a longer --round-time or a quieter machine helps"
+_PRECISION_HINT = "more --max-forks or a quieter machine helps"
 _HINTS = {NoteKind.NOISY: _PRECISION_HINT, NoteKind.IMPRECISE: _PRECISION_HINT,
-          NoteKind.FEW_SAMPLES: "more --rounds or --forks helps",
+          NoteKind.FEW_SAMPLES: "more --forks helps",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
 
 
@@ -85,7 +88,7 @@ class Measurement:
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
         the relative interval the run aimed for, noted when not reached."""
         s = self.summary
-        ops_per_s = 1e9 / s.median_ns
+        ops_per_s = 1e9 / s.figure_ns
         one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
         warmup = self.warmup or {}
         return Result(
@@ -93,10 +96,15 @@ class Measurement:
             accelerated=self.accelerated, as_requested=self.as_requested, verified_state=self.verified_state,
             cipher=self.cipher, direction=self.direction, shape=self.shape, message_bytes=self.message_bytes,
             threads=self.threads,
-            ns_per_op=s.median_ns, ns_per_op_min=s.min_ns, ns_per_op_max=s.max_ns, ns_per_op_mean=s.mean_ns,
-            ns_per_op_error=s.error_ns if math.isfinite(s.error_ns) else None, confidence=CONFIDENCE,
-            rsd=s.rsd, rounds=s.rounds, forks=s.forks, iterations=s.iterations,
-            round_ns_per_op=list(s.per_round_ns),
+            ns_per_op=s.figure_ns, ns_per_op_min=s.min_ns, ns_per_op_max=s.max_ns,
+            ns_per_op_error=_finite(s.error_ns), confidence=CONFIDENCE, statistic=STATISTIC,
+            fork_ns_per_op=list(s.fork_ns), levels=[level.as_dict() for level in s.levels],
+            jmh_score=s.jmh_score_ns, jmh_error=_finite(s.jmh_error_ns),
+            rsd=s.rsd, rounds=s.rounds, disturbed_rounds=s.disturbed_rounds, forks=s.forks, iterations=s.iterations,
+            round_ns_per_op=list(s.per_round_ns), round_iterations=list(s.round_iterations),
+            round_fork=list(s.round_fork),
+            round_lost_share=list(s.disturbed), round_counters=list(s.round_counters),
+            round_set_aside=list(s.set_aside), fork_steadiness=[kind.value for kind in s.steadiness],
             ops_per_s=ops_per_s, ops_per_s_per_thread=ops_per_s / self.threads,
             mb_per_s=ops_per_s * self.message_bytes / 1e6,
             openssl_kbytes_per_s=ops_per_s * self.message_bytes / 1e3,
@@ -118,19 +126,26 @@ class Measurement:
         if not self.as_requested:
             notes.append(Note(NoteKind.NOT_AS_REQUESTED, f"NOT AS REQUESTED: running state is {self.verified_state}"))
         notes += [Note(NoteKind.ENGINE, text) for text in self.notes]
+        if s.disturbed_rounds:
+            notes.append(Note(NoteKind.DISTURBED, disturbed(s)))
         if s.noisy:
-            notes.append(Note(NoteKind.NOISY, f"noisy: rounds vary by {s.rsd:.1%} (rsd)"))
-        if s.rounds < FEW_SAMPLES:  # no interval worth reading, nor a noise to forecast from
+            notes.append(Note(NoteKind.NOISY, f"noisy: rounds inside a fork vary by {s.rsd:.1%} (rsd)"))
+        if s.levels:
+            shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
+                              f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
+            notes.append(Note(NoteKind.LEVELS, f"{len(s.levels)} levels: {shown}; forks settle at distinct speeds, "
+                                               "so the figure is their mean and more forks would not narrow it"))
+        elif s.few_forks:  # no interval worth reading, nor a spread to forecast from
             notes.append(Note(NoteKind.FEW_SAMPLES, few_samples(s)))
         elif target_error is not None and s.relative_error > target_error:
             needed = forks_for(s, target_error, MAX_FORKS)
             notes.append(Note(NoteKind.IMPRECISE,
-                              f"interval ±{s.relative_error:.1%} after {s.forks} fork(s), wider than the "
-                              f"±{target_error * 100:g}% aimed for " + (f"(at this noise about {needed} forks would reach it)"
-                                                                        if needed else
-                                                                        f"(at this noise not even {MAX_FORKS} forks would)")))
+                              f"interval ±{s.relative_error:.1%} after {len(s.fork_ns)} forks, wider than the "
+                              f"±{target_error * 100:g}% aimed for " + (f"(at this spread between forks about {needed} "
+                                                                        "forks would reach it)" if needed else
+                                                                        f"(at this spread not even {MAX_FORKS} forks would)")))
         if self.busy:
-            timed_ms = s.mean_ns * s.iterations / self.threads / 1e6
+            timed_ms = s.jmh_score_ns * s.iterations / self.threads / 1e6
             gc_share = self.busy["gc_ms"] / timed_ms
             if gc_share >= GC_SHARE_NOTED or self.busy["jit_ms"]:
                 notes.append(Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
@@ -138,13 +153,15 @@ class Measurement:
         if self.warmup is not None and not self.warmup["steady"]:
             notes.append(Note(NoteKind.NOT_STEADY,
                               f"steady state not reached in {self.warmup['seconds']:.1f} s of warm-up"))
+        if unsettled := unsteady(s):
+            notes.append(Note(NoteKind.NOT_STEADY, unsettled))
         return notes
 
 
 @dataclass
 class Result:
-    """One measured configuration, as saved and reported. Times are ns per message (median over
-    every round of every fork; the interval is of the mean, as JMH's); rates are per second."""
+    """One measured configuration, as saved and reported. Times are ns per message (see
+    ``statistic``: the fork is the unit); rates are per second, from ns_per_op."""
     engine: str
     implementation: str
     setting: str
@@ -156,17 +173,28 @@ class Result:
     shape: str
     message_bytes: int
     threads: int
-    ns_per_op: float
-    ns_per_op_min: float
+    ns_per_op: float  # the figure: mean over forks of each fork's lower quartile of undisturbed rounds
+    ns_per_op_min: float  # over undisturbed rounds
     ns_per_op_max: float
-    ns_per_op_mean: float
-    ns_per_op_error: float | None  # half-width of the `confidence` interval of the mean; None: one sample
+    ns_per_op_error: float | None  # half-width of the `confidence` interval over forks; None: fewer than 2
     confidence: float
-    rsd: float
+    statistic: str  # how ns_per_op and its interval were computed, in words
+    fork_ns_per_op: list[float]  # each fork's summary: the lower quartile of its undisturbed rounds
+    levels: list[dict]  # [{"ns_per_op", "forks"}, ...] where forks settled at distinct speeds; else []
+    jmh_score: float  # JMH's Score: the mean of every round, pooled
+    jmh_error: float | None  # JMH's Error: half-width of the 99.9% interval of that mean; None: one round
+    rsd: float  # of rounds inside their forks (undisturbed ones)
     rounds: int
+    disturbed_rounds: int  # rounds set aside: lost more than DISTURBED_SHARE of their time to other work
     forks: int
     iterations: int
-    round_ns_per_op: list[float]
+    round_ns_per_op: list[float]  # every round, in run order
+    round_iterations: list[int]  # messages in each round
+    round_fork: list[int]  # each round's fork (0, 1, ...)
+    round_lost_share: list[float]  # each round's share of wall time lost to run-queue wait and steal
+    round_counters: list[dict]  # each round's telemetry: cpu_ns, wait_ns, steal_ns, gc_ms, jit_ms where read
+    round_set_aside: list[str]  # per round: "" (in the figure), "disturbed" or "warm-up" (before its fork settled)
+    fork_steadiness: list[str]  # per fork: flat, warm-up, slowdown or no steady state; [] where not found
     ops_per_s: float
     ops_per_s_per_thread: float
     mb_per_s: float
@@ -190,13 +218,48 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+STATISTIC = (f"the mean over forks of each fork's {FORK_STATISTIC} of rounds, rounds that lost more than "
+             f"{DISTURBED_SHARE:.0%} of their time to other work set aside; interval: Student's t over forks "
+             f"at {CONFIDENCE:.0%}")
+
+
 def few_samples(s: Summary) -> str:
-    """What a row of too few samples for an interval shows instead: the samples' own range, and
-    how many more forks would give an interval worth reading (AESNITester's 2 forks of 1 round
-    gave ±5630%, a figure no one can use)."""
-    per_fork = max(1, s.rounds // s.forks)
-    more = -(-FEW_SAMPLES // per_fork) - s.forks
-    spread = f"; they range {s.min_ns:,.1f}-{s.max_ns:,.1f} ns/op" if s.rounds > 1 else ""
-    return (f"only {s.rounds} sample(s) ({s.forks} fork(s) of {per_fork} round(s)): too few for a "
-            f"{CONFIDENCE:.1%} interval to mean anything, so none is shown{spread}; {more} more fork(s) "
-            f"(--forks {s.forks + more}) would give one")
+    """What a row of too few forks for an interval shows instead: the forks' own range, and how
+    many more would give an interval worth reading (AESNITester's 2 forks of 1 round gave ±5630%,
+    a figure no one can use)."""
+    forks = len(s.fork_ns)
+    more = FEW_FORKS - forks
+    spread = f"; they range {min(s.fork_ns):,.1f}-{max(s.fork_ns):,.1f} ns/op" if forks > 1 else ""
+    return (f"only {forks} fork(s): too few for a {CONFIDENCE:.0%} interval over forks to mean anything, so "
+            f"none is shown{spread}; {more} more fork(s) (--forks {s.forks + more}) would give one")
+
+
+def disturbed(s: Summary) -> str:
+    """Which rounds were set aside, and how much of them other work took."""
+    causes: dict[str, list[float]] = {}
+    for share, counters in zip(s.disturbed, s.round_counters):
+        if share > DISTURBED_SHARE:
+            host = counters.get("steal_ns", 0) > counters.get("wait_ns", 0)
+            causes.setdefault("the host took the vCPU (steal)" if host else "other threads or processes held the CPU",
+                              []).append(share)
+    count = sum(map(len, causes.values()))
+    return f"{count} of {s.rounds} rounds disturbed, set aside: " + "; ".join(
+        f"{cause} for {min(shares):.0%}" + (f"-{max(shares):.0%}" if len(shares) > 1 else "")
+        + (f" of {'each' if len(shares) > 1 else 'it'}" if len(causes) == 1 else f" of {len(shares)} of them")
+        for cause, shares in causes.items())
+
+
+def unsteady(s: Summary) -> str | None:
+    """What the change points found (jvmbridge.steady), where a fork did not simply warm up before
+    its timed rounds: forks that slowed down or never settled, and timed rounds set aside as warm-up."""
+    odd = {kind: s.steadiness.count(kind) for kind in (Steadiness.SLOWDOWN, Steadiness.NO_STEADY_STATE)
+           if kind in s.steadiness}
+    said = [f"{count} of {len(s.steadiness)} forks {'slowed down, then settled' if kind is Steadiness.SLOWDOWN else 'never settled (no steady state)'}"
+            for kind, count in odd.items()]
+    if s.warmup_rounds:
+        said.append(f"{s.warmup_rounds} timed round(s) before their fork settled set aside as warm-up")
+    return "change points: " + "; ".join(said) if said else None
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None

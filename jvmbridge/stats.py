@@ -1,7 +1,24 @@
-"""Summaries of timed rounds: ns/op per round, then median, spread and a confidence interval.
+"""Summaries of timed rounds with the fork (a fresh process) as the unit.
 
-As JMH: every round of every fork is one sample, and the error is t(1 - (1 - level) / 2, N - 1)
-times s / sqrt(N), the half-width of the level-confidence interval of the mean.
+Kalibera & Jones ("Rigorous Benchmarking in Reasonable Time", ISMM 2013) treat the process as a
+level of its own: rounds inside one fork share its JIT decisions and memory layout, so pooling
+them as independent samples (JMH's Score ± Error) both overstates what spikes cost and hides how
+far forks differ. Here:
+
+- a round is *disturbed* when more than DISTURBED_SHARE of its wall time went to other threads or
+  processes (its thread waited on the run queue) or to the host (steal): it stays in the record
+  and out of the figure;
+- each fork is summarised by FORK_STATISTIC of its undisturbed rounds (benchmarks/README.md,
+  "Which statistic of a fork": the most reproducible here across forks and runs);
+- the row's figure is the mean of the fork summaries, its interval Student's t over them
+  (forks - 1 degrees of freedom) at CONFIDENCE: the spread of fork summaries carries both the
+  spread of rounds inside forks and that between forks. How many forks run is decided from the
+  first ones (Stein's two-stage procedure), and the interval is never narrower than Stein's from
+  those: deciding on whatever spread the forks so far happened to show would stop on luck, and
+  such intervals cover the true value less often than they claim (tests/test_stats.py);
+- fork summaries in groups far apart, compared with the spread inside forks, are *levels*.
+
+JMH's pooled Score ± Error (99.9%) over every round is kept beside, for reading next to JMH output.
 """
 from __future__ import annotations
 
@@ -9,25 +26,55 @@ import math
 import statistics
 from dataclasses import dataclass
 
-CONFIDENCE = 0.999  # JMH's level
-# Above this relative standard deviation across rounds a figure is called noisy.
+from jvmbridge.steady import STEADY_ROUNDS, Steadiness, classify
+
+CONFIDENCE = 0.95
+FORK_STATISTIC = "lower quartile"  # of a fork's undisturbed rounds; see fork_summary and benchmarks/README.md
+JMH_CONFIDENCE = 0.999  # JMH's level, for its pooled Score ± Error
+# A round that lost more than this share of its wall time to other threads, processes or the host.
+DISTURBED_SHARE = 0.02
+# Above this relative standard deviation of rounds inside a fork a figure is called noisy.
 NOISY_RSD = 0.05
-# Fewer samples than this make any interval too wide to mean much.
-FEW_SAMPLES = 5
+# Fewer forks than this make an interval over forks too wide to mean much (t(0.975, 1) = 12.7).
+FEW_FORKS = 3
+# Fork summaries form levels where neighbours (sorted) lie further apart than this share of the
+# figure and LEVEL_SPREADS times the robust spread of rounds inside forks, and each group has at
+# least LEVEL_FORKS forks (one fork apart is as likely a fork that met more noise).
+LEVEL_GAP = 0.03
+LEVEL_SPREADS = 4.0
+LEVEL_FORKS = 2
+
+
+@dataclass(frozen=True)
+class Level:
+    ns_per_op: float  # the mean of its forks' summaries
+    forks: int
+
+    def as_dict(self) -> dict:
+        return {"ns_per_op": self.ns_per_op, "forks": self.forks}
 
 
 @dataclass(frozen=True)
 class Summary:
-    median_ns: float
-    min_ns: float
+    figure_ns: float  # the mean over forks of each fork's FORK_STATISTIC
+    error_ns: float  # half-width of its CONFIDENCE interval over forks; inf with fewer than 2 forks
+    fork_ns: tuple[float, ...]  # each fork's summary, in run order (forks with no undisturbed round left out)
+    min_ns: float  # over the undisturbed rounds
     max_ns: float
-    mean_ns: float
-    error_ns: float  # half-width of the CONFIDENCE interval of the mean; inf with one sample
-    rsd: float  # relative standard deviation of the per-round ns/op, 0 with a single round
-    rounds: int  # samples: rounds of all forks
-    forks: int
+    rsd: float  # relative standard deviation of undisturbed rounds inside their forks (pooled)
+    jmh_score_ns: float  # JMH's Score: the mean of every round of every fork, disturbed or not
+    jmh_error_ns: float  # JMH's Error: t(0.9995, N - 1) s / sqrt(N) over those rounds; inf with one
+    rounds: int  # every round of every fork
+    forks: int  # forks run
     iterations: int
     per_round_ns: tuple[float, ...]  # ns/op of each round, in run order
+    round_iterations: tuple[int, ...]  # messages in each round
+    round_fork: tuple[int, ...]  # which fork (0, 1, ...) each round ran in
+    disturbed: tuple[float, ...]  # per round: share of its wall time lost to other work (0: none seen)
+    levels: tuple[Level, ...]  # empty, or two or more
+    round_counters: tuple[dict, ...]  # per round, what else was read around it (cpu_ns, wait_ns, gc_ms, ...)
+    set_aside: tuple[str, ...]  # per round: "" (in the figure), "disturbed", or "warm-up" (before its fork settled)
+    steadiness: tuple[Steadiness, ...]  # per fork where its warm-up was recorded (jvmbridge.steady); else ()
 
     @property
     def noisy(self) -> bool:
@@ -35,84 +82,157 @@ class Summary:
 
     @property
     def relative_error(self) -> float:
-        return self.error_ns / self.mean_ns
+        return self.error_ns / self.figure_ns
+
+    @property
+    def disturbed_rounds(self) -> int:
+        return self.set_aside.count("disturbed")
+
+    @property
+    def warmup_rounds(self) -> int:
+        return self.set_aside.count("warm-up")
+
+    @property
+    def few_forks(self) -> bool:
+        return len(self.fork_ns) < FEW_FORKS
 
 
-def summarize(rounds: list[dict], forks: int = 1) -> Summary:
-    """``rounds`` as the engines report them: [{"iterations": n, "ns": elapsed}, ...]."""
-    per_op = [r["ns"] / r["iterations"] for r in rounds]
-    mean = statistics.fmean(per_op)
-    if len(per_op) > 1:
-        stdev = statistics.stdev(per_op)
-        error = half_width(stdev, len(per_op))
-    else:
-        stdev, error = 0.0, math.inf
-    return Summary(statistics.median(per_op), min(per_op), max(per_op), mean, error, stdev / mean,
-                   len(per_op), forks, sum(r["iterations"] for r in rounds), tuple(per_op))
+def lost_share(round_: dict) -> float:
+    """The share of a round's wall time its thread spent waiting for a CPU (schedstat's run-queue
+    wait) or the host took from this guest (steal, per vCPU); 0 where neither was measured."""
+    return (round_.get("wait_ns", 0) + round_.get("steal_ns", 0)) / max(round_["ns"], 1)
 
 
-def half_width(stdev: float, samples: int) -> float:
-    """The CONFIDENCE interval's half-width for the mean of ``samples`` samples with this standard
-    deviation (relative in, relative out): t(1 - (1 - CONFIDENCE) / 2, samples - 1) x stdev / sqrt(samples)."""
-    return t_quantile(1 - (1 - CONFIDENCE) / 2, samples - 1) * stdev / math.sqrt(samples)
+def fork_summary(per_op: list[float]) -> float:
+    """FORK_STATISTIC of one fork's undisturbed rounds (ns/op). Noise here only ever slows a round
+    (up to 3 of 4 may be slowed and this does not move), and forks reproduce their fast end best:
+    of the mean, median, lower quartile, 20% trimmed mean, shorth and minimum, the lower quartile
+    and the minimum varied least between forks (benchmarks/README.md), and the minimum is one
+    round's luck. A quartile still holds costs every round pays (the JVM's GC runs many times a
+    round)."""
+    return statistics.quantiles(per_op, n=4, method="inclusive")[0] if len(per_op) > 1 else per_op[0]
 
 
-def precise_enough(rounds: list[dict], target: float) -> bool:
-    """Whether the CONFIDENCE interval of the mean of ``rounds`` lies within ±target (relative) of it."""
-    return summarize(rounds).relative_error <= target
+def summarize(forks: list[list[dict]], first_stage: int | None = None,
+              warmups: list[list[float]] | None = None) -> Summary:
+    """``forks``: each fork's rounds as the engines report them: [{"iterations": n, "ns": elapsed,
+    and where measured "wait_ns", "steal_ns", ...}, ...]; ``first_stage``: how many of them decided
+    how many to run (forks_needed), whose Stein interval the row's may not be narrower than;
+    ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.steady)."""
+    every = [r for rounds in forks for r in rounds]
+    per_op = [r["ns"] / r["iterations"] for r in every]
+    lost = [lost_share(r) for r in every]
+    steadiness, set_aside, kept = [], [], []  # kept: per fork, the ns/op of the rounds in its summary
+    at = 0
+    for index, rounds in enumerate(forks):
+        own = per_op[at:at + len(rounds)]
+        settled = classify(warmups[index], own) if warmups is not None and len(own) >= STEADY_ROUNDS else None
+        if settled:
+            steadiness.append(settled.kind)
+        why = ["warm-up" if settled and i < settled.first_round else "disturbed" if lost[at + i] > DISTURBED_SHARE
+               else "" for i in range(len(own))]
+        set_aside += why
+        kept.append([value for value, reason in zip(own, why) if not reason])
+        at += len(rounds)
+    kept = [fork for fork in kept if fork]
+    if not kept:  # every round set aside: the figure is the least disturbed rounds' own
+        kept = [[value for value, share in zip(per_op, lost) if share == min(lost)]]
+    fork_ns = [fork_summary(fork) for fork in kept]
+    figure = statistics.fmean(fork_ns)
+    error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
+    if first_stage and 1 < first_stage < len(fork_ns):
+        error = max(error, stein_half_width(fork_ns[:first_stage], len(fork_ns)))
+    undisturbed = [value for fork in kept for value in fork]
+    jmh_error = (half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf)
+    return Summary(figure, error, tuple(fork_ns), min(undisturbed), max(undisturbed), within_fork_rsd(kept),
+                   statistics.fmean(per_op), jmh_error, len(every), len(forks), sum(r["iterations"] for r in every),
+                   tuple(per_op), tuple(r["iterations"] for r in every),
+                   tuple(i for i, rounds in enumerate(forks) for _ in rounds), tuple(lost),
+                   levels(fork_ns, _robust_within_rsd(kept)),
+                   tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
+                   tuple(set_aside), tuple(steadiness))
+
+
+def within_fork_rsd(forks: list[list[float]]) -> float:
+    """The rounds' standard deviation inside their forks (pooled over forks), relative to the mean."""
+    squares = sum((value - statistics.fmean(fork)) ** 2 for fork in forks for value in fork)
+    freedom = sum(len(fork) - 1 for fork in forks)
+    mean = statistics.fmean([value for fork in forks for value in fork])
+    return math.sqrt(squares / freedom) / mean if freedom else 0.0
+
+
+def _robust_within_rsd(forks: list[list[float]]) -> float:
+    """The median over forks of each fork's median absolute deviation (scaled to a standard
+    deviation) relative to its median: the spread inside forks that one-sided spikes do not inflate."""
+    spreads = [1.4826 * statistics.median([abs(v - statistics.median(fork)) for v in fork]) / statistics.median(fork)
+               for fork in forks if len(fork) > 1]
+    return statistics.median(spreads) if spreads else 0.0
+
+
+def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
+    """Groups of fork summaries separated by gaps wider than LEVEL_GAP of the figure and
+    LEVEL_SPREADS times the spread inside forks, LEVEL_FORKS or more in each; () otherwise."""
+    if len(fork_ns) < 2:
+        return ()
+    gap = max(LEVEL_GAP, LEVEL_SPREADS * within_rsd) * statistics.fmean(fork_ns)
+    ordered = sorted(fork_ns)
+    groups = [[ordered[0]]]
+    for value in ordered[1:]:
+        if value - groups[-1][-1] > gap:
+            groups.append([])
+        groups[-1].append(value)
+    if len(groups) < 2 or min(map(len, groups)) < LEVEL_FORKS:
+        return ()
+    return tuple(Level(statistics.fmean(group), len(group)) for group in groups)
+
+
+def stein_half_width(first: list[float], forks: int) -> float:
+    """Stein's interval for the mean of ``forks`` samples whose count the ``first`` chose: their
+    standard deviation and degrees of freedom, over the square root of all."""
+    return t_quantile(1 - (1 - CONFIDENCE) / 2, len(first) - 1) * statistics.stdev(first) / math.sqrt(forks)
+
+
+def half_width(stdev: float, samples: int, confidence: float = CONFIDENCE) -> float:
+    """The ``confidence`` interval's half-width for the mean of ``samples`` samples with this standard
+    deviation (relative in, relative out): t(1 - (1 - confidence) / 2, samples - 1) x stdev / sqrt(samples)."""
+    return t_quantile(1 - (1 - confidence) / 2, samples - 1) * stdev / math.sqrt(samples)
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The p-quantile of Student's t with df degrees of freedom."""
+    from scipy.special import stdtrit  # 0.2 s to import: only where an interval is computed
+
+    return float(stdtrit(df, p))
+
+
+def forks_needed(first: list[list[dict]], target: float, limit: int, warmups: list[list[float]] | None = None) -> int:
+    """How many forks in all bring Stein's CONFIDENCE interval within ±target (relative), from the
+    spread of the ``first`` (at least as many, at most ``limit``); as many as there are when they
+    sit at levels (no number of forks narrows that: the row names them)."""
+    summary = summarize(first, warmups=warmups)
+    if summary.levels:
+        return len(first)
+    if len(summary.fork_ns) < 2:
+        return limit
+    relative = stein_half_width(list(summary.fork_ns), 1) / summary.figure_ns
+    return max(len(first), min(limit, math.ceil((relative / target) ** 2)))
 
 
 def forks_for(summary: Summary, target: float, limit: int) -> int | None:
-    """How many forks of this summary's rounds per fork would bring its interval within ±target
-    (relative) if the rounds kept varying as they did; None beyond ``limit``. A forecast for a row
-    that missed its target, not a promise: a machine's noise comes and goes."""
-    per_fork = max(1, summary.rounds // summary.forks)
+    """How many forks would bring this summary's interval within ±target (relative) if fork
+    summaries kept varying as they did; None beyond ``limit`` or with fewer than 2 to go by. A
+    forecast for a row that missed its target, not a promise: a machine's noise comes and goes."""
+    if len(summary.fork_ns) < 2:
+        return None
+    spread = statistics.stdev(summary.fork_ns) / summary.figure_ns
 
     def reaches(forks: int) -> bool:
-        samples = forks * per_fork
-        return samples > 1 and half_width(summary.rsd, samples) <= target
+        return forks > 1 and half_width(spread, forks) <= target
 
     if not reaches(limit):
         return None
-    low, high = 1, limit  # the error only shrinks with more samples: bisect for the fewest that reach
+    low, high = 2, limit  # the error only shrinks with more forks: bisect for the fewest that reach
     while low < high:
         middle = (low + high) // 2
         low, high = (low, middle) if reaches(middle) else (middle + 1, high)
     return low
-
-
-def t_quantile(p: float, df: int) -> float:
-    """The p-quantile of Student's t with df degrees of freedom (bisection on the CDF)."""
-    low, high = 0.0, 1e4
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if _t_cdf(middle, df) < p else (low, middle)
-    return (low + high) / 2
-
-
-def _t_cdf(t: float, df: int) -> float:
-    """P(T <= t) for t >= 0, through the regularized incomplete beta function."""
-    return 1 - 0.5 * _incomplete_beta(df / 2, 0.5, df / (df + t * t))
-
-
-def _incomplete_beta(a: float, b: float, x: float) -> float:
-    """I_x(a, b) by its continued fraction (Numerical Recipes, betacf)."""
-    if x <= 0 or x >= 1:
-        return 0.0 if x <= 0 else 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x > (a + 1) / (a + b + 2):
-        return 1 - _incomplete_beta(b, a, 1 - x)
-    c, d = 1.0, 1 - (a + b) * x / (a + 1)
-    d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-    fraction = d
-    for m in range(1, 300):
-        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
-            d = 1 + numerator * d
-            d = 1 / (d if abs(d) > 1e-300 else 1e-300)
-            c = 1 + numerator / c
-            c = c if abs(c) > 1e-300 else 1e-300
-            fraction *= d * c
-        if abs(d * c - 1) < 1e-15:
-            break
-    return front * fraction / a

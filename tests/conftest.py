@@ -1,6 +1,7 @@
 """Shared helpers: the real CLI in a subprocess, and the JDKs this machine has."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -105,8 +106,9 @@ def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
 
 @pytest.fixture(scope="session")
 def quick() -> list[str]:
-    """Options for a short but real measurement: 2 forks of 3 rounds of 0.1 s (a fixed count)."""
-    return ["--round-time", "0.1", "--rounds", "3", "--max-forks", "2", "--quiet"]
+    """Options for a short but real measurement: 2 forks of 3 rounds of 0.1 s (a fixed count; too
+    few for the table to show an interval, the data still has one)."""
+    return ["--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet"]
 
 
 TESTS = Path(__file__).resolve().parent
@@ -198,9 +200,11 @@ def arm64_rootfs() -> Path:
 
 
 # jvmbridge itself on arm64: Debian 13's Python with jvmbridge's dependencies at versions it accepts
-# (JPype 1.5, pandas 2.2, cryptography 43, click 8.1) and OpenJDK 21, no pip needed.
-ARM64_PYTHON_PACKAGES = ("python3,python3-jpype,python3-pandas,python3-click,python3-cryptography,"
+# (JPype 1.5, pandas 2.2, cryptography 43, click 8.1, scipy 1.15) and OpenJDK 21, no pip needed.
+ARM64_PYTHON_PACKAGES = ("python3,python3-jpype,python3-pandas,python3-click,python3-cryptography,python3-scipy,"
                          "openjdk-21-jre-headless,openssl")
+# What Debian does not package, from PyPI's aarch64 wheels for trixie's Python 3.13.
+ARM64_PYTHON_WHEELS = ("ruptures==1.1.10",)
 ARM64_JAVA_HOME = "/usr/lib/jvm/java-21-openjdk-arm64"
 REPO = Path(__file__).resolve().parent.parent
 
@@ -215,6 +219,14 @@ def _python_root_finish(building: Path) -> None:
         (libs / Path(library).name).symlink_to(library)
     for folder in ("proc", "src", "root"):
         (building / folder).mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as wheels:
+        fetched = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                                  "--platform", "manylinux2014_aarch64", "--python-version", "3.13", "-d", wheels,
+                                  *ARM64_PYTHON_WHEELS], capture_output=True, text=True)
+        if fetched.returncode != 0:
+            _cannot(f"pip could not fetch {', '.join(ARM64_PYTHON_WHEELS)} for arm64: {fetched.stderr.strip()[-300:]}")
+        for wheel in Path(wheels).glob("*.whl"):
+            zipfile.ZipFile(wheel).extractall(building / "usr" / "lib" / "python3" / "dist-packages")
 
 
 @pytest.fixture(scope="session")
@@ -226,10 +238,13 @@ def arm64_python_root() -> Path:
     namespaces = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, text=True)
     if namespaces.returncode != 0:
         _cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
-    root = _debian_arm64_root("arm64-python-root-trixie", "trixie", ARM64_PYTHON_PACKAGES, _python_root_finish,
-                              tools=("unshare",))
+    # Named by its packages: a root cached before a package was added is not taken for this one.
+    packages = hashlib.sha256(" ".join((ARM64_PYTHON_PACKAGES, *ARM64_PYTHON_WHEELS)).encode()).hexdigest()[:8]
+    root = _debian_arm64_root(f"arm64-python-root-trixie-{packages}", "trixie", ARM64_PYTHON_PACKAGES,
+                              _python_root_finish, tools=("unshare",))
     if not (root / "ready").is_file():
-        warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas", module=False)
+        warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas, ruptures, scipy.special",
+                                   module=False)
         if warm.returncode != 0:
             _cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()

@@ -47,11 +47,11 @@ class FakeEngine(Engine):
         sampling = workload.sampling
         size = workload.operation.message_bytes
         centre = self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
-        rounds = [{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
-                  for _ in range(sampling.rounds * sampling.forks)]
+        forks = [[{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
+                  for _ in range(sampling.rounds)] for _ in range(sampling.forks)]
         return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
                            accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
-                           summary=summarize(rounds, sampling.forks), ciphertext=None)
+                           summary=summarize(forks, sampling.forks), ciphertext=None)
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
     comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
     table = render("compare", "table", comparison)
-    assert table.count("more --max-forks, a longer --round-time or a quieter machine helps") == 1
+    assert table.count("more --max-forks or a quieter machine helps") == 1
     assert "  rows 1, 2, 3, 4: more --max-forks" in table
     assert all(any(n["kind"] == "imprecise" for n in row.notes) for row in comparison.frame.itertuples())
 
@@ -132,7 +132,7 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
                      output=tmp_path / "run.jsonl")
     assert comparison.frame.ns_per_op_error.isna().all()
     assert all(not r.significant and math.isinf(r.high) for r in comparison.ratios)
-    assert "rows 1, 2, 3, 4: more --rounds or --forks helps" in render("compare", "table", comparison)
+    assert "rows 1, 2, 3, 4: more --forks helps" in render("compare", "table", comparison)
 
 
 @pytest.mark.fast
@@ -142,12 +142,11 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
     comparison = run(plan(workloads(rounds=1, forks=2, max_forks=2), Matrix(engines=("one",))),
                      output=tmp_path / "run.jsonl")
     row = comparison.frame.iloc[0]
-    assert math.isfinite(row.ns_per_op_error)  # the data keeps JMH's figure
+    assert math.isfinite(row.ns_per_op_error)  # the data keeps the figure's t(0.975, 1) interval
     (note,) = [n for n in row.notes if n["kind"] == "few-samples"]
-    low, high = row.ns_per_op_min, row.ns_per_op_max
-    assert note["text"] == (f"only 2 sample(s) (2 fork(s) of 1 round(s)): too few for a 99.9% interval to mean "
-                            f"anything, so none is shown; they range {low:,.1f}-{high:,.1f} ns/op; 3 more fork(s) "
-                            "(--forks 5) would give one")
+    low, high = min(row.fork_ns_per_op), max(row.fork_ns_per_op)
+    assert note["text"] == (f"only 2 fork(s): too few for a 95% interval over forks to mean anything, so none is "
+                            f"shown; they range {low:,.1f}-{high:,.1f} ns/op; 1 more fork(s) (--forks 3) would give one")
     table = render("compare", "table", comparison).splitlines()
     first = next(line for line in table if line.startswith("1 "))
     assert " n/a " in first and "%" not in first.split("n/a")[0].split()[-1]

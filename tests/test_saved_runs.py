@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import run_cli, run_json
 from jvmbridge.saved.schema import SCHEMA_VERSION
 
 
@@ -73,6 +73,27 @@ def test_report_two_runs_side_by_side(saved, tmp_path):
         assert versus["significant"] is False and versus["low"] <= 1 <= versus["high"] and versus["kind"] == "across"
     markdown = run_cli("report", str(saved), "--format", "markdown").stdout
     assert markdown.splitlines()[1].startswith("|---|")
+
+
+def test_report_shows_the_figures_compare_printed_and_ratios_from_their_intervals(tmp_path):
+    runs = []
+    for name in ("first", "second"):
+        done, data = run_json("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
+                              "--max-forks", "3", "--quiet", "-o", str(tmp_path / f"{name}.jsonl"))
+        assert done.returncode == 0, done.stderr
+        runs.append({row["setting"]: row for row in data["results"]})
+    done, report = run_json("report", str(tmp_path / "first.jsonl"), str(tmp_path / "second.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert len(report["comparison"]) == 2
+    for row in report["comparison"]:
+        setting = next(name for name in runs[0] if name in row["configuration"])
+        first, second = runs[0][setting], runs[1][setting]
+        assert row["run 1 ns/op"] == first["ns_per_op"] and row["run 2 ns/op"] == second["ns_per_op"]
+        versus = row["run 2 vs run 1"]  # how many times faster run 2 is: the figures' ratio, the intervals'
+        assert versus["times"] == pytest.approx(first["ns_per_op"] / second["ns_per_op"])
+        assert versus["low"] == pytest.approx((first["ns_per_op"] - first["ns_per_op_error"])
+                                              / (second["ns_per_op"] + second["ns_per_op_error"]))
+        assert versus["confidence"] == first["confidence"] == 0.95
 
 
 def test_report_columns_by_host(saved, tmp_path):

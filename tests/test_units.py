@@ -87,32 +87,14 @@ def test_t_quantile_matches_published_tables(df, expected):
 
 
 @pytest.mark.fast
-def test_interval_is_jmh_style_error_of_the_mean():
+def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
     from jvmbridge.stats import summarize
 
     rounds = [{"iterations": 10, "ns": ns} for ns in (1000, 1100, 900, 1000, 1000)]
-    summary = summarize(rounds, forks=1)
-    assert summary.mean_ns == 100 and summary.median_ns == 100
+    summary = summarize([rounds])
+    assert summary.jmh_score_ns == 100
     # s = sqrt(0.005 * 10^4) ~ 7.071 ns; t(0.9995, 4) = 8.610; error = 8.610 * 7.071 / sqrt(5)
-    assert summary.error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
-
-
-@pytest.mark.fast
-@pytest.mark.parametrize("spread, rounds_per_fork", [(0.06, 5), (0.015, 5), (0.02, 1)])
-def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spread, rounds_per_fork):
-    from jvmbridge.stats import CONFIDENCE, forks_for, summarize, t_quantile
-
-    # Two forks' rounds alternating around 100 ns/op, so the rsd is known and fixed.
-    rounds = [{"iterations": 1, "ns": 100 * (1 + (spread if i % 2 else -spread))} for i in range(2 * rounds_per_fork)]
-    summary = summarize(rounds, forks=2)
-
-    def error(forks: int) -> float:
-        n = forks * rounds_per_fork
-        return t_quantile(1 - (1 - CONFIDENCE) / 2, n - 1) * summary.rsd / n ** 0.5
-
-    needed = forks_for(summary, 0.02, 100)
-    assert error(needed) <= 0.02 < error(needed - 1)
-    assert forks_for(summary, 0.02, needed - 1) is None
+    assert summary.jmh_error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
 
 
 @pytest.mark.fast
@@ -120,23 +102,24 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats import summarize
 
-    # rsd 6.32%: 10 samples give t(9) 4.781 x 6.32% / sqrt(10) = ±9.6%; 23 forks (115 samples,
-    # t 3.38) give ±1.99%, 22 forks ±2.04%
-    rounds = [{"iterations": 1, "ns": ns} for ns in (94, 106) * 5]
-    measurement = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
-                              "message", 38, summarize(rounds, forks=2))
-    imprecise = [n.text for n in measurement.result("", target_error=0.02).notes if n.kind is NoteKind.IMPRECISE]
-    assert imprecise == ["interval ±9.6% after 2 fork(s), wider than the ±2% aimed for "
-                         "(at this noise about 23 forks would reach it)"]
-    hopeless = [n.text for n in measurement.result("", target_error=0.001).notes if n.kind is NoteKind.IMPRECISE]
-    assert hopeless[0].endswith("(at this noise not even 100 forks would)")
-    few = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
-                      "message", 38, summarize(rounds[:4], forks=2))  # 4 samples: no interval, no forecast
-    notes = few.result("", target_error=0.02).notes
-    assert not [n for n in notes if n.kind is NoteKind.IMPRECISE]  # its ±44.8% would only mislead
+    def row(*fork_ns: float):
+        forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in fork_ns]
+        return Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
+                           "message", 38, summarize(forks))
+
+    # Forks 2.5% apart: t(0.975, 3) 3.182 x 2.04% / sqrt(4) = +-3.2%; 7 forks would give +-1.9%.
+    imprecise = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.02).notes
+                 if n.kind is NoteKind.IMPRECISE]
+    assert imprecise == ["interval ±3.2% after 4 forks, wider than the ±2% aimed for "
+                         "(at this spread between forks about 7 forks would reach it)"]
+    hopeless = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.001).notes
+                if n.kind is NoteKind.IMPRECISE]
+    assert hopeless[0].endswith("(at this spread not even 100 forks would)")
+    notes = row(94, 106).result("", target_error=0.02).notes  # 2 forks: no interval, no forecast
+    assert not [n for n in notes if n.kind is NoteKind.IMPRECISE]  # its ±76% would only mislead
     assert [n.text for n in notes if n.kind is NoteKind.FEW_SAMPLES] == [
-        "only 4 sample(s) (2 fork(s) of 2 round(s)): too few for a 99.9% interval to mean anything, so none is "
-        "shown; they range 94.0-106.0 ns/op; 1 more fork(s) (--forks 3) would give one"]
+        "only 2 fork(s): too few for a 95% interval over forks to mean anything, so none is shown; they range "
+        "94.0-106.0 ns/op; 1 more fork(s) (--forks 3) would give one"]
 
 
 @pytest.mark.fast
@@ -188,12 +171,9 @@ def test_a_failing_copy_raises_instead_of_hanging():
 def test_more_forks_only_when_the_work_is_not_fixed():
     from jvmbridge.workload import Sampling
 
-    assert Sampling().fork_limit == 6  # timed rounds: up to 3 x forks while the interval is wide
+    assert Sampling().fork_limit == 12  # timed rounds: up to 3 x forks while the interval is wide
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
     assert Sampling(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
-    wide = [{"iterations": 1, "ns": ns} for ns in (100, 150, 90, 160, 80)]
-    assert Sampling().wants_another_fork(wide, 2) and not Sampling().wants_another_fork(wide, 6)
-    assert not Sampling(target_error=0.99).wants_another_fork([{"iterations": 1, "ns": 100}] * 5, 2)
 
 
 @pytest.mark.fast
@@ -203,7 +183,7 @@ def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms,
     from jvmbridge.stats import summarize
 
     # Two rounds of 1 s each (10^7 messages of 100 ns): 1% of that is 20 ms.
-    summary = summarize([{"iterations": 10**7, "ns": 10**9}] * 2)
+    summary = summarize([[{"iterations": 10**7, "ns": 10**9}] * 2])
     measurement = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
                               "message", 38, summary, busy={"gc_ms": gc_ms, "jit_ms": jit_ms})
     busy = [n for n in measurement.result("").notes if n.kind is NoteKind.BUSY]

@@ -10,6 +10,7 @@ import warnings
 
 import click
 
+from jvmbridge import __version__
 from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
@@ -51,7 +52,7 @@ class OneLineErrors(click.Group):
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="jvmbridge")
+@click.version_option(version=__version__, prog_name="jvmbridge")
 def main():
     """Is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
 

@@ -29,15 +29,16 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
                    "openssl speed -multi. Figures are the aggregate, with the per-thread rate beside.")
-@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=Sampling.forks, show_default=True,
-              help="Fresh processes per configuration, at least (as JMH's forks); every round of every fork "
-                   "is a sample.")
+@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=None,
+              help="Fresh processes per configuration, at least (as JMH's forks); each fork is one sample "
+                   "(the lower quartile of its rounds), the interval is over forks "
+                   f"[default: {Sampling.forks}, or --max-forks where fewer].")
 @click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
               help="More forks, up to this many, while the interval is wider than --target-error "
                    "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT", callback=lambda c, p, v: v / 100,
-              help="Half-width of the 99.9% interval, relative to the mean, that stops adding forks.")
+              help="Half-width of the 95% interval over forks, relative to the figure, that stops adding forks.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
               callback=lambda c, p, v: int(v) if v else None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")

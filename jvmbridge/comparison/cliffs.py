@@ -52,10 +52,10 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
             if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
                 continue
             # Cost per byte at the larger size over that at the smaller: above 1, it rose.
-            rose = quotient(b.ns_per_op_mean / b.message_bytes, b.ns_per_op_error / b.message_bytes,
-                            a.ns_per_op_mean / a.message_bytes, a.ns_per_op_error / a.message_bytes)
+            rose = quotient(b.ns_per_op / b.message_bytes, b.ns_per_op_error / b.message_bytes,
+                            a.ns_per_op / a.message_bytes, a.ns_per_op_error / a.message_bytes)
             # Time of the smaller message over that of the larger: above 1, the larger took less.
-            fell = quotient(a.ns_per_op_mean, a.ns_per_op_error, b.ns_per_op_mean, b.ns_per_op_error)
+            fell = quotient(a.ns_per_op, a.ns_per_op_error, b.ns_per_op, b.ns_per_op_error)
             for what, (times, low, high, _) in (("cost per byte rises", rose), ("a larger message takes less time", fell)):
                 if low > CLIFF_FACTOR:
                     found.append(Cliff(name, int(a.message_bytes), int(b.message_bytes), what, times, low, high))

@@ -26,8 +26,8 @@ class RatioKind(Enum):
 class Ratio:
     kind: RatioKind
     label: str
-    value: float  # how many times faster `faster` is than `slower`, from the means
-    low: float  # the ratio's interval, from the two means' CONFIDENCE intervals
+    value: float  # how many times faster `faster` is than `slower`, from the rows' figures
+    low: float  # the ratio's interval, from the two figures' CONFIDENCE intervals (over forks)
     high: float
     significant: bool  # False when the two intervals overlap: then neither may be called faster
 
@@ -45,14 +45,14 @@ class Ratio:
 
 
 def speedup(kind: RatioKind, label: str, faster, slower) -> Ratio:
-    """How many times faster the row ``faster`` runs than ``slower`` (ratio of mean ns/op, as JMH
-    would compare two scores).
+    """How many times faster the row ``faster`` runs than ``slower``: the ratio of their figures
+    (stats: the fork as the unit), its interval from theirs.
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
-    return Ratio(kind, label, *quotient(slower.ns_per_op_mean, _error(slower), faster.ns_per_op_mean, _error(faster)))
+    return Ratio(kind, label, *quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster)))
 
 
 def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:

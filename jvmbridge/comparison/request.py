@@ -23,7 +23,7 @@ class CompareRequest:
     round_seconds: float = Sampling.round_seconds
     rounds: int = Sampling.rounds
     threads: int = Sampling.threads
-    forks: int = Sampling.forks
+    forks: int | None = None  # None: Sampling.forks, or max_forks where that is fewer
     max_forks: int | None = Sampling.max_forks
     target_error: float = Sampling.target_error  # relative: 0.02 is ±2%
     # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
@@ -52,7 +52,8 @@ class CompareRequest:
         ciphers = [parse_cipher(name) for name in dict.fromkeys(self.ciphers)] or [(self.key_bits or 256, "cbc")]
         sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
             [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
-        sampling = Sampling(self.iterations, self.rounds, self.forks, self.max_forks, self.target_error,
+        forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
+        sampling = Sampling(self.iterations, self.rounds, forks, self.max_forks, self.target_error,
                             self.round_seconds, self.threads)
         workloads = combinations(ciphers, self.directions, sizes, self.shapes, sampling)
         unknown = [name for name in self.engines if name not in ENGINES]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jvmbridge.child import ChildOutcome, WorkerError, rounds_of, run_forks
+from jvmbridge.child import ChildOutcome, WorkerError, fork_rounds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.harness import harness_jar
@@ -114,7 +114,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         accelerated=ran.accelerated,
         as_requested=not mismatched and ran is setting,
         verified_state=verified_state, **workload.row_fields(),
-        summary=summarize(rounds_of(outcomes), len(outcomes)),
+        summary=summarize(fork_rounds(outcomes), workload.sampling.forks, fork_warmups(outcomes)),
         warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
         ciphertext=result["ciphertext"],
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
@@ -123,7 +123,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items()),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
-        busy={name: sum(r[name] for r in rounds_of(outcomes)) for name in ("gc_ms", "jit_ms")},
+        busy={name: sum(r[name] for rounds in fork_rounds(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
     )
 
 

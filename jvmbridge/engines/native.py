@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import replace
 from typing import Callable
 
-from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, rounds_of, run_forks
+from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, fork_rounds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -16,7 +16,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
-from jvmbridge.workload import SPEED_SIZES, Operation, Workload
+from jvmbridge.workload import MAX_FORKS, SPEED_SIZES, Operation, Workload
 from jvmbridge.worker_protocol import PycaPart
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
@@ -67,7 +67,7 @@ class PycaEngine(NativeEngine):
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
         result = outcomes[0].answer
-        summary = summarize(rounds_of(outcomes), len(outcomes))
+        summary = summarize(fork_rounds(outcomes), sampling.forks, fork_warmups(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
@@ -143,7 +143,7 @@ class OpensslSpeedEngine(NativeEngine):
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, **workload.row_fields(), summary=summarize(rounds, len(rounds)),
+            verified_state=state, **workload.row_fields(), summary=summarize([[r] for r in rounds], runs.rule.forks),
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload])},
             notes=notes, failed_fork=str(failed) if failed else None,
         )
@@ -160,7 +160,9 @@ class _SpeedRuns:
     def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
         self.group, self.env, self.command = group, env, command
         self.sampling = group[0].sampling
-        self.rule = replace(self.sampling, forks=1, max_forks=self.sampling.fork_limit)
+        # Each run is a fork; the first batch of --rounds runs decides how many batches follow.
+        self.rule = replace(self.sampling, forks=min(self.sampling.rounds, MAX_FORKS),
+                            max_forks=min(self.sampling.rounds * self.sampling.fork_limit, MAX_FORKS))
         self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
         self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
         self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
@@ -169,14 +171,13 @@ class _SpeedRuns:
     def run(self) -> bool:
         """Run until every workload has its runs; True when Ctrl-C cut that short (the runs that
         finished are kept, the workloads that wanted more say they were interrupted)."""
-        batches, wanting = 0, []
+        wanting: list[Workload] = []
         try:
             while wanting := [w for w in self.group if w not in self.failed
-                              and self.rule.wants_another_fork(self.rounds[w], batches)]:
+                              and self.rule.wants_another_fork([[r] for r in self.rounds[w]])]:
                 for _ in range(self.sampling.rounds):
                     for size, measured in self._plan(wanting):
                         self._one(size, measured)
-                batches += 1
         except KeyboardInterrupt:
             self.failed.update((w, WorkerError(INTERRUPTED)) for w in wanting if w not in self.failed)
             return True

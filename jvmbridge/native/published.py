@@ -76,7 +76,7 @@ def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, state: tuple[bo
         setting=setting, accelerated=bool(accelerated), as_requested=True, verified_state=verified,
         cipher=figure.cipher, direction="decrypt" if "-decrypt" in run.options else "encrypt", shape="stream",
         message_bytes=figure.message_bytes, threads=run.processes or 1,
-        summary=summarize([{"iterations": 1, "ns": ns_per_op}]),
+        summary=summarize([[{"iterations": 1, "ns": ns_per_op}]]),
         details={"openssl_cpuinfo": run.cpuinfo, "command": run.command}, notes=notes)
     return row_record(measurement.result(expected_ciphertext=""))
 

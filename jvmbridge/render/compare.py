@@ -9,16 +9,25 @@ from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render.text import align, as_json, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
-from jvmbridge.stats import FEW_SAMPLES
+from jvmbridge.stats import FEW_FORKS
 
 UNITS = {
-    "ns_per_op": "nanoseconds per message (median over rounds)",
+    "ns_per_op": "nanoseconds per message (how: each row's `statistic`)",
     "ops_per_s": "messages per second",
     "mb_per_s": "10^6 bytes of plaintext per second",
     "openssl_kbytes_per_s": "1000s of bytes of plaintext per second, as `openssl speed` tables",
-    "ns_per_op_error": "half-width of the confidence interval of the mean ns/op (level in `confidence`)",
-    "rsd": "relative standard deviation of ns/op across rounds (fraction)",
-    "ratios.times": "how many times faster (ratio of mean ns/op); low/high from the means' intervals",
+    "ns_per_op_error": "half-width of ns_per_op's confidence interval over forks (level in `confidence`)",
+    "fork_ns_per_op": "each fork's summary (the lower quartile of its undisturbed rounds), ns per message",
+    "jmh_score": "JMH's Score: mean ns per message over every round of every fork, pooled",
+    "jmh_error": "JMH's Error: half-width of the 99.9% interval of jmh_score (pooled rounds)",
+    "rsd": "relative standard deviation of ns/op across rounds inside their forks (fraction)",
+    "round_iterations": "messages in each round",
+    "round_set_aside": "per round: empty (in the figure), disturbed, or warm-up (before its fork's last change point)",
+    "fork_steadiness": "per fork: flat, warm-up, slowdown or no steady state (PELT change points in its warm-up and rounds)",
+    "round_lost_share": "per round, the share of its wall time lost to run-queue wait and steal (fraction)",
+    "round_counters": "per round: cpu_ns (loop thread CPU time), wait_ns (run-queue wait), steal_ns (host "
+                      "steal per vCPU), gc_ms, jit_ms, each where read",
+    "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
 }
 
@@ -79,11 +88,13 @@ def _render(comparison: Comparison, tabulate) -> str:
                         "the others too, and can be up to a fifth slower than in a JVM of its own"
                         if meta.get("jit_shared_by", 0) > 1 else ""))
     lines += _overridden(frame)
+    lines += [f"Figures  ns/op is {statistic}" for statistic in dict.fromkeys(frame.get("statistic", []))]
     if frame.empty:
         return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
     lines += [f"Engine   {line}" for line in _engines(frame)]
     parallel = work.get("threads", 1) > 1
-    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", "±99.9%", "rsd", "ops/s",
+    levels = "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
+    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{levels}", "rsd", "ops/s",
               *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
               "ciphertext"]
     body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
@@ -97,7 +108,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
     if comparison.ratios:
-        lines += ["", "Ratios (of the means; in brackets the interval from their 99.9% intervals):"]
+        lines += ["", f"Ratios (of the figures; in brackets the interval from their {levels} intervals):"]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
     if comparison.cliffs:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
@@ -107,8 +118,8 @@ def _render(comparison: Comparison, tabulate) -> str:
     if any(text for _, text in notes):
         lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes if text]
     lines += _hints(frame)
-    lines += ["", "ns/op: median per message over all rounds of all forks; ±99.9%: half-width of the 99.9% "
-                  "confidence interval of the mean, as JMH; samples: forks x rounds;",
+    lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks; samples: forks x "
+                  "rounds per fork;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     if parallel:
         lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
@@ -165,9 +176,10 @@ def _hints(frame) -> list[str]:
 
 
 def _error_percent(row) -> str:
-    if missing(row.ns_per_op_error) or row.rounds < FEW_SAMPLES:  # the row's note gives the range instead
+    # Rows saved before 0.3.0 list no forks; those of too few forks note their range instead.
+    if missing(row.ns_per_op_error) or 0 < len(row.fork_ns_per_op) < FEW_FORKS:
         return "n/a"
-    return f"{row.ns_per_op_error / row.ns_per_op_mean:.1%}"
+    return f"{row.ns_per_op_error / row.ns_per_op:.1%}"
 
 
 def _ciphertext(ok) -> str:

@@ -103,7 +103,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     in_run_order = columns in ("host", "setting")
     labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
-    notes = describe_runs(frame) + _hardware_notes(frame)
+    notes = describe_runs(frame) + _hardware_notes(frame) + _statistic_notes(frame)
     if duplicated.any():
         notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
                      "the latest run's is shown")
@@ -122,6 +122,16 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(labels, table.drop(columns=empty), notes)
+
+
+def _statistic_notes(frame: pd.DataFrame) -> list[str]:
+    """Once, where runs computed their figures differently (runs saved before 0.3.0 pooled every
+    round): their ratios then set one statistic against another."""
+    statistics = list(dict.fromkeys(frame.statistic)) if "statistic" in frame else []
+    if len(statistics) < 2:
+        return []
+    return ["runs computed ns/op differently, so ratios between them compare different statistics: "
+            + "; ".join(f"{', '.join(dict.fromkeys(frame.run[frame.statistic == s]))}: {s}" for s in statistics)]
 
 
 def _column(row, columns: str) -> str:

@@ -39,7 +39,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
                        label=label)
     sizes.set_xscale("log", base=2)
     sizes.set_xlabel("message size (bytes, log scale)")
-    sizes.set_ylabel("throughput (MB/s = 10^6 B/s of plaintext; bars: 99.9% interval)")
+    sizes.set_ylabel("throughput (MB/s = 10^6 B/s of plaintext; bars: 95% interval over forks)")
     sizes.set_title("Throughput by message size")
     sizes.legend(fontsize=7, loc="best")
     sizes.grid(True, which="both", alpha=0.3)
@@ -51,7 +51,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     for y, (_, ratio) in enumerate(bars):
         speedups.barh(y, ratio.value, xerr=[[ratio.value - ratio.low], [ratio.high - ratio.value]], capsize=3)
     speedups.set_yticks(range(len(bars)), [_short(label) for label, _ in bars], fontsize=7)
-    speedups.set_xlabel("times faster (ratio of means; bars: 99.9% interval)")
+    speedups.set_xlabel("times faster (ratio of figures; bars: interval)")
     speedups.set_title("Speedup from AES instructions")
     speedups.axvline(1, color="grey", linewidth=0.8)
 
@@ -63,10 +63,10 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
 
 
 def _mb_per_s_interval(rows: pd.DataFrame) -> list:
-    """How far below and above each row's MB/s (as the table shows it) the 99.9% interval of its
-    mean reaches, in MB/s; nothing for a single sample."""
+    """How far below and above each row's MB/s (as the table shows it) its interval reaches, in
+    MB/s; nothing for a row without one."""
     error = rows.ns_per_op_error.fillna(0).astype(float)
-    mean = rows.ns_per_op_mean.astype(float)
+    mean = rows.ns_per_op.astype(float)
     slowest = rows.message_bytes / (mean + error) * 1e3
     fastest = rows.message_bytes / (mean - error).where(mean > error) * 1e3  # NaN: unbounded, drawn as none
     return [(rows.mb_per_s - slowest).clip(lower=0).tolist(), (fastest - rows.mb_per_s).clip(lower=0).fillna(0).tolist()]

@@ -7,6 +7,11 @@ Result files and `compare --format json` share this layout and this version. His
    "cipher" (the run's metadata names it) and "direction" (they encrypted).
 2: the engine details under "details"; notes a list of {"kind", "text"} (kinds: results.NoteKind);
    "direction" in every row.
+3 (0.3.0): the fork is the unit: ns_per_op is the mean over forks of each fork's lower quartile
+   of undisturbed rounds, ns_per_op_error its interval over forks at `confidence` (95%), named in
+   "statistic"; fork_ns_per_op, levels, disturbed_rounds; per round its fork, lost share and
+   counters and why it was set aside; each fork's steadiness (change points); JMH's pooled mean and
+   99.9% error as jmh_score and jmh_error (ns_per_op_mean is gone).
 """
 from __future__ import annotations
 
@@ -16,8 +21,11 @@ import pandas as pd
 
 from jvmbridge.results import Note, NoteKind, Result
 
-SCHEMA_VERSION = 2
-READABLE = (1, 2)
+SCHEMA_VERSION = 3
+READABLE = (1, 2, 3)
+# What a row saved before 0.3.0 showed (its figure the median of every round, pooled).
+POOLED_STATISTIC = ("the median of every round of every fork, pooled (saved before jvmbridge 0.3.0); interval: of "
+                    "the mean of those rounds, as JMH's")
 _FIELDS = [f.name for f in fields(Result)]
 
 
@@ -38,6 +46,12 @@ def upgrade_row(row: dict, version: int) -> dict:
                    # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
                    notes=[Note(_kind_of_v1_note(text), text).as_dict() for text in notes.split("; ")
                           if text and not text.startswith("more --")])
+    if version < 3:
+        row = dict(row)
+        row.update(jmh_score=row.pop("ns_per_op_mean", row.get("ns_per_op")), jmh_error=row.get("ns_per_op_error"),
+                   statistic=POOLED_STATISTIC, fork_ns_per_op=[], levels=[], disturbed_rounds=0, round_fork=[],
+                   round_iterations=[], round_set_aside=[], fork_steadiness=[],
+                   round_lost_share=[], round_counters=[])
     return row
 
 

@@ -1,0 +1,105 @@
+"""Whether a fork reached a steady state, found rather than assumed: change points in the speed
+of its warm-up chunks and timed rounds, by PELT on mean and variance as Barrett et al. ("Virtual
+Machine Warmup Blows Hot and Cold", OOPSLA 2017; ruptures implements PELT). Their penalty, 15 log n,
+was set for series of 2000 in-process iterations; a fork here has 20-50 points, where it missed a
+30% decay over 20 chunks (tests/test_stats.py), so the penalty is BIC's for a change that adds three
+parameters (where, the new mean, the new variance): 3 log n.
+
+A fork is *flat* (no change), *warm-up* (faster after its last change), *slowdown* (slower after
+it) or has *no steady state* (its last change falls among its last timed rounds, too late for
+the rounds after it to say what it settled at). Timed rounds before the last change are warm-up
+too: they are set aside from the fork's summary, as the warm-up chunks are.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import warnings
+from dataclasses import dataclass
+from enum import Enum
+
+# Warm-up chunks are binned to at most this many points: PELT's cost grows with the square of
+# the series' length (300 points take 0.5 s), and a JIT's phases last far longer than a bin.
+MAX_WARMUP_POINTS = 40
+# Neighbouring segments whose means differ by less than this (or than three standard errors of
+# the difference) are one level: PELT also splits where only the variance changes (50 ms chunks
+# are noisier than 0.5 s rounds), and at a few noisy points.
+EQUIVALENT = 0.02
+PENALTY_PER_LOG_N = 3
+# A steady state needs at least this many timed rounds after the last change.
+STEADY_ROUNDS = 3
+
+
+class Steadiness(str, Enum):
+    FLAT = "flat"
+    WARMUP = "warm-up"
+    SLOWDOWN = "slowdown"
+    NO_STEADY_STATE = "no steady state"
+
+
+@dataclass(frozen=True)
+class Steady:
+    kind: Steadiness
+    first_round: int  # the first timed round after the fork's last change (0: all of them)
+
+
+def classify(chunks: list[float], rounds: list[float]) -> Steady:
+    """The steadiness of one fork from its warm-up chunks' and timed rounds' ns/op, in run order."""
+    binned = _binned(chunks, MAX_WARMUP_POINTS)
+    series = [value / statistics.median(rounds) for value in binned + rounds]  # relative: one scale for every row
+    changes = _merged(series, _change_points(series))
+    if not changes:
+        return Steady(Steadiness.FLAT, 0)
+    last = changes[-1]
+    first_round = max(0, last - len(binned))
+    if len(rounds) - first_round < STEADY_ROUNDS:
+        return Steady(Steadiness.NO_STEADY_STATE, first_round)
+    before = changes[-2] if len(changes) > 1 else 0
+    faster = statistics.fmean(series[last:]) < statistics.fmean(series[before:last])
+    return Steady(Steadiness.WARMUP if faster else Steadiness.SLOWDOWN, first_round)
+
+
+def _binned(values: list[float], points: int) -> list[float]:
+    """``values`` as at most ``points`` means of consecutive runs of them, in order."""
+    size = math.ceil(len(values) / points) if values else 1
+    return [statistics.fmean(values[i:i + size]) for i in range(0, len(values), size)]
+
+
+def _change_points(series: list[float]) -> list[int]:
+    """Where PELT (normal model, penalty 3 log n) splits the series: indices of each new segment."""
+    if len(series) < 4:
+        return []
+    import numpy
+    import ruptures
+    from ruptures.costs import CostNormal
+
+    with warnings.catch_warnings():  # its note that constant segments get a small bias, on every construction
+        warnings.simplefilter("ignore", UserWarning)
+        cost = CostNormal(add_small_diag=True)
+    found = ruptures.Pelt(custom_cost=cost, min_size=2, jump=1).fit(numpy.array(series)).predict(
+        pen=PENALTY_PER_LOG_N * math.log(len(series)))
+    return [int(index) for index in found[:-1]]  # the last is the series' end
+
+
+def _merged(series: list[float], changes: list[int]) -> list[int]:
+    """The change points left when, one at a time, the one whose two segments differ least is
+    removed while they are within noise of each other (its segments then become one)."""
+    # The series' noise, robust to the changes themselves: successive differences' median.
+    noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(series, series[1:])) / math.sqrt(2)
+    kept = list(changes)
+    while kept:
+        bounds = [0, *kept, len(series)]
+        closeness = [_apart(series[bounds[i]:bounds[i + 1]], series[bounds[i + 1]:bounds[i + 2]], noise)
+                     for i in range(len(kept))]
+        nearest = min(range(len(kept)), key=closeness.__getitem__)
+        if closeness[nearest] >= 1:
+            break
+        del kept[nearest]
+    return kept
+
+
+def _apart(left: list[float], right: list[float], noise: float) -> float:
+    """How far apart two neighbouring segments' means are, in units of what tells them apart: at
+    least EQUIVALENT, and three standard errors of the difference at the series' noise."""
+    needed = max(EQUIVALENT, 3 * noise * math.sqrt(1 / len(left) + 1 / len(right)))
+    return abs(statistics.fmean(right) - statistics.fmean(left)) / needed

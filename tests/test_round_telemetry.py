@@ -1,0 +1,80 @@
+"""Per-round telemetry from the real engines, and real interference: CPU hogs on every vCPU for
+part of a C-loop compare, whose disturbed rounds must be named with their cause and set aside."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import run_json
+
+QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet"]
+
+
+def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal():
+    done, data = run_json("compare", *QUICK, "--engine", "c-loop", "--engine", "pyca", "--engine", "jvm",
+                          "--forks", "2", "--max-forks", "2")
+    assert done.returncode == 0, done.stderr
+    for row in data["results"]:
+        assert len(row["round_counters"]) == len(row["round_ns_per_op"]) == row["rounds"]
+        assert row["round_fork"] == [fork for fork in range(row["forks"]) for _ in range(4)]
+        for ns, counters in zip(_round_ns(row), row["round_counters"]):
+            assert {"cpu_ns", "wait_ns", "steal_ns"} <= set(counters)
+            # One thread runs the loop: its CPU time cannot exceed the round's wall time.
+            assert 0 < counters["cpu_ns"] <= ns * 1.01
+        if row["engine"].startswith("JVM"):
+            assert all({"gc_ms", "jit_ms"} <= set(counters) for counters in row["round_counters"])
+        if row["engine"].startswith("OpenSSL C loop"):
+            # The C loop never blocks: each round is the thread running or waiting for a CPU.
+            for counters, ns in zip(row["round_counters"], _round_ns(row)):
+                assert counters["cpu_ns"] + counters["wait_ns"] == pytest.approx(ns, rel=0.05)
+
+
+def _round_ns(row: dict) -> list[float]:
+    """Each round's wall time."""
+    return [per_op * n for per_op, n in zip(row["round_ns_per_op"], row["round_iterations"])]
+
+
+
+
+def _hogs_for(seconds: float, after: float) -> threading.Thread:
+    """After ``after`` seconds, one busy process pinned to each vCPU for ``seconds``."""
+    def hog() -> None:
+        time.sleep(after)
+        hogs = [subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"])
+                for cpu in sorted(os.sched_getaffinity(0))]
+        time.sleep(seconds)
+        for process in hogs:
+            process.kill()
+            process.wait()
+
+    thread = threading.Thread(target=hog)
+    thread.start()
+    return thread
+
+
+def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_holds():
+    common = ["compare", "--engine", "c-loop", "--round-time", "0.25", "--rounds", "4", "--forks", "4",
+              "--max-forks", "4", "--quiet"]
+    done, quiet = run_json(*common)
+    assert done.returncode == 0, done.stderr
+    hogs = _hogs_for(seconds=3, after=2)
+    try:
+        done, busy = run_json(*common)
+    finally:
+        hogs.join()
+    assert done.returncode == 0, done.stderr
+    disturbed = [row for row in busy["results"] if row["disturbed_rounds"]]
+    assert disturbed, [row["round_lost_share"] for row in busy["results"]]
+    for row in disturbed:
+        (note,) = [n["text"] for n in row["notes"] if n["kind"] == "disturbed"]
+        assert note.startswith(f"{row['disturbed_rounds']} of {row['rounds']} rounds disturbed, set aside: "
+                               "other threads or processes held the CPU for ")
+        assert sum(share > 0.02 for share in row["round_lost_share"]) == row["disturbed_rounds"]
+    for calm, hit in zip(quiet["results"], busy["results"]):
+        assert calm["setting"] == hit["setting"]
+        assert abs(hit["ns_per_op"] - calm["ns_per_op"]) <= calm["ns_per_op_error"], (calm["ns_per_op"], hit["ns_per_op"])
