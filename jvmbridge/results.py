@@ -42,7 +42,7 @@ class NoteKind(Enum):
         return _HINTS.get(self)
 
 
-_PRECISION_HINT = "more --max-forks or a quieter machine helps"
+_PRECISION_HINT = "more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps"
 _HINTS = {NoteKind.NOISY: _PRECISION_HINT, NoteKind.IMPRECISE: _PRECISION_HINT,
           NoteKind.FEW_SAMPLES: "more --forks helps",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
@@ -140,7 +140,7 @@ class Measurement:
         elif target_error is not None and s.relative_error > target_error:
             needed = forks_for(s, target_error, MAX_FORKS)
             notes.append(Note(NoteKind.IMPRECISE,
-                              f"interval ±{s.relative_error:.1%} after {len(s.fork_ns)} forks, wider than the "
+                              f"interval ±{s.relative_error:.1%} after {_forks_counted(s)}, wider than the "
                               f"±{target_error * 100:g}% aimed for " + (f"(at this spread between forks about {needed} "
                                                                         "forks would reach it)" if needed else
                                                                         f"(at this spread not even {MAX_FORKS} forks would)")))
@@ -244,7 +244,7 @@ def disturbed(s: Summary) -> str:
                               []).append(share)
     count = sum(map(len, causes.values()))
     return f"{count} of {s.rounds} rounds disturbed, set aside: " + "; ".join(
-        f"{cause} for {min(shares):.0%}" + (f"-{max(shares):.0%}" if len(shares) > 1 else "")
+        f"{cause} for {min(shares):.1%}" + (f"-{max(shares):.1%}" if len(shares) > 1 else "")
         + (f" of {'each' if len(shares) > 1 else 'it'}" if len(causes) == 1 else f" of {len(shares)} of them")
         for cause, shares in causes.items())
 
@@ -259,6 +259,12 @@ def unsteady(s: Summary) -> str | None:
     if s.warmup_rounds:
         said.append(f"{s.warmup_rounds} timed round(s) before their fork settled set aside as warm-up")
     return "change points: " + "; ".join(said) if said else None
+
+
+def _forks_counted(s: Summary) -> str:
+    """"12 forks", or with forks whose every round was set aside, "4 forks (1 with every round set aside)"."""
+    empty = s.forks - len(s.fork_ns)
+    return f"{s.forks} forks" + (f" ({empty} with every round set aside)" if empty > 0 else "")
 
 
 def _finite(value: float) -> float | None:

@@ -75,6 +75,7 @@ class Summary:
     round_counters: tuple[dict, ...]  # per round, what else was read around it (cpu_ns, wait_ns, gc_ms, ...)
     set_aside: tuple[str, ...]  # per round: "" (in the figure), "disturbed", or "warm-up" (before its fork settled)
     steadiness: tuple[Steadiness, ...]  # per fork where its warm-up was recorded (jvmbridge.steady); else ()
+    first_stage: int  # how many of fork_ns decided how many forks ran (their Stein interval bounds error_ns); 0: none
 
     @property
     def noisy(self) -> bool:
@@ -150,7 +151,8 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
                    tuple(i for i, rounds in enumerate(forks) for _ in rounds), tuple(lost),
                    levels(fork_ns, _robust_within_rsd(kept)),
                    tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
-                   tuple(set_aside), tuple(steadiness))
+                   tuple(set_aside), tuple(steadiness),
+                   first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0)
 
 
 def within_fork_rsd(forks: list[list[float]]) -> float:
@@ -220,14 +222,17 @@ def forks_needed(first: list[list[dict]], target: float, limit: int, warmups: li
 
 def forks_for(summary: Summary, target: float, limit: int) -> int | None:
     """How many forks would bring this summary's interval within ±target (relative) if fork
-    summaries kept varying as they did; None beyond ``limit`` or with fewer than 2 to go by. A
-    forecast for a row that missed its target, not a promise: a machine's noise comes and goes."""
+    summaries kept varying as they did, and its first stage's Stein interval with them; None
+    beyond ``limit`` or with fewer than 2 to go by. A forecast for a row that missed its target,
+    not a promise: a machine's noise comes and goes."""
     if len(summary.fork_ns) < 2:
         return None
     spread = statistics.stdev(summary.fork_ns) / summary.figure_ns
+    first = list(summary.fork_ns[:summary.first_stage])
 
     def reaches(forks: int) -> bool:
-        return forks > 1 and half_width(spread, forks) <= target
+        stein = stein_half_width(first, forks) / summary.figure_ns if first else 0.0
+        return forks > 1 and half_width(spread, forks) <= target and stein <= target
 
     if not reaches(limit):
         return None

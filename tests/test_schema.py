@@ -50,3 +50,22 @@ def test_the_old_file_reports_its_figures():
     # pandas writes JSON floats with 10 significant digits.
     assert shown["JVM SunJCE, JDK 17.0.15 | intrinsics on | aes-256-cbc 16 B"] == pytest.approx(saved_rows()[0]["ns_per_op"])
     assert sorted(shown.values()) == pytest.approx(sorted(row["ns_per_op"] for row in saved_rows()))
+
+
+@pytest.mark.fast
+def test_a_row_saved_before_the_fork_became_the_unit_keeps_its_figure_and_says_how_it_was_made():
+    from jvmbridge.saved.schema import POOLED_STATISTIC
+
+    (old,) = [row for row in read([OLD]).rows][:1]
+    assert old["statistic"] == POOLED_STATISTIC and old["jmh_score"] == saved_rows()[0]["ns_per_op_mean"]
+    assert old["fork_ns_per_op"] == [] and "ns_per_op_mean" not in old
+
+
+def test_report_says_once_when_runs_computed_their_figures_differently(tmp_path):
+    new = tmp_path / "new.jsonl"
+    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
+                   "--max-forks", "3", "--key-bits", "256", "--sizes", "16", "-q", "-o", str(new))
+    assert done.returncode == 0, done.stderr
+    notes = json.loads(run_cli("report", "--format", "json", str(OLD), str(new)).stdout)["notes"]
+    (said,) = [note for note in notes if note.startswith("runs computed ns/op differently")]
+    assert "run 1: the median of every round of every fork, pooled" in said and "run 2: the mean over forks" in said

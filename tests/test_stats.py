@@ -14,7 +14,8 @@ import statistics
 
 import pytest
 
-from jvmbridge.stats import CONFIDENCE, DISTURBED_SHARE, fork_summary, forks_for, half_width, summarize
+from jvmbridge.stats import (CONFIDENCE, DISTURBED_SHARE, fork_summary, forks_for, half_width, stein_half_width,
+                             summarize)
 from jvmbridge.steady import Steadiness, Steady, classify
 from jvmbridge.workload import Sampling
 
@@ -208,3 +209,12 @@ def test_a_fork_still_warming_up_in_its_rounds_has_them_set_aside_and_the_interv
 ])
 def test_each_fork_is_classed_by_its_last_change_point(chunks, rounds_ns, kind, first_round):
     assert classify(chunks, rounds_ns) == Steady(kind, first_round)
+
+
+def test_the_forecast_for_a_row_that_missed_counts_the_first_stages_interval_too():
+    # The first four forks 2.5% apart decided; eight more at 100 narrowed the usual interval, not Stein's.
+    first = [rounds(100), rounds(102.5), rounds(97.5), rounds(100)]
+    summary = summarize(first + [rounds(100)] * 8, first_stage=4)
+    assert summary.relative_error == pytest.approx(stein_half_width([100, 102.5, 97.5, 100], 12) / 100, rel=1e-6)
+    needed = forks_for(summary, 0.02, 100)
+    assert stein_half_width([100, 102.5, 97.5, 100], needed) <= 2 < stein_half_width([100, 102.5, 97.5, 100], needed - 1)

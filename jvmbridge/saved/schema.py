@@ -40,7 +40,7 @@ def upgrade_row(row: dict, version: int) -> dict:
     """A row record of ``version`` in today's layout."""
     if version == 1:
         row = dict(row)
-        details = {key: row.pop(key) for key in list(row) if key not in _FIELDS}
+        details = {key: row.pop(key) for key in list(row) if key not in _FIELDS and key != "ns_per_op_mean"}
         notes = row.get("notes") or ""
         row.update(details=details, direction=row.get("direction", "encrypt"),
                    # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
