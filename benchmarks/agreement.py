@@ -87,7 +87,7 @@ def main() -> None:
     for row in rows:
         reference, seconds = jmh(row["shape"], row["accelerated"])
         jmh_seconds += seconds
-        print(line(f"JVM {row['setting']}, {row['shape']} vs JMH", row["ns_per_op_mean"], row["ns_per_op_error"],
+        print(line(f"JVM {row['setting']}, {row['shape']} vs JMH", row["ns_per_op"], row["ns_per_op_error"],
                    reference["ns"], reference["error"]))
     sizes = ",".join(map(str, SPEED_SIZES))
     native, native_seconds = jvmbridge("--engine", "openssl-cli", "--sizes", sizes)
@@ -97,9 +97,9 @@ def main() -> None:
         speed_seconds += seconds
         for row in (r for r in native if r["accelerated"] == aesni):
             print(line(f"openssl speed row, AES-NI {'on' if aesni else 'off'}, {row['message_bytes']} B "
-                       "vs openssl speed's table", row["ns_per_op_mean"], row["ns_per_op_error"],
+                       "vs openssl speed's table", row["ns_per_op"], row["ns_per_op_error"],
                        table[row["message_bytes"]], None))
-    widest = max(r["ns_per_op_error"] / r["ns_per_op_mean"] for r in rows)
+    widest = max(r["ns_per_op_error"] / r["ns_per_op"] for r in rows)
     forks = ", ".join(str(r["forks"]) for r in rows)
     print(f"\nWall time: jvmbridge JVM rows {jvm_seconds:.0f} s for {len(rows)} points (forks {forks}; widest "
           f"interval ±{widest:.1%}); JMH as configured here ({' '.join(JMH_ARGS)}) {jmh_seconds:.0f} s; JMH defaults would "

@@ -44,7 +44,7 @@ def main() -> None:
         per_size += rows
         per_size_seconds += seconds
     for name, (rows, seconds) in {**sweeps, "per size": (per_size, per_size_seconds)}.items():
-        within = sum(r["ns_per_op_error"] is not None and r["ns_per_op_error"] / r["ns_per_op_mean"] <= 0.02
+        within = sum(r["ns_per_op_error"] is not None and r["ns_per_op_error"] / r["ns_per_op"] <= 0.02
                      for r in rows)
         print(f"{name}: {seconds:.0f} s ({per_size_seconds / seconds:.2f}x faster than the per-size runs); "
               f"{within} of {len(rows)} rows within ±2%; forks {sum(r['forks'] for r in rows)}")
@@ -57,8 +57,8 @@ def main() -> None:
             other = by_key.get(key(row))
             if other is None:
                 continue
-            a, ea = row["ns_per_op_mean"], row["ns_per_op_error"] or float("inf")
-            b, eb = other["ns_per_op_mean"], other["ns_per_op_error"] or float("inf")
+            a, ea = row["ns_per_op"], row["ns_per_op_error"] or float("inf")
+            b, eb = other["ns_per_op"], other["ns_per_op_error"] or float("inf")
             overlap = a - ea <= b + eb and b - eb <= a + ea
             print(f"| {row['engine']}, {row['setting']}, {row['message_bytes']} B | {a:,.1f} | ±{ea / a:.1%} | "
                   f"{row['forks']} | {b:,.1f} | ±{eb / b:.1%} | {other['forks']} | {a / b:.3f} | "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from jvmbridge.saved.history import configuration, tidy_frame
-from jvmbridge.stats import forks_for, summarize
+from jvmbridge.stats import CONFIDENCE, forks_for, summarize
 from jvmbridge.saved.store import ResultFileError, data_dir, read
 from jvmbridge.workload import MAX_FORKS
 
@@ -31,18 +31,19 @@ def main() -> None:
     except ResultFileError as e:
         parser.error(str(e))
     frame = tidy_frame(loaded)
-    print(f"{', '.join(map(str, paths))}: {len(frame)} rows; target ±{target:.0%} (99.9%)\n")
+    print(f"{', '.join(map(str, paths))}: {len(frame)} rows; target ±{target:.0%} ({CONFIDENCE:.0%})\n")
     print(f"{'forks':>5} {'±reached':>9} {'rsd':>6} {'forks needed':>12} {'timed s needed':>14} "
           f"{'timed s, least':>14}  configuration")
     total, least, beyond = 0.0, 0.0, 0
     for row in frame.itertuples():
         asked = loaded.runs[row.run_id]["workload"]
-        summary = summarize([{"iterations": 1, "ns": ns} for ns in row.round_ns_per_op], int(row.forks))
         per_fork = row.rounds // row.forks
+        rounds = [{"iterations": 1, "ns": ns} for ns in row.round_ns_per_op]
+        summary = summarize([rounds[i:i + per_fork] for i in range(0, len(rounds), per_fork)])
         # `openssl speed` rows count each run as a fork, and their minimum is one batch of --rounds runs.
         fewest = asked["forks"] if per_fork > 1 else asked["rounds"]
         needed = forks_for(summary, target, MAX_FORKS)
-        per_sample_s = row.ns_per_op_mean * row.iterations / row.threads / row.rounds / 1e9
+        per_sample_s = row.jmh_score * row.iterations / row.threads / row.rounds / 1e9
         timed = None if needed is None else max(needed, fewest) * per_fork * per_sample_s
         at_least = fewest * per_fork * per_sample_s
         total, least, beyond = total + (timed or 0.0), least + at_least, beyond + (needed is None)
