@@ -237,8 +237,8 @@ def few_samples(s: Summary) -> str:
 def disturbed(s: Summary) -> str:
     """Which rounds were set aside, and how much of them other work took."""
     causes: dict[str, list[float]] = {}
-    for share, counters in zip(s.disturbed, s.round_counters):
-        if share > DISTURBED_SHARE:
+    for share, counters, why in zip(s.disturbed, s.round_counters, s.set_aside):
+        if why == "disturbed":  # one before its fork settled is counted as warm-up
             host = counters.get("steal_ns", 0) > counters.get("wait_ns", 0)
             causes.setdefault("the host took the vCPU (steal)" if host else "other threads or processes held the CPU",
                               []).append(share)

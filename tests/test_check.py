@@ -118,16 +118,16 @@ def test_all_jvms_finds_them(live_jvms):
     assert {live["pid"] for live in document["live_jvms"]} >= set(live_jvms)
 
 
-def test_pids_that_are_gone_or_not_jvms():
+def test_pids_that_are_gone_or_not_jvms_are_bad_input_in_one_line():
     gone = subprocess.Popen(["true"])
     gone.wait()
     # pid 1 is init (here a sandbox's, whose executable even root may not read): not a JVM either way.
-    done, document = check_json("--pid", str(gone.pid), "--pid", str(os.getpid()), "--pid", "1")
-    assert done.returncode == 2
-    errors = [live["error"] for live in document["live_jvms"]]
-    assert errors[0] == f"pid {gone.pid}: no such process"
-    assert errors[1].startswith(f"pid {os.getpid()}: not a JVM")
-    assert errors[2].startswith("pid 1: not a JVM")
+    done = run_cli("check", "--pid", str(gone.pid), "--pid", str(os.getpid()), "--pid", "1")
+    assert done.returncode == 2 and not done.stdout
+    (line,) = done.stderr.splitlines()
+    gone_said, this_said, init_said = line.removeprefix("jvmbridge: error: ").split("; ")
+    assert gone_said == f"pid {gone.pid}: no such process"
+    assert this_said.startswith(f"pid {os.getpid()}: not a JVM") and init_said.startswith("pid 1: not a JVM")
 
 
 def test_a_jvm_that_refuses_attach_is_told_apart():

@@ -60,21 +60,43 @@ def _hogs_for(seconds: float, after: float) -> threading.Thread:
 def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_holds():
     common = ["compare", "--engine", "c-loop", "--round-time", "0.25", "--rounds", "4", "--forks", "4",
               "--max-forks", "4", "--quiet"]
-    done, quiet = run_json(*common)
+    done, before = run_json(*common)
     assert done.returncode == 0, done.stderr
-    hogs = _hogs_for(seconds=3, after=2)
+    hogs = _hogs_for(seconds=5, after=1.5)
     try:
         done, busy = run_json(*common)
     finally:
         hogs.join()
     assert done.returncode == 0, done.stderr
+    done, after = run_json(*common)
+    assert done.returncode == 0, done.stderr
     disturbed = [row for row in busy["results"] if row["disturbed_rounds"]]
     assert disturbed, [row["round_lost_share"] for row in busy["results"]]
+    causes = []
     for row in disturbed:
         (note,) = [n["text"] for n in row["notes"] if n["kind"] == "disturbed"]
-        assert note.startswith(f"{row['disturbed_rounds']} of {row['rounds']} rounds disturbed, set aside: "
-                               "other threads or processes held the CPU for ")
-        assert sum(share > 0.02 for share in row["round_lost_share"]) == row["disturbed_rounds"]
-    for calm, hit in zip(quiet["results"], busy["results"]):
-        assert calm["setting"] == hit["setting"]
-        assert abs(hit["ns_per_op"] - calm["ns_per_op"]) <= calm["ns_per_op_error"], (calm["ns_per_op"], hit["ns_per_op"])
+        assert note.startswith(f"{row['disturbed_rounds']} of {row['rounds']} rounds disturbed, set aside: ")
+        causes.append(note)
+        # Each round that lost over 2% is set aside, as disturbed (or as warm-up, before its fork settled).
+        for share, why in zip(row["round_lost_share"], row["round_set_aside"]):
+            assert (why == "disturbed") <= (share > 0.02) and (share > 0.02) <= bool(why)
+    # The hogs' doing is named as such (the host's steal may take a round of its own besides).
+    assert any("other threads or processes held the CPU for " in note for note in causes), causes
+    # Quiet runs just before and after: this machine drifts between runs by more than one run's
+    # interval (benchmarks/README.md), so the busy run's figure is held to what both quiet runs span.
+    for calm, hit, later in zip(before["results"], busy["results"], after["results"]):
+        assert calm["setting"] == hit["setting"] == later["setting"]
+        low = min(run["ns_per_op"] - run["ns_per_op_error"] for run in (calm, later))
+        high = max(run["ns_per_op"] + run["ns_per_op_error"] for run in (calm, later))
+        assert low <= hit["ns_per_op"] <= high, (calm["ns_per_op"], hit["ns_per_op"], later["ns_per_op"])
+
+
+def test_an_openssl_speed_run_is_read_as_its_process_shows_it():
+    done, data = run_json("compare", "--engine", "openssl-cli", "--round-time", "1", "--rounds", "2", "--forks", "1",
+                          "--max-forks", "1", "--sizes", "64", "--quiet")
+    assert done.returncode == 0, done.stderr
+    for row in data["results"]:
+        for counters, ns in zip(row["round_counters"], _round_ns(row)):
+            # One process ran its second of operations: its CPU time is that second, its start aside.
+            assert counters["cpu_ns"] == pytest.approx(ns, rel=0.1) and 0 <= counters["wait_ns"] < 0.1 * ns
+            assert "steal_ns" in counters

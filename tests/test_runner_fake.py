@@ -255,3 +255,37 @@ def test_report_keeps_every_shape_apart_and_shows_the_latest_run_of_a_repeat(mon
     assert [n for n in by_setting.notes if "repeat a configuration" in n]
     shown = by_setting.table.iloc[:, 1].dropna()
     assert all(value > 55 for value in shown)  # 60-ish: the second run's, whichever file came first
+
+
+@pytest.mark.fast
+def test_jmhs_pooled_figure_is_a_column_when_asked_for_and_labelled_as_jmhs(engines, tmp_path):
+    comparison = run(plan(workloads(), Matrix(engines=("subject",))), output=tmp_path / "run.jsonl")
+    assert "JMH score" not in render("compare", "table", comparison)
+    comparison.jmh_columns = True
+    table = render("compare", "table", comparison).splitlines()
+    header = next(line for line in table if line.startswith("#"))
+    assert header.split()[-3:] == ["JMH", "score", "±99.9%"]
+    first = comparison.frame.iloc[0]
+    row = next(line for line in table if line.startswith("1 "))
+    assert row.split()[-2:] == [f"{first.jmh_score:,.1f}", f"{first.jmh_error / first.jmh_score:.1%}"]
+    assert any(line.startswith("JMH score: JMH's figure") for line in table)
+
+
+@pytest.mark.fast
+def test_rows_that_differ_only_in_the_users_options_are_configurations_of_their_own():
+    import pandas as pd
+
+    from jvmbridge.saved.history import compare_runs
+
+    base = dict(engine="OpenSSL speed (C loop)", implementation="OpenSSL 3", setting="AES-NI on", accelerated=True,
+                cipher="aes-256-cbc", direction="encrypt", shape="stream", message_bytes=16, threads=1,
+                ns_per_op=10.0, ns_per_op_error=0.1, run_id="r1", started_utc="2026-12-01T10:00:00+00:00", host="h",
+                file="a.jsonl", published=None, cpu_model="EPYC", cpu_features="aes", cores=2, statistic="s")
+    rows = [base, dict(base, openssl_args="-engine fast", ns_per_op=8.0),  # one run, with and without an engine
+            dict(base, run_id="r2", started_utc="2026-12-01T11:00:00+00:00", ns_per_op=10.5)]
+    compared = compare_runs(pd.DataFrame(rows))
+    assert list(compared.table.configuration) == [
+        "OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 16 B [no --openssl-arg]",
+        "OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 16 B [-engine fast]"]
+    assert list(compared.table["run 1 ns/op"]) == [10.0, 8.0]  # neither dropped as a repeat
+    assert not any("repeat a configuration" in note for note in compared.notes)

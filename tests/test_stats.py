@@ -218,3 +218,14 @@ def test_the_forecast_for_a_row_that_missed_counts_the_first_stages_interval_too
     assert summary.relative_error == pytest.approx(stein_half_width([100, 102.5, 97.5, 100], 12) / 100, rel=1e-6)
     needed = forks_for(summary, 0.02, 100)
     assert stein_half_width([100, 102.5, 97.5, 100], needed) <= 2 < stein_half_width([100, 102.5, 97.5, 100], needed - 1)
+
+
+def test_a_round_both_disturbed_and_before_its_fork_settled_counts_once_as_warm_up():
+    from jvmbridge.results import disturbed
+
+    chunks = [130.0, 131, 129, 130, 130.5, 129.5, 130, 131, 129, 130]
+    slow_and_waiting = {"iterations": 1000, "ns": 130_000, "wait_ns": 0.3 * 130_000}
+    summary = summarize([[slow_and_waiting] + rounds(100, 100.5) + rounds(99.5, wait=0.1)], warmups=[chunks])
+    assert summary.set_aside == ("warm-up", "", "", "disturbed")
+    assert summary.disturbed_rounds == 1 and summary.warmup_rounds == 1
+    assert disturbed(summary).startswith("1 of 4 rounds disturbed, set aside: other threads or processes held the CPU")

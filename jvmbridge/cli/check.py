@@ -11,7 +11,9 @@ import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
+from jvmbridge.jvm.live import NotAJvm, live_jvm
 from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
 
 
@@ -51,6 +53,9 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     from jvmbridge.verify.plan import quick_sizes
     from jvmbridge.verify.run import Sweep
 
+    not_jvms = [str(e) for e in map(_not_a_jvm, dict.fromkeys(pids)) if e]
+    if not_jvms:  # bad input, as a path that is not a JVM: one line, before anything runs
+        raise click.UsageError("; ".join(not_jvms))
     check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
     with warnings.catch_warnings(record=True) as caught:  # a JDK left out goes into the document instead
         warnings.simplefilter("always", SkippedJdk)
@@ -71,3 +76,14 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
         raise could_not_tell from None
     click.echo(render("check", "json" if as_json else output_format, document), nl=False)
     sys.exit(document["exit_code"])
+
+
+def _not_a_jvm(pid: int) -> NotAJvm | None:
+    """Why ``pid`` names no JVM at all, if it does not (a JVM that cannot be read is the document's to say)."""
+    try:
+        live_jvm(pid)
+    except NotAJvm as e:
+        return e
+    except WorkerError:
+        pass
+    return None

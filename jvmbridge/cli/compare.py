@@ -49,7 +49,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
               help="Plaintext bytes per message; several for a sweep; `sweep`: openssl speed's "
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38; `cliffs`: the sweep and "
                    f"{','.join(str(s) for s in CLIFF_SIZES if s not in SWEEP_SIZES)}, either side of known cliffs. "
-                   "Each fork's JVM measures every size.")
+                   "Each size gets JVMs of its own (--shared-jvm: one JVM per fork measures them all).")
 @click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")
@@ -79,10 +79,13 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
               help="JSON-lines file each result is written to as it finishes "
                    "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
+@click.option("--jmh", "jmh_columns", is_flag=True,
+              help="Also show JMH's figure for each row: the mean of every round pooled, and its 99.9% error, "
+                   "to read beside JMH's own output (always in JSON and CSV as jmh_score, jmh_error).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
 @click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
                                                   "`jvmbridge fleet --compare` passes the inventory's.")
-def compare(output, output_format, quiet, host_name, **options):
+def compare(output, output_format, jmh_columns, quiet, host_name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
@@ -103,6 +106,7 @@ def compare(output, output_format, quiet, host_name, **options):
                                     output=output, host_name=host_name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
+    comparison.jmh_columns = jmh_columns
     click.echo(render("compare", output_format, comparison), nl=False)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)

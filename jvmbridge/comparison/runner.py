@@ -44,6 +44,7 @@ class Comparison:
     interrupted: bool = False  # Ctrl-C: the finished rows are kept, the rest listed as failures
     output: Path | None = None  # the JSON-lines file every record went to as it finished
     save_error: str | None = None  # why that file could not be written (the rows are all here still)
+    jmh_columns: bool = False  # for people: JMH's pooled score and error beside each row's figure
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:

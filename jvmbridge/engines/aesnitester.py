@@ -9,7 +9,7 @@ import subprocess
 
 from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.engines.base import Engine, Job
-from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, why_failed
+from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
@@ -84,6 +84,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
         details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
                  "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N",
+                 **user_options(extra_options),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=[f"AESNITester's figure: {iterations:,} messages per fresh JVM, timed from the start of main "
                "(start-up, class loading, interpreter, JIT and String.getBytes() included); one sample per fork"],

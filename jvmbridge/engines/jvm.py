@@ -121,10 +121,17 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
                  "java_home": jvm["java.home"], "jvm_options": " ".join(request["options"]),
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items()),
+                 **user_options(options[len(setting.options):]),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
         busy={name: sum(r[name] for rounds in fork_rounds(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
     )
+
+
+def user_options(extra: tuple[str, ...]) -> dict[str, str]:
+    """The row detail naming the JVM options the user added (--jvm-arg), which make it a
+    configuration of its own when runs are set side by side; none without any."""
+    return {"jvm_args": " ".join(extra)} if extra else {}
 
 
 def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[dict[str, str], str]:

@@ -123,12 +123,12 @@ class OpensslSpeedEngine(NativeEngine):
             runs = _SpeedRuns(group, env, functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds,
                                                             extra=extra, processes=sampling.threads))
             interrupted = runs.run()
-            measured.update((workload, self._measurement(workload, runs, described, accelerated, read)
+            measured.update((workload, self._measurement(workload, runs, described, accelerated, read, matrix.openssl_args)
                              if runs.rounds[workload] else runs.failed[workload]) for workload in group)
         return [measured[workload] for workload in workloads]
 
     def _measurement(self, workload: Workload, runs: "_SpeedRuns", described: dict, accelerated: bool,
-                     read: tuple[bool, str]) -> Measurement:
+                     read: tuple[bool, str], openssl_args: tuple[str, ...]) -> Measurement:
         op, sampling = workload.operation, workload.sampling
         rounds = runs.rounds[workload]
         seconds = max(1, round(sampling.round_seconds))
@@ -144,7 +144,9 @@ class OpensslSpeedEngine(NativeEngine):
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summarize([[r] for r in rounds], runs.rule.forks),
-            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload])},
+            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload]),
+                     # What the user added (--openssl-arg): a configuration of its own beside runs without.
+                     **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
             notes=notes, failed_fork=str(failed) if failed else None,
         )
 

@@ -29,14 +29,15 @@ def live_jvm(pid: int) -> LiveJvm:
         arguments = (proc / "cmdline").read_bytes().split(b"\0")
         exe = os.readlink(proc / "exe")
     except FileNotFoundError:
-        raise WorkerError(f"pid {pid}: no such process") from None
+        raise NotAJvm(f"pid {pid}: no such process") from None
     except PermissionError:
-        raise WorkerError(unreadable(pid, arguments[0].decode(errors="replace"), _owner(proc), os.geteuid(),
-                                     _has_perf_data(pid))) from None
+        program, perf_data = arguments[0].decode(errors="replace"), _has_perf_data(pid)
+        kind = WorkerError if _looks_like_a_jvm(program, perf_data) else NotAJvm
+        raise kind(unreadable(pid, program, _owner(proc), os.geteuid(), perf_data)) from None
     try:
         java = _java_of(proc, exe)
     except JvmNotFound:
-        raise WorkerError(f"pid {pid}: not a JVM ({exe})") from None
+        raise NotAJvm(f"pid {pid}: not a JVM ({exe})") from None
     return LiveJvm(pid, java, b" ".join(arguments).decode(errors="replace").strip())
 
 
@@ -61,10 +62,18 @@ def _other_mount_namespace(proc: Path) -> bool:
         return False
 
 
+class NotAJvm(WorkerError):
+    """The pid names no process, or one that is not a JVM: bad input rather than a finding."""
+
+
+def _looks_like_a_jvm(program: str, perf_data: bool) -> bool:
+    return perf_data or Path(program).name.startswith("java")
+
+
 def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
     """Why a process whose executable cannot be read cannot be checked, from what can be seen:
     its program name and HotSpot's per-process perf data file say whether it is a JVM at all."""
-    if not (perf_data or Path(program).name.startswith("java")):
+    if not _looks_like_a_jvm(program, perf_data):
         return f"pid {pid}: not a JVM ({program or 'no command line'})"
     if euid != 0:
         return f"pid {pid}: a JVM this user may not inspect (owned by uid {owner}): run as that user or root"

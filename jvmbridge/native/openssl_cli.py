@@ -6,9 +6,12 @@ no per-message init or padding: a stream figure, the floor a per-message loop ca
 from __future__ import annotations
 
 import re
+import resource
 import subprocess
+import time
 
 from jvmbridge.child import WorkerError
+from jvmbridge.measure import steal_ns
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
 # "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
@@ -34,8 +37,13 @@ def speed_command(openssl: str, cipher: str, message_bytes: int | None, seconds:
 
 def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) -> dict[int, dict]:
     """One timed round of ``command`` (a speed_command) per size it ran: operations done in how many
-    nanoseconds, all ``processes`` together (their rates summed, as `-multi` does)."""
+    nanoseconds, all ``processes`` together (their rates summed, as `-multi` does). A run of one
+    size in one process also says what its process shows: its CPU time and the time it spent off
+    the CPU (wall time less CPU time, its start included) as wait_ns; every run the host's steal."""
+    before, started, stolen = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter_ns(), steal_ns()
     done = _run(command, env)
+    wall, stolen, after = time.perf_counter_ns() - started, steal_ns() - stolen, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = round((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e9)
     results: dict[int, list[tuple[int, float]]] = {}
     size = None
     for match in _LINE.finditer(done.stderr):
@@ -47,7 +55,9 @@ def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) ->
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         got = ", ".join(f"{len(each)} of {processes} results for {size} bytes" for size, each in results.items())
         raise WorkerError(f"openssl speed gave {got or 'no result'} (exit {done.returncode}): {last}")
-    return {size: _summed(each) for size, each in results.items()}
+    alone = len(results) == 1 and processes == 1
+    counters = {"cpu_ns": cpu, "wait_ns": max(0, wall - cpu)} if alone else {}
+    return {size: {**_summed(each), **counters, "steal_ns": stolen} for size, each in results.items()}
 
 
 def _summed(results: list[tuple[int, float]]) -> dict:

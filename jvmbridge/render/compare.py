@@ -25,8 +25,9 @@ UNITS = {
     "round_set_aside": "per round: empty (in the figure), disturbed, or warm-up (before its fork's last change point)",
     "fork_steadiness": "per fork: flat, warm-up, slowdown or no steady state (PELT change points in its warm-up and rounds)",
     "round_lost_share": "per round, the share of its wall time lost to run-queue wait and steal (fraction)",
-    "round_counters": "per round: cpu_ns (loop thread CPU time), wait_ns (run-queue wait), steal_ns (host "
-                      "steal per vCPU), gc_ms, jit_ms, each where read",
+    "round_counters": "per round: cpu_ns (loop thread CPU time; openssl speed: its process's), wait_ns "
+                      "(run-queue wait; openssl speed: its process's wall time less CPU time), steal_ns "
+                      "(host steal per vCPU), gc_ms, jit_ms, each where read",
     "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
 }
@@ -96,12 +97,14 @@ def _render(comparison: Comparison, tabulate) -> str:
     levels = "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
     header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{levels}", "rsd", "ops/s",
               *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
-              "ciphertext"]
+              "ciphertext", *(["JMH score", "±99.9%"] if comparison.jmh_columns else [])]
     body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
              f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}", _si(row.ops_per_s),
              *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
              f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
-             "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok)]
+             "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
+             *([f"{row.jmh_score:,.1f}", "n/a" if missing(row.jmh_error) else f"{row.jmh_error / row.jmh_score:.1%}"]
+               if comparison.jmh_columns else [])]
             for i, row in enumerate(frame.itertuples())]
     lines += ["", *tabulate([header, *body])]
     lines += ["", "Implementation and state as verified in the running engine:"]
@@ -121,6 +124,9 @@ def _render(comparison: Comparison, tabulate) -> str:
     lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks; samples: forks x "
                   "rounds per fork;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
+    if comparison.jmh_columns:
+        lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
+                     "±99.9%: its Error, t(0.9995, rounds - 1) s / sqrt(rounds), relative.")
     if parallel:
         lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
                      "ops/s/thread = ops/s / threads.")

@@ -93,12 +93,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     by_jdk, by_threads, by_setting = columns == "jdk", columns == "threads", columns == "setting"
     labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting)
                  for r in frame.itertuples()]
-    # The shape is named where it alone tells rows apart (a C loop run of message and stream).
-    if "shape" in frame:
-        shapes = frame.assign(label=labels_of).groupby("label")["shape"].nunique()
-        labels_of = [f"{label} {row.shape}" if shapes[label] > 1 and isinstance(row.shape, str) else label
-                     for label, row in zip(labels_of, frame.itertuples())]
-    frame = frame.assign(configuration=labels_of, column=[_column(r, columns) for r in frame.itertuples()])
+    frame = frame.assign(configuration=_told_apart(frame, labels_of), column=[_column(r, columns) for r in frame.itertuples()])
     # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
     in_run_order = columns in ("host", "setting")
     labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
@@ -122,6 +117,30 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(labels, table.drop(columns=empty), notes)
+
+
+# What else makes two rows different configurations, named in a label only where rows share the
+# rest: the shape (a C loop run of message and stream), the user's JVM options (--jvm-arg) and
+# openssl options (--openssl-arg -engine X); with what a row lacking one is called.
+_TOLD_APART_BY = {"shape": "", "jvm_args": "no --jvm-arg", "openssl_args": "no --openssl-arg"}
+
+
+def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
+    """``labels`` with, where rows share one but differ in a _TOLD_APART_BY field, the words of
+    that field that not all of them have: "... 38 B stream", "... 38 B [-Xmx64m]"."""
+    for column, without in ((c, w) for c, w in _TOLD_APART_BY.items() if c in frame):
+        values = [value if isinstance(value, str) else "" for value in frame[column]]
+        groups: dict[str, list[int]] = {}
+        for index, label in enumerate(labels):
+            groups.setdefault(label, []).append(index)
+        for members in groups.values():
+            if len({values[i] for i in members}) < 2:
+                continue
+            common = set.intersection(*(set(values[i].split()) for i in members))
+            for i in members:
+                own = [word for word in values[i].split() if word not in common]
+                labels[i] += f" [{' '.join(own) or without}]" if without else f" {' '.join(own)}"
+    return labels
 
 
 def _statistic_notes(frame: pd.DataFrame) -> list[str]:
