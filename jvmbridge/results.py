@@ -103,7 +103,7 @@ class Measurement:
             rsd=s.rsd, rounds=s.rounds, disturbed_rounds=s.disturbed_rounds, forks=s.forks, iterations=s.iterations,
             round_ns_per_op=list(s.per_round_ns), round_iterations=list(s.round_iterations),
             round_fork=list(s.round_fork),
-            round_lost_share=list(s.disturbed), round_counters=list(s.round_counters),
+            round_lost_share=list(s.round_lost_share), round_counters=list(s.round_counters),
             round_set_aside=list(s.set_aside), fork_steadiness=[kind.value for kind in s.steadiness],
             ops_per_s=ops_per_s, ops_per_s_per_thread=ops_per_s / self.threads,
             mb_per_s=ops_per_s * self.message_bytes / 1e6,
@@ -237,7 +237,7 @@ def few_samples(s: Summary) -> str:
 def disturbed(s: Summary) -> str:
     """Which rounds were set aside, and how much of them other work took."""
     causes: dict[str, list[float]] = {}
-    for share, counters, why in zip(s.disturbed, s.round_counters, s.set_aside):
+    for share, counters, why in zip(s.round_lost_share, s.round_counters, s.set_aside):
         if why == "disturbed":  # one before its fork settled is counted as warm-up
             host = counters.get("steal_ns", 0) > counters.get("wait_ns", 0)
             causes.setdefault("the host took the vCPU (steal)" if host else "other threads or processes held the CPU",

@@ -70,7 +70,7 @@ class Summary:
     per_round_ns: tuple[float, ...]  # ns/op of each round, in run order
     round_iterations: tuple[int, ...]  # messages in each round
     round_fork: tuple[int, ...]  # which fork (0, 1, ...) each round ran in
-    disturbed: tuple[float, ...]  # per round: share of its wall time lost to other work (0: none seen)
+    round_lost_share: tuple[float, ...]  # per round: share of its wall time lost to other work (0: none seen)
     levels: tuple[Level, ...]  # empty, or two or more
     round_counters: tuple[dict, ...]  # per round, what else was read around it (cpu_ns, wait_ns, gc_ms, ...)
     set_aside: tuple[str, ...]  # per round: "" (in the figure), "disturbed", or "warm-up" (before its fork settled)
@@ -96,6 +96,12 @@ class Summary:
     @property
     def few_forks(self) -> bool:
         return len(self.fork_ns) < FEW_FORKS
+
+
+def one_round_each(rounds: list[dict]) -> list[list[dict]]:
+    """Rounds that were each a process of their own (an `openssl speed` run, an AESNITester JVM),
+    as forks of one round."""
+    return [[round_] for round_ in rounds]
 
 
 def lost_share(round_: dict) -> float:
@@ -141,8 +147,9 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
     fork_ns = [fork_summary(fork) for fork in kept]
     figure = statistics.fmean(fork_ns)
     error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
-    if first_stage and 1 < first_stage < len(fork_ns):
-        error = max(error, stein_half_width(fork_ns[:first_stage], len(fork_ns)))
+    stage = first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0  # 0: no later stage to bound
+    if stage:
+        error = max(error, stein_half_width(fork_ns[:stage], len(fork_ns)))
     undisturbed = [value for fork in kept for value in fork]
     jmh_error = (half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf)
     return Summary(figure, error, tuple(fork_ns), min(undisturbed), max(undisturbed), within_fork_rsd(kept),
@@ -151,8 +158,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
                    tuple(i for i, rounds in enumerate(forks) for _ in rounds), tuple(lost),
                    levels(fork_ns, _robust_within_rsd(kept)),
                    tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
-                   tuple(set_aside), tuple(steadiness),
-                   first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0)
+                   tuple(set_aside), tuple(steadiness), stage)
 
 
 def within_fork_rsd(forks: list[list[float]]) -> float:

@@ -150,6 +150,12 @@ class Sampling:
             return self.max_forks
         return self.forks if self.iterations is not None else min(3 * self.forks, MAX_FORKS)
 
+    @property
+    def first_stage(self) -> int:
+        """How many forks decide how many run (wants_another_fork), whose Stein interval bounds the
+        row's (stats.summarize): ``forks``, and at least two, since one fork shows no spread."""
+        return max(self.forks, min(2, self.fork_limit))
+
     def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
         """Fewer than ``forks`` done, or fewer than the first ``forks`` say it takes to bring the
         interval within the target (up to the limit), unless they sit at levels. Two stages, as
@@ -157,7 +163,7 @@ class Sampling:
         would stop on luck (seen in tests/test_stats.py's simulations: 91% of intervals covered
         for 95%). pyperf and JMH fix the count; a quiet machine then waits for nothing. ``warmups``:
         each fork's warm-up chunks, where the figure finds where forks settled (stats.summarize)."""
-        first = max(self.forks, min(2, self.fork_limit))  # one fork alone shows no spread to decide from
+        first = self.first_stage
         if len(forks) < first:
             return True
         return len(forks) < forks_needed(forks[:first], self.target_error, self.fork_limit,

@@ -44,7 +44,7 @@ def test_a_disturbed_round_is_kept_in_the_record_and_out_of_the_figure():
     disturbed = rounds(150, wait=0.33)  # a third of its wall time waiting for a CPU
     summary = summarize([quiet + disturbed, rounds(100, 101, 99)])
     assert summary.rounds == 7 and summary.per_round_ns[3] == 150
-    assert summary.disturbed_rounds == 1 and summary.disturbed[3] == pytest.approx(0.33)
+    assert summary.disturbed_rounds == 1 and summary.round_lost_share[3] == pytest.approx(0.33)
     assert summary.fork_ns == (99.75, 99.5) and summary.max_ns == 101
     assert summary.round_counters[3]["wait_ns"] == pytest.approx(0.33 * 150_000)
     assert summarize([rounds(100, wait=DISTURBED_SHARE)]).disturbed_rounds == 0  # the share itself is within
@@ -88,6 +88,8 @@ def test_the_forks_the_first_stage_asks_for_and_no_more():
     assert Sampling(forks=3).wants_another_fork(wide) and not Sampling(forks=3, max_forks=3).wants_another_fork(wide)
     assert not Sampling(forks=3, target_error=0.07).wants_another_fork(wide)
     assert Sampling(forks=3).wants_another_fork(wide[:2])  # fewer than --forks
+    # One fork shows no spread: two decide, and their Stein interval is what summarize bounds by.
+    assert Sampling(forks=1).first_stage == 2 and Sampling(forks=1, max_forks=1).first_stage == 1
     # The count is the first three forks' to decide: later ones do not move it, narrow or wide.
     steady = [rounds(100, 100)]
     assert Sampling(forks=3, max_forks=40).wants_another_fork(wide + steady * 25)

@@ -15,7 +15,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
                                    setting_as_run)
 from jvmbridge.results import Measurement
-from jvmbridge.stats import summarize
+from jvmbridge.stats import one_round_each, summarize
 from jvmbridge.workload import Workload
 
 # AESNITester always runs a fixed count; without --iterations, this many messages per fork.
@@ -54,7 +54,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     failed: ChildOutcome | None = None
     # Its whole run is one round: a JVM start, then every message at the bound run_child uses.
     deadline = START_SECONDS + workload.seconds_at_most(0)
-    while sampling.wants_another_fork([[r] for r in rounds]):
+    while sampling.wants_another_fork(one_round_each(rounds)):
         try:
             done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline,
                                   env=measured_environment())
@@ -80,7 +80,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
         implementation=f"{said['provider']} on {said['java.vm.vendor']} {version}",
         setting=ran.name, accelerated=ran.accelerated, as_requested=not mismatched and ran is setting,
         verified_state=verified_state,
-        **workload.row_fields(), summary=summarize([[r] for r in rounds], sampling.forks),
+        **workload.row_fields(), summary=summarize(one_round_each(rounds), sampling.first_stage),
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
         details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
                  "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N",

@@ -41,7 +41,7 @@ class CLoopEngine(NativeEngine):
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
-            summary=summarize(fork_rounds(outcomes), workload.sampling.forks, fork_warmups(outcomes)),
+            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},

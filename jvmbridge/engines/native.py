@@ -15,7 +15,7 @@ from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
-from jvmbridge.stats import summarize
+from jvmbridge.stats import one_round_each, summarize
 from jvmbridge.workload import MAX_FORKS, SPEED_SIZES, Operation, Workload
 from jvmbridge.worker_protocol import PycaPart
 
@@ -67,7 +67,7 @@ class PycaEngine(NativeEngine):
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
         result = outcomes[0].answer
-        summary = summarize(fork_rounds(outcomes), sampling.forks, fork_warmups(outcomes))
+        summary = summarize(fork_rounds(outcomes), sampling.first_stage, fork_warmups(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
@@ -143,7 +143,7 @@ class OpensslSpeedEngine(NativeEngine):
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, **workload.row_fields(), summary=summarize([[r] for r in rounds], runs.rule.forks),
+            verified_state=state, **workload.row_fields(), summary=summarize(one_round_each(rounds), runs.rule.first_stage),
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload]),
                      # What the user added (--openssl-arg): a configuration of its own beside runs without.
                      **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
@@ -176,7 +176,7 @@ class _SpeedRuns:
         wanting: list[Workload] = []
         try:
             while wanting := [w for w in self.group if w not in self.failed
-                              and self.rule.wants_another_fork([[r] for r in self.rounds[w]])]:
+                              and self.rule.wants_another_fork(one_round_each(self.rounds[w]))]:
                 for _ in range(self.sampling.rounds):
                     for size, measured in self._plan(wanting):
                         self._one(size, measured)

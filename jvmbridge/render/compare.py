@@ -103,8 +103,7 @@ def _render(comparison: Comparison, tabulate) -> str:
              *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
              f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
              "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
-             *([f"{row.jmh_score:,.1f}", "n/a" if missing(row.jmh_error) else f"{row.jmh_error / row.jmh_score:.1%}"]
-               if comparison.jmh_columns else [])]
+             *([f"{row.jmh_score:,.1f}", _relative(row.jmh_error, row.jmh_score)] if comparison.jmh_columns else [])]
             for i, row in enumerate(frame.itertuples())]
     lines += ["", *tabulate([header, *body])]
     lines += ["", "Implementation and state as verified in the running engine:"]
@@ -183,9 +182,12 @@ def _hints(frame) -> list[str]:
 
 def _error_percent(row) -> str:
     # Rows saved before 0.3.0 list no forks; those of too few forks note their range instead.
-    if missing(row.ns_per_op_error) or 0 < len(row.fork_ns_per_op) < FEW_FORKS:
-        return "n/a"
-    return f"{row.ns_per_op_error / row.ns_per_op:.1%}"
+    return "n/a" if 0 < len(row.fork_ns_per_op) < FEW_FORKS else _relative(row.ns_per_op_error, row.ns_per_op)
+
+
+def _relative(error, value: float) -> str:
+    """An interval's half-width as a share of its figure; n/a where there is none."""
+    return "n/a" if missing(error) else f"{error / value:.1%}"
 
 
 def _ciphertext(ok) -> str:
