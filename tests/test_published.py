@@ -19,6 +19,8 @@ from jvmbridge.native.speed_text import SpeedTextError, parse_speed_text
 DATA = Path(__file__).parent / "data"
 PUBLISHED = DATA / "published"
 TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DATA / "openssl-1.1.1-speed-evp.txt"]
+# A code block's line numbers belong to its lines: reflowed, they are glued to words nothing can tell apart.
+REFLOWABLE = [path for path in TEXTS if path.name != "numbered-code-block.txt"]
 
 
 def report(*args) -> tuple[dict, str]:
@@ -82,6 +84,23 @@ def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
 
 
 @pytest.mark.fast
+def test_a_code_block_copied_with_its_line_numbers_and_an_engine_named_by_the_output():
+    path = PUBLISHED / "numbered-code-block.txt"
+    first, second = parse_speed_text(path.read_text(), "guide")
+    assert first.command == "openssl speed -elapsed -evp aes-128-cbc -engine qatengine" and first.line == 3
+    assert [f.message_bytes for f in first.figures] == [16, 64, 256, 1024, 8192, 16384]
+    assert first.figures[0].bytes_per_s == pytest.approx(458690.25e3)  # "17AES-128-CBC 458690.25k": the table's
+    assert second.command is None and second.engine == "qatengine"  # from 'Engine "qatengine" set.' alone
+    document, _ = report(path)
+    rows = rows_by_configuration(document)
+    assert "OpenSSL speed (C loop) | AES-NI on, engine qatengine | aes-128-cbc 16 B" in rows
+    assert "OpenSSL speed (C loop) | AES-NI on, engine qatengine | aes-256-cbc 16384 B" in rows
+    assert "-engine qatengine; -elapsed" in document["notes"][0]
+    assert "engine qatengine, as the output says it was set" in document["notes"][1]
+    assert "not stated: -provider, -multi, -elapsed" in document["notes"][1]  # -engine is stated
+
+
+@pytest.mark.fast
 def test_a_windows_session_with_prompts_paths_crlf_and_set():
     path = PUBLISHED / "windows-prompt.txt"
     assert b"\r\n" in path.read_bytes()
@@ -141,7 +160,7 @@ def figures_and_settings(text: str) -> list:
 
 @pytest.mark.fast
 @settings(max_examples=60, deadline=None)
-@given(path=st.sampled_from(TEXTS), data=st.data())
+@given(path=st.sampled_from(REFLOWABLE), data=st.data())
 def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
     text = path.read_text()
     breaks = [m.start() for m in re.finditer(r"\r?\n", text)]

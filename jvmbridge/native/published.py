@@ -67,9 +67,11 @@ def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, state: tuple[bo
          notes: list[str]) -> dict:
     accelerated, verified = state
     setting = _setting(platform, accelerated)
-    for option in ("-engine", "-provider"):  # whose code ran is part of what was measured
-        if run.options.get(option):
-            setting += f", {option[1:]} {run.options[option]}"
+    # Whose code ran is part of what was measured.
+    if run.engine:
+        setting += f", engine {run.engine}"
+    if run.options.get("-provider"):
+        setting += f", provider {run.options['-provider']}"
     ns_per_op = figure.message_bytes / figure.bytes_per_s * 1e9 if figure.bytes_per_s else float("inf")
     measurement = Measurement(
         engine=OpensslSpeedEngine.label, implementation=run.version or f"OpenSSL (version {NOT_STATED})",
@@ -121,6 +123,8 @@ def _facts(run: SpeedRun) -> str:
     for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
         if run.options.get(option):
             said.append(f"{option} {run.options[option]}")
+        elif option == "-engine" and run.engine_set:
+            said.append(f"engine {run.engine_set}, as the output says it was set")
         elif option in ("-engine", "-provider") and not run.command:
             unsaid.append(option)
     if run.processes is None:

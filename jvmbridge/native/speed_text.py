@@ -8,7 +8,8 @@ to name it in messages.
 
 Traps: the table's numbers are 1000s of bytes per second ("1045836.29k") except below 10000 B/s,
 where speed.c prints plain bytes per second (`results > 10000 && !mr`); -mr's +F lines are plain
-bytes per second; sizes of 100,000 bytes and more glue to the previous "bytes" ("bytes1048576").
+bytes per second; sizes of 100,000 bytes and more glue to the previous "bytes" ("bytes1048576");
+code blocks copied from documentation sites carry their line numbers glued on ("1openssl speed").
 """
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ _VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*)"  # a shell word, quoted or not
 
 _WORD = re.compile(r"\S+")
 _COMMAND = re.compile(rf"(?P<env>(?:[A-Za-z_]\w*={_VALUE} )*)"
-                      rf"(?:\S*[>\\/\"'&])?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
+                      rf"(?:\S*[>\\/\"'&]|\d+)?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
 _EXPORT = re.compile(rf"(?:\S*>)?(?:export |set |\$env:)(?P<name>OPENSSL_\w+) ?= ?(?P<value>{_VALUE}){_END}")
 _UNSET = re.compile(rf"unset (?P<name>OPENSSL_\w+){_END}")
+# apps' setup_engine: "engine \"%s\" set." in 1.0.2-1.1.1, "Engine ..." from 3.0.
+_ENGINE_SET = re.compile(rf"[Ee]ngine \"(?P<id>[^\"\s]+)\" set\.{_END}")
 _ELAPSED = re.compile(rf"You have chosen to measure elapsed time instead of user CPU time\.{_END}")
 _DOING = re.compile(r"Doing (?P<name>\S+(?: \S+)?) (?:ops )?for (?P<planned>\d+)s on (?P<size>\d+) size blocks: "
                     rf"(?P<count>\d+) (?P=name)'s in (?P<seconds>\d+\.\d+)s{_END}")
@@ -77,6 +80,7 @@ class SpeedRun:
     version: str | None = None
     cpuinfo: str | None = None
     elapsed_notice: bool = False  # speed printed "You have chosen to measure elapsed time ..."
+    engine_set: str | None = None  # the engine speed's output says it set ('Engine "qatengine" set.')
     planned_seconds: int | None = None  # "Doing ... for 3s"
     table: list[SpeedFigure] = field(default_factory=list)  # the table's or -mr's +F figures
     timed: list[SpeedFigure] = field(default_factory=list)  # from the "Doing" (-mr: +DT/+R) lines
@@ -103,6 +107,11 @@ class SpeedRun:
     def began(self) -> bool:
         return bool(self.version or self.cpuinfo or self.elapsed_notice or self._doing or self.table or self.skipped)
 
+    @property
+    def engine(self) -> str | None:
+        """The engine whose code ran: as the command asked, else as the output says it was set."""
+        return self.options.get("-engine") or self.engine_set
+
 
 def parse_speed_text(text: str, source: str) -> list[SpeedRun]:
     """Every run in ``text`` that shows figures (AES ones, or rows of other algorithms to list as
@@ -118,7 +127,7 @@ class _Reader:
         self.source = source
         tokens, self.lines, self.starts = [], [], []
         offset = 0
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in enumerate(_without_line_numbers(text.splitlines()), 1):
             for token in line.split():
                 tokens.append(token)
                 self.starts.append(offset)
@@ -165,6 +174,10 @@ class _Reader:
             return match.end()
         if match := _ELAPSED.match(flat, at):
             self._run(last is None or last.began, at).elapsed_notice = True
+            return match.end()
+        if match := _ENGINE_SET.match(flat, at):  # printed while options are read: before or after -elapsed's line
+            starts_anew = last is None or bool(last.engine_set or last.version or last._doing or last.table)
+            self._run(starts_anew, at).engine_set = match["id"]
             return match.end()
         if match := _DOING.match(flat, at):
             self._timed(at, match["name"], int(match["size"]), int(match["count"]), float(match["seconds"]),
@@ -270,6 +283,22 @@ class _Reader:
             raise SpeedTextError(f"{self.source}:{line}: {len(figures)} figures for {len(self.sizes)} sizes "
                                  f"({', '.join(map(str, self.sizes))} bytes)", line)
         run.table += [_figure(aes, name, size, value) for size, value in zip(self.sizes, figures)]
+
+
+def _without_line_numbers(lines: list[str]) -> list[str]:
+    """``lines`` less the numbers a copied code block glued on: in a stretch of three or more lines
+    that begin with consecutive numbers ("9Doing ...", "10version: ...", a bare "11"), each loses its own."""
+    lines = [line.lstrip() for line in lines]  # indentation means nothing here: tokens are read
+    start = 0
+    while start < len(lines):
+        first, end = re.match(r"\d+", lines[start]), start
+        while first and end < len(lines) and lines[end].startswith(str(int(first[0]) + end - start)):
+            end += 1
+        if end - start >= 3 and first:
+            for at in range(start, end):
+                lines[at] = lines[at][len(str(int(first[0]) + at - start)):]
+        start = max(end, start + 1)
+    return lines
 
 
 def _cells(row: re.Match) -> list[float]:
