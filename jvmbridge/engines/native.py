@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
-from dataclasses import replace
 from typing import Callable
 
 from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, fork_rounds, fork_warmups, run_forks
@@ -16,7 +15,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize
-from jvmbridge.workload import MAX_FORKS, SPEED_SIZES, Operation, Workload
+from jvmbridge.workload import SPEED_SIZES, Operation, Workload
 from jvmbridge.worker_protocol import PycaPart
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
@@ -132,7 +131,7 @@ class OpensslSpeedEngine(NativeEngine):
         op, sampling = workload.operation, workload.sampling
         rounds = runs.rounds[workload]
         seconds = max(1, round(sampling.round_seconds))
-        notes = [f"{self.work(op)}; {len(rounds)} runs of {seconds} s"
+        notes = [f"{self.work(op)}; {len(rounds)} run(s) of {seconds} s, each its own process: a fork of one round"
                  + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")
                  + (f", {runs.listed[workload]} of them of speed's own size list" if runs.listed[workload] else "")]
         if op.direction == "decrypt" and op.mode == "cbc":
@@ -143,7 +142,7 @@ class OpensslSpeedEngine(NativeEngine):
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, **workload.row_fields(), summary=summarize(one_round_each(rounds), runs.rule.first_stage),
+            verified_state=state, **workload.row_fields(), summary=summarize(one_round_each(rounds), sampling.first_stage),
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload]),
                      # What the user added (--openssl-arg): a configuration of its own beside runs without.
                      **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
@@ -153,8 +152,8 @@ class OpensslSpeedEngine(NativeEngine):
 
 class _SpeedRuns:
     """`openssl speed` runs for workloads of one cipher, direction and sampling. Each run is a
-    process of its own, so `forks` is met by the runs themselves; runs are added `rounds` at a time
-    while a workload's interval is wide, up to `max_forks` x `rounds`. While every size of speed's
+    process of its own: a fork of one round, so --forks and --max-forks count runs and --rounds does
+    not apply (speed cannot split a process's run into rounds). While every size of speed's
     own list is wanted, one run of that list measures them all (as a user runs it); otherwise each
     wanted size gets its own `-bytes` run (the list would spend its seconds on sizes not wanted).
     `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply."""
@@ -162,9 +161,6 @@ class _SpeedRuns:
     def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
         self.group, self.env, self.command = group, env, command
         self.sampling = group[0].sampling
-        # Each run is a fork; the first batch of --rounds runs decides how many batches follow.
-        self.rule = replace(self.sampling, forks=min(self.sampling.rounds, MAX_FORKS),
-                            max_forks=min(self.sampling.rounds * self.sampling.fork_limit, MAX_FORKS))
         self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
         self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
         self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
@@ -176,10 +172,9 @@ class _SpeedRuns:
         wanting: list[Workload] = []
         try:
             while wanting := [w for w in self.group if w not in self.failed
-                              and self.rule.wants_another_fork(one_round_each(self.rounds[w]))]:
-                for _ in range(self.sampling.rounds):
-                    for size, measured in self._plan(wanting):
-                        self._one(size, measured)
+                              and self.sampling.wants_another_fork(one_round_each(self.rounds[w]))]:
+                for size, measured in self._plan(wanting):
+                    self._one(size, measured)
         except KeyboardInterrupt:
             self.failed.update((w, WorkerError(INTERRUPTED)) for w in wanting if w not in self.failed)
             return True

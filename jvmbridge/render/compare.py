@@ -116,9 +116,10 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
                       "a size between them shows where):"]
         lines += [f"  {cliff.describe()}" for cliff in comparison.cliffs]
-    notes = [(i + 1, _notes_text(comparison, i, row)) for i, row in enumerate(frame.itertuples())]
-    if any(text for _, text in notes):
-        lines += ["", "Notes:"] + [f"  {i:>2}  {text}" for i, text in notes if text]
+    notes = _notes_once(comparison, frame)
+    if notes:
+        width = max(len(rows) for rows, _ in notes)
+        lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in notes]
     lines += _hints(frame)
     lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks; samples: forks x "
                   "rounds per fork;",
@@ -160,12 +161,26 @@ def _engines(frame) -> list[str]:
     return list(dict.fromkeys(described))
 
 
-def _notes_text(comparison: Comparison, index: int, row) -> str:
-    """A row's notes, and what rows side by side say of it, in one line."""
+def _notes_of(comparison: Comparison, index: int, row) -> list[str]:
+    """A row's notes, and what rows side by side say of it."""
     texts = [note["text"] for note in row.notes]
     if index in comparison.overhead:
         texts.append(comparison.overhead[index].text)
-    return "; ".join(texts)
+    return texts
+
+
+def _notes_text(comparison: Comparison, index: int, row) -> str:
+    """A row's notes in one line (the data formats' notes column)."""
+    return "; ".join(_notes_of(comparison, index, row))
+
+
+def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
+    """Each note once, after the rows it applies to ("1, 2"), in the order the rows first say it."""
+    rows_of: dict[str, list[int]] = {}
+    for i, row in enumerate(frame.itertuples()):
+        for text in _notes_of(comparison, i, row):
+            rows_of.setdefault(text, []).append(i + 1)
+    return [(", ".join(map(str, rows)), text) for text, rows in rows_of.items()]
 
 
 def _hints(frame) -> list[str]:
