@@ -19,8 +19,8 @@ SIZES = (16, 38, 1024, 16384)
 
 def main() -> None:
     max_forks = int(sys.argv[sys.argv.index("--max-forks") + 1]) if "--max-forks" in sys.argv else 3
-    frame = jvmbridge.compare(engines=["jvm", "c-loop", "openssl-cli"], sizes=list(SIZES),
-                              shapes=["message", "stream"], max_forks=max_forks)
+    frame = jvmbridge.compare(engine=["jvm", "c-loop", "openssl-cli"], sizes=list(SIZES),
+                              shape=["message", "stream"], max_forks=max_forks)
     print(f"{frame.attrs['metadata']['cpu']['model']}; {', '.join(sorted(set(frame.implementation)))}; "
           f"saved to {frame.attrs['output']}")
 

@@ -62,7 +62,7 @@ def main() -> None:
         keep = Path(arguments[arguments.index("--keep") + 1]) if "--keep" in arguments else None
         with tempfile.TemporaryDirectory() as scratch:
             folder = keep or Path(scratch)
-            frames = [compare(engines=["jvm", "c-loop"], rounds=ROUNDS, forks=forks, max_forks=forks,
+            frames = [compare(engine=["jvm", "c-loop"], rounds=ROUNDS, forks=forks, max_forks=forks,
                               output=folder / f"run{number}.jsonl") for number in (1, 2)]
     runs = [{f"{row.engine}, {row.setting}": fork_rounds(row) for row in frame.itertuples()} for frame in frames]
     first = frames[0].iloc[0]

@@ -31,7 +31,7 @@ def main() -> None:
     if len(sys.argv) > 1:
         frame = load(sys.argv[1])
     else:
-        frame = compare(engines=["jvm", "c-loop", "openssl-cli"], sizes=[38, 16384], shapes=["message", "stream"],
+        frame = compare(engine=["jvm", "c-loop", "openssl-cli"], sizes=[38, 16384], shape=["message", "stream"],
                         output=Path("spread.jsonl"))
     print(f"{'row':<58} {'rounds MAD':>10} {'forks rsd':>9} {'forks':>5}   against its native kind")
     for row in frame[frame.engine == "JVM"].itertuples():

@@ -18,40 +18,42 @@ def run_comparison(request: CompareRequest, progress: Progress | None = None,
     return run(plan(list(request.workloads), request.matrix), progress, output, host_name)
 
 
-def compare(iterations: int | float | str | None = None, *, round_seconds: float = ROUND_SECONDS,
+def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,
             rounds: int = Sampling.rounds, threads: int = Sampling.threads, forks: int | None = None,
-            max_forks: int | None = None, target_error: float = TARGET_ERROR,
-            ciphers: Iterable[str] = (), key_bits: int | None = None,
-            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shapes: Iterable[str] = ("message",),
-            directions: Iterable[str] = ("encrypt",), engines: Iterable[str] = default_engines(),
-            java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False, jvm_args: Iterable[str] = (),
-            providers: Iterable[str] = ("SunJCE",), classpath: Iterable[str] = (),
-            openssl: str | None = "openssl", openssl_args: Iterable[str] = (), shared_jvm: bool = False,
-            output: str | Path | None = None) -> pd.DataFrame:
-    """One row per engine and setting, as `jvmbridge compare` with the same options (see
-    :class:`jvmbridge.comparison.request.CompareRequest`): ``iterations`` None times rounds of ``round_seconds``;
-    forks are added up to ``max_forks`` while the interval is wider than ``target_error`` (0.02: ±2%);
-    ``ciphers`` such as "aes-128-gcm", or the default aes-<key_bits>-cbc; ``sizes`` in bytes, a list
-    or "sweep". ``frame.attrs`` holds "metadata", "ratios", "findings", "failures" and "output" (the
-    JSON-lines file the run was saved to, readable with :func:`load`).
+            max_forks: int | None = None, target_error: float = TARGET_ERROR * 100,
+            cipher: str | Iterable[str] = (), key_bits: int | None = None,
+            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = "message",
+            direction: str | Iterable[str] = "encrypt", engine: str | Iterable[str] = default_engines(),
+            java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
+            jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),
+            openssl: str | None = "openssl", openssl_arg: str | Iterable[str] = (), shared_jvm: bool = False,
+            output: str | Path | None = None, host_name: str | None = None) -> pd.DataFrame:
+    """One row per engine and setting, as `jvmbridge compare` with the same options under the same
+    names (--round-time: ``round_time``; --target-error in percent; a repeatable option takes one
+    value or several: ``cipher="aes-128-gcm"`` or ``cipher=["aes-128-gcm", "aes-256-ctr"]``; see
+    :class:`jvmbridge.comparison.request.CompareRequest`). ``frame.attrs`` holds "metadata", "ratios",
+    "findings", "failures" and "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
     request = CompareRequest(
-        iterations=None if iterations is None else parse_count(iterations), round_seconds=round_seconds,
-        rounds=rounds, threads=threads, forks=forks, max_forks=max_forks, target_error=target_error,
-        ciphers=tuple(ciphers), key_bits=key_bits, sizes=sizes if isinstance(sizes, (int, str)) else tuple(sizes),
-        shapes=tuple(shapes), directions=tuple(directions), engines=tuple(engines),
-        java_paths=(java,) if isinstance(java, str) else tuple(java), all_jdks=all_jdks, trust_jdk_owner=trust_jdk_owner,
-        jvm_args=tuple(jvm_args),
-        providers=tuple(providers), classpath=tuple(classpath), openssl=openssl, openssl_args=tuple(openssl_args),
-        shared_jvm=shared_jvm)
-    comparison = run_comparison(request, output=Path(output) if output else None)
+        iterations=None if iterations is None else parse_count(iterations), round_time=round_time, rounds=rounds,
+        threads=threads, forks=forks, max_forks=max_forks, target_error=target_error, cipher=_values(cipher),
+        key_bits=key_bits, sizes=sizes if isinstance(sizes, (int, str)) else tuple(sizes), shape=_values(shape),
+        direction=_values(direction), engine=_values(engine), java=_values(java), all_jdks=all_jdks,
+        trust_jdk_owner=trust_jdk_owner, jvm_arg=_values(jvm_arg), provider=_values(provider),
+        classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm)
+    comparison = run_comparison(request, output=Path(output) if output else None, host_name=host_name)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        findings={index: note.as_dict() for index, note in comparison.overhead.items()},
                        failures=comparison.failures, output=str(comparison.output))
     return frame
+
+
+def _values(given: str | Iterable[str]) -> tuple[str, ...]:
+    """A repeatable option's values: one given alone, or several."""
+    return (given,) if isinstance(given, str) else tuple(given)
 
 
 def load(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ x86_with_aes = pytest.mark.skipif(current().name != "x86_64" or not cpu_has_aes(
 
 @x86_with_aes
 def test_a_lowered_use_sse_is_named_as_the_cause_and_the_option_to_remove():
-    done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseSSE=2")
+    done, document = check_json("--no-verify", "--mode-time", "5", "--jvm-arg=-XX:UseSSE=2")
     assert done.returncode == 1
     found = verdicts(document["jdks"][0])
     assert {v["status"] for v in found.values()} == {Status.DISABLED}
@@ -33,13 +33,13 @@ def test_a_lowered_use_sse_is_named_as_the_cause_and_the_option_to_remove():
     assert "UseAESCTRIntrinsics=false [UseSSE=2, command line; it needs 4]" in found["GCM"]["reason"]
     assert {v["fix"] for v in found.values()} == {"remove -XX:UseSSE=2 from the JVM's command line"}
     # Said once for the three modes, not three times.
-    table = run_cli("check", "-q", "--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseSSE=2").stdout
+    table = run_cli("check", "-q", "--no-verify", "--mode-time", "5", "--jvm-arg=-XX:UseSSE=2").stdout
     assert table.count("remove -XX:UseSSE=2") == 1, table
 
 
 @x86_with_aes
 def test_use_sse_3_leaves_cbc_on_and_ctr_off():
-    done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseSSE=3", "--mode", "cbc",
+    done, document = check_json("--no-verify", "--mode-time", "5", "--jvm-arg=-XX:UseSSE=3", "--mode", "cbc",
                                 "--mode", "ctr")
     found = verdicts(document["jdks"][0])
     assert found["CBC"]["status"] == Status.ACTIVE
@@ -50,7 +50,7 @@ def test_use_sse_3_leaves_cbc_on_and_ctr_off():
 @pytest.mark.skipif(not {"avx512f", "vaes"} <= set(open("/proc/cpuinfo").read().split()),
                     reason="needs a CPU with AVX-512 and VAES")
 def test_use_avx_below_3_is_active_but_says_the_widest_stubs_stay_unused():
-    done, document = check_json("--no-verify", "--max-seconds", "5", "--jvm-arg=-XX:UseAVX=2", "--mode", "ctr")
+    done, document = check_json("--no-verify", "--mode-time", "5", "--jvm-arg=-XX:UseAVX=2", "--mode", "ctr")
     ctr = verdicts(document["jdks"][0])["CTR"]
     assert ctr["status"] == Status.ACTIVE
     assert ctr["reason"].endswith("; UseAVX=2 [command line]: this CPU's AVX-512/VAES stubs stay unused")

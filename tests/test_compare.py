@@ -145,7 +145,7 @@ def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
 def test_python_api_returns_a_dataframe():
     import jvmbridge
 
-    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engines=["jvm"])
+    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engine="jvm")
     assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
     assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
     assert list(frame.iterations) == [2 * 100_000] * 2  # exactly, in each of the 2 forks

@@ -19,8 +19,8 @@ def test_every_listed_format_has_its_renderer_and_no_other_exists(document):
 
 @pytest.mark.fast
 def test_a_format_a_document_lacks_is_refused():
-    with pytest.raises(ValueError, match="check has no csv format; it has table, json"):
-        render("check", "csv", {})
+    with pytest.raises(ValueError, match="check has no html format; it has table, markdown, csv, json"):
+        render("check", "html", {})
 
 
 @pytest.mark.fast

@@ -200,6 +200,14 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
 
 
 @pytest.mark.fast
+def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_cliff(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=16))
+    sizes = combinations([(128, "cbc")], ["encrypt"], [0, 16], ["message"], Sampling(rounds=5))
+    comparison = run(plan(sizes, Matrix(engines=("cliff",))), output=tmp_path / "run.jsonl")  # divided by 0 bytes before
+    assert [(c.smaller, c.larger, c.what) for c in comparison.cliffs] == [(0, 16, "a larger message takes less time")] * 2
+
+
+@pytest.mark.fast
 def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))

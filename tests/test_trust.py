@@ -76,7 +76,7 @@ def test_a_tenant_jdk_named_by_root_is_refused_in_one_line_unless_trusted(tenant
 
 def test_all_jdks_leaves_a_tenant_jdk_out_and_says_so_in_the_document(tenant_jdk):
     # JAVA_HOME is one of the places discovery looks.
-    done = run_cli("check", "--all-jdks", "--mode", "cbc", "--no-verify", "--max-seconds", "5", "--format", "json",
+    done = run_cli("check", "--all-jdks", "--mode", "cbc", "--no-verify", "--mode-time", "5", "--format", "json",
                    env={**os.environ, "JAVA_HOME": str(tenant_jdk)})
     assert done.returncode == 2, done.stderr  # could not tell everywhere: one JDK was not run
     assert not list(tenant_jdk.parent.glob("jcmd-ran"))
@@ -87,7 +87,7 @@ def test_all_jdks_leaves_a_tenant_jdk_out_and_says_so_in_the_document(tenant_jdk
     assert {v["status"] for v in refused["verdicts"]} == {"unknown"}
     assert "error" not in jdks[str(jdk_homes()[0])]  # the rest checked
     assert str(tenant_jdk) not in done.stderr  # said once, in the document
-    table = run_cli("check", "--all-jdks", "--mode", "cbc", "--no-verify", "--max-seconds", "5",
+    table = run_cli("check", "--all-jdks", "--mode", "cbc", "--no-verify", "--mode-time", "5",
                     env={**os.environ, "JAVA_HOME": str(tenant_jdk)})
     assert f"  error: JDK {tenant_jdk}: " in table.stdout and table.stdout.count("so root will not run it") == 1
 

@@ -80,7 +80,7 @@ def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     listing.write_text("[Global flags]\n"
                        "     bool UseAES                                   = true                       {product} {default}\n"
                        f"    ccstr OnError                                  = {EVIL.splitlines()[0]}     {{product}} {{default}}\n")
-    done = run_cli("flags", "--from", str(listing), "--all")
+    done = run_cli("flags", "--from", str(listing), "--all-flags")
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and r"\x1b]0;pwned" in done.stdout
 

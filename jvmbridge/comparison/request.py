@@ -18,58 +18,60 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, 
 
 @dataclass(frozen=True)
 class CompareRequest:
-    # Sampling (see workload.Sampling): None times rounds of round_seconds; a count runs exactly that many.
+    """Fields named as `compare`'s options (--round-time: round_time; repeatable ones in the singular,
+    as --cipher), so the command line and the Python API are one vocabulary."""
+    # Sampling (see workload.Sampling): None times rounds of round_time seconds; a count runs exactly that many.
     iterations: int | None = Sampling.iterations
-    round_seconds: float = Sampling.round_seconds
+    round_time: float = Sampling.round_seconds
     rounds: int = Sampling.rounds
     threads: int = Sampling.threads
     forks: int | None = None  # None: Sampling.forks, or max_forks where that is fewer
     max_forks: int | None = Sampling.max_forks
-    target_error: float = Sampling.target_error  # relative: 0.02 is ±2%
+    target_error: float = Sampling.target_error * 100  # percent, as --target-error: 2 is ±2%
     # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
-    ciphers: tuple[str, ...] = ()
+    cipher: tuple[str, ...] = ()
     key_bits: int | None = None
     sizes: tuple[int, ...] | int | str = (AESNITESTER_MESSAGE_BYTES,)  # bytes, a list, "16,64" or "sweep"
-    shapes: tuple[str, ...] = (Operation.shape,)
-    directions: tuple[str, ...] = (Operation.direction,)
+    shape: tuple[str, ...] = (Operation.shape,)
+    direction: tuple[str, ...] = (Operation.direction,)
     # The matrix.
-    engines: tuple[str, ...] = default_engines()
-    java_paths: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
+    engine: tuple[str, ...] = default_engines()
+    java: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
     all_jdks: bool = False
-    trust_jdk_owner: bool = False  # run as root the java_paths' JDKs even where another user can change them
-    jvm_args: tuple[str, ...] = ()
-    providers: tuple[str, ...] = ("SunJCE",)
+    trust_jdk_owner: bool = False  # run as root the --java JDKs even where another user can change them
+    jvm_arg: tuple[str, ...] = ()
+    provider: tuple[str, ...] = ("SunJCE",)
     classpath: tuple[str, ...] = ()  # jars, or PATH-separated lists of them
     openssl: str | None = "openssl"
-    openssl_args: tuple[str, ...] = ()
+    openssl_arg: tuple[str, ...] = ()
     shared_jvm: bool = False  # one JVM per fork measuring every workload, rather than a JVM for each
     workloads: tuple[Workload, ...] = field(init=False)
     matrix: Matrix = field(init=False)
 
     def __post_init__(self):
-        if self.key_bits and self.ciphers:
+        if self.key_bits and self.cipher:
             raise ValueError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
-        ciphers = [parse_cipher(name) for name in dict.fromkeys(self.ciphers)] or [(self.key_bits or 256, "cbc")]
+        ciphers = [parse_cipher(name) for name in dict.fromkeys(self.cipher)] or [(self.key_bits or 256, "cbc")]
         sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
             [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
         forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
-        sampling = Sampling(self.iterations, self.rounds, forks, self.max_forks, self.target_error,
-                            self.round_seconds, self.threads)
-        workloads = combinations(ciphers, self.directions, sizes, self.shapes, sampling)
-        unknown = [name for name in self.engines if name not in ENGINES]
+        sampling = Sampling(self.iterations, self.rounds, forks, self.max_forks, self.target_error / 100,
+                            self.round_time, self.threads)
+        workloads = combinations(ciphers, self.direction, sizes, self.shape, sampling)
+        unknown = [name for name in self.engine if name not in ENGINES]
         if unknown:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
-        for name in self.providers:
+        for name in self.provider:
             provider(name)  # a ValueError names the choices
-        javas = (find_javas(self.java_paths, self.all_jdks, self.trust_jdk_owner)
-                 if any(ENGINES[key].runs_on_jvms for key in self.engines) else [])
-        for java in javas if self.jvm_args else ():
+        javas = (find_javas(self.java, self.all_jdks, self.trust_jdk_owner)
+                 if any(ENGINES[key].runs_on_jvms for key in self.engine) else [])
+        for java in javas if self.jvm_arg else ():
             # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
             try:
-                flags_and_warnings(java, self.jvm_args)
+                flags_and_warnings(java, self.jvm_arg)
             except WorkerError as e:
                 raise ValueError(str(e)) from None
-        matrix = Matrix(tuple(javas), tuple(self.jvm_args), tuple(self.providers), split_classpath(self.classpath),
-                        tuple(self.engines), self.openssl, tuple(self.openssl_args), self.shared_jvm)
+        matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), split_classpath(self.classpath),
+                        tuple(self.engine), self.openssl, tuple(self.openssl_arg), self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)

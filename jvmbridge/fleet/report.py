@@ -55,6 +55,12 @@ class Fleet:
     hosts: list[str] = field(default_factory=list)
 
     @property
+    def without_jvms(self) -> list[str]:
+        """Hosts checked that had no JDK or running JVM to check (a row each, never left out)."""
+        seen = {r.host for r in self.rows}
+        return [host for host in self.hosts if host not in seen and host not in self.unchecked]
+
+    @property
     def exit_code(self) -> int:
         """As `check`'s, over every host: 1 something not active or wrong, 2 could not tell (a
         host not checked included), 0 all active."""
@@ -72,6 +78,8 @@ class Fleet:
             parts.append(f"{len(off)} with AES acceleration not active: " + ", ".join(f"{h} {j}" for h, j in off))
         if self.unchecked:
             parts.append(f"{_count(self.unchecked, 'host')} not checked: " + ", ".join(sorted(self.unchecked)))
+        if self.without_jvms:
+            parts.append(f"{_count(self.without_jvms, 'host')} with no JDK or JVM found: " + ", ".join(self.without_jvms))
         if not (wrong or off or self.unchecked):
             parts.append("AES acceleration active everywhere")
         return "; ".join(parts) + "."

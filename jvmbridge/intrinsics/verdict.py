@@ -87,7 +87,7 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
                        _fix_level(slowed) if slowed else "")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
     return Verdict(mode.name, Status.NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
-                   "give the JIT longer (--max-seconds); if it still does not use the intrinsic, this JDK "
+                   "give the JIT longer (--mode-time); if it still does not use the intrinsic, this JDK "
                    "does not on this CPU")
 
 

@@ -14,8 +14,8 @@ from jvmbridge.render.text import fence_prose, printable
 FORMATS: dict[str, tuple[str, ...]] = {
     "compare": ("table", "markdown", "csv", "json"),
     "flags": ("table", "markdown", "csv", "json"),
-    "check": ("table", "json"),
-    "verify": ("table", "json"),
+    "check": ("table", "markdown", "csv", "json"),
+    "verify": ("table", "markdown", "csv", "json"),
     "jdks": ("table", "markdown", "csv", "json"),
     "runs": ("table", "markdown", "csv", "json"),
     "fleet": ("table", "markdown", "csv", "json"),

@@ -1,8 +1,15 @@
-"""A `check` document: the short summary for people, the document itself as JSON."""
+"""A `check` document: the short summary for people (as text or Markdown), its verdicts as CSV (a
+fleet of one host, as `fleet` writes them), the document itself as JSON."""
 from __future__ import annotations
 
+from typing import Callable
+
+from jvmbridge.fleet.report import fleet_of
 from jvmbridge.intrinsics.verdict import Status
-from jvmbridge.render.text import align, as_json, printable
+from jvmbridge.render import fleet
+from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block, printable
+
+Table = Callable[..., list[str]]  # rows (header first), indent -> lines: aligned_block or markdown_block
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
             "wrong": "AES acceleration computes WRONG bytes somewhere (see above): do not trust it as configured.",
@@ -17,6 +24,18 @@ def render_json(document: dict) -> str:
 
 
 def render_table(document: dict) -> str:
+    return _render(document, aligned_block)
+
+
+def render_markdown(document: dict) -> str:
+    return _render(document, markdown_block)
+
+
+def render_csv(document: dict) -> str:
+    return fleet.render_csv(fleet_of([document]))
+
+
+def _render(document: dict, table: Table) -> str:
     cpu = document["cpu"]
     lines = [f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
     if cpu.get("emulation"):  # documents written before it was recorded do not say
@@ -27,31 +46,33 @@ def render_table(document: dict) -> str:
         lines.append(f"VM       its CPU model passes on aes but not {', '.join(cpu['vm_hides'])}: if the host's CPU has "
                      "them, a host-passthrough CPU model gives the JVM (and OpenSSL) the faster stubs")
     lines.append("CPU")
-    lines += ["  " + line for line in align(
-        [[name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items()])]
+    lines += table([["feature", "present", "enables"],
+                    *([name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items())])
     for jdk in document["jdks"]:
         lines += ["", f"JDK {printable(jdk['java_home'])} ({printable(jdk['version'])})"
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
-        lines += _flags_and_verdicts(jdk)
+        lines += _flags_and_verdicts(jdk, table, "  ")
     if document["live_jvms"]:
         lines += ["", "Running JVMs (flags read over the attach socket; no JIT evidence)"]
         for live in document["live_jvms"]:
             lines.append(f"  pid {live['pid']}" + (f" {printable(live['java_home'])}: "
                                                    f"{printable(live['command_line'])[:100]}"
                                                    if "java_home" in live else ""))
-            lines += ["  " + line for line in _flags_and_verdicts(live)]
+            lines += _flags_and_verdicts(live, table, "    ")
+    if not document["jdks"] and not document["live_jvms"]:
+        lines += ["", "Nothing to check: no JDK was given and no running JVM was found."]
     wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
     lines += ["", _SUMMARY["wrong" if wrong else document["exit_code"]]]
-    return "\n".join(lines) + "\n"
+    return as_lines(lines)
 
 
-def _flags_and_verdicts(part: dict) -> list[str]:
+def _flags_and_verdicts(part: dict, table: Table, indent: str) -> list[str]:
     if "error" in part:
-        return [f"  error: {printable(part['error'])}"]
-    flags = " ".join(f"{name}={f['value']}" for name, f in part["flags"].items())
-    flags = printable(flags)
+        return [f"{indent}error: {printable(part['error'])}"]
+    flags = printable(" ".join(f"{name}={f['value']}" for name, f in part["flags"].items()))
     fixes = dict.fromkeys(v["fix"] for v in part["verdicts"] if v.get("fix"))  # one line per fix, not per mode
-    return ([f"  flags: {flags}"] + ["  " + line for line in align(
-        [[v["mode"], v["status"], v["reason"]] for v in part["verdicts"]])]
-            + [f"  fix ({', '.join(v['mode'] for v in part['verdicts'] if v.get('fix') == fix)}): {printable(fix)}"
+    return ([f"{indent}flags: {flags}",
+             *table([["mode", "verdict", "reason"], *([v["mode"], v["status"], v["reason"]] for v in part["verdicts"])],
+                    indent)]
+            + [f"{indent}fix ({', '.join(v['mode'] for v in part['verdicts'] if v.get('fix') == fix)}): {printable(fix)}"
                for fix in fixes])

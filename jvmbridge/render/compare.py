@@ -7,7 +7,7 @@ from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
-from jvmbridge.render.text import align, as_json, markdown
+from jvmbridge.render.text import align, as_json, as_lines, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import FEW_FORKS
 
@@ -91,7 +91,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     lines += _overridden(frame)
     lines += [f"Figures  ns/op is {statistic}" for statistic in dict.fromkeys(frame.get("statistic", []))]
     if frame.empty:
-        return "\n".join(lines + ["", "No configuration produced a result."]) + "\n"
+        return as_lines(lines + ["", "No configuration produced a result."])
     lines += [f"Engine   {line}" for line in _engines(frame)]
     parallel = work.get("threads", 1) > 1
     levels = "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
@@ -130,7 +130,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     if parallel:
         lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
                      "ops/s/thread = ops/s / threads.")
-    return "\n".join(lines) + "\n"
+    return as_lines(lines)
 
 
 def _overridden(frame) -> list[str]:

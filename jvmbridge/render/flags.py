@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from jvmbridge.jvm.printflags import FlagTable
-from jvmbridge.render.text import align, as_json, markdown
+from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 # 1: first format (sources, flags with type/name/value/kind/origin/why).
 SCHEMA_VERSION = 1
@@ -43,15 +43,16 @@ def render_markdown(document: FlagsDocument) -> str:
 
 
 def _render(document: FlagsDocument, tabulate) -> str:
+    notes = [f"Note: {note}" for note in document.notes]
     if document.frame.empty:
-        return "No matching flags.\n"
+        return as_lines(["No matching flags.", *notes])
     header = ["flag", "type", "kind", *document.sources]
     body = []
     for name, group in document.frame.groupby("name", sort=True):
         by_source = {row.source: f"{row.value or EMPTY} [{row.why}]" for row in group.itertuples()}
         first = group.iloc[0]
         body.append([name, first.type, first.kind, *(by_source.get(s, "absent") for s in document.sources)])
-    return "\n".join(tabulate([header, *body])) + "\n"
+    return as_lines([*tabulate([header, *body]), *notes])
 
 
 def render_csv(document: FlagsDocument) -> str:

@@ -6,22 +6,23 @@ import io
 from dataclasses import asdict
 
 from jvmbridge.fleet.report import Fleet
-from jvmbridge.render.text import align, as_json, markdown, printable
+from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
 
 
 def _cells(fleet: Fleet) -> list[list[str]]:
     cells = [[r.host, r.jvm, r.mode, r.status, "" if r.active else r.reason, r.fix] for r in fleet.rows]
+    cells += [[host, "-", "-", "nothing to check", "no JDK or running JVM found", ""] for host in fleet.without_jvms]
     return cells + [[host, "-", "-", "not checked", why, ""] for host, why in sorted(fleet.unchecked.items())]
 
 
 def render_table(fleet: Fleet) -> str:
-    return "\n".join(align([_HEADER, *_cells(fleet)]) + ["", printable(fleet.summary())]) + "\n"
+    return as_lines(align([_HEADER, *_cells(fleet)]) + ["", fleet.summary()])
 
 
 def render_markdown(fleet: Fleet) -> str:
-    return "\n".join(markdown([_HEADER, *_cells(fleet)]) + ["", printable(fleet.summary())]) + "\n"
+    return as_lines(markdown([_HEADER, *_cells(fleet)]) + ["", fleet.summary()])
 
 
 def render_csv(fleet: Fleet) -> str:

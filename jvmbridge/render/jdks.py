@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from jvmbridge.render.text import align, as_json, markdown
+from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 _HEADER = ["found in", "java home", "version", "vendor", "arch", "JPype"]
 
@@ -15,11 +15,11 @@ def _cells(rows: list[dict]) -> list[list[str]]:
 
 
 def render_table(rows: list[dict]) -> str:
-    return "\n".join(align(_cells(rows))) + "\n"
+    return as_lines(align(_cells(rows)))
 
 
 def render_markdown(rows: list[dict]) -> str:
-    return "\n".join(markdown(_cells(rows))) + "\n"
+    return as_lines(markdown(_cells(rows)))
 
 
 def render_csv(rows: list[dict]) -> str:

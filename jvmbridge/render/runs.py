@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from jvmbridge.saved.history import RunComparison, Versus
-from jvmbridge.render.text import align, as_json, markdown
+from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
 SCHEMA_VERSION = 1
@@ -28,7 +28,7 @@ def _render(document: RunsDocument, tabulate) -> str:
     comparison = document.comparison
     table = comparison.table.fillna("-")
     cells = [list(table.columns)] + [[_cell(v) for v in row] for row in table.itertuples(index=False)]
-    return "\n".join(tabulate(cells) + [f"Note: {note}" for note in comparison.notes]) + "\n"
+    return as_lines(tabulate(cells) + [f"Note: {note}" for note in comparison.notes])
 
 
 def render_csv(document: RunsDocument) -> str:

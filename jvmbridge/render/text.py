@@ -22,6 +22,12 @@ def printable(text: str, lines: bool = False) -> str:
     return (_UNSAFE_BUT_NEWLINE if lines else _UNSAFE).sub(_escape, text)
 
 
+def as_lines(lines: list[str]) -> str:
+    """``lines`` as a document for people: each line printable(), so a newline inside one (a value
+    from a host, a JDK or a file) is shown escaped and can never start a line of its own."""
+    return "".join(printable(line) + "\n" for line in lines)
+
+
 def _escape(found: re.Match) -> str:
     char = found.group()
     return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
@@ -43,6 +49,17 @@ def markdown(rows: list[list[str]]) -> list[str]:
 
     header, *body = rows
     return [line(header), "|" + "---|" * len(header), *map(line, body)]
+
+
+def aligned_block(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    """A table inside a document for people: aligned, indented under the line that names it."""
+    return [indent + line for line in align(rows)]
+
+
+def markdown_block(rows: list[list[str]], indent: str = "") -> list[str]:
+    """A table inside a Markdown document: set apart by blank lines, where a renderer sees a table
+    (never indented: an indented line is code to it)."""
+    return ["", *markdown(rows), ""]
 
 
 def fence_prose(text: str) -> str:

@@ -1,9 +1,13 @@
-"""A `verify` document: for people a line per JDK and mode, then what was wrong and why, once;
-the document itself as JSON."""
+"""A `verify` document: for people a line per JDK and mode, then what was wrong and why, once
+(as text or Markdown); a row per JDK and mode as CSV; the document itself as JSON."""
 from __future__ import annotations
 
+import csv
+import io
+from typing import Callable
+
 from jvmbridge.cpu import features_text
-from jvmbridge.render.text import align, as_json
+from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block
 from jvmbridge.verify.sweep import PATTERN_MEANING
 
 _SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL.",
@@ -16,6 +20,38 @@ def render_json(document: dict) -> str:
 
 
 def render_table(document: dict) -> str:
+    return _render(document, aligned_block)
+
+
+def render_markdown(document: dict) -> str:
+    return _render(document, markdown_block)
+
+
+_CSV_HEADER = ["java_home", "version", "options", "provider_class", "mode", "verdict", "passes", "after_jit",
+               "mode_intrinsics_compiled", "seen_after_s", "seconds", "error", "smallest_failing_cases"]
+
+
+def render_csv(document: dict) -> str:
+    """A row per JDK and mode; the smallest failing case of each call pattern in one cell."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(_CSV_HEADER)
+    for jdk in document["jdks"]:
+        for mode in jdk["modes"]:
+            failing = "; ".join(f"{f['pattern']} AES-{f['key_bits']} {f['direction']} {f['size']} B: {f['what']}"
+                                for f in mode["findings"])
+            writer.writerow([jdk["java_home"], jdk["version"], " ".join(jdk["options"]), jdk["provider_class"] or "",
+                             mode["mode"], mode["status"], mode["passes"], mode["compiled_passes"],
+                             " ".join(mode["mode_intrinsics_seen"]), _or_blank(mode["proven_after_seconds"]),
+                             mode["seconds"], mode["error"] or "", failing])
+    return out.getvalue()
+
+
+def _or_blank(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _render(document: dict, table: Callable[[list[list[str]]], list[str]]) -> str:
     sweep, cpu = document["sweep"], document["cpu"]
     lines = [f"jvmbridge {document['jvmbridge_version']} verify: the JVM's AES against {sweep['reference']}, "
              "same keys, IVs and bytes",
@@ -37,7 +73,7 @@ def render_table(document: dict) -> str:
             rows.append([mode["mode"], mode["status"], str(mode["passes"]), str(mode["compiled_passes"]),
                          ", ".join(mode["mode_intrinsics_seen"]) or "none", f"{seen:.1f} s" if seen is not None else "never",
                          f"{mode['seconds']:.1f} s"])
-        lines += ["  " + line for line in align(rows)]
+        lines += table(rows)
         errors = dict.fromkeys(mode["error"] for mode in jdk["modes"])
         if len(jdk["modes"]) > 1 and len(errors) == 1 and None not in errors:  # e.g. the JVM would not start
             lines.append(f"  could not run: {next(iter(errors))}")
@@ -49,7 +85,7 @@ def render_table(document: dict) -> str:
         lines += ["", "Call patterns:"] + [f"  {name:8} {PATTERN_MEANING[name]}" for name in PATTERN_MEANING
                                            if name in patterns_used]
     lines += ["", _SUMMARY[document["exit_code"]]]
-    return "\n".join(lines) + "\n"
+    return as_lines(lines)
 
 
 def _problems(mode: dict, patterns_used: set) -> list[str]:
@@ -58,7 +94,7 @@ def _problems(mode: dict, patterns_used: set) -> list[str]:
         lines.append(f"  {mode['mode']}: intrinsic off ({mode['intrinsic_off']}): the Java code was checked")
     elif mode["compiled_passes"] == 0 and mode["passes"]:
         when = ("was never logged as compiled" if mode["proven_after_seconds"] is None
-                else "was logged as compiled only after the last pass began (a longer --budget helps)")
+                else "was logged as compiled only after the last pass began (a longer --jdk-time helps)")
         lines.append(f"  {mode['mode']}: {mode['intrinsics_expected']} {when}: the bytes were checked, "
                      "the intrinsic path perhaps not")
     if not mode["findings"]:

@@ -220,7 +220,7 @@ class _Watch:
             # The passes that finished stand; with none, nothing was checked after all.
             if self.outcome.passes == 0:
                 self.outcome.error = (f"no pass finished within {self.budget + _STOP_GRACE_SECONDS:.0f} s: "
-                                      "a longer --budget helps")
+                                      "a longer --jdk-time helps")
             return
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)

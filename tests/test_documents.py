@@ -1,0 +1,220 @@
+"""Every document in every format, from random valid data, parsed back as its readers parse it:
+JSON strictly (no NaN or Infinity), CSV with the csv module, Markdown with a renderer (tables with
+every row, no line joined into a paragraph), the table for people line by line. Every row present.
+
+The data are drawn, the renderers are the real ones; compare's results come from the real runner
+on fake engines (tests/test_runner_fake.py: they stand in for engines, never test one).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from jvmbridge.engines import ENGINES, Matrix
+from jvmbridge.fleet.report import fleet_of
+from jvmbridge.intrinsics.verdict import Status
+from jvmbridge.render import FORMATS, render
+from jvmbridge.render.flags import FlagsDocument
+from jvmbridge.render.runs import RunsDocument
+from jvmbridge.comparison.runner import plan, run
+from jvmbridge.saved.history import compare_runs, tidy_frame
+from jvmbridge.saved.store import read
+from jvmbridge.workload import Sampling, combinations
+from test_markdown import structure
+from test_runner_fake import FakeEngine
+
+pytestmark = pytest.mark.fast
+EXAMPLES = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+# Text as hosts, processes and files hand it over: pipes, commas, quotes, backticks, newlines, controls.
+TEXT = st.text(st.sampled_from(list("ab19 |,;\"'`*_#<>\\\n\t\x1b\u202e-.:/")), min_size=1, max_size=12)
+
+
+def _strict(text: str):
+    def refuse(constant):
+        raise AssertionError(f"{constant} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _csv_rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _markdown_tables(text: str) -> list[int]:
+    tables, _ = structure(text)  # raises on any paragraph a renderer would join
+    return tables
+
+
+def _every_format(document: str, data) -> dict[str, str]:
+    assert FORMATS[document] == ("table", "markdown", "csv", "json")
+    return {output_format: render(document, output_format, data) for output_format in FORMATS[document]}
+
+
+# compare and report ------------------------------------------------------------------------------
+
+@st.composite
+def comparisons(draw):
+    engines = {f"e{i}": FakeEngine(f"e{i}", draw(st.floats(10, 1000)), noise=draw(st.sampled_from([0.0, 0.001, 0.3])),
+                                   rank=None if i == 0 else i)
+               for i in range(draw(st.integers(1, 3)))}
+    for engine in engines.values():
+        engine.label = f"fake {engine.key} {draw(TEXT)}"  # engines are told apart by their labels
+    ciphers = draw(st.lists(st.sampled_from([(128, "cbc"), (256, "gcm"), (192, "ctr")]), min_size=1, max_size=2,
+                            unique=True))
+    sizes = draw(st.lists(st.sampled_from([0, 16, 38, 1024, 16384]), min_size=1, max_size=3, unique=True))
+    shapes = draw(st.lists(st.sampled_from(["message", "stream"]), min_size=1, max_size=2, unique=True))
+    directions = draw(st.lists(st.sampled_from(["encrypt", "decrypt"]), min_size=1, max_size=2, unique=True))
+    forks = draw(st.integers(1, 5))
+    sampling = Sampling(rounds=draw(st.integers(1, 4)), forks=forks, max_forks=forks)
+    return engines, combinations(ciphers, directions, sizes, shapes, sampling)
+
+
+@EXAMPLES
+@given(drawn=comparisons())
+def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path, monkeypatch):
+    engines, workloads = drawn
+    for key, engine in engines.items():
+        monkeypatch.setitem(ENGINES, key, engine)
+    saved = tmp_path / "run.jsonl"
+    saved.unlink(missing_ok=True)
+    comparison = run(plan(workloads, Matrix(engines=tuple(engines))), output=saved)
+    rows = len(comparison.results)
+    assert rows == 2 * len(engines) * len(workloads)  # on and off, each engine, each workload
+    out = _every_format("compare", comparison)
+    assert len(_strict(out["json"])["results"]) == rows
+    assert len(_csv_rows(out["csv"])) == rows
+    assert _markdown_tables(out["markdown"])[0] == rows
+    table = out["table"].splitlines()
+    header = next(i for i, line in enumerate(table) if line.split()[:2] == ["#", "engine"])
+    assert [line.split()[0] for line in table[header + 1:header + 1 + rows]] == [str(i + 1) for i in range(rows)]
+
+    loaded = read([saved])
+    document = RunsDocument(compare_runs(tidy_frame(loaded), "run"), loaded.problems)
+    out = _every_format("runs", document)
+    assert len(_strict(out["json"])["comparison"]) == rows
+    assert len(_csv_rows(out["csv"])) == rows
+    assert _markdown_tables(out["markdown"])[0] == rows
+    assert len(out["table"].splitlines()) >= rows + 1
+
+
+# check and fleet ---------------------------------------------------------------------------------
+
+VERDICTS = st.lists(st.fixed_dictionaries({"mode": st.sampled_from(["CBC", "CTR", "GCM"]),
+                                           "status": st.sampled_from([s.value for s in Status]),
+                                           "reason": TEXT, "fix": st.one_of(st.just(""), TEXT)}),
+                    min_size=1, max_size=3)
+FLAGS = st.dictionaries(st.sampled_from(["UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics"]),
+                        st.fixed_dictionaries({"value": st.sampled_from(["true", "false"])}), min_size=1)
+JDK = st.fixed_dictionaries({"java_home": TEXT, "version": TEXT, "options": st.lists(TEXT, max_size=2),
+                             "flags": FLAGS, "verdicts": VERDICTS})
+LIVE = st.fixed_dictionaries({"pid": st.integers(1, 99999), "java_home": TEXT, "command_line": TEXT,
+                              "flags": FLAGS, "verdicts": VERDICTS})
+CPU = st.fixed_dictionaries({"model": TEXT, "features": st.dictionaries(
+    st.sampled_from(["aes", "avx", "vaes"]),
+    st.fixed_dictionaries({"present": st.sampled_from([True, False, None]), "enables": TEXT}), min_size=1)})
+CHECK = st.fixed_dictionaries({"host": TEXT, "cpu": CPU, "jdks": st.lists(JDK, max_size=2),
+                               "live_jvms": st.lists(LIVE, max_size=2), "exit_code": st.sampled_from([0, 1, 2])})
+
+
+def _verdicts(document: dict) -> int:
+    return sum(len(part["verdicts"]) for part in (*document["jdks"], *document["live_jvms"]))
+
+
+@EXAMPLES
+@given(document=CHECK)
+def test_a_check_document_in_every_format_keeps_every_verdict(document):
+    out = _every_format("check", document)
+    assert _strict(out["json"]) == document
+    assert len(_csv_rows(out["csv"])) == max(_verdicts(document), 1)  # a host with nothing found is a row too
+    parts = [*document["jdks"], *document["live_jvms"]]
+    assert _markdown_tables(out["markdown"]) == [len(document["cpu"]["features"]),
+                                                 *(len(part["verdicts"]) for part in parts)]
+    assert len(out["table"].splitlines()) >= 2 + len(document["cpu"]["features"]) + _verdicts(document)
+
+
+@EXAMPLES
+@given(documents=st.lists(st.one_of(CHECK, st.fixed_dictionaries({"host": TEXT, "unchecked": TEXT})),
+                          min_size=1, max_size=3))
+def test_a_fleet_in_every_format_keeps_every_host_and_verdict(documents):
+    fleet = fleet_of(documents)
+    rows = sum(_verdicts(d) for d in documents if "jdks" in d) + len(fleet.unchecked) + len(fleet.without_jvms)
+    out = _every_format("fleet", fleet)
+    parsed = _strict(out["json"])
+    assert set(parsed["hosts"]) == {d["host"] for d in documents}
+    assert len(_csv_rows(out["csv"])) == rows
+    assert _markdown_tables(out["markdown"]) == [rows]
+    assert len(out["table"].splitlines()) == 1 + rows + 2
+
+
+# verify ------------------------------------------------------------------------------------------
+
+FINDING = st.fixed_dictionaries({
+    "pattern": st.sampled_from(["oneshot", "updates", "inplace"]), "key_bits": st.sampled_from([128, 256]),
+    "direction": st.sampled_from(["encrypt", "decrypt"]), "size": st.integers(0, 2000), "what": TEXT,
+    "groups": st.integers(1, 6), "crash": st.none(), "attribution": TEXT,
+    "known_bug_description": st.one_of(st.none(), TEXT), "culprit_flag": st.one_of(st.none(), TEXT),
+    "workaround": st.one_of(st.none(), TEXT)})
+MODE = st.fixed_dictionaries({
+    "mode": st.sampled_from(["CBC", "CTR", "GCM"]), "status": st.sampled_from(["correct", "WRONG", "CRASHED", "error"]),
+    "passes": st.integers(0, 9), "compiled_passes": st.integers(0, 9), "groups": st.just(6),
+    "mode_intrinsics_seen": st.lists(TEXT, max_size=2), "intrinsics_expected": TEXT,
+    "proven_after_seconds": st.one_of(st.none(), st.floats(0, 100)), "seconds": st.floats(0, 100),
+    "error": st.one_of(st.none(), TEXT), "intrinsic_off": st.one_of(st.none(), TEXT),
+    "findings": st.lists(FINDING, max_size=2)})
+VERIFY = st.fixed_dictionaries({
+    "jvmbridge_version": st.just("0"), "cpu": st.fixed_dictionaries({"model": TEXT, "features": st.lists(TEXT)}),
+    "sweep": st.fixed_dictionaries({"reference": TEXT, "sizes": st.integers(1, 99), "smallest": st.just(0),
+                                    "largest": st.integers(1, 10**6), "key_bits": st.just([128, 192, 256]),
+                                    "directions": st.just(["encrypt", "decrypt"]),
+                                    "patterns": st.just(["oneshot", "updates", "inplace"]),
+                                    "compiled_passes": st.integers(1, 3), "budget_seconds": st.floats(1, 60)}),
+    "jdks": st.lists(st.fixed_dictionaries({"java_home": TEXT, "version": TEXT, "options": st.lists(TEXT, max_size=2),
+                                            "provider_class": st.one_of(st.none(), TEXT),
+                                            "modes": st.lists(MODE, min_size=1, max_size=3)}), min_size=1, max_size=2),
+    "exit_code": st.sampled_from([0, 1, 2])})
+
+
+@EXAMPLES
+@given(document=VERIFY)
+def test_a_verify_document_in_every_format_keeps_every_jdk_and_mode(document):
+    out = _every_format("verify", document)
+    assert _strict(out["json"]) == document
+    assert len(_csv_rows(out["csv"])) == sum(len(jdk["modes"]) for jdk in document["jdks"])
+    assert _markdown_tables(out["markdown"]) == [len(jdk["modes"]) for jdk in document["jdks"]]
+    assert all(mode["mode"] in out["table"] for jdk in document["jdks"] for mode in jdk["modes"])
+
+
+# flags and jdks ----------------------------------------------------------------------------------
+
+@EXAMPLES
+@given(sources=st.lists(TEXT, min_size=1, max_size=3, unique=True),
+       names=st.lists(st.sampled_from(["UseAES", "UseAESIntrinsics", "UseGHASHIntrinsics", "UseAVX"]), min_size=1,
+                      unique=True),
+       values=st.lists(TEXT, min_size=12, max_size=12), notes=st.lists(TEXT, max_size=2))
+def test_flags_in_every_format_keep_every_flag_and_source(sources, names, values, notes):
+    rows = [{"source": source, "type": "bool", "name": name, "value": values[(i + j) % 12], "kind": "product",
+             "origin": "default", "why": "x"} for i, source in enumerate(sources) for j, name in enumerate(names)]
+    document = FlagsDocument(pd.DataFrame(rows), sources, notes)
+    out = _every_format("flags", document)
+    assert len(_strict(out["json"])["flags"]) == len(rows)
+    assert len(_csv_rows(out["csv"])) == len(rows)
+    assert _markdown_tables(out["markdown"]) == [len(names)]
+    assert len(out["table"].splitlines()) == 1 + len(names) + len(notes)
+
+
+@EXAMPLES
+@given(rows=st.lists(st.fixed_dictionaries({
+    "found_in": TEXT, "java_home": TEXT, "version": TEXT, "vendor": TEXT, "arch": TEXT, "jpype": st.booleans(),
+    "why_not": st.one_of(st.none(), TEXT)}), min_size=1, max_size=4))
+def test_jdks_in_every_format_keep_every_jdk(rows):
+    out = _every_format("jdks", rows)
+    assert _strict(out["json"]) == rows
+    assert len(_csv_rows(out["csv"])) == len(rows)
+    assert _markdown_tables(out["markdown"]) == [len(rows)]
+    assert len(out["table"].splitlines()) == 1 + len(rows)
