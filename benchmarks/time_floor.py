@@ -1,7 +1,7 @@
 """The least timed time a saved run's rows would have needed for their target interval, at the noise
 they showed: per row the forks jvmbridge's stopping rule would need (stats.forks_for, never fewer
 than the run's --forks) and the timed rounds those forks hold; beside it the timed rounds of the
-run's minimum alone (--forks forks; `openssl speed` a batch of --rounds runs), the time a perfectly
+run's minimum alone (--forks forks; each `openssl speed` run is a fork of one round), the time a perfectly
 quiet machine would take. Start-up and warm-up come on top: both totals are floors.
 
 Issues 11 and 16 set targets in wall time (±2% in at most 3 forks; a 28-row sweep in 3 minutes):
@@ -40,8 +40,7 @@ def main() -> None:
         per_fork = row.rounds // row.forks
         rounds = [{"iterations": 1, "ns": ns} for ns in row.round_ns_per_op]
         summary = summarize([rounds[i:i + per_fork] for i in range(0, len(rounds), per_fork)])
-        # `openssl speed` rows count each run as a fork, and their minimum is one batch of --rounds runs.
-        fewest = asked["forks"] if per_fork > 1 else asked["rounds"]
+        fewest = asked["forks"]  # `openssl speed` too: each run is a fork of one round (since 0.3.0)
         needed = forks_for(summary, target, MAX_FORKS)
         per_sample_s = row.jmh_score * row.iterations / row.threads / row.rounds / 1e9
         timed = None if needed is None else max(needed, fewest) * per_fork * per_sample_s

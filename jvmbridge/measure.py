@@ -177,4 +177,6 @@ def merge_warmups(warmups: list[dict]) -> dict:
     """One account of several forks' warm-ups: totals, and steady only if every fork got there
     (each fork's chunks stay with its rounds: jvmbridge.steady)."""
     return {"iterations": sum(w["iterations"] for w in warmups), "seconds": sum(w["seconds"] for w in warmups),
-            "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"]}
+            "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"],
+            "forks": len(warmups), "unsteady_forks": sum(not w["steady"] for w in warmups),
+            "longest_seconds": max(w["seconds"] for w in warmups)}

@@ -43,7 +43,8 @@ class NoteKind(Enum):
 
 
 _PRECISION_HINT = "more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps"
-_HINTS = {NoteKind.NOISY: _PRECISION_HINT, NoteKind.IMPRECISE: _PRECISION_HINT,
+# Noisy rounds alone need no advice: the interval is over forks, and IMPRECISE says when it missed.
+_HINTS = {NoteKind.IMPRECISE: _PRECISION_HINT,
           NoteKind.FEW_SAMPLES: "more --forks helps",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
 
@@ -151,8 +152,7 @@ class Measurement:
                 notes.append(Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
                                                  f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms"))
         if self.warmup is not None and not self.warmup["steady"]:
-            notes.append(Note(NoteKind.NOT_STEADY,
-                              f"steady state not reached in {self.warmup['seconds']:.1f} s of warm-up"))
+            notes.append(Note(NoteKind.NOT_STEADY, _warmup_ran_out(self.warmup)))
         if unsettled := unsteady(s):
             notes.append(Note(NoteKind.NOT_STEADY, unsettled))
         return notes
@@ -269,3 +269,9 @@ def _forks_counted(s: Summary) -> str:
 
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
+
+
+def _warmup_ran_out(warmup: dict) -> str:
+    """In how many forks the warm-up ran out before the speed settled (measure.merge_warmups)."""
+    return (f"the warm-up ran out before the speed settled in {warmup['unsteady_forks']} of {warmup['forks']} "
+            f"fork(s) (the longest {warmup['longest_seconds']:.1f} s)")

@@ -199,6 +199,28 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
     assert json.loads(render("compare", "json", comparison))["cliffs"][0]["larger_bytes"] == 8192
 
 
+class NotedEngine(FakeEngine):
+    """A fake whose rows carry the engine's own note (the same on every row) beside the run's."""
+
+    def measure(self, workload, on):
+        measured = super().measure(workload, on)
+        measured.notes = ["one loop per message, timed inside"]
+        return measured
+
+
+@pytest.mark.fast
+def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_line(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "noted", NotedEngine("noted", 100.0))
+    one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=3, forks=2, max_forks=2))
+    comparison = run(plan(one, Matrix(engines=("noted",))), output=tmp_path / "run.jsonl")
+    table = render("compare", "table", comparison)
+    notes = table[table.index("Notes:"):].splitlines()[1:4]
+    assert notes[0] == "  1, 2  one loop per message, timed inside"
+    assert notes[1].startswith("     1  only 2 fork(s): too few")  # each row's own range
+    assert notes[2].startswith("     2  only 2 fork(s): too few")
+    assert table.count("one loop per message") == 1
+
+
 @pytest.mark.fast
 def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_cliff(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=16))

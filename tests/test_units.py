@@ -98,6 +98,22 @@ def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
 
 
 @pytest.mark.fast
+def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_warm_up():
+    from jvmbridge.measure import merge_warmups
+    from jvmbridge.results import Measurement, NoteKind
+    from jvmbridge.stats import summarize
+
+    forks = [{"iterations": 10, "seconds": 3.0, "steady": True, "ns_per_op": 50.0},
+             {"iterations": 10, "seconds": 10.0, "steady": False, "ns_per_op": 51.0},
+             {"iterations": 10, "seconds": 4.0, "steady": True, "ns_per_op": 50.5}]
+    measured = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
+                           "message", 38, summarize([[{"iterations": 1, "ns": 50.0}] * 2] * 3),
+                           warmup=merge_warmups(forks))
+    (note,) = [n.text for n in measured.result("").notes if n.kind is NoteKind.NOT_STEADY]
+    assert note == "the warm-up ran out before the speed settled in 1 of 3 fork(s) (the longest 10.0 s)"
+
+
+@pytest.mark.fast
 def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats import summarize

@@ -175,12 +175,20 @@ def _notes_text(comparison: Comparison, index: int, row) -> str:
 
 
 def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
-    """Each note once, after the rows it applies to ("1, 2"), in the order the rows first say it."""
+    """Each note once: one that several rows share on a line of its own after them ("3, 4"), then
+    each row's own notes in one line; in row order."""
+    notes = [_notes_of(comparison, i, row) for i, row in enumerate(frame.itertuples())]
     rows_of: dict[str, list[int]] = {}
-    for i, row in enumerate(frame.itertuples()):
-        for text in _notes_of(comparison, i, row):
-            rows_of.setdefault(text, []).append(i + 1)
-    return [(", ".join(map(str, rows)), text) for text, rows in rows_of.items()]
+    for i, texts in enumerate(notes, 1):
+        for text in texts:
+            rows_of.setdefault(text, []).append(i)
+    lines = []
+    for i, texts in enumerate(notes, 1):
+        lines += [(", ".join(map(str, rows_of[text])), text) for text in texts if rows_of[text][0] == i < rows_of[text][-1]]
+        own = [text for text in texts if rows_of[text] == [i]]
+        if own:
+            lines.append((str(i), "; ".join(own)))
+    return lines
 
 
 def _hints(frame) -> list[str]:
