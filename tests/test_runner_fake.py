@@ -222,6 +222,18 @@ def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_l
 
 
 @pytest.mark.fast
+def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_finished_in(engines, tmp_path):
+    from jvmbridge.saved.history import compare_runs, configuration, tidy_frame
+
+    path = tmp_path / "run.jsonl"
+    comparison = run(plan(workloads(), Matrix(engines=("subject", "py"))), output=path)
+    header, *rows, end = path.read_text().splitlines()
+    path.write_text("\n".join([header, *reversed(rows), end]) + "\n")  # as if they finished the other way round
+    shown = list(compare_runs(tidy_frame(read([path]))).table.configuration)
+    assert shown == [configuration(row) for row in comparison.frame.itertuples()]
+
+
+@pytest.mark.fast
 def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_cliff(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=16))
     sizes = combinations([(128, "cbc")], ["encrypt"], [0, 16], ["message"], Sampling(rounds=5))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from jvmbridge.cpu import features_text
-from jvmbridge.engines import jdk_of, name_of
+from jvmbridge.engines import ENGINES, jdk_of, name_of
 from jvmbridge.comparison.ratios import Ratio, RatioKind, speedup
 from jvmbridge.results import missing
 from jvmbridge.saved.schema import frame_of
@@ -102,7 +102,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     if duplicated.any():
         notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
                      "the latest run's is shown")
-    frame = frame[~duplicated]
+    frame = _in_workload_order(frame[~duplicated])
     records = []
     for config, group in frame.groupby("configuration", sort=False):
         cells = {row.column: row for row in group.itertuples()}
@@ -117,6 +117,23 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(labels, table.drop(columns=empty), notes)
+
+
+def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows as `compare` prints them (a run file holds them as they finished): by cipher, direction
+    (each as first seen) and size; within, engines in registry order (one this version does not
+    know last), accelerated before not, then shape, the rest (JDKs, providers) as first seen. (compare
+    puts a second shape's rows after the first's; the file does not say which shape a row stood in
+    for where its engine ran another.)"""
+    engines = {engine.label: i for i, engine in enumerate(ENGINES.values())}
+    ranks = {column: frame[column].map({v: i for i, v in enumerate(dict.fromkeys(frame[column]))})
+             for column in ("cipher", "direction", "shape") if column in frame}
+    ranked = frame.assign(**{f"_{c}": rank for c, rank in ranks.items()},
+                          _engine=frame.engine.map(lambda label: engines.get(label, len(engines))),
+                          _slower=~frame.accelerated.astype(bool))
+    keys = [*(f"_{c}" for c in ranks if c != "shape"), "message_bytes", "_engine", "_slower",
+            *(["_shape"] if "shape" in ranks else [])]
+    return ranked.sort_values(keys, kind="stable").drop(columns=[k for k in keys if k.startswith("_")])
 
 
 # What else makes two rows different configurations, named in a label only where rows share the
