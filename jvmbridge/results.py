@@ -140,8 +140,10 @@ class Measurement:
             notes.append(Note(NoteKind.FEW_SAMPLES, few_samples(s)))
         elif target_error is not None and s.relative_error > target_error:
             needed = forks_for(s, target_error, MAX_FORKS)
+            # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
+            shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
             notes.append(Note(NoteKind.IMPRECISE,
-                              f"interval ±{s.relative_error:.1%} after {_forks_counted(s)}, wider than the "
+                              f"interval ±{shown} after {_forks_counted(s)}, wider than the "
                               f"±{target_error * 100:g}% aimed for " + (f"(at this spread between forks about {needed} "
                                                                         "forks would reach it)" if needed else
                                                                         f"(at this spread not even {MAX_FORKS} forks would)")))

@@ -128,6 +128,10 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
                  if n.kind is NoteKind.IMPRECISE]
     assert imprecise == ["interval ±3.2% after 4 forks, wider than the ±2% aimed for "
                          "(at this spread between forks about 7 forks would reach it)"]
+    # Just past the target: one decimal more, never "±3.2%, wider than the ±3.24% aimed for".
+    close = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.0324).notes
+             if n.kind is NoteKind.IMPRECISE]
+    assert close[0].startswith("interval ±3.25% after 4 forks, wider than the ±3.24% aimed for")
     hopeless = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.001).notes
                 if n.kind is NoteKind.IMPRECISE]
     assert hopeless[0].endswith("(at this spread not even 100 forks would)")
