@@ -52,8 +52,33 @@ def _markdown_tables(text: str) -> list[int]:
 
 
 def _every_format(document: str, data) -> dict[str, str]:
-    assert FORMATS[document] == ("table", "markdown", "csv", "json")
+    assert FORMATS[document][:4] == ("table", "markdown", "csv", "json")
     return {output_format: render(document, output_format, data) for output_format in FORMATS[document]}
+
+
+def github_action_benchmark(text: str) -> list[dict]:
+    """github-action-benchmark's reading of a `jmh` input (extractJmhResult, src/extract.ts): a
+    result per entry named by benchmark and params (JSON.stringify, no spaces)."""
+    return [{"name": b["benchmark"] + (" ( " + json.dumps(b["params"], separators=(",", ":")) + " )" if b["params"] else ""),
+             "value": b["primaryMetric"]["score"], "unit": b["primaryMetric"]["scoreUnit"],
+             "extra": f"iterations: {b['measurementIterations']}\nforks: {b['forks']}\nthreads: {b['threads']}"}
+            for b in _strict(text)]
+
+
+def jmh_visualizer(text: str) -> list[tuple[str, str, dict]]:
+    """jmh-visualizer's reading (src/javascript/functions/parse.js): the class is the benchmark less
+    its last dotted part, the method that part; params joined as "method k=v ..." and split back
+    on spaces and "=". Each entry's (class, method, params) as it reads them back."""
+    read = []
+    for b in _strict(text):
+        *package, method = b["benchmark"].split(".")
+        key = method + "".join(f" {k}={v}" for k, v in b["params"].items())
+        name, *pairs = key.split(" ")
+        read.append((".".join(package), name, dict(pair.split("=") for pair in pairs)))
+        metric = b["primaryMetric"]
+        assert isinstance(metric["score"], float) and metric["scoreUnit"] == "ns/op" and b["mode"] == "avgt"
+        assert len(metric["rawData"]) == b["forks"] and all(map(len, metric["rawData"]))
+    return read
 
 
 # compare and report ------------------------------------------------------------------------------
@@ -90,6 +115,12 @@ def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path
     assert len(_strict(out["json"])["results"]) == rows
     assert len(_csv_rows(out["csv"])) == rows
     assert _markdown_tables(out["markdown"])[0] == rows
+    results = github_action_benchmark(out["jmh"])
+    assert len({r["name"] for r in results}) == rows  # every row its own result, none merged
+    assert all(isinstance(r["value"], float) and r["unit"] == "ns/op" for r in results)
+    visualized = jmh_visualizer(out["jmh"])
+    assert [params for _, _, params in visualized] == [b["params"] for b in _strict(out["jmh"])]  # split back intact
+    assert all(cls and method in ("message", "stream") for cls, method, _ in visualized)
     table = out["table"].splitlines()
     header = next(i for i, line in enumerate(table) if line.split()[:2] == ["#", "engine"])
     assert [line.split()[0] for line in table[header + 1:header + 1 + rows]] == [str(i + 1) for i in range(rows)]

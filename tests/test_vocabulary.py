@@ -29,8 +29,10 @@ def test_every_command_that_prints_a_document_has_format_output_and_quiet(comman
     options = options_of(command)
     assert {"-q", "--quiet", "-o", "--output", "--format"} <= set(options)
     assert options["-q"] is options["--quiet"] and options["-o"] is options["--output"]
-    assert list(options["--format"].type.choices) == ["table", "markdown", "csv", "json"]
-    assert FORMATS[DOCUMENTS[command]] == ("table", "markdown", "csv", "json")
+    assert list(options["--format"].type.choices) == list(FORMATS[DOCUMENTS[command]])
+    assert FORMATS[DOCUMENTS[command]][:4] == ("table", "markdown", "csv", "json")
+    # hyperfine's exports beside the printed document, one per format but the table
+    assert {f"--export-{f}" for f in FORMATS[DOCUMENTS[command]][1:]} <= set(options)
 
 
 @pytest.mark.fast
@@ -47,8 +49,8 @@ def test_time_options_are_named_for_what_they_time():
 @pytest.mark.fast
 def test_the_python_api_takes_compares_options_under_their_names():
     cli = {param.name for param in main.commands["compare"].params if isinstance(param, click.Option)}
-    # What only a terminal needs: the document's format, JMH columns in the table, progress.
-    cli -= {"output_format", "jmh_columns", "quiet", "help"}
+    # What only a command needs: the document's format and exports, JMH columns in the table, progress.
+    cli -= {"output_format", "jmh_columns", "quiet", "help", *(name for name in cli if name.startswith("export_"))}
     cli = {"java" if name == "java_paths" else name for name in cli}  # --java, shared with other commands
     api = set(inspect.signature(jvmbridge.compare).parameters)
     assert api == cli, (api - cli, cli - api)
@@ -81,3 +83,24 @@ def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_
     assert full.stderr == "jvmbridge: the document above was not saved: /dev/full: No space left on device\n"
     missing = run_cli("jdks", "-o", str(tmp_path / "no" / "such" / "jdks.json"))
     assert missing.returncode == 2 and "no such folder (make it first)" in missing.stderr
+
+
+def test_exports_beside_the_table_any_number_of_them(tmp_path):
+    from conftest import run_cli
+
+    paths = {name: tmp_path / name for name in ("a.json", "b.json", "a.csv", "a.md", "a.jmh.json")}
+    done = run_cli("compare", "--engine", "c-loop", "--rounds", "2", "--forks", "2", "--max-forks", "2",
+                   "--round-time", "0.1", "-q", "--export-json", str(paths["a.json"]), "--export-json",
+                   str(paths["b.json"]), "--export-csv", str(paths["a.csv"]), "--export-markdown", str(paths["a.md"]),
+                   "--export-jmh", str(paths["a.jmh.json"]))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("jvmbridge ") and not done.stderr  # the table, and -q: nothing on stderr
+    first = json.loads(paths["a.json"].read_text())
+    assert first == json.loads(paths["b.json"].read_text()) and len(first["results"]) == 2
+    assert paths["a.csv"].read_text().count("\n") == 3 and "| 1 |" in paths["a.md"].read_text()
+    jmh = json.loads(paths["a.jmh.json"].read_text())
+    assert [entry["params"]["setting"] for entry in jmh] == ["AES-NI-on", "AES-NI-off"]
+    assert jmh[0]["benchmark"] == "jvmbridge.OpenSSL_C_loop_jvmbridge.message"
+    assert jmh[0]["primaryMetric"]["score"] == first["results"][0]["jmh_score"]  # JMH's own figure
+    refused = run_cli("jdks", "--export-csv", str(tmp_path / "no" / "such.csv"))
+    assert refused.returncode == 2 and "no such folder" in refused.stderr

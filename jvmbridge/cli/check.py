@@ -15,7 +15,7 @@ from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
 from jvmbridge.jvm.live import NotAJvm, live_jvm
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
-                                  output_option, print_document, quiet_option, trust_option)
+                                  export_options, output_option, print_document, quiet_option, trust_option)
 
 
 # Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
@@ -37,13 +37,14 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
 @format_option("check")
+@export_options("check")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 @output_option(DOCUMENT_AS_JSON + " `report` and `fleet` read it.")
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
                                                   "`jvmbridge fleet` passes the inventory's.")
 def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, verify, output_format,
-          as_json, output, quiet, host_name):
+          exports, as_json, output, quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
@@ -75,7 +76,7 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
         could_not_tell = click.ClickException(str(e))
         could_not_tell.exit_code = 2
         raise could_not_tell from None
-    saved = print_document("check", "json" if as_json else output_format, document, output, quiet)
+    saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports)
     sys.exit(document["exit_code"] if saved else max(document["exit_code"], 2))  # 2: could not do all it was asked
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import functools
+from collections.abc import Sequence
+
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
@@ -71,22 +74,68 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="No progress and no \"saved to\" line on stderr (errors and what could not be read still).")
 
 
-def print_document(document: str, output_format: str, data, output: Path | None, quiet: bool) -> bool:
-    """``data`` printed as ``output_format``; with ``output``, saved as JSON too, and where said unless
-    ``quiet``. False when the save failed (said in one line): the caller exits non-zero."""
+_FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "markdown": "Markdown", "jmh": "JMH's -rf json results"}
+
+
+def export_options(document: str):
+    """--export-FORMAT FILE for each format ``document`` has but the table (repeatable, as hyperfine's
+    exports): the document written to FILE in that format beside what is printed. The command gets
+    them as one ``exports`` argument: [(format, path), ...]."""
+    from jvmbridge.render import FORMATS
+
+    formats = [f for f in FORMATS[document] if f != "table"]
+
+    def decorate(command):
+        @functools.wraps(command)
+        def packed(*args, **kwargs):
+            kwargs["exports"] = [(f, path) for f in formats for path in kwargs.pop(f"export_{f}")]
+            return command(*args, **kwargs)
+
+        for f in reversed(formats):
+            packed = click.option(f"--export-{f}", f"export_{f}", multiple=True, metavar="FILE",
+                                  type=click.Path(dir_okay=False, writable=True),
+                                  callback=lambda ctx, param, paths: tuple(in_existing_folder(ctx, param, p) for p in paths),
+                                  help=f"Also write the document as {_FORMAT_NAMES[f]} to FILE (repeatable).")(packed)
+        return packed
+    return decorate
+
+
+def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quiet: bool) -> bool:
+    """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
+    from jvmbridge.render import render
+
+    written = True
+    for output_format, path in exports:
+        try:
+            Path(path).write_text(render(document, output_format, data))
+        except OSError as e:
+            click.echo(f"jvmbridge: the {output_format} export was not written: {path}: {e.strerror}", err=True)
+            written = False
+            continue
+        if not quiet:
+            click.echo(f"jvmbridge: {output_format} written to {path}", err=True)
+    return written
+
+
+def print_document(document: str, output_format: str, data, output: Path | None, quiet: bool,
+                   exports: Sequence[tuple[str, Path]] = ()) -> bool:
+    """``data`` printed as ``output_format``; with ``output``, saved as JSON too, and each export
+    written, where said unless ``quiet``. False when a save failed (said in one line): the caller
+    exits non-zero."""
     from jvmbridge.render import render
 
     click.echo(render(document, output_format, data), nl=False)
-    if output is None:
-        return True
-    try:
-        output.write_text(render(document, "json", data))
-    except OSError as e:
-        click.echo(f"jvmbridge: the document above was not saved: {output}: {e.strerror}", err=True)
-        return False
-    if not quiet:
-        click.echo(f"jvmbridge: document saved to {output}", err=True)
-    return True
+    saved = True
+    if output is not None:
+        try:
+            output.write_text(render(document, "json", data))
+        except OSError as e:
+            click.echo(f"jvmbridge: the document above was not saved: {output}: {e.strerror}", err=True)
+            saved = False
+        else:
+            if not quiet:
+                click.echo(f"jvmbridge: document saved to {output}", err=True)
+    return write_exports(document, data, exports, quiet) and saved
 
 
 java_option = click.option(

@@ -9,7 +9,8 @@ import click
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  java_option, output_option, quiet_option, trust_option)
+                                  export_options, java_option, output_option, quiet_option, trust_option,
+                                  write_exports)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -78,13 +79,14 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @output_option("JSON-lines file each result is written to as it finishes "
                "[default: ~/.local/share/jvmbridge/runs/<start>-<host>.jsonl].")
 @format_option("compare")
+@export_options("compare")
 @click.option("--jmh", "jmh_columns", is_flag=True,
               help="Also show JMH's figure for each row: the mean of every round pooled, and its 99.9% error, "
                    "to read beside JMH's own output (always in JSON and CSV as jmh_score, jmh_error).")
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
                                                   "`jvmbridge fleet --compare` passes the inventory's.")
-def compare(java_paths, output, output_format, jmh_columns, quiet, host_name, **options):
+def compare(java_paths, output, output_format, exports, jmh_columns, quiet, host_name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
@@ -107,6 +109,7 @@ def compare(java_paths, output, output_format, jmh_columns, quiet, host_name, **
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns = jmh_columns
     click.echo(render("compare", output_format, comparison), nl=False)
+    exported = write_exports("compare", comparison, exports, quiet)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
     if comparison.save_error:
@@ -124,7 +127,7 @@ def compare(java_paths, output, output_format, jmh_columns, quiet, host_name, **
                    err=True)
     if comparison.interrupted:
         sys.exit(130)
-    if comparison.failures or wrong or partial or comparison.save_error:
+    if comparison.failures or wrong or partial or comparison.save_error or not exported:
         sys.exit(1)
 
 

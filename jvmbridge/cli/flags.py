@@ -7,7 +7,7 @@ import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
-                                  output_option, print_document, quiet_option, trust_option)
+                                  export_options, output_option, print_document, quiet_option, trust_option)
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
@@ -22,11 +22,12 @@ from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable,
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
               metavar="FILE", help="Parse saved PrintFlagsFinal (or jcmd VM.flags -all) text; '-' for stdin.")
 @format_option("flags")
+@export_options("flags")
 @output_option(DOCUMENT_AS_JSON)
 @quiet_option
 @click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
-def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, output, quiet,
-          jvm_options):
+def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, exports, output,
+          quiet, jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).
 
     JVM options go with --jvm-arg, or after `--`: `jvmbridge flags -- -XX:-UseAES`.
@@ -45,7 +46,7 @@ def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from
         raise click.UsageError(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
     document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
-    if not print_document("flags", output_format, document, output, quiet):
+    if not print_document("flags", output_format, document, output, quiet, exports):
         sys.exit(1)
 
 

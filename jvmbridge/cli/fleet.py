@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, format_option, output_option, print_document, quiet_option,
-                                  read_fleet)
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, output_option, print_document,
+                                  quiet_option, read_fleet)
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -22,10 +22,11 @@ from jvmbridge.cli.common import (DOCUMENT_AS_JSON, format_option, output_option
               help="Run `jvmbridge compare` instead (its options: -e jvmbridge_compare_args='...'), and report the "
                    "runs side by side, one column per host.")
 @format_option("fleet")
+@export_options("fleet")
 @output_option(DOCUMENT_AS_JSON + " (Each host's own document goes to --out.)")
 @quiet_option
 @click.option("--print-playbook", is_flag=True, help="Print the playbook's path and exit (to run it yourself).")
-def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, output, quiet, print_playbook):
+def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, exports, output, quiet, print_playbook):
     """Run `jvmbridge check` on every host of INVENTORY through ansible-playbook (any further
     arguments go to it: -f 50, --limit web, -u deploy, ...), fetch each document, and report.
 
@@ -49,25 +50,26 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, o
     except FleetError as e:
         raise click.ClickException(str(e)) from None
     if run_compare:
-        _compare_report(fetch_dir, output_format, output, quiet)
+        _compare_report(fetch_dir, output_format, output, quiet, exports)
     documents = sorted(fetch_dir.glob("*.json"))
     if not documents:
         raise click.ClickException(f"no host gave a document (see Ansible's output above); nothing in {fetch_dir}")
     result = read_fleet(documents)
-    saved = print_document("fleet", output_format, result, output, quiet)
+    saved = print_document("fleet", output_format, result, output, quiet, exports)
     if not quiet:
         click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)",
                    err=True)
     sys.exit(result.exit_code if saved else max(result.exit_code, 2))  # 2: could not do all it was asked
 
 
-def _compare_report(fetch_dir: Path, output_format: str, output: Path | None, quiet: bool) -> None:
+def _compare_report(fetch_dir: Path, output_format: str, output: Path | None, quiet: bool,
+                    exports: list[tuple[str, Path]]) -> None:
     """The hosts' runs side by side (a column per host); each host without a run said once."""
     from jvmbridge.cli.report import runs_report
 
     runs = sorted(fetch_dir.glob("*.jsonl"))
     missing = read_fleet(sorted(fetch_dir.glob("*.json"))).unchecked
-    saved = runs_report([str(run) for run in runs], output_format, "host", None, output, quiet) if runs else True
+    saved = runs_report([str(run) for run in runs], output_format, "host", None, output, quiet, exports) if runs else True
     for host, why in sorted(missing.items()):
         click.echo(f"jvmbridge: {host}: no run ({why})", err=True)
     if not quiet:

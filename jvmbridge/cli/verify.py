@@ -13,7 +13,8 @@ import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
-                                  javas_or_usage_error, output_option, quiet_option, trust_option)
+                                  export_options, javas_or_usage_error, output_option, quiet_option, trust_option,
+                                  write_exports)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -36,11 +37,12 @@ from jvmbridge.jvm.providers import provider as provider_named
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")
 @format_option("verify")
+@export_options("verify")
 @output_option("JSON-lines file each JDK's result is written to as it finishes "
                "[default: ~/.local/share/jvmbridge/runs/<start>-<host>-verify.jsonl].")
 @quiet_option
 def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider, classpath, jdk_seconds, quick, output_format,
-           output, quiet):
+           exports, output, quiet):
     """Differential sweep of the JVM's AES against OpenSSL, after the JIT compiled the intrinsics.
 
     Every size 0..1040 and the edges of the intrinsics' block strides up to 1 MiB + 5, AES-128/192/256,
@@ -70,8 +72,9 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     finally:
         writer.close()
     click.echo(render("verify", output_format, document), nl=False)
+    exported = write_exports("verify", document, exports, quiet)
     if writer.error:
         click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)
     elif not quiet:
         click.echo(f"jvmbridge: results saved to {path}", err=True)
-    sys.exit(document["exit_code"])
+    sys.exit(document["exit_code"] if exported else max(document["exit_code"], 2))  # 2: could not do all it was asked

@@ -12,7 +12,7 @@ import importlib
 from jvmbridge.render.text import fence_prose, printable
 
 FORMATS: dict[str, tuple[str, ...]] = {
-    "compare": ("table", "markdown", "csv", "json"),
+    "compare": ("table", "markdown", "csv", "json", "jmh"),
     "flags": ("table", "markdown", "csv", "json"),
     "check": ("table", "markdown", "csv", "json"),
     "verify": ("table", "markdown", "csv", "json"),

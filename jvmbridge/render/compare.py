@@ -7,6 +7,7 @@ from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
+from jvmbridge.render import jmh
 from jvmbridge.render.text import align, as_json, as_lines, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import FEW_FORKS
@@ -45,6 +46,11 @@ def render_json(comparison: Comparison) -> str:
         "cliffs": [cliff.as_dict() for cliff in comparison.cliffs],
         "failures": [{"configuration": c, "error": e} for c, e in comparison.failures],
     })
+
+
+def render_jmh(comparison: Comparison) -> str:
+    """JMH's `-rf json` shape (jvmbridge.render.jmh), for the tools that read JMH's results."""
+    return as_json(jmh.records(comparison.frame, comparison.metadata.get("workload", {}).get("round_seconds")))
 
 
 def render_csv(comparison: Comparison) -> str:

@@ -1,0 +1,86 @@
+"""jvmbridge's rows in JMH's `-rf json` shape, JVM and native rows alike, for the tools that read
+JMH results (github-action-benchmark's `jmh` input, jmh-visualizer, bencher).
+
+The primary metric is JMH's own figure from the same rounds: the mean of every round of every fork
+pooled, with its 99.9% error (a row's `jmh_score`, `jmh_error`), and the rounds by fork as
+`rawData`, so it compares with JMH's output as JMH would have computed it. jvmbridge's figure (the
+mean of each fork's lower quartile, its 95% interval over forks) is a secondary metric beside it.
+
+Names follow what those tools parse: `benchmark` is "package.Class.method" with no dot inside a
+part (jmh-visualizer splits on dots), one class per engine and the shape as the method; `params`
+values have no spaces and no "=" (jmh-visualizer splits its keys on both), and tell apart every
+row of the run (github-action-benchmark names a result by benchmark and params). An undefined
+error is the string "NaN", as JMH itself writes it.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from jvmbridge import __version__
+from jvmbridge.engines import jdk_of, name_of
+from jvmbridge.results import missing
+
+PERCENTILES = ("0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0")
+SECONDARY = "·jvmbridge.forkLowerQuartile"  # JMH's secondary metrics are named "·gc.alloc.rate" and so on
+
+
+def records(frame, round_seconds: float | None) -> list[dict]:
+    """One JMH result per row of ``frame`` (a comparison's flat rows), in its order."""
+    return [_record(row, round_seconds) for row in frame.itertuples()]
+
+
+def _detail(row, name: str) -> str:
+    value = getattr(row, name, None)
+    return "" if missing(value) else str(value)
+
+
+def _record(row, round_seconds: float | None) -> dict:
+    per_fork = row.rounds // row.forks if row.forks else row.rounds
+    by_fork: list[list[float]] = [[] for _ in range(row.forks)]
+    for fork, ns in zip(row.round_fork, row.round_ns_per_op):
+        by_fork[fork].append(ns)
+    jdk = jdk_of(row)
+    params = {"setting": row.setting, "cipher": row.cipher, "direction": row.direction,
+              "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {})}
+    options = " ".join(filter(None, (_detail(row, "jvm_args"), _detail(row, "openssl_args"))))
+    if options:  # the user's own options make a configuration of its own
+        params["options"] = options
+    home = _detail(row, "java_home")
+    return {
+        "jmhVersion": f"none (jvmbridge {__version__}, JMH's result format)",
+        "benchmark": f"jvmbridge.{_identifier(name_of(row, with_jdk=False))}.{row.shape}",
+        "mode": "avgt", "threads": row.threads, "forks": row.forks,
+        "jvm": f"{home}/bin/java" if home else "", "jvmArgs": _detail(row, "jvm_options").split(),
+        "jdkVersion": jdk or "", "vmName": row.implementation, "vmVersion": "",
+        "warmupIterations": 0, "warmupTime": "until steady (jvmbridge's warm-up)", "warmupBatchSize": 1,
+        "measurementIterations": per_fork,
+        "measurementTime": f"{round_seconds:g} s" if round_seconds and per_fork > 1 else "1 s",
+        "measurementBatchSize": 1,
+        "params": {key: _param(value) for key, value in params.items()},
+        "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, by_fork),
+        "secondaryMetrics": {SECONDARY: _metric(row.ns_per_op, _defined(row.ns_per_op_error), row.fork_ns_per_op,
+                                                [[ns] for ns in row.fork_ns_per_op])},
+    }
+
+
+def _defined(value) -> float | None:
+    return None if missing(value) else float(value)
+
+
+def _metric(score: float, error: float | None, samples: list[float], raw: list[list[float]]) -> dict:
+    return {"score": score, "scoreError": "NaN" if error is None else error,
+            "scoreConfidence": ["NaN", "NaN"] if error is None else [score - error, score + error],
+            "scorePercentiles": {p: float(np.percentile(samples, float(p))) for p in PERCENTILES},
+            "scoreUnit": "ns/op", "rawData": raw}
+
+
+def _identifier(name: str) -> str:
+    """A class name as JMH's tools split them: "JVM SunJCE" -> "JVM_SunJCE"."""
+    return re.sub(r"\W+", "_", name).strip("_") or "engine"
+
+
+def _param(value: str) -> str:
+    """A param value without spaces or "=": "intrinsics on" -> "intrinsics-on"."""
+    return re.sub(r"[\s=]+", "-", value.strip())
