@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+import statistics
 
 import pytest
 
 from conftest import jdk_homes, notes_of, run_cli, run_json
 from jvmbridge.saved.schema import SCHEMA_VERSION
+from jvmbridge.stats import t_quantile
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +60,12 @@ def test_every_figure_has_a_confidence_interval(report):
     for row in report["results"]:
         assert row["confidence"] == 0.95 and len(row["fork_ns_per_op"]) == row["forks"]
         assert 0 < row["ns_per_op_error"] < row["ns_per_op"] * 5
-        assert 0 < row["jmh_error"] < row["jmh_score"] * 5  # JMH's pooled figure beside
+        # JMH's pooled figure beside, by JMH's formula over every round (with 2 rounds t(0.9995, 1) is
+        # 636.6: wide, not wrong)
+        every = row["round_ns_per_op"]
+        assert row["jmh_score"] == pytest.approx(statistics.fmean(every))
+        assert row["jmh_error"] == pytest.approx(
+            t_quantile(0.9995, len(every) - 1) * statistics.stdev(every) / math.sqrt(len(every)))
         assert row["ns_per_op_min"] <= row["ns_per_op"] <= row["ns_per_op_max"]
 
 

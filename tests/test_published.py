@@ -70,6 +70,17 @@ def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
 
 
 @pytest.mark.fast
+def test_a_baseline_other_than_the_first_column():
+    path = PUBLISHED / "with-and-without-aesni.txt"
+    by_setting, _ = report("--columns", "setting", "--baseline", "AES-NI off", path)
+    (row,) = [r for r in by_setting["comparison"] if r["configuration"].endswith("aes-256-cfb 16384 B")]
+    assert "AES-NI off vs AES-NI not stated" not in row
+    assert round(row["AES-NI not stated vs AES-NI off"]["times"], 2) == round(287257.26 / 97774.93, 2)
+    refused = run_cli("report", "--baseline", "run 9", str(path))
+    assert refused.returncode == 2 and "names no column; the columns are run 1, run 2" in refused.stderr
+
+
+@pytest.mark.fast
 def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
     path = PUBLISHED / "vendor-custom-sizes-engine.txt"
     (run,) = parse_speed_text(path.read_text(), "vendor")

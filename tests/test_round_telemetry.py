@@ -83,11 +83,14 @@ def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_hol
     # The hogs' doing is named as such (the host's steal may take a round of its own besides).
     assert any("other threads or processes held the CPU for " in note for note in causes), causes
     # Quiet runs just before and after: this machine drifts between runs by more than one run's
-    # interval (benchmarks/README.md), so the busy run's figure is held to what both quiet runs span.
+    # interval (benchmarks/README.md: up to 9% four minutes apart), so the busy run's figure is held
+    # to what both quiet runs span, widened by the drift between them. Rounds the hogs took half
+    # of, were they kept, would put whole forks at twice their time and the figure far outside.
     for calm, hit, later in zip(before["results"], busy["results"], after["results"]):
         assert calm["setting"] == hit["setting"] == later["setting"]
-        low = min(run["ns_per_op"] - run["ns_per_op_error"] for run in (calm, later))
-        high = max(run["ns_per_op"] + run["ns_per_op_error"] for run in (calm, later))
+        drift = abs(calm["ns_per_op"] - later["ns_per_op"])
+        low = min(run["ns_per_op"] - run["ns_per_op_error"] for run in (calm, later)) - drift
+        high = max(run["ns_per_op"] + run["ns_per_op_error"] for run in (calm, later)) + drift
         assert low <= hit["ns_per_op"] <= high, (calm["ns_per_op"], hit["ns_per_op"], later["ns_per_op"])
 
 

@@ -234,6 +234,22 @@ def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_fi
 
 
 @pytest.mark.fast
+def test_report_compares_with_the_baseline_asked_for_a_column_or_a_file(engines, tmp_path):
+    from jvmbridge.saved.history import compare_runs, tidy_frame
+
+    paths = [tmp_path / "before.jsonl", tmp_path / "after.jsonl"]
+    for path in paths:
+        run(plan(workloads(), Matrix(engines=("subject",))), output=path)
+    frame = tidy_frame(read(paths))
+    assert "run 2 vs run 1" in compare_runs(frame).table.columns  # the first column by default
+    for baseline in ("run 2", str(paths[1]), "after.jsonl"):
+        table = compare_runs(frame, "run", baseline).table
+        assert "run 1 vs run 2" in table.columns and "run 2 vs run 1" not in table.columns
+    with pytest.raises(ValueError, match="names no column; the columns are run 1, run 2"):
+        compare_runs(frame, "run", "run 3")
+
+
+@pytest.mark.fast
 def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_cliff(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=16))
     sizes = combinations([(128, "cbc")], ["encrypt"], [0, 16], ["message"], Sampling(rounds=5))

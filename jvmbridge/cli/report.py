@@ -21,10 +21,13 @@ from jvmbridge.saved.history import COLUMN_KINDS
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               callback=in_existing_folder,
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
+@click.option("--baseline", metavar="COLUMN|FILE",
+              help="Compare every other column with this one (its label as the header shows it, e.g. \"run 2\" "
+                   "or \"JDK 25.0.3\", or one of the files given) [default: the first column].")
 @export_options("runs")
 @output_option(DOCUMENT_AS_JSON)
 @quiet_option
-def report(files, output_format, columns, plot_path, exports, output, quiet):
+def report(files, output_format, columns, baseline, plot_path, exports, output, quiet):
     """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.
 
     Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
@@ -35,10 +38,12 @@ def report(files, output_format, columns, plot_path, exports, output, quiet):
     paths = [path for given in map(Path, files)
              for path in (sorted(given.glob("*.json")) if given.is_dir() else [given])]
     if paths and all(map(is_check_document, paths)):
+        if baseline:
+            raise click.UsageError("--baseline compares saved `compare` runs, not `check` documents")
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    if not runs_report(files, output_format, columns, plot_path, output, quiet, exports):
+    if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline):
         sys.exit(1)
 
 
@@ -52,7 +57,7 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path
 
 
 def runs_report(files, output_format: str, columns: str, plot_path, output: Path | None = None,
-                quiet: bool = False, exports: Sequence[tuple[str, Path]] = ()) -> bool:
+                quiet: bool = False, exports: Sequence[tuple[str, Path]] = (), baseline: str | None = None) -> bool:
     """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be saved."""
     from jvmbridge.saved.history import compare_runs, tidy_frame
     from jvmbridge.render.runs import RunsDocument
@@ -69,8 +74,11 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
     frame = tidy_frame(loaded)
     if frame.empty:
         raise click.ClickException("no measurements in " + ", ".join(files))
-    saved = print_document("runs", output_format, RunsDocument(compare_runs(frame, columns), loaded.problems), output,
-                           quiet, exports)
+    try:
+        comparison = compare_runs(frame, columns, baseline)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    saved = print_document("runs", output_format, RunsDocument(comparison, loaded.problems), output, quiet, exports)
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)

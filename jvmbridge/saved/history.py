@@ -87,7 +87,10 @@ class RunComparison:
     notes: list[str]
 
 
-def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
+def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None = None) -> RunComparison:
+    """Rows by configuration, a column per ``columns``; every other column against ``baseline`` (a
+    column's label, or a file given whose run's column it is; pyperf's compare_to, hyperfine's
+    --reference), the first column by default. ValueError for a baseline that names no column."""
     # In run order, so that where a configuration repeats in a column the latest run's is kept.
     frame = number_runs(frame).sort_values("started_utc", kind="stable", na_position="first")
     by_jdk, by_threads, by_setting = columns == "jdk", columns == "threads", columns == "setting"
@@ -97,6 +100,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
     in_run_order = columns in ("host", "setting")
     labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
+    base_label = _baseline(frame, labels, baseline)
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame) + _statistic_notes(frame)
     if duplicated.any():
@@ -106,17 +110,31 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run") -> RunComparison:
     records = []
     for config, group in frame.groupby("configuration", sort=False):
         cells = {row.column: row for row in group.itertuples()}
-        record, base = {"configuration": config}, cells.get(labels[0])
+        record, base = {"configuration": config}, cells.get(base_label)
         for label in labels:
             row = cells.get(label)
             record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
-            if label != labels[0]:
-                record[f"{label} vs {labels[0]}"] = _versus(row, base)
+            if label != base_label:
+                record[f"{label} vs {base_label}"] = _versus(row, base)
         records.append(record)
     table = pd.DataFrame(records)
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(labels, table.drop(columns=empty), notes)
+
+
+def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:
+    """The column the others are compared with: ``baseline`` as a column's label, or as a file that
+    was given (its first run's column); the first column where none is named."""
+    if baseline is None:
+        return labels[0]
+    if baseline in labels:
+        return baseline
+    given = frame[[str(file) == baseline or str(file).rsplit("/", 1)[-1] == baseline for file in frame.file]]
+    if not given.empty:
+        return given.column.iloc[0]
+    raise ValueError(f"--baseline {baseline!r} names no column; the columns are {', '.join(labels)}, "
+                     "or give one of the files")
 
 
 def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
