@@ -1,5 +1,5 @@
 """jvmbridge's rows in JMH's `-rf json` shape, JVM and native rows alike, for the tools that read
-JMH results (github-action-benchmark's `jmh` input, jmh-visualizer, bencher).
+JMH results (github-action-benchmark's `jmh` input, jmh-visualizer).
 
 The primary metric is JMH's own figure from the same rounds: the mean of every round of every fork
 pooled, with its 99.9% error (a row's `jmh_score`, `jmh_error`), and the rounds by fork as
