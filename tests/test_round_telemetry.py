@@ -13,6 +13,7 @@ import pytest
 from conftest import run_json
 
 QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet"]
+UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)
 
 
 def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal():
@@ -84,11 +85,13 @@ def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_hol
     assert any("other threads or processes held the CPU for " in note for note in causes), causes
     # Quiet runs just before and after: this machine drifts between runs by more than one run's
     # interval (benchmarks/README.md: up to 9% four minutes apart), so the busy run's figure is held
-    # to what both quiet runs span, widened by the drift between them. Rounds the hogs took half
-    # of, were they kept, would put whole forks at twice their time and the figure far outside.
+    # to what both quiet runs span, widened by the drift between them and by UNSEEN: a hog on the
+    # other vCPU slows the loop in rounds that lost too little to wait to be set aside, and no
+    # counter shows it (two CI runs: 0.7% and 1.1% beyond the quiet span). Rounds the hogs took
+    # half of, were they kept, would put whole forks at twice their time and the figure far outside.
     for calm, hit, later in zip(before["results"], busy["results"], after["results"]):
         assert calm["setting"] == hit["setting"] == later["setting"]
-        drift = abs(calm["ns_per_op"] - later["ns_per_op"])
+        drift = abs(calm["ns_per_op"] - later["ns_per_op"]) + UNSEEN * calm["ns_per_op"]
         low = min(run["ns_per_op"] - run["ns_per_op_error"] for run in (calm, later)) - drift
         high = max(run["ns_per_op"] + run["ns_per_op_error"] for run in (calm, later)) + drift
         assert low <= hit["ns_per_op"] <= high, (calm["ns_per_op"], hit["ns_per_op"], later["ns_per_op"])
