@@ -1,10 +1,9 @@
 """Options and conversions shared by the commands."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
@@ -100,21 +99,26 @@ def export_options(document: str):
     return decorate
 
 
+def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool) -> bool:
+    """``text`` written to ``path``, and said (``wrote``) unless ``quiet``; a failure in one line
+    (``failed``), False."""
+    try:
+        Path(path).write_text(text)
+    except OSError as e:
+        click.echo(f"jvmbridge: {failed}: {path}: {e.strerror}", err=True)
+        return False
+    if not quiet:
+        click.echo(f"jvmbridge: {wrote} {path}", err=True)
+    return True
+
+
 def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quiet: bool) -> bool:
     """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
     from jvmbridge.render import render
 
-    written = True
-    for output_format, path in exports:
-        try:
-            Path(path).write_text(render(document, output_format, data))
-        except OSError as e:
-            click.echo(f"jvmbridge: the {output_format} export was not written: {path}: {e.strerror}", err=True)
-            written = False
-            continue
-        if not quiet:
-            click.echo(f"jvmbridge: {output_format} written to {path}", err=True)
-    return written
+    written = [_write(path, render(document, output_format, data), f"{output_format} written to",
+                      f"the {output_format} export was not written", quiet) for output_format, path in exports]
+    return all(written)
 
 
 def print_document(document: str, output_format: str, data, output: Path | None, quiet: bool,
@@ -125,16 +129,8 @@ def print_document(document: str, output_format: str, data, output: Path | None,
     from jvmbridge.render import render
 
     click.echo(render(document, output_format, data), nl=False)
-    saved = True
-    if output is not None:
-        try:
-            output.write_text(render(document, "json", data))
-        except OSError as e:
-            click.echo(f"jvmbridge: the document above was not saved: {output}: {e.strerror}", err=True)
-            saved = False
-        else:
-            if not quiet:
-                click.echo(f"jvmbridge: document saved to {output}", err=True)
+    saved = output is None or _write(output, render(document, "json", data), "document saved to",
+                                     "the document above was not saved", quiet)
     return write_exports(document, data, exports, quiet) and saved
 
 
