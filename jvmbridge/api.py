@@ -9,7 +9,8 @@ import pandas as pd
 from jvmbridge.saved import store
 from jvmbridge.engines import default_engines
 from jvmbridge.comparison.request import CompareRequest
-from jvmbridge.comparison.runner import Comparison, Progress, plan, run
+from jvmbridge.comparison.runner import Comparison, plan, run
+from jvmbridge.progress import Progress
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
 
 
@@ -27,12 +28,15 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
             java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
             jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),
             openssl: str | None = "openssl", openssl_arg: str | Iterable[str] = (), shared_jvm: bool = False,
-            output: str | Path | None = None, host_name: str | None = None) -> pd.DataFrame:
+            output: str | Path | None = None, host_name: str | None = None,
+            progress: Progress | None = None) -> pd.DataFrame:
     """One row per engine and setting, as `jvmbridge compare` with the same options under the same
     names (--round-time: ``round_time``; --target-error in percent; a repeatable option takes one
     value or several: ``cipher="aes-128-gcm"`` or ``cipher=["aes-128-gcm", "aes-256-ctr"]``; see
     :class:`jvmbridge.comparison.request.CompareRequest`). ``frame.attrs`` holds "metadata", "ratios",
     "findings", "failures" and "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
+    ``progress`` is called with a :class:`jvmbridge.progress.Update` when each configuration starts,
+    after each of its forks and when it ends: its forks and interval so far, the time left.
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
@@ -43,7 +47,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
         direction=_values(direction), engine=_values(engine), java=_values(java), all_jdks=all_jdks,
         trust_jdk_owner=trust_jdk_owner, jvm_arg=_values(jvm_arg), provider=_values(provider),
         classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm)
-    comparison = run_comparison(request, output=Path(output) if output else None, host_name=host_name)
+    comparison = run_comparison(request, progress, Path(output) if output else None, host_name)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        findings={index: note.as_dict() for index, note in comparison.overhead.items()},

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
+from jvmbridge.progress import forks_so_far
 from jvmbridge.workload import Sampling
 
 
@@ -232,6 +233,8 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
 
     try:
         for fork in itertools.count():
+            forks_so_far(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
+                         [f is not None for f in failed])
             pending = [i for i in range(len(parts)) if short_of_forks(i)]
             if not pending:
                 break

@@ -157,17 +157,22 @@ class Sampling:
         return max(self.forks, min(2, self.fork_limit))
 
     def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
-        """Fewer than ``forks`` done, or fewer than the first ``forks`` say it takes to bring the
-        interval within the target (up to the limit), unless they sit at levels. Two stages, as
-        Stein's procedure (stats): stopping whenever the interval so far happens to look narrow
-        would stop on luck (seen in tests/test_stats.py's simulations: 91% of intervals covered
-        for 95%). pyperf and JMH fix the count; a quiet machine then waits for nothing. ``warmups``:
-        each fork's warm-up chunks, where the figure finds where forks settled (stats.summarize)."""
+        """Fewer forks done than forks_planned says."""
+        return len(forks) < self.forks_planned(forks, warmups)
+
+    def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
+        """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
+        stage is done, then as many as those first say it takes to bring the interval within the
+        target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
+        (stats): stopping whenever the interval so far happens to look narrow would stop on luck
+        (seen in tests/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
+        JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
+        chunks, where the figure finds where forks settled (stats.summarize)."""
         first = self.first_stage
         if len(forks) < first:
-            return True
-        return len(forks) < forks_needed(forks[:first], self.target_error, self.fork_limit,
-                                         warmups[:first] if warmups is not None else None)
+            return first
+        return forks_needed(forks[:first], self.target_error, self.fork_limit,
+                            warmups[:first] if warmups is not None else None)
 
     def budget(self) -> str:
         """How long each fork measures, in words for a report header."""

@@ -4,12 +4,14 @@ Exit codes: 0 everything checked is active, 1 something is not, 2 could not tell
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 
 import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
+from jvmbridge.cli.live import StepProgress, wanted
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
@@ -65,13 +67,13 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     left_out = [w.message for w in caught if isinstance(w.message, SkippedJdk)]
     for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
         warnings.showwarning(other.message, other.category, other.filename, other.lineno)
-    show_progress = not quiet and sys.stderr.isatty()
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
+    live = StepProgress() if wanted(quiet) else None
     try:
-        document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
-                              mode_seconds, (lambda text: click.echo(text, err=True)) if show_progress else None,
-                              quick if verify else None, host_name, left_out)
+        with live or contextlib.nullcontext():
+            document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
+                                  mode_seconds, live, quick if verify else None, host_name, left_out)
     except HarnessUnavailable as e:
         could_not_tell = click.ClickException(str(e))
         could_not_tell.exit_code = 2

@@ -2,6 +2,7 @@
 wrong bytes (whatever finished is still reported), 130 when interrupted (likewise)."""
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -11,6 +12,7 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
                                   export_options, java_option, output_option, quiet_option, trust_option,
                                   write_exports)
+from jvmbridge.cli.live import CompareProgress, wanted
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -101,10 +103,10 @@ def compare(java_paths, output, output_format, exports, jmh_columns, quiet, host
 
     for key, why in left_out(request.matrix).items():
         click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
-    show_progress = not quiet and sys.stderr.isatty()
+    live = CompareProgress() if wanted(quiet) else None
     try:
-        comparison = run_comparison(request, progress=_progress if show_progress else None,
-                                    output=output, host_name=host_name)
+        with live or contextlib.nullcontext():
+            comparison = run_comparison(request, live, output, host_name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns = jmh_columns
@@ -130,8 +132,3 @@ def compare(java_paths, output, output_format, exports, jmh_columns, quiet, host
     if comparison.failures or wrong or partial or comparison.save_error or not exported:
         sys.exit(1)
 
-
-def _progress(index: int, total: int, label: str, elapsed: float) -> None:
-    # Configurations differ in length, so time left is only a rough guide: the mean so far.
-    left = f", about {elapsed / index * (total - index):.0f} s left" if index else ""
-    click.echo(f"[{index + 1}/{total}] {label} ({elapsed:.0f} s so far{left})", err=True)

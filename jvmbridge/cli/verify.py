@@ -4,6 +4,7 @@ Exit codes: 0 every mode right, 1 some JVM computed wrong bytes or crashed, 2 co
 """
 from __future__ import annotations
 
+import contextlib
 import datetime
 import socket
 import sys
@@ -15,6 +16,7 @@ from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
                                   export_options, javas_or_usage_error, output_option, quiet_option, trust_option,
                                   write_exports)
+from jvmbridge.cli.live import StepProgress, wanted
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -60,12 +62,13 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     started = datetime.datetime.now(datetime.timezone.utc)
     path = output or store.default_path(started, f"{socket.gethostname()}-verify")
     writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
-    show_progress = not quiet and sys.stderr.isatty()
     sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
+    modes = [MODES[name] for name in dict.fromkeys(mode_names)]
+    live = StepProgress(len(targets) * len(modes)) if wanted(quiet) else None
     try:
-        document = verify_host(targets, [MODES[name] for name in dict.fromkeys(mode_names)], sweep,
-                               (lambda text: click.echo(text, err=True)) if show_progress else None,
-                               on_jdk=lambda part: writer.write("verification", jdk=part))
+        with live or contextlib.nullcontext():
+            document = verify_host(targets, modes, sweep, live,
+                                   on_jdk=lambda part: writer.write("verification", jdk=part))
         writer.write("verification_end", document={k: v for k, v in document.items() if k != "jdks"})
     except HarnessUnavailable as e:
         raise click.ClickException(str(e)) from None

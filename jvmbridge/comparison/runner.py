@@ -1,6 +1,7 @@
 """Run every configuration of a comparison, each in its own process, keeping whatever succeeds."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import platform
@@ -12,8 +13,6 @@ import time
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
-
 import pandas as pd
 
 from jvmbridge import __version__
@@ -22,15 +21,12 @@ from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, Result
 from jvmbridge.saved.schema import frame_of, row_record
 from jvmbridge.workload import Workload
-
-# (index of the job starting, number of jobs, its label, seconds since the run started)
-Progress = Callable[[int, int, str, float], None]
-
 
 @dataclass
 class Comparison:
@@ -69,6 +65,8 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
         tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
                               else varying - {"shapes"})) for runs, index in position.items()]
         engine_jobs = engine.jobs_for(tagged, matrix)
+        for job in engine_jobs:
+            job.engine = engine.key
         seen: dict[int, int] = {}
         for part in (part for job in engine_jobs for part in job.parts):
             at = position[part.workload]
@@ -97,7 +95,6 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     ranked: list[tuple[tuple, Result]] = []
     failures: list[tuple[str, str]] = []
     interrupted = False
-    clock = time.monotonic()
 
     def fail(label: str, error: str) -> None:
         failures.append((label, error))
@@ -109,16 +106,16 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error)))
         writer.write("measurement", configuration=part.label, row=row_record(ranked[-1][1]))
 
+    watch = _Watch(jobs, progress or (lambda update: None))
     try:
         with _CtrlC() as ctrl_c:
             for index, job in enumerate(jobs):
                 try:
                     if ctrl_c.pressed:  # one whose KeyboardInterrupt Python swallowed
                         raise KeyboardInterrupt
-                    if progress:
-                        progress(index, len(jobs), job.label, time.monotonic() - clock)
                     try:
-                        outcomes = job.measure()
+                        with watch.job(index):
+                            outcomes = job.measure()
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
                     for part, outcome in zip(job.parts, outcomes):
@@ -153,6 +150,46 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
             # What the measuring children did not inherit (JVM options of the user's shell).
             "environment_left_out": environment_left_out(),
             **({"host": host_name} if host_name else {})}
+
+
+class _Watch:
+    """Tells ``progress`` where the run stands: when each job starts, after each of its forks (as its
+    engine reports them) and when it ends, with the time left as the Forecast sees it."""
+
+    def __init__(self, jobs: list[Job], progress: Progress):
+        self.jobs, self.progress, self.started = jobs, progress, time.monotonic()
+        self.forecast = Forecast([_job_plan(job) for job in jobs])
+
+    @contextlib.contextmanager
+    def job(self, index: int):
+        job, job_started = self.jobs[index], time.monotonic()
+        latest: list[PartSoFar] = []
+
+        def tell(parts: list[PartSoFar], finished: bool = False) -> None:
+            latest[:] = parts
+            now = time.monotonic()
+            # A job whose engine reports its parts otherwise than the job lists them (openssl speed
+            # by cipher and direction) is shown under the job's own label.
+            labels = [part.label for part in job.parts] if len(parts) == len(job.parts) else [job.label] * len(parts)
+            left = 0.0 if finished and index + 1 == len(self.jobs) else self.forecast.seconds_left(
+                index + finished, 0.0 if finished else now - job_started, () if finished else parts)
+            self.progress(Update(index, len(self.jobs), job.label, job.engine, tuple(zip(labels, parts)), now - self.started,
+                                 now - job_started, left, finished))
+
+        tell([])
+        try:
+            with listening(tell):
+                yield
+        finally:
+            self.forecast.finished(index, time.monotonic() - job_started, max((p.forks for p in latest), default=0))
+            tell(latest, finished=True)
+
+
+def _job_plan(job: Job) -> JobPlan:
+    engine = ENGINES.get(job.engine)
+    samplings = [part.workload.sampling for part in job.parts]
+    return JobPlan(job.engine, sum(engine.timed_seconds(s) for s in samplings) if engine else 0.0,
+                   max(s.first_stage for s in samplings), engine.fork_overhead_seconds if engine else 0.0)
 
 
 class _CtrlC:

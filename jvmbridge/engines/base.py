@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from jvmbridge.workload import SHAPES, Workload
+from jvmbridge.workload import SHAPES, Sampling, Workload
 
 if TYPE_CHECKING:
     from jvmbridge.engines import Matrix
@@ -31,6 +31,7 @@ class Job:
     # Its parts share one JIT (a JVM measuring several): each after the first runs on code compiled
     # with the others' profile too.
     shares_jit: bool = False
+    engine: str = ""  # its engine's key, set by plan()
 
     @classmethod
     def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
@@ -59,6 +60,14 @@ class Engine:
     overhead = ""  # what the wrapping adds, for notes: "Python"
     default = True  # runs unless --engine names others
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
+    # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
+    # forecast's first guess (jvmbridge.progress), until this engine's own forks have been timed.
+    fork_overhead_seconds = 0.5
+
+    def timed_seconds(self, sampling: Sampling) -> float:
+        """How long one fork's timed rounds of one workload are planned to take (with --iterations
+        unknown until measured: the rounds at their default length stand in)."""
+        return sampling.rounds * sampling.round_seconds
 
     def unavailable(self, matrix: "Matrix") -> str | None:
         """Why the engine cannot run here, in one line (it is then left out), or None."""

@@ -36,6 +36,7 @@ class JvmEngine(Engine):
     accelerator = "intrinsics"
     per_implementation = True
     runs_on_jvms = True
+    fork_overhead_seconds = 1.5  # start-up and warm-up: 1.4-1.6 s a fork here (benchmarks/eta.py)
 
     def unavailable(self, matrix) -> str | None:
         emulation = cpu_info()["emulation"] or ""

@@ -13,9 +13,10 @@ from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
+from jvmbridge.progress import forks_so_far
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize
-from jvmbridge.workload import SPEED_SIZES, Operation, Workload
+from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
 from jvmbridge.worker_protocol import PycaPart
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
@@ -26,6 +27,7 @@ class NativeEngine(Engine):
     """An engine over OpenSSL, measured with the CPU's AES acceleration on and then masked off."""
     accelerator = current().accelerator
     title = ""  # the start of its job labels
+    fork_overhead_seconds = 0.3  # a worker's start and warm-up: 0.26-0.29 s here (benchmarks/eta.py)
 
     def jobs_for(self, workloads, matrix):
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
@@ -97,6 +99,11 @@ class OpensslSpeedEngine(NativeEngine):
         if not (matrix.openssl and shutil.which(matrix.openssl)):
             return f"no `{matrix.openssl or 'openssl'}` command (--openssl PATH)"
         return None
+
+    fork_overhead_seconds = 0.05  # an openssl process's start: 0.01 s here (benchmarks/eta.py)
+
+    def timed_seconds(self, sampling: Sampling) -> float:
+        return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
     def origin(self, row) -> str | None:
         command = getattr(row, "command", None)
@@ -171,8 +178,13 @@ class _SpeedRuns:
         finished are kept, the workloads that wanted more say they were interrupted)."""
         wanting: list[Workload] = []
         try:
-            while wanting := [w for w in self.group if w not in self.failed
-                              and self.sampling.wants_another_fork(one_round_each(self.rounds[w]))]:
+            while True:
+                forks_so_far([self.sampling] * len(self.group), [one_round_each(self.rounds[w]) for w in self.group],
+                             stopped=[w in self.failed for w in self.group])
+                wanting = [w for w in self.group if w not in self.failed
+                           and self.sampling.wants_another_fork(one_round_each(self.rounds[w]))]
+                if not wanting:
+                    break
                 for size, measured in self._plan(wanting):
                     self._one(size, measured)
         except KeyboardInterrupt:

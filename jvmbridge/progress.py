@@ -1,0 +1,121 @@
+"""What a running comparison tells whoever watches it (the CLI's live display, an API caller):
+which configuration runs, its forks and interval so far, and how long the whole run has left.
+
+The engines' fork loops say where each part stands after every fork (forks_so_far); the runner
+listens while a job runs (listening), forecasts the time left from what each engine's own forks
+have cost so far (Forecast), and hands an Update to its caller's Progress.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Sampling
+
+
+@dataclass(frozen=True)
+class PartSoFar:
+    """One configuration of the running job, after its latest fork."""
+    forks: int  # finished
+    planned: int  # forks it will run as far as those say (more once the first stage shows its spread)
+    figure_ns: float | None  # the figure so far; None before the first fork
+    relative_error: float  # half-width of the interval so far over the figure; inf with too few forks for one
+
+
+@dataclass(frozen=True)
+class Update:
+    """Where a run stands: sent when a job starts, after each of its forks, and when it ends."""
+    job: int  # the running job's index, from 0
+    jobs: int  # how many the run has
+    label: str  # the running job's
+    engine: str  # ... and its engine's key (jvmbridge.engines.ENGINES)
+    parts: tuple[tuple[str, PartSoFar], ...]  # its configurations (label, where it stands); () before a fork
+    elapsed: float  # seconds since the run started
+    job_elapsed: float  # ... since this job started
+    seconds_left: float  # the forecast for the whole run (Forecast)
+    finished: bool = False  # the job has ended (its parts as they ended)
+
+
+Progress = Callable[[Update], None]
+_listener: ContextVar[Callable[[list[PartSoFar]], None] | None] = ContextVar("fork_listener", default=None)
+
+
+@contextmanager
+def listening(listener: Callable[[list[PartSoFar]], None]) -> Iterator[None]:
+    """While inside, forks_so_far reports to ``listener`` (the runner, for the job it runs): the
+    engines report without each passing a callback through its own layers."""
+    token = _listener.set(listener)
+    try:
+        yield
+    finally:
+        _listener.reset(token)
+
+
+def forks_so_far(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
+                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = ()) -> None:
+    """An engine's fork loop, after each fork (and before the first): per part its sampling, its
+    forks' rounds so far, their warm-ups where recorded, and whether it will get no more (failed)."""
+    listener = _listener.get()
+    if listener is None:
+        return
+    parts = []
+    for index, (sampling, done) in enumerate(zip(samplings, forks)):
+        warmup = warmups[index] if warmups is not None else None
+        summary = summarize(done, sampling.first_stage, warmup) if done else None
+        planned = len(done) if index < len(stopped) and stopped[index] else sampling.forks_planned(done, warmup)
+        # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
+        error = summary.relative_error if summary and not summary.few_forks else math.inf
+        parts.append(PartSoFar(len(done), planned, summary.figure_ns if summary else None, error))
+    listener(parts)
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    """What the forecast knows of a job before it runs."""
+    engine: str  # its engine's key: forks of one engine cost alike
+    timed_seconds: float  # one fork's timed rounds as planned, every part of it
+    forks: int  # the forks it runs at least (its first stage)
+    overhead_guess: float  # seconds a fork spends beyond its rounds, until the engine's own are timed
+
+
+class Forecast:
+    """The time a run has left: each job still to run takes as many forks as its engine's jobs
+    took (in proportion to its first stage; before any, every engine's), each its timed seconds plus
+    its engine's measured overhead per fork (start-up, warm-up; before any, the engine's own guess);
+    the running job, its planned forks at the cost its own forks took."""
+
+    def __init__(self, jobs: Sequence[JobPlan]):
+        self.jobs = list(jobs)
+        self._overheads: dict[str, list[float]] = {}  # engine -> overhead of each finished fork
+        self._fork_ratios: dict[str, list[float]] = {}  # engine -> forks run / first stage, per job
+
+    def finished(self, index: int, seconds: float, forks: int) -> None:
+        """Job ``index`` took ``seconds`` and ran ``forks`` (0: it did not say)."""
+        plan = self.jobs[index]
+        forks = forks or plan.forks
+        self._overheads.setdefault(plan.engine, []).append(max(0.0, seconds / forks - plan.timed_seconds))
+        self._fork_ratios.setdefault(plan.engine, []).append(forks / plan.forks)
+
+    def seconds_left(self, index: int, job_elapsed: float, parts: Sequence[PartSoFar] = ()) -> float:
+        """Job ``index`` runs, ``job_elapsed`` in, its parts where they stand (() before a fork)."""
+        plan = self.jobs[index]
+        done = min((part.forks for part in parts), default=0)
+        planned: float = max((part.planned for part in parts), default=plan.forks)
+        if done < plan.forks:  # its first stage is not done: how many follow is not known yet
+            planned = max(planned, self._forks(plan))
+        per_fork = job_elapsed / done if done else self._fork_seconds(plan)
+        current = max(0.0, planned * per_fork - job_elapsed)
+        return current + sum(self._forks(plan) * self._fork_seconds(plan) for plan in self.jobs[index + 1:])
+
+    def _fork_seconds(self, plan: JobPlan) -> float:
+        overheads = self._overheads.get(plan.engine)
+        return plan.timed_seconds + (sum(overheads) / len(overheads) if overheads else plan.overhead_guess)
+
+    def _forks(self, plan: JobPlan) -> float:
+        # Its engine's jobs so far; before any, every engine's (a noisy machine adds forks to all).
+        ratios = self._fork_ratios.get(plan.engine) or [r for each in self._fork_ratios.values() for r in each]
+        return plan.forks * (sum(ratios) / len(ratios) if ratios else 1.0)

@@ -1,0 +1,151 @@
+"""Progress while compare, verify and check run: the runner's updates (on fake engines, fast), the
+time-left forecast (fast, on known costs), and the live display of the real CLI on a terminal."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+
+import pytest
+
+from jvmbridge.engines import ENGINES, Matrix
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, forks_so_far
+from jvmbridge.comparison.runner import plan, run
+from jvmbridge.stats import summarize
+from jvmbridge.workload import Sampling, combinations
+
+from test_runner_fake import FakeEngine
+
+
+class ForkingFake(FakeEngine):
+    """A fake engine whose loop runs fork after fork as the real ones do, telling progress after each."""
+
+    def measure(self, workload, on):
+        sampling, forks = workload.sampling, []
+        while True:
+            forks_so_far([sampling], [forks])
+            if not sampling.wants_another_fork(forks):
+                break
+            forks.append([{"iterations": 1000, "ns": 1000 * self.ns * (1 + 0.01 * len(forks))}
+                          for _ in range(sampling.rounds)])
+        measurement = super().measure(workload, on)
+        measurement.summary = summarize(forks, sampling.first_stage)
+        return measurement
+
+
+@pytest.mark.fast
+def test_the_runner_says_when_each_configuration_starts_after_each_fork_and_when_it_ends(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "fork", ForkingFake("fork", 100.0))
+    updates = []
+    run(plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=2, forks=3, max_forks=3)),
+             Matrix(engines=("fork",))), updates.append, output=tmp_path / "run.jsonl")
+    assert [(u.job, u.jobs) for u in updates] == [(0, 2)] * 6 + [(1, 2)] * 6
+    first = updates[:6]
+    assert first[0].parts == () and not first[0].finished  # started, before a fork
+    assert [u.parts[0][1].forks for u in first[1:]] == [0, 1, 2, 3, 3]
+    assert all(u.parts[0][0] == "fake fork, on" and u.parts[0][1].planned == 3 for u in first[1:])
+    assert first[-1].finished and not any(u.finished for u in first[:-1])
+    # An interval only from three forks on (FEW_FORKS): before, the figure alone.
+    assert [u.parts[0][1].relative_error < float("inf") for u in first[1:]] == [False, False, False, True, True]
+    assert first[2].parts[0][1].figure_ns == pytest.approx(100.0)
+    assert updates[-1].finished and updates[-1].seconds_left == 0
+    assert all(b.elapsed >= a.elapsed for a, b in zip(updates, updates[1:]))
+
+
+@pytest.mark.fast
+def test_the_forecast_is_within_30_percent_from_halfway_on_the_costs_of_a_default_compare():
+    # The costs of a default compare here (benchmarks/README.md, "Time left"): per job its engine,
+    # timed seconds per fork, seconds a fork took beyond them, forks run (a noisy job ran 8 or 12).
+    costs = [("jvm", 2.0, 1.56, 4), ("jvm", 2.0, 1.39, 4), ("c-loop", 2.0, 0.28, 12), ("c-loop", 2.0, 0.29, 4),
+             ("pyca", 2.0, 0.28, 8), ("pyca", 2.0, 0.26, 4), ("openssl-cli", 1.0, 0.01, 4), ("openssl-cli", 1.0, 0.01, 4)]
+    forecast = Forecast([JobPlan(engine, timed, 4, ENGINES[engine].fork_overhead_seconds) for engine, timed, _, _ in costs])
+    fork_seconds = [timed + extra for _, timed, extra, _ in costs]
+    total = sum(seconds * forks for seconds, (*_, forks) in zip(fork_seconds, costs))
+    elapsed, said = 0.0, []  # (elapsed, forecast) after each fork
+    for index, (seconds, (*_, forks)) in enumerate(zip(fork_seconds, costs)):
+        for done in range(forks):  # after each fork of the job: its planned forks known from the first stage
+            planned = forks if done >= 4 else 4
+            said.append((elapsed, forecast.seconds_left(index, done * seconds, [PartSoFar(done, planned, 1, 0)])))
+            elapsed += seconds
+        forecast.finished(index, seconds * forks, forks)
+    at, left = max((pair for pair in said if pair[0] <= total / 2), key=lambda pair: pair[0])
+    assert left == pytest.approx(total - at, rel=0.3)
+
+
+def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:
+    """Run the CLI with stderr on a pseudo-terminal (as a person at one) and stdout on a pipe: what
+    each carried, and the exit code."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", *arguments], stdout=subprocess.PIPE,
+                               stderr=terminal, env={**os.environ, "COLUMNS": "160", **(env or {})})
+    os.close(terminal)
+    drawn = bytearray()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
+            break
+    stdout = process.stdout.read().decode() if process.stdout else ""
+    process.wait(timeout=30)
+    os.close(controller)
+    return stdout, drawn.decode(errors="replace"), process.returncode
+
+
+def _frames(drawn: str) -> list[str]:
+    """The distinct screens the display drew, without terminal controls."""
+    pieces = re.split(r"\x1b\[\d*A|\x1b\[\?25l", drawn)
+    return list(dict.fromkeys(p for p in (re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", p).strip() for p in pieces) if p))
+
+
+COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
+           "--forks", "3", "--max-forks", "3"]
+
+
+def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_document(tmp_path):
+    stdout, drawn, code = _on_a_terminal([*COMPARE, "--format", "json", "-o", str(tmp_path / "run.jsonl")],
+                                         {"NO_COLOR": "1"})
+    assert code == 0, drawn[-2000:]
+    document = json.loads(stdout)  # nothing but the document on the pipe
+    assert len(document["results"]) == 4
+    frames = _frames(drawn)
+    redrawn = [f for f in frames if "so far, about" in f]
+    assert len(redrawn) >= 8, frames  # redrawn in place as it went, not a line per step
+    assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
+    running = [line for f in redrawn for line in f.splitlines() if re.search(r"^\[\d/4\] +\d+ s .* · fork \d of 3", line.strip())]
+    assert {re.search(r"\[(\d)/4\]", line).group(1) for line in running} == {"1", "2", "3", "4"}
+    assert any(re.search(r"fork 3 of 3 · [\d.,]+ ns/op so far$", line) for line in running)
+    # Each finished configuration with its forks and interval, as the table's row will show them.
+    assert any(re.search(r"✓ \[1/4\] +\d+ s JVM .* · 3 fork\(s\) · [\d.,]+ ns/op ±[\d.]+%", f) for f in frames)
+    assert not re.search(r"\x1b\[[0-9;]*[0-9]m", drawn.replace("\x1b[0m", "").replace("\x1b[?25l", "")), \
+        "NO_COLOR: no colours"
+    assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end
+
+
+def test_quiet_and_a_pipe_get_no_progress(tmp_path):
+    quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2"]
+    _, drawn, code = _on_a_terminal([*quick, "-q", "-o", str(tmp_path / "a.jsonl")])
+    assert code == 0 and "so far" not in drawn
+    done = subprocess.run([sys.executable, "-m", "jvmbridge", *quick, "-o", str(tmp_path / "b.jsonl")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "so far" not in done.stderr and "results saved to" in done.stderr
+
+
+def test_verify_numbers_its_steps_and_times_them():
+    _, drawn, code = _on_a_terminal(["verify", "--quick", "--mode", "cbc", "--mode", "ctr", "--jdk-time", "4"])
+    assert code == 0, drawn[-2000:]
+    frames = _frames(drawn)
+    assert any(re.search(r"\[1/2\] +\d+ s .*CBC, \d+ cases x \d+ call patterns", f) for f in frames), frames
+    assert any(re.search(r"✓ \[1/2\] +\d+ s .*CBC.*\n\s*\[2/2\] +\d+ s .*CTR", f) for f in frames), frames
