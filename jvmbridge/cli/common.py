@@ -73,7 +73,8 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="No progress and no \"saved to\" line on stderr (errors and what could not be read still).")
 
 
-_FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "markdown": "Markdown", "jmh": "JMH's -rf json results"}
+_FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "markdown": "Markdown", "jmh": "JMH's -rf json results",
+                 "html": "a self-contained HTML page"}
 
 
 def export_options(document: str):

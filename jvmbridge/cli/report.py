@@ -78,7 +78,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         comparison = compare_runs(frame, columns, baseline)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    saved = print_document("runs", output_format, RunsDocument(comparison, loaded.problems), output, quiet, exports)
+    saved = print_document("runs", output_format, RunsDocument(comparison, loaded.problems, frame), output, quiet, exports)
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)

@@ -17,8 +17,8 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "check": ("table", "markdown", "csv", "json"),
     "verify": ("table", "markdown", "csv", "json"),
     "jdks": ("table", "markdown", "csv", "json"),
-    "runs": ("table", "markdown", "csv", "json"),
-    "fleet": ("table", "markdown", "csv", "json"),
+    "runs": ("table", "markdown", "csv", "json", "html"),
+    "fleet": ("table", "markdown", "csv", "json", "html"),
 }
 
 

@@ -6,6 +6,8 @@ import io
 from dataclasses import asdict
 
 from jvmbridge.fleet.report import Fleet
+from jvmbridge.intrinsics.verdict import Status
+from jvmbridge.render.html import page
 from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
@@ -34,3 +36,19 @@ def render_csv(fleet: Fleet) -> str:
 def render_json(fleet: Fleet) -> str:
     return as_json({"summary": fleet.summary(), "exit_code": fleet.exit_code, "hosts": fleet.hosts,
                     "rows": [asdict(r) for r in fleet.rows], "unchecked": fleet.unchecked})
+
+
+# How the page colours a verdict: good (active), off (not active, a fix says how), wrong, unknown.
+_KINDS = {Status.ACTIVE: "good", Status.VERIFIED: "good", Status.WRONG: "wrong", Status.DISABLED: "off",
+          Status.UNSUPPORTED: "off", Status.NOT_OBSERVED: "unknown", Status.UNKNOWN: "unknown"}
+
+
+def render_html(fleet: Fleet) -> str:
+    """A page: the summary, how many rows of each verdict, and every row coloured by its verdict."""
+    kinds = [_KINDS[r.status] for r in fleet.rows] + ["unknown"] * (len(fleet.without_jvms) + len(fleet.unchecked))
+    cells = _cells(fleet)
+    counts = [(kind, label, kinds.count(kind)) for kind, label in
+              (("good", "active"), ("off", "not active"), ("wrong", "WRONG bytes"), ("unknown", "could not tell"))]
+    hosts = len(fleet.hosts)
+    return page("fleet.html", f"jvmbridge fleet: {hosts} host{'s' if hosts != 1 else ''}", summary=fleet.summary(),
+                counts=counts, header=_HEADER, rows=list(zip(kinds, cells)))

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import markupsafe
+import pandas as pd
+
 from jvmbridge.saved.history import RunComparison, Versus
+from jvmbridge.render.html import page
 from jvmbridge.render.text import align, as_json, as_lines, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
@@ -14,6 +18,7 @@ SCHEMA_VERSION = 1
 class RunsDocument:
     comparison: RunComparison
     problems: list[str] = field(default_factory=list)  # what could not be read from the files
+    frame: pd.DataFrame | None = None  # the runs' rows (history.tidy_frame), for a page's figure
 
 
 def render_table(document: RunsDocument) -> str:
@@ -46,3 +51,38 @@ def render_json(document: RunsDocument) -> str:
 
 def _cell(value) -> str:
     return f"{value:,.1f}" if isinstance(value, float) else str(value)
+
+
+def render_html(document: RunsDocument) -> str:
+    """A page: the table with each figure's interval and each ratio coloured by what it says, the
+    figure inline, the notes."""
+    from jvmbridge.saved.plot import PlotUnavailable, svg_of
+
+    comparison = document.comparison
+    table = comparison.table
+    rows = [[_html_cell(comparison, record["configuration"], column, record[column]) for column in table.columns]
+            for record in table.to_dict(orient="records")]
+    figure, no_figure = None, None
+    if document.frame is not None:
+        try:
+            figure = markupsafe.Markup(svg_of(document.frame))
+        except PlotUnavailable as e:
+            no_figure = f"No figure: {e}."
+    runs = len(comparison.columns)
+    return page("runs.html", f"jvmbridge report: {runs} column{'s' if runs != 1 else ''}, {len(table)} configurations",
+                header=list(table.columns), rows=rows, figure=figure, no_figure=no_figure, notes=comparison.notes,
+                problems=document.problems)
+
+
+def _html_cell(comparison: RunComparison, configuration: str, column: str, value) -> dict:
+    """A cell as the page shows it: its text, its interval (a figure's), and its kind for the style."""
+    if isinstance(value, Versus):
+        ratio = value.ratio
+        kind = "same" if ratio is None or not ratio.significant else "faster" if ratio.value > 1 else "slower"
+        return {"text": str(value), "kind": f"number {kind}", "interval": ""}
+    if column.endswith(" ns/op"):
+        error = comparison.intervals.get((configuration, column.removesuffix(" ns/op")))
+        shown = "-" if value is None or pd.isna(value) else _cell(value)
+        interval = f"±{error / value:.1%}" if error is not None and shown != "-" and value else ""
+        return {"text": shown, "kind": "number", "interval": interval}
+    return {"text": str(value), "kind": "", "interval": ""}

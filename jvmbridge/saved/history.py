@@ -1,7 +1,7 @@
 """Saved runs side by side: one tidy frame, then a comparison of each configuration across runs."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -85,6 +85,8 @@ class RunComparison:
     columns: list[str]  # column labels, baseline first
     table: pd.DataFrame  # configuration, then per column: ns/op; per later column: vs baseline
     notes: list[str]
+    # (configuration, column label) -> the half-width of that figure's interval (ns/op), where it has one
+    intervals: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None = None) -> RunComparison:
@@ -107,20 +109,22 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
         notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
                      "the latest run's is shown")
     frame = _in_workload_order(frame[~duplicated])
-    records = []
+    records, intervals = [], {}
     for config, group in frame.groupby("configuration", sort=False):
         cells = {row.column: row for row in group.itertuples()}
         record, base = {"configuration": config}, cells.get(base_label)
         for label in labels:
             row = cells.get(label)
             record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
+            if row is not None and pd.notna(row.ns_per_op_error):
+                intervals[(config, label)] = float(row.ns_per_op_error)
             if label != base_label:
                 record[f"{label} vs {base_label}"] = _versus(row, base)
         records.append(record)
     table = pd.DataFrame(records)
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
-    return RunComparison(labels, table.drop(columns=empty), notes)
+    return RunComparison(labels, table.drop(columns=empty), notes, intervals)
 
 
 def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:

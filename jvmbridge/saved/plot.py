@@ -1,6 +1,7 @@
 """Figures of saved runs: throughput against message size, and the speedup ratios (matplotlib)."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pandas as pd
@@ -19,13 +20,26 @@ class PlotUnavailable(RuntimeError):
 
 def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     """Write a PNG or SVG (by ``path``'s suffix) with two panels and a caption naming the machines."""
+    _draw(frame, path)
+
+
+def svg_of(frame: pd.DataFrame) -> str:
+    """The same figure as an <svg> element, for a page to hold inline (glyphs drawn as paths: it
+    needs no font and loads nothing)."""
+    out = io.StringIO()
+    _draw(frame, out, format="svg")
+    text = out.getvalue()
+    return text[text.index("<svg"):]
+
+
+def _draw(frame: pd.DataFrame, target, **save) -> None:
     try:
         import matplotlib
 
         matplotlib.use("Agg")  # files only, no display needed
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlotUnavailable("--plot needs matplotlib: pip install \"jvmbridge[plot]\"") from None
+        raise PlotUnavailable("figures need matplotlib: pip install \"jvmbridge[plot]\"") from None
     frame = number_runs(frame)
     several_hosts = frame.host.nunique() > 1
     figure, (sizes, speedups) = plt.subplots(1, 2, figsize=SIZE, dpi=DPI)
@@ -58,7 +72,7 @@ def plot_runs(frame: pd.DataFrame, path: Path) -> None:
     figure.suptitle(f"jvmbridge: {', '.join(sorted(set(frame.cipher.astype(str))))}")
     figure.text(0.01, 0.01, _caption(frame), fontsize=7, wrap=True)
     figure.tight_layout(rect=(0, 0.06, 1, 0.95))
-    figure.savefig(path)
+    figure.savefig(target, **save)
     plt.close(figure)
 
 

@@ -1,0 +1,31 @@
+"""Self-contained HTML pages (jinja2, templates/): one file with its styles and figures inline and
+a policy that lets it load nothing, so it can be mailed or attached and opened anywhere. Every
+value is escaped for HTML by jinja2's autoescape and made printable (render.text) first: text
+from hosts and processes is shown as what it says, never run."""
+from __future__ import annotations
+
+import datetime
+import functools
+
+from jvmbridge import __version__
+from jvmbridge.render.text import printable
+
+
+@functools.cache
+def _environment():
+    import jinja2
+    import markupsafe
+
+    environment = jinja2.Environment(loader=jinja2.PackageLoader("jvmbridge.render", "templates"),
+                                     autoescape=True, undefined=jinja2.StrictUndefined)
+    # Markup (a figure's SVG, built here) is the page's own; every other string came from the data.
+    environment.finalize = lambda value: (printable(value) if isinstance(value, str)
+                                          and not isinstance(value, markupsafe.Markup) else value)
+    return environment
+
+
+def page(template: str, title: str, **values) -> str:
+    """``template`` (a file in templates/) filled with ``values``, under ``title``."""
+    generated = (f"jvmbridge {__version__}, "
+                 f"{datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}")
+    return _environment().get_template(template).render(title=title, generated=generated, **values) + "\n"
