@@ -96,6 +96,48 @@ def test_report_shows_the_figures_compare_printed_and_ratios_from_their_interval
         assert versus["confidence"] == first["confidence"] == 0.95
 
 
+def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_path):
+    # Two shapes and two sizes: rows finish out of the table's order (the C loop runs both sizes in each fork).
+    path = tmp_path / "run.jsonl"
+    arguments = ["--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,64", "--shape", "message",
+                 "--shape", "stream", "--round-time", "0.1", "--rounds", "3", "--forks", "3", "--max-forks", "3"]
+    printed = run_cli("compare", *arguments, "-q", "-o", str(path))
+    assert printed.returncode == 0, printed.stderr
+    finished = [r["position"] for r in records(path) if r["type"] == "measurement"]
+    assert finished != sorted(finished)  # the file's order is not the table's
+    shown = run_cli("report", str(path))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == printed.stdout  # the table, its header, notes, ratios: as compare printed them
+    table = [line for line in printed.stdout.splitlines() if line[:1].isdigit()]
+    assert len(table) == len(finished) == 12
+    for output_format in ("markdown", "csv"):
+        exported = tmp_path / f"export.{output_format}"
+        done = run_cli("report", str(path), "--format", "json", f"--export-{output_format}", str(exported))
+        assert done.returncode == 0, done.stderr
+        document = json.loads(done.stdout)
+        assert [r["ns_per_op"] for r in document["results"]] == [
+            r["row"]["ns_per_op"] for r in sorted((r for r in records(path) if r["type"] == "measurement"),
+                                                  key=lambda r: r["position"])]
+        assert exported.read_text().count("aes-256-cbc") >= 12
+
+
+def test_report_columns_by_size_lays_out_a_published_text_as_openssl_speed_printed_it():
+    published = Path(__file__).parent / "data" / "published" / "with-and-without-aesni.txt"
+    done, report = run_json("report", str(published), "--columns", "size")
+    assert done.returncode == 0, done.stderr
+    assert report["columns"] == ["16 bytes", "64 bytes", "256 bytes", "1024 bytes", "8192 bytes", "16384 bytes"]
+    # The text's own figures, in its units (1000s of bytes per second), row by row.
+    printed = [[float(v.rstrip("k")) for v in line.split()[1:]] for line in published.read_text().splitlines()
+               if line.startswith("aes-256-cfb ")]
+    shown = [[row[c] for c in report["columns"]] for row in report["comparison"]]
+    assert len(shown) == len(printed) == 2
+    for ours, theirs in zip(sorted(shown), sorted(printed)):
+        assert ours == pytest.approx(theirs, rel=1e-6)
+    assert not any(" vs " in key for row in report["comparison"] for key in row)
+    table = run_cli("report", str(published), "--columns", "size")
+    assert table.stdout.splitlines()[0].split()[-2:] == ["16384", "bytes"]
+
+
 def test_report_columns_by_host(saved, tmp_path):
     host = records(saved)[0]["metadata"]["host"]
     other = tmp_path / "other-server.jsonl"
@@ -206,10 +248,12 @@ def test_files_that_are_not_results(tmp_path, content):
 def test_plot_png_and_svg(saved, tmp_path):
     pytest.importorskip("matplotlib")
     png, svg = tmp_path / "figure.png", tmp_path / "figure.svg"
-    assert run_cli("report", str(saved), "--plot", str(png)).returncode == 0
+    done = run_cli("report", str(saved), "--plot", str(png))
+    assert done.returncode == 0 and f"figure written to {png}" in done.stderr
     header = png.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", header[16:24]) == (1200, 550)  # width, height from the IHDR chunk
+    width, height = struct.unpack(">II", header[16:24])  # from the IHDR chunk
+    assert width == 1600 and height >= 500
     assert run_cli("report", str(saved), "--plot", str(svg)).returncode == 0
     assert b"<svg" in svg.read_bytes()[:500]
     assert run_cli("report", str(saved), "--plot", str(tmp_path / "figure.gif")).returncode == 2

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
-                                  print_document, quiet_option, read_fleet)
+                                  print_document, quiet_option, read_fleet, write_exports)
 from jvmbridge.saved.history import COLUMN_KINDS
 
 
@@ -17,7 +17,8 @@ from jvmbridge.saved.history import COLUMN_KINDS
 @format_option("runs")
 @click.option("--columns", "columns", type=click.Choice(COLUMN_KINDS), default="run", show_default=True,
               help="One column per run, per host, per JDK (JDKs measured in one run or several), per thread count "
-                   "(how throughput scales with compare --threads), or per setting (on beside off).")
+                   "(how throughput scales with compare --threads), per setting (on beside off), or per size "
+                   "(openssl speed's layout, in its units).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, writable=True), metavar="FILE",
               callback=in_existing_folder,
               help="Also draw a figure: FILE ending in .png or .svg (needs matplotlib).")
@@ -78,7 +79,17 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         comparison = compare_runs(frame, columns, baseline)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    saved = print_document("runs", output_format, RunsDocument(comparison, loaded.problems, frame), output, quiet, exports)
+    document = RunsDocument(comparison, loaded.problems, frame)
+    single = _one_compare_run(loaded) if columns == "run" else None
+    if single is None:
+        saved = print_document("runs", output_format, document, output, quiet, exports)
+    else:  # one compare run: shown as compare showed it, in every format compare has (a page as report's)
+        from jvmbridge.render import FORMATS
+
+        as_compare = [e for e in exports if e[0] in FORMATS["compare"]]
+        shown = ("compare", single) if output_format in FORMATS["compare"] else ("runs", document)
+        saved = print_document(shown[0], output_format, shown[1], output, quiet, as_compare)
+        saved = write_exports("runs", document, [e for e in exports if e not in as_compare], quiet) and saved
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)
@@ -86,7 +97,18 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         from jvmbridge.saved.plot import PlotUnavailable, plot_runs
 
         try:
-            plot_runs(frame, Path(plot_path))
+            plot_runs(frame, comparison, Path(plot_path))
         except PlotUnavailable as e:
             raise click.ClickException(str(e)) from None
+        if not quiet:
+            click.echo(f"jvmbridge: figure written to {plot_path}", err=True)
     return saved
+
+
+def _one_compare_run(loaded):
+    """The saved compare run, where the files hold exactly one (not a published text); else None."""
+    from jvmbridge.comparison.runner import saved_comparison
+
+    if len(loaded.runs) != 1 or next(iter(loaded.runs)).startswith("speed:"):
+        return None
+    return saved_comparison(loaded, next(iter(loaded.runs)))

@@ -25,7 +25,7 @@ from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, Update, l
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, Result
-from jvmbridge.saved.schema import frame_of, row_record
+from jvmbridge.saved.schema import frame_of, result_of, row_record
 from jvmbridge.workload import Workload
 
 @dataclass
@@ -104,7 +104,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         op = part.workload.operation
         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
         ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error)))
-        writer.write("measurement", configuration=part.label, row=row_record(ranked[-1][1]))
+        # Its place in the table, as it finished out of order: report shows a run as compare did.
+        writer.write("measurement", configuration=part.label, position=list(part.rank), row=row_record(ranked[-1][1]))
 
     watch = _Watch(jobs, progress or (lambda update: None))
     try:
@@ -135,9 +136,29 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     finally:
         writer.close()
     rows = [result for _, result in sorted(ranked, key=lambda ranked_result: ranked_result[0])]
+    return comparison_of(rows, failures, metadata, interrupted, writer.path, writer.error)
+
+
+def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata: dict, interrupted: bool = False,
+                  output: Path | None = None, save_error: str | None = None) -> Comparison:
+    """A comparison of ``rows`` (in the table's order): what only rows side by side say, computed
+    from them, as a run ends and as `report` shows a saved run again."""
     frame = frame_of([row_record(result) for result in rows])
     return Comparison(rows, frame, ratios(frame) if rows else [], overhead_notes(frame) if rows else {}, failures,
-                      metadata, cliffs(frame) if rows else [], interrupted, writer.path, writer.error)
+                      metadata, cliffs(frame) if rows else [], interrupted, output, save_error)
+
+
+def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
+    """One saved run as `compare` showed it when it ended: its rows in the table's order (files
+    from before 0.3.0 lack their places: in finish order), its failures, whether it was interrupted."""
+    records = [row for row in loaded.rows if row["run_id"] == run_id]
+    records.sort(key=lambda row: row.get("position") or [])
+    metadata = {k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")}
+    failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
+    end = loaded.runs.get(run_id, {}).get("end") or {}
+    path = loaded.runs.get(run_id, {}).get("file")
+    return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
+                         Path(path) if path else None)
 
 
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:

@@ -65,7 +65,7 @@ def render_html(document: RunsDocument) -> str:
     figure, no_figure = None, None
     if document.frame is not None:
         try:
-            figure = markupsafe.Markup(svg_of(document.frame))
+            figure = markupsafe.Markup(svg_of(document.frame, comparison))
         except PlotUnavailable as e:
             no_figure = f"No figure: {e}."
     runs = len(comparison.columns)
@@ -81,8 +81,11 @@ def _html_cell(comparison: RunComparison, configuration: str, column: str, value
         kind = "same" if ratio is None or not ratio.significant else "faster" if ratio.value > 1 else "slower"
         return {"text": str(value), "kind": f"number {kind}", "interval": ""}
     if column.endswith(" ns/op"):
-        error = comparison.intervals.get((configuration, column.removesuffix(" ns/op")))
-        shown = "-" if value is None or pd.isna(value) else _cell(value)
-        interval = f"±{error / value:.1%}" if error is not None and shown != "-" and value else ""
+        row = comparison.cells.get((configuration, column.removesuffix(" ns/op")))
+        shown = "-" if row is None else _cell(value)
+        error = None if row is None or pd.isna(row.ns_per_op_error) else row.ns_per_op_error
+        interval = f"±{error / value:.1%}" if error is not None and value else ""
         return {"text": shown, "kind": "number", "interval": interval}
+    if isinstance(value, float):  # a figure in a column of its own kind (report --columns size)
+        return {"text": "-" if pd.isna(value) else _cell(value), "kind": "number", "interval": ""}
     return {"text": str(value), "kind": "", "interval": ""}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -77,7 +78,7 @@ def describe_runs(frame: pd.DataFrame) -> list[str]:
 # How `report` may lay out columns: one per run, per host (servers side by side), per JDK (native
 # rows in a "native" column), per thread count (how throughput scales with --threads), or per
 # setting (intrinsics or AES-NI on beside off, as a published "with and without AES-NI" text has them).
-COLUMN_KINDS = ("run", "host", "jdk", "threads", "setting")
+COLUMN_KINDS = ("run", "host", "jdk", "threads", "setting", "size")
 
 
 @dataclass
@@ -85,8 +86,9 @@ class RunComparison:
     columns: list[str]  # column labels, baseline first
     table: pd.DataFrame  # configuration, then per column: ns/op; per later column: vs baseline
     notes: list[str]
-    # (configuration, column label) -> the half-width of that figure's interval (ns/op), where it has one
-    intervals: dict[tuple[str, str], float] = field(default_factory=dict)
+    # (configuration, column label) -> the measurement shown there (a row of the tidy frame)
+    cells: dict[tuple[str, str], Any] = field(default_factory=dict)
+    baseline: str = ""  # the column the others are compared with
 
 
 def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None = None) -> RunComparison:
@@ -95,9 +97,9 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     --reference), the first column by default. ValueError for a baseline that names no column."""
     # In run order, so that where a configuration repeats in a column the latest run's is kept.
     frame = number_runs(frame).sort_values("started_utc", kind="stable", na_position="first")
-    by_jdk, by_threads, by_setting = columns == "jdk", columns == "threads", columns == "setting"
-    labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting)
-                 for r in frame.itertuples()]
+    by_jdk, by_threads, by_setting, by_size = (columns == kind for kind in ("jdk", "threads", "setting", "size"))
+    labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting,
+                               with_size=not by_size) for r in frame.itertuples()]
     frame = frame.assign(configuration=_told_apart(frame, labels_of), column=[_column(r, columns) for r in frame.itertuples()])
     # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
     in_run_order = columns in ("host", "setting")
@@ -105,26 +107,31 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     base_label = _baseline(frame, labels, baseline)
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame) + _statistic_notes(frame)
+    if by_size:
+        notes.append("figures in 1000s of bytes per second, as `openssl speed` prints them (the latest run's)")
     if duplicated.any():
         notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
                      "the latest run's is shown")
     frame = _in_workload_order(frame[~duplicated])
-    records, intervals = [], {}
+    records, shown = [], {}
     for config, group in frame.groupby("configuration", sort=False):
         cells = {row.column: row for row in group.itertuples()}
         record, base = {"configuration": config}, cells.get(base_label)
         for label in labels:
             row = cells.get(label)
+            if row is not None:
+                shown[(config, label)] = row
+            if by_size:  # openssl speed's layout: 1000s of bytes per second by size, no ratios between sizes
+                record[label] = row.openssl_kbytes_per_s if row is not None else None
+                continue
             record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
-            if row is not None and pd.notna(row.ns_per_op_error):
-                intervals[(config, label)] = float(row.ns_per_op_error)
             if label != base_label:
                 record[f"{label} vs {base_label}"] = _versus(row, base)
         records.append(record)
     table = pd.DataFrame(records)
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
-    return RunComparison(labels, table.drop(columns=empty), notes, intervals)
+    return RunComparison(labels, table.drop(columns=empty), notes, shown, base_label)
 
 
 def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:
@@ -142,11 +149,12 @@ def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> s
 
 
 def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows as `compare` prints them (a run file holds them as they finished): by cipher, direction
-    (each as first seen) and size; within, engines in registry order (one this version does not
-    know last), accelerated before not, then shape, the rest (JDKs, providers) as first seen. (compare
-    puts a second shape's rows after the first's; the file does not say which shape a row stood in
-    for where its engine ran another.)"""
+    """Rows as `compare` prints them (a run file holds them as they finished): by the place each
+    row's record names. Rows saved without one (before it was saved): by cipher, direction (each as
+    first seen) and size; within, engines in registry order (one this version does not know last),
+    accelerated before not, then shape, the rest (JDKs, providers) as first seen."""
+    if "position" in frame and frame.position.map(lambda p: isinstance(p, list)).all():
+        return frame.iloc[sorted(range(len(frame)), key=lambda i: frame.position.iloc[i])]
     engines = {engine.label: i for i, engine in enumerate(ENGINES.values())}
     ranks = {column: frame[column].map({v: i for i, v in enumerate(dict.fromkeys(frame[column]))})
              for column in ("cipher", "direction", "shape") if column in frame}
@@ -199,6 +207,8 @@ def _column(row, columns: str) -> str:
         return f"{threads(row)} thread(s)"
     if columns == "setting":
         return row.setting
+    if columns == "size":
+        return f"{row.message_bytes} bytes"
     return row.host if columns == "host" else row.run
 
 

@@ -11,7 +11,8 @@ Result files and `compare --format json` share this layout and this version. His
    of undisturbed rounds, ns_per_op_error its interval over forks at `confidence` (95%), named in
    "statistic"; fork_ns_per_op, levels, disturbed_rounds; per round its fork, lost share and
    counters and why it was set aside; each fork's steadiness (change points); JMH's pooled mean and
-   99.9% error as jmh_score and jmh_error (ns_per_op_mean is gone).
+   99.9% error as jmh_score and jmh_error (ns_per_op_mean is gone). Later in 0.3.0, a measurement
+   record's "position" (beside its row): the row's place in compare's table, which finish order is not.
 """
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ def row_record(result: Result) -> dict:
     record = {name: getattr(result, name) for name in _FIELDS}
     record["notes"] = [note.as_dict() for note in result.notes]
     return record
+
+
+def result_of(record: dict) -> Result:
+    """A row record (today's layout, as store.read gives it) as the Result it was saved from."""
+    fields_ = {name: record[name] for name in _FIELDS if name in record}
+    fields_["notes"] = [Note(NoteKind(note["kind"]), note["text"]) for note in record.get("notes") or []]
+    return Result(**fields_)
 
 
 def upgrade_row(row: dict, version: int) -> dict:

@@ -153,7 +153,8 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
     if kind == "run":
         loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
     elif kind == "measurement":
-        loaded.rows.append({**upgrade_row(record.get("row", {}), version), "run_id": run_id})
+        loaded.rows.append({**upgrade_row(record.get("row", {}), version), "run_id": run_id,
+                            **({"position": record["position"]} if "position" in record else {})})
     elif kind == "failure":
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})
