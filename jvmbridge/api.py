@@ -14,9 +14,9 @@ from jvmbridge.progress import Progress
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
 
 
-def run_comparison(request: CompareRequest, progress: Progress | None = None,
-                   output: Path | None = None, host_name: str | None = None) -> Comparison:
-    return run(plan(list(request.workloads), request.matrix), progress, output, host_name)
+def run_comparison(request: CompareRequest, progress: Progress | None = None, output: Path | None = None,
+                   host_name: str | None = None, name: str | None = None) -> Comparison:
+    return run(plan(list(request.workloads), request.matrix), progress, output, host_name, name)
 
 
 def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,
@@ -28,7 +28,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
             java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
             jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),
             openssl: str | None = "openssl", openssl_arg: str | Iterable[str] = (), shared_jvm: bool = False,
-            output: str | Path | None = None, host_name: str | None = None,
+            output: str | Path | None = None, host_name: str | None = None, name: str | None = None,
             progress: Progress | None = None) -> pd.DataFrame:
     """One row per engine and setting, as `jvmbridge compare` with the same options under the same
     names (--round-time: ``round_time``; --target-error in percent; a repeatable option takes one
@@ -47,7 +47,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
         direction=_values(direction), engine=_values(engine), java=_values(java), all_jdks=all_jdks,
         trust_jdk_owner=trust_jdk_owner, jvm_arg=_values(jvm_arg), provider=_values(provider),
         classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm)
-    comparison = run_comparison(request, progress, Path(output) if output else None, host_name)
+    comparison = run_comparison(request, progress, Path(output) if output else None, host_name, name)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        findings={index: note.as_dict() for index, note in comparison.overhead.items()},

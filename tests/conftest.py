@@ -202,7 +202,7 @@ def arm64_rootfs() -> Path:
 # jvmbridge itself on arm64: Debian 13's Python with jvmbridge's dependencies at versions it accepts
 # (JPype 1.5, pandas 2.2, cryptography 43, click 8.1, scipy 1.15) and OpenJDK 21, no pip needed.
 ARM64_PYTHON_PACKAGES = ("python3,python3-jpype,python3-pandas,python3-click,python3-cryptography,python3-scipy,"
-                         "openjdk-21-jre-headless,openssl")
+                         "python3-rich,python3-jinja2,openjdk-21-jre-headless,openssl")
 # What Debian does not package, from PyPI's aarch64 wheels for trixie's Python 3.13.
 ARM64_PYTHON_WHEELS = ("ruptures==1.1.10",)
 ARM64_JAVA_HOME = "/usr/lib/jvm/java-21-openjdk-arm64"
@@ -243,8 +243,8 @@ def arm64_python_root() -> Path:
     root = _debian_arm64_root(f"arm64-python-root-trixie-{packages}", "trixie", ARM64_PYTHON_PACKAGES,
                               _python_root_finish, tools=("unshare",))
     if not (root / "ready").is_file():
-        warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jpype, pandas, ruptures, scipy.special",
-                                   module=False)
+        warm = run_jvmbridge_arm64(root, "-c", "import click, cryptography, jinja2, jpype, pandas, rich, ruptures, "
+                                   "scipy.special", module=False)
         if warm.returncode != 0:
             cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()

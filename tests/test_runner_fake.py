@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -347,3 +348,62 @@ def test_rows_that_differ_only_in_the_users_options_are_configurations_of_their_
         "OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 16 B [-engine fast]"]
     assert list(compared.table["run 1 ns/op"]) == [10.0, 8.0]  # neither dropped as a repeat
     assert not any("repeat a configuration" in note for note in compared.notes)
+
+
+@pytest.mark.fast
+def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and_says_which(engines, tmp_path):
+    comparison = run(plan(workloads(), Matrix(engines=("subject", "c", "py"))), output=tmp_path / "run.jsonl")
+    full = render("compare", "table", comparison).splitlines()
+    header = next(line for line in full if line.split()[:2] == ["#", "engine"])
+    assert len(header) > 120 and "openssl 1000s B/s" in header
+    comparison.width = 120
+    fitted = render("compare", "table", comparison).splitlines()
+    table = [line for line in fitted if line.split()[:2] == ["#", "engine"] or line[:1].isdigit() and "  " in line]
+    assert table and all(len(line) <= 120 for line in table)
+    kept = next(line for line in fitted if line.split()[:2] == ["#", "engine"]).split()
+    assert {"ns/op", "±95%", "MB/s", "engine", "setting"} <= set(kept) and "1000s" not in kept
+    said = next(line for line in fitted if line.startswith("(left out to fit 120 columns: "))
+    assert said.startswith("(left out to fit 120 columns: openssl 1000s B/s, ops/s") and "--wide" in said
+    assert len(table) == len([line for line in full if line.split()[:2] == ["#", "engine"] or line[:1].isdigit()
+                              and "  " in line])  # every row still there
+
+
+@pytest.mark.fast
+def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines, tmp_path):
+    from jvmbridge.saved.history import compare_runs, tidy_frame
+
+    paths = []
+    for name in ("zulu", "alpha", "alpha", None):  # not in alphabetical order; one name twice; one unnamed
+        paths.append(tmp_path / f"run{len(paths)}.jsonl")
+        run(plan(workloads(), Matrix(engines=("c",))), output=paths[-1], name=name)
+    frame = tidy_frame(read(paths))
+    comparison = compare_runs(frame, "run")
+    assert comparison.columns == ["zulu", "alpha (run 2)", "alpha (run 3)", "run 4"]
+    assert [c for c in comparison.table.columns if " vs " in c] == [
+        "alpha (run 2) vs zulu", "alpha (run 3) vs zulu", "run 4 vs zulu"]
+    assert comparison.notes[0].startswith("zulu: ") and comparison.notes[3].startswith("run 4: ")
+    against = compare_runs(frame, "run", "alpha (run 3)")  # --baseline by the name the header shows
+    assert against.baseline == "alpha (run 3)" and "zulu vs alpha (run 3)" in against.table.columns
+
+
+@pytest.mark.fast
+def test_a_report_wider_than_the_terminal_wraps_its_columns_into_blocks_never_a_row(engines, tmp_path):
+    from jvmbridge.render.runs import RunsDocument
+    from jvmbridge.saved.history import compare_runs, tidy_frame
+
+    paths = [tmp_path / f"run{i}.jsonl" for i in range(6)]
+    for path in paths:
+        run(plan(workloads(), Matrix(engines=("c",))), output=path)
+    comparison = compare_runs(tidy_frame(read(paths)), "run")
+    whole = render("runs", "table", RunsDocument(comparison)).splitlines()
+    assert len(whole[0]) > 120
+    lines = render("runs", "table", RunsDocument(comparison, width=120)).splitlines()
+    table = lines[:lines.index(next(line for line in lines if line.startswith("Note:")))]
+    assert all(len(line) <= 120 for line in table)
+    blocks = [block.splitlines() for block in "\n".join(table).split("\n\n")]
+    assert len(blocks) > 1
+    rows = len(comparison.table)
+    assert all(len(block) == 1 + rows for block in blocks)  # every block: the header and every configuration
+    headers = [name for block in blocks for name in re.split(r"\s{2,}", block[0])[1:]]
+    assert headers == list(comparison.table.columns[1:])  # every column once, in order
+    assert all(" vs " not in re.split(r"\s{2,}", block[0])[1] for block in blocks)  # a figure leads each block

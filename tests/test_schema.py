@@ -42,14 +42,22 @@ def test_old_notes_get_their_kinds_and_lose_the_hints_now_printed_once():
     assert upgraded["details"] == {"java_home": "/jdk"}
 
 
-def test_the_old_file_reports_its_figures():
+def test_the_old_file_reports_its_figures(tmp_path):
+    # One run: shown as compare showed it, its rows and their figures as saved, how they were made said.
     done = run_cli("report", "--format", "json", str(OLD))
     assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["results"]
+    assert len(rows) == 12
+    assert [row["ns_per_op"] for row in rows] == pytest.approx([row["ns_per_op"] for row in saved_rows()])
+    table = run_cli("report", str(OLD)).stdout
+    assert "saved before jvmbridge 0.3.0" in table
+    # Beside another run, a column of its own.
+    run_id = json.loads(OLD.read_text().splitlines()[0])["run_id"]
+    (tmp_path / "other.jsonl").write_text(OLD.read_text().replace(run_id, "another-run"))
+    done = run_cli("report", "--format", "json", str(OLD), str(tmp_path / "other.jsonl"))
     shown = {row["configuration"]: row["run 1 ns/op"] for row in json.loads(done.stdout)["comparison"]}
     assert len(shown) == 12
-    # pandas writes JSON floats with 10 significant digits.
     assert shown["JVM SunJCE, JDK 17.0.15 | intrinsics on | aes-256-cbc 16 B"] == pytest.approx(saved_rows()[0]["ns_per_op"])
-    assert sorted(shown.values()) == pytest.approx(sorted(row["ns_per_op"] for row in saved_rows()))
 
 
 @pytest.mark.fast

@@ -3,6 +3,7 @@ wrong bytes (whatever finished is still reported), 130 when interrupted (likewis
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 
 import click
@@ -85,10 +86,15 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--jmh", "jmh_columns", is_flag=True,
               help="Also show JMH's figure for each row: the mean of every round pooled, and its 99.9% error, "
                    "to read beside JMH's own output (always in JSON and CSV as jmh_score, jmh_error).")
+@click.option("--wide", is_flag=True,
+              help="Every column of the table, however wide; by default a table wider than the terminal leaves "
+                   "out the columns least needed (and says which).")
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
                                                   "`jvmbridge fleet --compare` passes the inventory's.")
-def compare(java_paths, output, output_format, exports, jmh_columns, quiet, host_name, **options):
+@click.option("--name", metavar="NAME", help="A name for this run, which report's column for it shows (as "
+                                             "hyperfine's --command-name; default: \"run N\", by start time).")
+def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.render import render
@@ -106,10 +112,11 @@ def compare(java_paths, output, output_format, exports, jmh_columns, quiet, host
     live = CompareProgress() if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():
-            comparison = run_comparison(request, live, output, host_name)
+            comparison = run_comparison(request, live, output, host_name, name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns = jmh_columns
+    comparison.width = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
     click.echo(render("compare", output_format, comparison), nl=False)
     exported = write_exports("compare", comparison, exports, quiet)
     for configuration, error in comparison.failures:

@@ -1,6 +1,7 @@
 """`jvmbridge report`: saved runs side by side, with ratios that say when a difference is noise."""
 from __future__ import annotations
 
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,8 +28,10 @@ from jvmbridge.saved.history import COLUMN_KINDS
                    "or \"JDK 25.0.3\", or one of the files given) [default: the first column].")
 @export_options("runs")
 @output_option(DOCUMENT_AS_JSON)
+@click.option("--wide", is_flag=True, help="The table in one block however wide; by default its columns wrap "
+                                           "into blocks that fit the terminal (a compare run's table leaves some out).")
 @quiet_option
-def report(files, output_format, columns, baseline, plot_path, exports, output, quiet):
+def report(files, output_format, columns, baseline, plot_path, exports, output, wide, quiet):
     """Compare saved runs (JSON-lines files from `compare`): rows by configuration, columns by run.
 
     Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
@@ -44,7 +47,8 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline):
+    width = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+    if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)
 
 
@@ -58,8 +62,10 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path
 
 
 def runs_report(files, output_format: str, columns: str, plot_path, output: Path | None = None,
-                quiet: bool = False, exports: Sequence[tuple[str, Path]] = (), baseline: str | None = None) -> bool:
-    """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be saved."""
+                quiet: bool = False, exports: Sequence[tuple[str, Path]] = (), baseline: str | None = None,
+                width: int | None = None) -> bool:
+    """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be
+    saved. ``width``: the terminal's, which the table for people is fitted to (None: as wide as it is)."""
     from jvmbridge.saved.history import compare_runs, tidy_frame
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.saved.store import ResultFileError, read
@@ -79,8 +85,10 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         comparison = compare_runs(frame, columns, baseline)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    document = RunsDocument(comparison, loaded.problems, frame)
+    document = RunsDocument(comparison, loaded.problems, frame, width)
     single = _one_compare_run(loaded) if columns == "run" else None
+    if single is not None:
+        single.width = width
     if single is None:
         saved = print_document("runs", output_format, document, output, quiet, exports)
     else:  # one compare run: shown as compare showed it, in every format compare has (a page as report's)

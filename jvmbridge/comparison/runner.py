@@ -41,6 +41,7 @@ class Comparison:
     output: Path | None = None  # the JSON-lines file every record went to as it finished
     save_error: str | None = None  # why that file could not be written (the rows are all here still)
     jmh_columns: bool = False  # for people: JMH's pooled score and error beside each row's figure
+    width: int | None = None  # for people: the terminal's columns, which the table is fitted to; None: every column
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
@@ -82,14 +83,14 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
-        host_name: str | None = None) -> Comparison:
+        host_name: str | None = None, name: str | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run.
 
     Every record is written to ``output`` (default: store.default_path) the moment it exists;
-    ``host_name`` names the host in it (default: its hostname).
+    ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = _run_metadata(jobs, started, host_name)
+    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     ranked: list[tuple[tuple, Result]] = []

@@ -8,7 +8,7 @@ from jvmbridge.engines import by_label, name_of
 from jvmbridge.results import NoteKind, missing
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
-from jvmbridge.render.text import align, as_json, as_lines, markdown
+from jvmbridge.render.text import as_json, as_lines, fitted, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import FEW_FORKS
 
@@ -61,8 +61,21 @@ def render_csv(comparison: Comparison) -> str:
                         ).to_csv(index=False)
 
 
+# What a table too wide for the terminal leaves out first: columns that restate others (ops/s and
+# 1000s B/s are ns/op and MB/s in other units) or the header, then what a reader looks up later.
+_EXPENDABLE = ["openssl 1000s B/s", "ops/s", "ops/s/thread", "messages", "samples", "as asked", "ciphertext",
+               "rsd", "shape", "cipher"]
+
+
 def render_table(comparison: Comparison) -> str:
-    return _render(comparison, lambda cells: align(cells, right_from=5))
+    def tabulate(cells: list[list[str]]) -> list[str]:
+        lines, left_out = fitted(cells, comparison.width, _EXPENDABLE, right_from=5)
+        if left_out:
+            lines.append(f"(left out to fit {comparison.width} columns: {', '.join(left_out)}; "
+                         "--wide shows every column)")
+        return lines
+
+    return _render(comparison, tabulate)
 
 
 def render_markdown(comparison: Comparison) -> str:

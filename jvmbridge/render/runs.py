@@ -19,10 +19,37 @@ class RunsDocument:
     comparison: RunComparison
     problems: list[str] = field(default_factory=list)  # what could not be read from the files
     frame: pd.DataFrame | None = None  # the runs' rows (history.tidy_frame), for a page's figure
+    width: int | None = None  # for people: the terminal's columns, which the table wraps its columns to
 
 
 def render_table(document: RunsDocument) -> str:
-    return _render(document, align)
+    return _render(document, lambda cells: wrapped_columns(cells, document.width))
+
+
+def wrapped_columns(cells: list[list[str]], width: int | None) -> list[str]:
+    """The table (header first; the configuration, then each column's figure and its "vs" beside
+    it) as one block, or where that is wider than ``width``, as blocks one under another, each with
+    the configurations and as many columns as fit: the columns wrap, never a row."""
+    whole = align(cells)
+    if width is None or max(map(len, whole)) <= width:
+        return whole
+    groups: list[list[int]] = []  # a column's figure and its comparison stay together
+    for index, name in enumerate(cells[0][1:], 1):
+        if " vs " in name and groups:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    blocks: list[list[int]] = [[]]
+    for group in groups:
+        trial = blocks[-1] + group
+        if blocks[-1] and max(map(len, align([[row[0], *(row[i] for i in trial)] for row in cells]))) > width:
+            blocks.append(list(group))
+        else:
+            blocks[-1] = trial
+    lines: list[str] = []
+    for number, block in enumerate(blocks):
+        lines += ([""] if number else []) + align([[row[0], *(row[i] for i in block)] for row in cells])
+    return lines
 
 
 def render_markdown(document: RunsDocument) -> str:

@@ -42,6 +42,26 @@ def align(rows: list[list[str]], right_from: int | None = None) -> list[str]:
                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
 
 
+def fitted(rows: list[list[str]], width: int | None, expendable: list[str],
+           right_from: int | None = None) -> tuple[list[str], list[str]]:
+    """``rows`` (header first) aligned in ``width`` columns where they can be: the columns named in
+    ``expendable`` (by header, least needed first) left out one by one until every line fits. The
+    lines, and the headers left out. ``width`` None: every column."""
+    left_out: list[str] = []
+    while True:
+        lines = align(rows, right_from)
+        if width is None or max(map(len, lines)) <= width:
+            return lines, left_out
+        candidates = [name for name in expendable if name in rows[0] and name not in left_out]
+        if not candidates:
+            return lines, left_out
+        column = rows[0].index(candidates[0])
+        left_out.append(candidates[0])
+        rows = [row[:column] + row[column + 1:] for row in rows]
+        if right_from is not None and column < right_from:
+            right_from -= 1
+
+
 def markdown(rows: list[list[str]]) -> list[str]:
     """``rows`` (header first) as a Markdown table; pipes inside cells escaped."""
     def line(cells: list[str]) -> str:

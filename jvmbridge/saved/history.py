@@ -17,7 +17,7 @@ from jvmbridge.saved.store import Loaded
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
                 "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
                 "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
-                "file": ("file",), "published": ("published",)}
+                "file": ("file",), "published": ("published",), "run_name": ("name",)}
 
 
 def tidy_frame(loaded: Loaded) -> pd.DataFrame:
@@ -61,16 +61,21 @@ def threads(row) -> int:
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a "run" column, "run 1", "run 2", ... in order of start time."""
-    order = frame.drop_duplicates("run_id").sort_values("started_utc", kind="stable").run_id
-    names = {run_id: f"run {n}" for n, run_id in enumerate(order, 1)}
-    return frame.assign(run=frame.run_id.map(names))
+    """``frame`` with a "run" column: each run's name (compare --name), else "run 1", "run 2", ... in
+    order of start time; a name two runs share gets the number beside it."""
+    runs = frame.drop_duplicates("run_id").sort_values("started_utc", kind="stable")
+    given = runs.run_name if "run_name" in runs else pd.Series([None] * len(runs), index=runs.index)
+    taken = given.value_counts()
+    names = {run_id: f"run {n}" if not isinstance(name, str) else name if taken[name] == 1 else f"{name} (run {n})"
+             for n, (run_id, name) in enumerate(zip(runs.run_id, given), 1)}
+    order = {run_id: n for n, run_id in enumerate(runs.run_id)}
+    return frame.assign(run=frame.run_id.map(names), run_order=frame.run_id.map(order))
 
 
 def describe_runs(frame: pd.DataFrame) -> list[str]:
     """One line per run: its number, host, start time and file; for a published text, the file, which
     run of it and what the text says about how it ran (its start time is not known)."""
-    runs = frame.drop_duplicates("run").sort_values("run", key=lambda r: r.str[4:].astype(int))
+    runs = frame.drop_duplicates("run").sort_values("run_order")
     return [f"{r.run}: {r.file}, {r.published}" if isinstance(r.published, str)
             else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
 
@@ -83,7 +88,7 @@ COLUMN_KINDS = ("run", "host", "jdk", "threads", "setting", "size")
 
 @dataclass
 class RunComparison:
-    columns: list[str]  # column labels, baseline first
+    columns: list[str]  # column labels, in the order shown
     table: pd.DataFrame  # configuration, then per column: ns/op; per later column: vs baseline
     notes: list[str]
     # (configuration, column label) -> the measurement shown there (a row of the tidy frame)
@@ -101,9 +106,10 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting,
                                with_size=not by_size) for r in frame.itertuples()]
     frame = frame.assign(configuration=_told_apart(frame, labels_of), column=[_column(r, columns) for r in frame.itertuples()])
-    # Hosts and settings in the order their runs started; runs, JDKs and thread counts in natural order.
-    in_run_order = columns in ("host", "setting")
-    labels = list(dict.fromkeys(frame.sort_values("run" if in_run_order else "column", key=_natural, kind="stable").column))
+    # Runs, hosts and settings in the order their runs started; JDKs, thread counts and sizes in natural order.
+    in_run_order = columns in ("run", "host", "setting")
+    labels = list(dict.fromkeys(frame.sort_values("run_order", kind="stable").column if in_run_order
+                                else frame.sort_values("column", key=_natural, kind="stable").column))
     base_label = _baseline(frame, labels, baseline)
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame) + _statistic_notes(frame)
@@ -213,7 +219,7 @@ def _column(row, columns: str) -> str:
 
 
 def _natural(labels: pd.Series) -> pd.Series:
-    """"run 2" before "run 10"; "JDK 17..." before "JDK 25..."; "native" last."""
+    """"JDK 17..." before "JDK 25..."; "2 thread(s)" before "10 thread(s)"; "native" last."""
     return labels.map(lambda text: (text == "native", [int(p) if p.isdigit() else p for p in
                                                         text.replace(".", " ").split()]))
 @dataclass(frozen=True)
