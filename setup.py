@@ -1,5 +1,5 @@
-"""Compiles the Java harness into the package at build time, so wheels carry it and a server
-with only a JRE can run jvmbridge. Everything else about the package lives in pyproject.toml."""
+"""Compiles the Java harness (and the guard's agent jar) into the package at build time, so wheels
+carry them and a server with only a JRE can run jvmbridge. Everything else about the package lives in pyproject.toml."""
 import importlib.util
 from pathlib import Path
 
@@ -23,6 +23,8 @@ class BuildPyWithHarness(build_py):
         harness = _harness_module()
         destination = Path(self.build_lib) / "jvmbridge" / "_harness" / harness.JAR_NAME
         harness.build_jar(destination, source_root=ROOT / "java" / "src" / "main" / "java")
+        harness.build_jar(destination.with_name(harness.GUARD_JAR_NAME), ROOT / "java" / "src" / "main" / "java",
+                          package=harness.GUARD_PACKAGE, manifest=harness.GUARD_MANIFEST)
 
 
 setup(cmdclass={"build_py": BuildPyWithHarness})

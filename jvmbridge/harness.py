@@ -14,6 +14,12 @@ from pathlib import Path
 
 JAR_NAME = "jvmbridge-harness.jar"
 PACKAGED_JAR = Path(__file__).resolve().parent / "_harness" / JAR_NAME
+# The -javaagent a server runs (jvmbridge guard): its own classes only, with the agent's manifest.
+GUARD_JAR_NAME = "jvmbridge-guard.jar"
+PACKAGED_GUARD_JAR = PACKAGED_JAR.parent / GUARD_JAR_NAME
+GUARD_PACKAGE = "jvmbridge/guard"
+GUARD_MANIFEST = ("Manifest-Version: 1.0\nPremain-Class: jvmbridge.guard.GuardAgent\n"
+                  "Agent-Class: jvmbridge.guard.GuardAgent\n")
 SOURCE_ROOT = Path(__file__).resolve().parent.parent / "java" / "src" / "main" / "java"
 # JPype 1.7 itself needs Java 11+, so the harness targets the same floor.
 JAVA_RELEASE = "11"
@@ -27,9 +33,11 @@ def java_sources(root: Path = SOURCE_ROOT) -> list[Path]:
     return sorted(root.rglob("*.java"))
 
 
-def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None) -> Path:
-    """Compile the harness sources with ``javac --release 11`` into a jar at ``destination``."""
-    sources = java_sources(source_root)
+def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None,
+              package: str | None = None, manifest: str | None = None) -> Path:
+    """Compile the harness sources with ``javac --release 11`` into a jar at ``destination``; with
+    ``package`` ("jvmbridge/guard"), that package's sources alone, with ``manifest`` as the jar's."""
+    sources = java_sources(source_root / package if package else source_root)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
     javac = javac or _find_javac()
@@ -44,6 +52,8 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
         partial = destination.with_suffix(".tmp")
         # A jar is a zip; writing it here avoids needing the JDK's `jar` tool.
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+            if manifest:
+                jar.writestr("META-INF/MANIFEST.MF", manifest)
             for path in sorted(Path(classes).rglob("*.class")):
                 jar.write(path, path.relative_to(classes).as_posix())
         partial.replace(destination)
@@ -55,11 +65,17 @@ def harness_jar() -> Path:
     return PACKAGED_JAR if PACKAGED_JAR.is_file() else checkout_jar()
 
 
-def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT) -> Path:
+def guard_jar() -> Path:
+    """The guard's agent jar: packaged, or compiled from the checkout's sources into the cache."""
+    return PACKAGED_GUARD_JAR if PACKAGED_GUARD_JAR.is_file() else checkout_jar(package=GUARD_PACKAGE)
+
+
+def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, package: str | None = None) -> Path:
     """The jar of a checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
     when missing; named by the sources' digest, so an edited source gets a new jar. Run as root,
-    a cache another user can change is refused: the JVMs would load their classes."""
-    sources = java_sources(source_root)
+    a cache another user can change is refused: the JVMs would load their classes. ``package``:
+    the guard's agent jar instead (its package alone, its manifest)."""
+    sources = java_sources(source_root / package if package else source_root)
     if not sources:
         raise HarnessUnavailable(
             "the Java harness is missing from this installation; reinstall jvmbridge with a JDK present"
@@ -67,13 +83,13 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT) -> 
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.read_bytes())
-    cached = (cache or cache_dir()) / f"harness-{digest.hexdigest()[:16]}.jar"
+    cached = (cache or cache_dir()) / f"{'guard' if package else 'harness'}-{digest.hexdigest()[:16]}.jar"
     _refuse_as_root(cached, "the Java harness")
     if cached.is_file():
         return cached
     javac = _find_javac()
     _refuse_as_root(Path(javac).resolve().parent.parent, "javac's JDK", whole_tree=True)
-    return build_jar(cached, source_root, javac)
+    return build_jar(cached, source_root, javac, package, GUARD_MANIFEST if package else None)
 
 
 def cache_dir() -> Path:

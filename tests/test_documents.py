@@ -195,8 +195,11 @@ FLAGS = st.dictionaries(st.sampled_from(["UseAES", "UseAESIntrinsics", "UseAESCT
                         st.fixed_dictionaries({"value": st.sampled_from(["true", "false"])}), min_size=1)
 JDK = st.fixed_dictionaries({"java_home": TEXT, "version": TEXT, "options": st.lists(TEXT, max_size=2),
                              "flags": FLAGS, "verdicts": VERDICTS})
+GUARD = st.lists(st.fixed_dictionaries({"mode": st.sampled_from(["CBC", "CTR"]),
+                                        "status": st.sampled_from(["verified", "WRONG", "not proven", "testing"]),
+                                        "detail": TEXT}), max_size=2)
 LIVE = st.fixed_dictionaries({"pid": st.integers(1, 99999), "java_home": TEXT, "command_line": TEXT,
-                              "flags": FLAGS, "verdicts": VERDICTS})
+                              "flags": FLAGS, "verdicts": VERDICTS}, optional={"guard": GUARD})
 CPU = st.fixed_dictionaries({"model": TEXT, "features": st.dictionaries(
     st.sampled_from(["aes", "avx", "vaes"]),
     st.fixed_dictionaries({"present": st.sampled_from([True, False, None]), "enables": TEXT}), min_size=1)})

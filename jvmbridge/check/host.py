@@ -18,7 +18,8 @@ from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import print_flags_final
-from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_version
+from jvmbridge.guard import state as guard_state
+from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_property, live_version
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
@@ -28,7 +29,8 @@ from jvmbridge.verify.sweep import Target
 # 1: first format (host, cpu, jdks, live_jvms, exit_code).
 # 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".
 # 3: live_jvms[].version, the JDK version the running JVM reports (VM.version over its attach socket).
-SCHEMA_VERSION = 3
+# 4: live_jvms[].guard, what a guard agent in the JVM found (jvmbridge.guard.state), [] where none runs.
+SCHEMA_VERSION = 4
 Progress = Callable[[str], None]
 
 
@@ -60,6 +62,7 @@ class LivePart(_Checked, total=False):
     command_line: str
     error: str
     flags: dict[str, FlagValue]
+    guard: list[dict]  # per mode what the JVM's guard agent found (ModeState.as_dict); [] without one
 
 
 class CheckDocument(TypedDict):
@@ -154,10 +157,12 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
         live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
         table = parse(live_flags(live), source=f"pid {pid}")
         version = live_version(live)
+        guarded = live_property(pid, guard_state.PROPERTY)
     except (WorkerError, FlagsParseError) as e:
         return {"pid": pid, "error": str(e), "verdicts": _unknown(modes, str(e))}
     return {"pid": pid, "java_home": str(live.java.home), "version": version, "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
+            "guard": [state.as_dict() for state in guard_state.parse(guarded)] if guarded else [],
             "verdicts": [decide(mode, java_major(version), features, table, None).as_dict() for mode in modes]}
 
 

@@ -15,6 +15,7 @@ from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
 from jvmbridge.cli.fleet import fleet
+from jvmbridge.cli.guard import guard
 from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
@@ -64,3 +65,4 @@ main.add_command(verify)
 main.add_command(jdks)
 main.add_command(report)
 main.add_command(fleet)
+main.add_command(guard)

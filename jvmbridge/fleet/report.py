@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jvmbridge.guard.state import ModeState, summary
 from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit, exit_code as verdicts_exit
 
 
@@ -42,6 +43,9 @@ class FleetRow:
     status: Status
     reason: str
     fix: str
+    # For a running JVM: what its guard agent found ("guard: CTR verified 10:02"), "no guard"; "" for
+    # a JDK, or a document from before guards were read.
+    guard: str = ""
 
     @property
     def active(self) -> bool:
@@ -98,12 +102,14 @@ def fleet_of(documents: list[dict]) -> Fleet:
             rows += _rows(host, f"JDK {jdk['version']} {jdk['java_home']}{options}", jdk)
         for live in document.get("live_jvms", []):
             command = live.get("command_line", "")
-            rows += _rows(host, f"pid {live['pid']}" + (f" {command[:60]}" if command else ""), live)
+            guarded = ("" if "guard" not in live else
+                       summary([ModeState(**s) for s in live["guard"]]) if live["guard"] else "no guard")
+            rows += _rows(host, f"pid {live['pid']}" + (f" {command[:60]}" if command else ""), live, guarded)
     return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
 
 
-def _rows(host: str, jvm: str, part: dict) -> list[FleetRow]:
-    return [FleetRow(host, jvm, v["mode"], _status(host, v["status"]), v["reason"], v.get("fix", ""))
+def _rows(host: str, jvm: str, part: dict, guard: str = "") -> list[FleetRow]:
+    return [FleetRow(host, jvm, v["mode"], _status(host, v["status"]), v["reason"], v.get("fix", ""), guard)
             for v in part["verdicts"]]
 
 

@@ -4,6 +4,7 @@ its jcmd, in a container or in a user's home, may be anyone's program."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,8 +122,35 @@ def live_version(live: LiveJvm) -> str:
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
 
 
+def live_property(pid: int, name: str) -> str | None:
+    """A system property of the running JVM (`VM.system_properties` over its attach socket: the
+    JVM's own listing, no code of ours in it), or None where it has none."""
+    listing = _ask_pid(pid, "VM.system_properties")
+    for line in listing.splitlines():
+        key, separator, value = _unescaped(line).partition("=")
+        if separator and key == name:
+            return value
+    return None
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _unescaped(line: str) -> str:
+    """A line of java.util.Properties' store format with its escapes (\\:, \\=, \\uXXXX) read."""
+    def one(found: re.Match) -> str:
+        code = found.group(1)
+        return chr(int(code[1:], 16)) if len(code) == 5 and code[0] == "u" else _ESCAPES.get(code, code)
+
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, line)
+
+
 def _ask(live: LiveJvm, command: str) -> str:
+    return _ask_pid(live.pid, command)
+
+
+def _ask_pid(pid: int, command: str) -> str:
     try:
-        return jcmd(live.pid, command)
+        return jcmd(pid, command)
     except (AttachError, OSError) as e:
-        raise WorkerError(f"pid {live.pid}: attach failed ({command.split()[0]}): {e}") from None
+        raise WorkerError(f"pid {pid}: attach failed ({command.split()[0]}): {e}") from None

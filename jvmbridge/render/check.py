@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable
 
 from jvmbridge.fleet.report import fleet_of
+from jvmbridge.guard.state import ModeState, summary as guard_summary
 from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render import fleet
 from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block, printable
@@ -59,6 +60,9 @@ def _render(document: dict, table: Table) -> str:
                                                    f"{printable(live['command_line'])[:100]}"
                                                    if "java_home" in live else ""))
             lines += _flags_and_verdicts(live, table, "    ")
+            if "error" not in live:  # documents written before the guard was read have no "guard"
+                lines.append(f"    {printable(guard_summary([ModeState(**s) for s in live.get('guard', [])]))}"
+                             if live.get("guard") else "    guard: none (no jvmbridge guard agent in this JVM)")
     if not document["jdks"] and not document["live_jvms"]:
         lines += ["", "Nothing to check: no JDK was given and no running JVM was found."]
     wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])

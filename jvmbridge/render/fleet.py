@@ -13,23 +13,34 @@ from jvmbridge.render.text import align, as_json, as_lines, markdown
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
 
 
+def _header(fleet: Fleet) -> list[str]:
+    """The columns; "guard" where a running JVM was checked (what its guard agent found, or none)."""
+    return _HEADER + (["guard"] if _guarded(fleet) else [])
+
+
+def _guarded(fleet: Fleet) -> bool:
+    return any(r.guard for r in fleet.rows)
+
+
 def _cells(fleet: Fleet) -> list[list[str]]:
-    cells = [[r.host, r.jvm, r.mode, r.status, "" if r.active else r.reason, r.fix] for r in fleet.rows]
-    cells += [[host, "-", "-", "nothing to check", "no JDK or running JVM found", ""] for host in fleet.without_jvms]
-    return cells + [[host, "-", "-", "not checked", why, ""] for host, why in sorted(fleet.unchecked.items())]
+    extra = [""] if _guarded(fleet) else []
+    cells = [[r.host, r.jvm, r.mode, r.status, "" if r.active else r.reason, r.fix, *([r.guard] if extra else [])]
+             for r in fleet.rows]
+    cells += [[host, "-", "-", "nothing to check", "no JDK or running JVM found", "", *extra] for host in fleet.without_jvms]
+    return cells + [[host, "-", "-", "not checked", why, "", *extra] for host, why in sorted(fleet.unchecked.items())]
 
 
 def render_table(fleet: Fleet) -> str:
-    return as_lines(align([_HEADER, *_cells(fleet)]) + ["", fleet.summary()])
+    return as_lines(align([_header(fleet), *_cells(fleet)]) + ["", fleet.summary()])
 
 
 def render_markdown(fleet: Fleet) -> str:
-    return as_lines(markdown([_HEADER, *_cells(fleet)]) + ["", fleet.summary()])
+    return as_lines(markdown([_header(fleet), *_cells(fleet)]) + ["", fleet.summary()])
 
 
 def render_csv(fleet: Fleet) -> str:
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows([_HEADER, *_cells(fleet)])
+    csv.writer(out, lineterminator="\n").writerows([_header(fleet), *_cells(fleet)])
     return out.getvalue()
 
 
@@ -51,4 +62,4 @@ def render_html(fleet: Fleet) -> str:
               (("good", "active"), ("off", "not active"), ("wrong", "WRONG bytes"), ("unknown", "could not tell"))]
     hosts = len(fleet.hosts)
     return page("fleet.html", f"jvmbridge fleet: {hosts} host{'s' if hosts != 1 else ''}", summary=fleet.summary(),
-                counts=counts, header=_HEADER, rows=list(zip(kinds, cells)))
+                counts=counts, header=_header(fleet), rows=list(zip(kinds, cells)))

@@ -1,0 +1,56 @@
+package jvmbridge.guard;
+
+import java.lang.reflect.Method;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import jdk.jfr.consumer.RecordedClass;
+import jdk.jfr.consumer.RecordedClassLoader;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedMethod;
+
+/**
+ * C2's compilations as the JVM's own flight recorder sees them ({@code jdk.Compilation} events
+ * at compile level 4), streamed (JDK 14+). A class of its own so that a runtime without the
+ * jdk.jfr module fails here, where the guard catches it, and never while loading the agent.
+ */
+final class CompilationWatch {
+    private CompilationWatch() {
+    }
+
+    /**
+     * Tells {@code compiled} the class name and its loader's name ("" for none) of each method C2
+     * compiles; false where no stream can be had. The stream runs in the calling thread's place
+     * on a daemon thread of its own: RecordingStream.startAsync's thread is not a daemon, and would
+     * keep the server's JVM alive after its main thread ends.
+     */
+    static boolean start(BiConsumer<String, String> compiled) {
+        try {
+            // Through reflection: RecordingStream is JDK 14+, and the agent is built for Java 11.
+            Class<?> streamClass = Class.forName("jdk.jfr.consumer.RecordingStream");
+            Object stream = streamClass.getConstructor().newInstance();
+            Object settings = streamClass.getMethod("enable", String.class).invoke(stream, "jdk.Compilation");
+            settings.getClass().getMethod("withoutThreshold").invoke(settings);
+            Consumer<RecordedEvent> onEvent = event -> {
+                if (event.getInt("compileLevel") == 4) {
+                    RecordedClass type = event.<RecordedMethod>getValue("method").getType();
+                    RecordedClassLoader loader = type.getClassLoader();
+                    compiled.accept(type.getName(), loader == null || loader.getName() == null ? "" : loader.getName());
+                }
+            };
+            streamClass.getMethod("onEvent", String.class, Consumer.class).invoke(stream, "jdk.Compilation", onEvent);
+            Method start = streamClass.getMethod("start");
+            Thread thread = new Thread(() -> {
+                try {
+                    start.invoke(stream);
+                } catch (ReflectiveOperationException e) {
+                    // the stream ended; the tests then run to their budget and say they were not proven
+                }
+            }, "jvmbridge-guard-compilations");
+            thread.setDaemon(true);
+            thread.start();
+            return true;
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+}

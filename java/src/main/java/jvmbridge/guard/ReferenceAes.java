@@ -1,0 +1,253 @@
+package jvmbridge.guard;
+
+import java.util.Arrays;
+
+/**
+ * AES as FIPS-197 writes it, in plain Java: no JCE, no intrinsic, no table shared with the JDK.
+ * The guard's answers come from here, so what the JIT does to the JDK's AES cannot change them;
+ * the Python tests hold these bytes to OpenSSL's for every key size, mode and length the guard uses.
+ *
+ * <p>{@code main MODE KEY_HEX IV_HEX INPUT_HEX [decrypt]} prints the output as hex (for those tests).
+ */
+public final class ReferenceAes {
+    private static final int[] SBOX = new int[256];
+    private static final int[] INVERSE_SBOX = new int[256];
+
+    static {
+        // The S-box from its definition: the multiplicative inverse in GF(2^8), then the affine map.
+        int p = 1;
+        int q = 1;
+        do {
+            p = p ^ (p << 1) ^ ((p & 0x80) != 0 ? 0x1b : 0); // p * 3
+            p &= 0xff;
+            q ^= q << 1; // q / 3
+            q ^= q << 2;
+            q ^= q << 4;
+            q &= 0xff;
+            if ((q & 0x80) != 0) {
+                q ^= 0x09;
+            }
+            int x = q ^ rotl8(q, 1) ^ rotl8(q, 2) ^ rotl8(q, 3) ^ rotl8(q, 4);
+            SBOX[p] = (x ^ 0x63) & 0xff;
+        } while (p != 1);
+        SBOX[0] = 0x63;
+        for (int i = 0; i < 256; i++) {
+            INVERSE_SBOX[SBOX[i]] = i;
+        }
+    }
+
+    private final int[][] roundKeys; // (rounds + 1) x 16 bytes
+    private final int rounds;
+
+    public ReferenceAes(byte[] key) {
+        if (key.length != 16 && key.length != 24 && key.length != 32) {
+            throw new IllegalArgumentException("AES keys are 16, 24 or 32 bytes, not " + key.length);
+        }
+        int words = key.length / 4;
+        rounds = words + 6;
+        int[] w = new int[4 * (rounds + 1)];
+        for (int i = 0; i < words; i++) {
+            w[i] = ((key[4 * i] & 0xff) << 24) | ((key[4 * i + 1] & 0xff) << 16) | ((key[4 * i + 2] & 0xff) << 8)
+                    | (key[4 * i + 3] & 0xff);
+        }
+        int rcon = 1;
+        for (int i = words; i < w.length; i++) {
+            int t = w[i - 1];
+            if (i % words == 0) {
+                t = subWord(Integer.rotateLeft(t, 8)) ^ (rcon << 24);
+                rcon = xtime(rcon);
+            } else if (words > 6 && i % words == 4) {
+                t = subWord(t);
+            }
+            w[i] = w[i - words] ^ t;
+        }
+        roundKeys = new int[rounds + 1][16];
+        for (int r = 0; r <= rounds; r++) {
+            for (int c = 0; c < 16; c++) {
+                roundKeys[r][c] = (w[4 * r + c / 4] >>> (24 - 8 * (c % 4))) & 0xff;
+            }
+        }
+    }
+
+    /** One 16-byte block of {@code in} at {@code offset}, encrypted. */
+    public byte[] encryptBlock(byte[] in, int offset) {
+        int[] s = new int[16];
+        for (int i = 0; i < 16; i++) {
+            s[i] = (in[offset + i] & 0xff) ^ roundKeys[0][i];
+        }
+        for (int r = 1; r <= rounds; r++) {
+            int[] t = new int[16];
+            for (int c = 0; c < 4; c++) { // SubBytes and ShiftRows
+                for (int row = 0; row < 4; row++) {
+                    t[4 * c + row] = SBOX[s[4 * ((c + row) % 4) + row]];
+                }
+            }
+            if (r < rounds) { // MixColumns
+                for (int c = 0; c < 4; c++) {
+                    int a0 = t[4 * c], a1 = t[4 * c + 1], a2 = t[4 * c + 2], a3 = t[4 * c + 3];
+                    t[4 * c] = xtime(a0) ^ xtime(a1) ^ a1 ^ a2 ^ a3;
+                    t[4 * c + 1] = a0 ^ xtime(a1) ^ xtime(a2) ^ a2 ^ a3;
+                    t[4 * c + 2] = a0 ^ a1 ^ xtime(a2) ^ xtime(a3) ^ a3;
+                    t[4 * c + 3] = xtime(a0) ^ a0 ^ a1 ^ a2 ^ xtime(a3);
+                }
+            }
+            for (int i = 0; i < 16; i++) {
+                s[i] = t[i] ^ roundKeys[r][i];
+            }
+        }
+        return bytes(s);
+    }
+
+    /** One 16-byte block of {@code in} at {@code offset}, decrypted. */
+    public byte[] decryptBlock(byte[] in, int offset) {
+        int[] s = new int[16];
+        for (int i = 0; i < 16; i++) {
+            s[i] = (in[offset + i] & 0xff) ^ roundKeys[rounds][i];
+        }
+        for (int r = rounds - 1; r >= 0; r--) {
+            int[] t = new int[16];
+            for (int c = 0; c < 4; c++) { // InvShiftRows and InvSubBytes
+                for (int row = 0; row < 4; row++) {
+                    t[4 * ((c + row) % 4) + row] = INVERSE_SBOX[s[4 * c + row]];
+                }
+            }
+            for (int i = 0; i < 16; i++) {
+                t[i] ^= roundKeys[r][i];
+            }
+            if (r > 0) { // InvMixColumns
+                for (int c = 0; c < 4; c++) {
+                    int a0 = t[4 * c], a1 = t[4 * c + 1], a2 = t[4 * c + 2], a3 = t[4 * c + 3];
+                    t[4 * c] = mul(a0, 14) ^ mul(a1, 11) ^ mul(a2, 13) ^ mul(a3, 9);
+                    t[4 * c + 1] = mul(a0, 9) ^ mul(a1, 14) ^ mul(a2, 11) ^ mul(a3, 13);
+                    t[4 * c + 2] = mul(a0, 13) ^ mul(a1, 9) ^ mul(a2, 14) ^ mul(a3, 11);
+                    t[4 * c + 3] = mul(a0, 11) ^ mul(a1, 13) ^ mul(a2, 9) ^ mul(a3, 14);
+                }
+            }
+            s = t;
+        }
+        return bytes(s);
+    }
+
+    /** AES/CBC/PKCS5Padding encryption: PKCS#7 padding to a whole block, always at least one byte. */
+    public static byte[] cbcEncrypt(byte[] key, byte[] iv, byte[] plaintext) {
+        ReferenceAes aes = new ReferenceAes(key);
+        int pad = 16 - plaintext.length % 16;
+        byte[] padded = Arrays.copyOf(plaintext, plaintext.length + pad);
+        Arrays.fill(padded, plaintext.length, padded.length, (byte) pad);
+        byte[] out = new byte[padded.length];
+        byte[] chain = iv.clone();
+        for (int at = 0; at < padded.length; at += 16) {
+            for (int i = 0; i < 16; i++) {
+                padded[at + i] ^= chain[i];
+            }
+            chain = aes.encryptBlock(padded, at);
+            System.arraycopy(chain, 0, out, at, 16);
+        }
+        return out;
+    }
+
+    /** AES/CBC/PKCS5Padding decryption of whole blocks, the padding checked and removed. */
+    public static byte[] cbcDecrypt(byte[] key, byte[] iv, byte[] ciphertext) {
+        ReferenceAes aes = new ReferenceAes(key);
+        if (ciphertext.length == 0 || ciphertext.length % 16 != 0) {
+            throw new IllegalArgumentException("CBC ciphertext must be whole blocks");
+        }
+        byte[] out = new byte[ciphertext.length];
+        byte[] chain = iv;
+        for (int at = 0; at < ciphertext.length; at += 16) {
+            byte[] block = aes.decryptBlock(ciphertext, at);
+            for (int i = 0; i < 16; i++) {
+                out[at + i] = (byte) (block[i] ^ chain[i]);
+            }
+            chain = Arrays.copyOfRange(ciphertext, at, at + 16);
+        }
+        int pad = out[out.length - 1] & 0xff;
+        if (pad < 1 || pad > 16) {
+            throw new IllegalArgumentException("bad padding");
+        }
+        return Arrays.copyOf(out, out.length - pad);
+    }
+
+    /** AES/CTR/NoPadding (either direction): the whole 16-byte counter incremented as one big-endian number. */
+    public static byte[] ctr(byte[] key, byte[] iv, byte[] input) {
+        ReferenceAes aes = new ReferenceAes(key);
+        byte[] counter = iv.clone();
+        byte[] out = new byte[input.length];
+        for (int at = 0; at < input.length; at += 16) {
+            byte[] stream = aes.encryptBlock(counter, 0);
+            for (int i = 0; i < 16 && at + i < input.length; i++) {
+                out[at + i] = (byte) (input[at + i] ^ stream[i]);
+            }
+            for (int i = 15; i >= 0 && ++counter[i] == 0; i--) {
+                // carry into the next byte up
+            }
+        }
+        return out;
+    }
+
+    private static int subWord(int word) {
+        return (SBOX[word >>> 24] << 24) | (SBOX[(word >>> 16) & 0xff] << 16) | (SBOX[(word >>> 8) & 0xff] << 8)
+                | SBOX[word & 0xff];
+    }
+
+    private static int xtime(int a) {
+        return ((a << 1) ^ ((a & 0x80) != 0 ? 0x1b : 0)) & 0xff;
+    }
+
+    private static int mul(int a, int b) {
+        int product = 0;
+        for (; b != 0; b >>= 1, a = xtime(a)) {
+            if ((b & 1) != 0) {
+                product ^= a;
+            }
+        }
+        return product;
+    }
+
+    private static int rotl8(int x, int shift) {
+        return ((x << shift) | (x >>> (8 - shift))) & 0xff;
+    }
+
+    private static byte[] bytes(int[] state) {
+        byte[] out = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            out[i] = (byte) state[i];
+        }
+        return out;
+    }
+
+    static byte[] hex(String text) {
+        byte[] out = new byte[text.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) Integer.parseInt(text.substring(2 * i, 2 * i + 2), 16);
+        }
+        return out;
+    }
+
+    static String hex(byte[] data) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : data) {
+            out.append(String.format("%02x", b & 0xff));
+        }
+        return out.toString();
+    }
+
+    public static void main(String[] args) {
+        byte[] key = hex(args[1]);
+        byte[] iv = hex(args[2]);
+        byte[] input = hex(args[3]);
+        boolean decrypt = args.length > 4 && args[4].equals("decrypt");
+        byte[] out;
+        switch (args[0]) {
+            case "cbc":
+                out = decrypt ? cbcDecrypt(key, iv, input) : cbcEncrypt(key, iv, input);
+                break;
+            case "ctr":
+                out = ctr(key, iv, input);
+                break;
+            default:
+                throw new IllegalArgumentException("modes: cbc, ctr");
+        }
+        System.out.println(hex(out));
+    }
+}

@@ -1,0 +1,224 @@
+package jvmbridge.guard;
+
+import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
+import java.security.Provider;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+import javax.crypto.Cipher;
+import javax.crypto.spec.IvParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * One mode's known-answer and differential test, in the server's own JVM: every case through
+ * every call pattern that has broken AES intrinsics before, against ReferenceAes's answers.
+ *
+ * <p>Nothing here may put the server at risk. Every Cipher is new for each case and a case is at
+ * most 4,113 bytes, so no stream of hundreds of thousands of 1- or 5-byte updates on one Cipher
+ * (which crashes Temurin 17.0.3, JDK-8292158) ever runs; 1..15-byte updates mixed with longer
+ * ones, which made that build compute wrong bytes, do, into outputs with slack past their end, so
+ * that its stub's stores beyond the bytes it returns (which corrupted the heap in the first
+ * version of this test) land there, are checked, and are reported as wrong.
+ */
+public final class SelfTest implements Supplier<String> {
+    /** How a message is fed to the Cipher; the output must not depend on it. */
+    static final List<String> PATTERNS = Arrays.asList("oneshot", "updates", "mixed", "inplace", "direct");
+    private static final int[] EDGES = {127, 128, 129, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097};
+    // Bytes past an output that the Cipher must leave as they are (far more than a block or two).
+    private static final int SLACK = 256;
+    private static final byte CANARY = 0x5a;
+
+    static final class Case {
+        final String name;
+        final byte[] key;
+        final byte[] iv;
+        final boolean decrypt;
+        final byte[] input;
+        final byte[] expected;
+        final int seed;
+
+        Case(String name, byte[] key, byte[] iv, boolean decrypt, byte[] input, byte[] expected, int seed) {
+            this.name = name;
+            this.key = key;
+            this.iv = iv;
+            this.decrypt = decrypt;
+            this.input = input;
+            this.expected = expected;
+            this.seed = seed;
+        }
+    }
+
+    /** A Cipher that stored past the bytes it returned (into the slack, which is why there is one). */
+    private static final class Overrun extends RuntimeException {
+        Overrun(String message) {
+            super(message);
+        }
+    }
+
+    final String mode; // "CBC" or "CTR"
+    private final String transformation;
+    private final Provider provider; // null for the JVM's first choice
+    final List<Case> cases = new ArrayList<>();
+
+    public SelfTest(String mode, Provider provider) {
+        this.mode = mode;
+        this.provider = provider;
+        this.transformation = mode.equals("CBC") ? "AES/CBC/PKCS5Padding" : "AES/CTR/NoPadding";
+        Random random = new Random(0x6a76_6d62L);
+        int seed = 0;
+        for (int keyBytes : new int[] {16, 32}) {
+            for (boolean decrypt : new boolean[] {false, true}) {
+                List<Integer> sizes = new ArrayList<>();
+                for (int size = 0; size <= 64; size++) {
+                    sizes.add(size);
+                }
+                for (int edge : EDGES) {
+                    sizes.add(edge);
+                }
+                for (int size : sizes) {
+                    byte[] key = new byte[keyBytes];
+                    byte[] iv = new byte[16];
+                    byte[] plaintext = new byte[size];
+                    random.nextBytes(key);
+                    random.nextBytes(iv);
+                    random.nextBytes(plaintext);
+                    if (mode.equals("CTR")) {
+                        iv[15] = (byte) 0xfe; // the counter's carry crosses a byte within two blocks
+                    }
+                    byte[] ciphertext = mode.equals("CBC") ? ReferenceAes.cbcEncrypt(key, iv, plaintext)
+                            : ReferenceAes.ctr(key, iv, plaintext);
+                    String name = "AES-" + keyBytes * 8 + " " + (decrypt ? "decrypt" : "encrypt") + " of " + size
+                            + " bytes";
+                    cases.add(decrypt ? new Case(name, key, iv, true, ciphertext, plaintext, seed++)
+                            : new Case(name, key, iv, false, plaintext, ciphertext, seed++));
+                }
+            }
+        }
+    }
+
+    /** A pass (the interface the guard calls it through: each test is a class of its own, TestLoader). */
+    @Override
+    public String get() {
+        return pass();
+    }
+
+    @Override
+    public String toString() {
+        return cases.size() + " cases x " + PATTERNS.size() + " call patterns";
+    }
+
+    /**
+     * A pass: each case in each pattern, smallest first within each key size and direction; the
+     * first wrong output, or null. It stops there: on a broken stub every further call is another
+     * chance to corrupt the heap (Temurin 17.0.3's CTR stub stores past its output), and one wrong
+     * output is the answer.
+     */
+    String pass() {
+        for (String pattern : PATTERNS) {
+            for (Case c : cases) {
+                String wrong = check(c, pattern);
+                if (wrong != null) {
+                    return pattern + " pattern, " + c.name + ": " + wrong;
+                }
+            }
+        }
+        return null;
+    }
+
+    private String check(Case c, String pattern) {
+        byte[] actual;
+        try {
+            actual = run(c, pattern);
+        } catch (Overrun e) {
+            return e.getMessage();
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "threw " + e;
+        }
+        if (Arrays.equals(actual, c.expected)) {
+            return null;
+        }
+        int at = 0;
+        while (at < Math.min(actual.length, c.expected.length) && actual[at] == c.expected[at]) {
+            at++;
+        }
+        return at < Math.min(actual.length, c.expected.length)
+                ? String.format("byte %d differs (JVM %02x, reference %02x)", at, actual[at] & 0xff, c.expected[at] & 0xff)
+                : "JVM gave " + actual.length + " bytes, reference " + c.expected.length;
+    }
+
+    private byte[] run(Case c, String pattern) throws GeneralSecurityException {
+        switch (pattern) {
+            case "oneshot":
+                return cipher(c).doFinal(c.input);
+            case "updates":
+                return chunked(c, false);
+            case "mixed":
+                return chunked(c, true);
+            case "inplace": {
+                Cipher cipher = cipher(c);
+                byte[] buffer = Arrays.copyOf(c.input, Math.max(c.input.length, cipher.getOutputSize(c.input.length)) + SLACK);
+                Arrays.fill(buffer, buffer.length - SLACK, buffer.length, CANARY);
+                int written = cipher.doFinal(buffer, 0, c.input.length, buffer, 0);
+                untouched(buffer, written);
+                return Arrays.copyOf(buffer, written);
+            }
+            case "direct": {
+                Cipher cipher = cipher(c);
+                ByteBuffer input = ByteBuffer.allocateDirect(c.input.length);
+                ByteBuffer output = ByteBuffer.allocateDirect(cipher.getOutputSize(c.input.length));
+                input.put(c.input).flip();
+                cipher.doFinal(input, output);
+                output.flip();
+                byte[] actual = new byte[output.remaining()];
+                output.get(actual);
+                return actual;
+            }
+            default:
+                throw new IllegalArgumentException("unknown pattern " + pattern);
+        }
+    }
+
+    /**
+     * Updates of 1..15 bytes in turn ("updates"), or such updates mixed with 16..100-byte ones
+     * ("mixed"), into one output array with SLACK bytes beyond what the output needs: a stub that
+     * stores past the bytes it returns (Temurin 17.0.3's CTR stub does) writes into the slack, which
+     * is checked, and never into the server's heap.
+     */
+    private byte[] chunked(Case c, boolean mixed) throws GeneralSecurityException {
+        Cipher cipher = cipher(c);
+        byte[] output = new byte[cipher.getOutputSize(c.input.length) + SLACK];
+        Arrays.fill(output, output.length - SLACK, output.length, CANARY);
+        Random random = new Random(c.seed);
+        int written = 0;
+        int next = c.seed % 15;
+        for (int offset = 0; offset < c.input.length; ) {
+            int length = mixed && random.nextBoolean() ? 16 + random.nextInt(85) : 1 + next++ % 15;
+            length = Math.min(length, c.input.length - offset);
+            written += cipher.update(c.input, offset, length, output, written);
+            offset += length;
+        }
+        written += cipher.doFinal(output, written);
+        untouched(output, written);
+        return Arrays.copyOf(output, written);
+    }
+
+    /** SLACK's canary, still there past the {@code written} bytes the Cipher said it wrote. */
+    private static void untouched(byte[] output, int written) {
+        for (int i = Math.max(written, output.length - SLACK); i < output.length; i++) {
+            if (output[i] != CANARY) {
+                throw new Overrun("stored bytes past the " + written + " it returned");
+            }
+        }
+    }
+
+    private Cipher cipher(Case c) throws GeneralSecurityException {
+        Cipher cipher = provider == null ? Cipher.getInstance(transformation)
+                : Cipher.getInstance(transformation, provider);
+        cipher.init(c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, new SecretKeySpec(c.key, "AES"),
+                new IvParameterSpec(c.iv));
+        return cipher;
+    }
+}

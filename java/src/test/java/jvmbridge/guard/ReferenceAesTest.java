@@ -1,0 +1,44 @@
+package jvmbridge.guard;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertNull;
+
+import org.junit.Test;
+
+public class ReferenceAesTest {
+    private static final byte[] BLOCK = ReferenceAes.hex("00112233445566778899aabbccddeeff");
+
+    @Test
+    public void fips197AppendixCVectorsEachKeySize() {
+        // FIPS-197 Appendix C.1-C.3: key 000102..., plaintext 00112233...
+        String[][] vectors = {
+            {"000102030405060708090a0b0c0d0e0f", "69c4e0d86a7b0430d8cdb78070b4c55a"},
+            {"000102030405060708090a0b0c0d0e0f1011121314151617", "dda97ca4864cdfe06eaf70a0ec0d7191"},
+            {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", "8ea2b7ca516745bfeafc49904b496089"},
+        };
+        for (String[] vector : vectors) {
+            ReferenceAes aes = new ReferenceAes(ReferenceAes.hex(vector[0]));
+            byte[] encrypted = aes.encryptBlock(BLOCK, 0);
+            assertEquals(vector[1], ReferenceAes.hex(encrypted));
+            assertEquals(ReferenceAes.hex(BLOCK), ReferenceAes.hex(aes.decryptBlock(encrypted, 0)));
+        }
+    }
+
+    @Test
+    public void sp800_38aCtrAes128FirstBlock() {
+        // NIST SP 800-38A F.5.1 CTR-AES128.Encrypt, block 1.
+        byte[] out = ReferenceAes.ctr(ReferenceAes.hex("2b7e151628aed2a6abf7158809cf4f3c"),
+                ReferenceAes.hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"), ReferenceAes.hex("6bc1bee22e409f96e93d7e117393172a"));
+        assertEquals("874d6191b620e3261bef6864990db6ce", ReferenceAes.hex(out));
+    }
+
+    @Test
+    public void theSelfTestPassesOnThisJvmsAesAndCatchesAWrongByte() {
+        SelfTest test = new SelfTest("CTR", null);
+        assertNull(test.pass()); // the JVM running the unit tests is a good one, even interpreted
+        SelfTest.Case first = test.cases.get(5);
+        first.expected[0] ^= 1;
+        assertNotNull(test.pass());
+    }
+}

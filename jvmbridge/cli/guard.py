@@ -1,0 +1,50 @@
+"""`jvmbridge guard`: the -javaagent that proves AES right inside a server's own JVM; where its jar
+is, and a demonstration in a JVM of its own. Exit 0 every mode verified, 1 one computed WRONG
+bytes, 2 one not proven (or the guard could not be read)."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from jvmbridge.cli.common import classpath_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.harness import HarnessUnavailable
+
+
+@click.command()
+@click.option("--print-agent-path", is_flag=True,
+              help="Print the agent jar's path (for -javaagent:PATH[=OPTIONS] on a server's command line) and exit.")
+@java_option
+@trust_option
+@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr"]), multiple=True, default=["cbc", "ctr"],
+              show_default=True, help="Modes the guard proves; repeatable.")
+@click.option("--jvm-arg", multiple=True, metavar="OPTION", help="Extra JVM option for the demonstration; repeatable.")
+@click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "
+                                                 "class on the class path [default: the JVM's first choice].")
+@classpath_option
+@click.option("--wait-time", type=click.FloatRange(5, 3600), default=120, show_default=True, metavar="SECONDS",
+              help="How long to wait for the guard's answers.")
+def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provider, classpath, wait_time):
+    """Start a JVM with the guard agent and a small AES workload, and print what the guard found.
+
+    On a server: java -javaagent:$(jvmbridge guard --print-agent-path)[=modes=cbc+ctr,delay=5,budget=10,
+    share=0.5,onwrong=log|exit] ...; `jvmbridge check --pid` then reads what it found.
+    """
+    from jvmbridge.child import WorkerError
+    from jvmbridge.guard.demo import demonstrate
+    from jvmbridge.harness import guard_jar
+
+    try:
+        if print_agent_path:
+            click.echo(guard_jar())
+            return
+        java = javas_or_usage_error(java_paths, trust_given=trust_jdk_owner)[0]
+        options = f"modes={'+'.join(dict.fromkeys(modes))},delay=1" + (f",provider={provider}" if provider else "")
+        shown = demonstrate(java, options, wait_time, tuple(jvm_arg), classpath)
+    except (HarnessUnavailable, WorkerError) as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")
+    for state in shown.states:
+        click.echo(f"  {state.mode:<4} {state.status} {state.detail}".rstrip())
+    statuses = {state.status for state in shown.states}
+    sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)

@@ -1,0 +1,66 @@
+"""`jvmbridge guard --java PATH`: a JVM of its own started with the guard and a small AES
+workload (the harness's AesWorkload), its guard read from outside as `check --pid` reads a
+server's (the attach protocol's system properties), until every mode has an answer."""
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+
+from jvmbridge.child import ChildOutcome, WorkerError, measured_environment
+from jvmbridge.guard.state import PROPERTY, ModeState, parse
+from jvmbridge.harness import guard_jar, harness_jar
+from jvmbridge.jvm import messages
+from jvmbridge.jvm.discovery import JavaInstall
+from jvmbridge.jvm.live import live_property
+
+# The workload's seconds: long enough for C2 to compile the JCE's AES as a server's would.
+WORKLOAD_SECONDS = 5.0
+_POLL_SECONDS = 1.0
+
+
+@dataclass
+class Demonstration:
+    command: list[str]
+    states: list[ModeState]
+    seconds: float
+    output: str  # what the JVM printed (the guard's log line on a WRONG mode)
+
+
+def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tuple[str, ...] = (),
+                classpath: tuple[str, ...] = ()) -> Demonstration:
+    """Start ``java`` with the guard (``options`` after "=") and the workload; read its property
+    until every mode is settled or ``timeout`` seconds have passed; stop the JVM."""
+    command = [str(java.home / "bin" / "java"), *messages.crash_file_options(), *jvm_options,
+               f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""),
+               "-cp", os.pathsep.join([str(harness_jar()), *classpath]), "jvmbridge.harness.AesWorkload",
+               str(WORKLOAD_SECONDS)]
+    started = time.monotonic()
+    # A crash report (and the flight recorder's emergency dump, which the guard's stream makes) lands
+    # with jvmbridge's other crash reports, not wherever the command was run.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                               env=measured_environment(), cwd=messages.crash_reports())
+    states: list[ModeState] = []
+    try:
+        while time.monotonic() - started < timeout and process.poll() is None:
+            time.sleep(_POLL_SECONDS)
+            try:
+                said = live_property(process.pid, PROPERTY)
+            except WorkerError:  # not attachable yet (the JVM is starting)
+                continue
+            states = parse(said) if said else []
+            if states and all(state.settled for state in states):
+                break
+    finally:
+        ended = process.poll()  # before the guard had its answers: the JVM died (a crash, a refused option)
+        process.kill()
+        output, _ = process.communicate()
+    if ended is not None:
+        last_words = messages.crash_summary(output) or output.strip().splitlines()[-3:]
+        raise WorkerError(f"{java.home}: the JVM ended ({ChildOutcome(None, ended, '', '').how_it_ended}) before the "
+                          f"guard had its answers: {'; '.join(last_words)}")
+    if not states:
+        raise WorkerError(f"{java.home}: the guard said nothing within {timeout:.0f} s"
+                          + (f"; the JVM said: {output.strip()[-300:]}" if output.strip() else ""))
+    return Demonstration(command, states, time.monotonic() - started, output)

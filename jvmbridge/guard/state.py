@@ -1,0 +1,50 @@
+"""What a guard says about its JVM, as its system property (jvmbridge.guard) carries it:
+"CBC verified 2026-12-01T18:30:02Z (...); CTR WRONG 2026-12-01T18:30:09Z (updates pattern, ...)"."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PROPERTY = "jvmbridge.guard"
+# A mode's state while the guard is still at it; any other is where it ended.
+UNDER_WAY = ("waiting", "testing")
+
+
+@dataclass(frozen=True)
+class ModeState:
+    mode: str  # "CBC", "CTR"
+    status: str  # waiting, testing, verified, WRONG, not proven
+    detail: str  # the time and what was found, as the guard wrote them
+
+    @property
+    def settled(self) -> bool:
+        return self.status not in UNDER_WAY
+
+    def as_dict(self) -> dict:
+        return {"mode": self.mode, "status": self.status, "detail": self.detail}
+
+
+def parse(text: str) -> list[ModeState]:
+    """The property's value, mode by mode; a guard that is not running is one state for no mode."""
+    if text.startswith("not running"):
+        return [ModeState("", "not running", text[len("not running"):].strip(" ()"))]
+    states = []
+    for part in filter(None, (p.strip() for p in text.split("; "))):
+        mode, _, rest = part.partition(" ")
+        status = next((s for s in ("not proven", "verified", "WRONG", "waiting", "testing") if rest.startswith(s)),
+                      rest.split(" ")[0])
+        states.append(ModeState(mode, status, rest[len(status):].strip()))
+    return states
+
+
+def summary(states: list[ModeState]) -> str:
+    """For a report's row: "guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)"; the
+    case is said where a mode is wrong, the time alone otherwise."""
+    return "guard: " + ", ".join(f"{s.mode} {s.status} {_clock(s.detail, s.status == 'WRONG')}".strip()
+                                 for s in states)
+
+
+def _clock(detail: str, with_case: bool) -> str:
+    """"2026-12-01T10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``."""
+    stamp, _, rest = detail.partition(" ")
+    time = stamp[11:16] if len(stamp) >= 16 and stamp[10:11] == "T" else stamp
+    return f"{time} {rest}" if with_case and rest else time
