@@ -1,4 +1,4 @@
-"""The guard agent in real JVMs: its pure-Java AES against OpenSSL, its verdicts on good JDKs, on
+"""The guard agent in real JVMs: its pure-Java AES (CBC, CTR, GCM) against OpenSSL, its verdicts on good JDKs, on
 Temurin 17.0.3's broken CTR stub (JDK-8292158) and on a planted wrong provider, and `check --pid`
 reading it from outside over the attach socket."""
 from __future__ import annotations
@@ -9,10 +9,12 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import padding
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from conftest import jdk_homes, run_cli, stop_jvm
 from jvmbridge.guard.state import PROPERTY, parse
@@ -24,7 +26,7 @@ TEMURIN_25 = "/usr/lib/jvm/temurin-25-jdk-amd64"
 
 
 def test_the_guards_own_aes_computes_openssls_bytes():
-    # Every key size, both modes (and CBC's decryption), lengths either side of a block.
+    # Every key size, each mode and direction, lengths either side of a block (GCM with and without AAD).
     for key_bytes in (16, 24, 32):
         for size in (0, 1, 15, 16, 17, 4097):
             key, iv, data = os.urandom(key_bytes), os.urandom(15) + b"\xff", os.urandom(size)
@@ -36,6 +38,10 @@ def test_the_guards_own_aes_computes_openssls_bytes():
             assert _reference("cbc", key, iv, data) == cbc
             assert _reference("cbc", key, iv, cbc, "decrypt") == data
             assert _reference("ctr", key, iv, data) == ctr  # the counter carries across bytes (iv ends in ff)
+            nonce, aad = os.urandom(12), os.urandom(size % 20)
+            gcm = AESGCM(key).encrypt(nonce, data, aad)
+            assert _reference("gcm", key, nonce, data, "encrypt", aad.hex()) == gcm
+            assert _reference("gcm", key, nonce, gcm, "decrypt", aad.hex()) == data
 
 
 def _reference(mode: str, key: bytes, iv: bytes, data: bytes, *direction: str) -> bytes:
@@ -45,14 +51,14 @@ def _reference(mode: str, key: bytes, iv: bytes, data: bytes, *direction: str) -
 
 
 @pytest.mark.parametrize("java", ["java", TEMURIN_25])
-def test_the_guard_verifies_cbc_and_ctr_in_a_good_jdk(java):
+def test_the_guard_verifies_cbc_ctr_and_gcm_in_a_good_jdk(java):
     if java != "java" and not os.path.isdir(java):
         pytest.skip(f"no {java}")
     done = run_cli("guard", "--java", java, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("JVM ") and "-javaagent:" in lines[0]
-    assert [line.split()[:2] for line in lines[1:]] == [["CBC", "verified"], ["CTR", "verified"]]
+    assert [line.split()[:2] for line in lines[1:]] == [["CBC", "verified"], ["CTR", "verified"], ["GCM", "verified"]]
     assert all("of them on code C2 compiled" in line for line in lines[1:])
 
 
@@ -96,8 +102,8 @@ def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp
         assert done.returncode in (0, 1), done.stderr
         document = json.loads(done.stdout)
         by_pid = {live["pid"]: live for live in document["live_jvms"]}
-        assert [(s["mode"], s["status"]) for s in by_pid[guarded.pid]["guard"]] == [("CBC", "verified"),
-                                                                                   ("CTR", "verified")]
+        assert [(s["mode"], s["status"]) for s in by_pid[guarded.pid]["guard"]] == [
+            ("CBC", "verified"), ("CTR", "verified"), ("GCM", "verified")]
         assert by_pid[plain.pid]["guard"] == []
         table = run_cli("check", "--pid", str(guarded.pid), "--pid", str(plain.pid)).stdout
         assert "guard: CBC verified " in table and "guard: none (no jvmbridge guard agent in this JVM)" in table
@@ -105,7 +111,20 @@ def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp
         (tmp_path / "fleet" / "host.json").write_text(done.stdout)
         fleet = list(csv.DictReader(io.StringIO(run_cli("report", str(tmp_path / "fleet"), "--format", "csv").stdout)))
         guards = {row["guard"] for row in fleet}
-        assert "no guard" in guards and any(g.startswith("guard: CBC verified ") and ", CTR verified " in g for g in guards)
+        assert "no guard" in guards and any(g.startswith("guard: CBC verified ") and ", GCM verified " in g for g in guards)
     finally:
         stop_jvm(guarded)
         stop_jvm(plain)
+
+
+def test_the_mbean_says_what_the_property_says(tmp_path):
+    classes = tmp_path / "classes"
+    javac = subprocess.run(["javac", "--release", "11", "-d", str(classes),
+                            str(Path(__file__).parent / "java" / "mbean" / "ReadGuard.java")], capture_output=True, text=True)
+    assert javac.returncode == 0, javac.stderr
+    done = subprocess.run(["java", f"-javaagent:{guard_jar()}=modes=ctr+gcm,delay=0", "-cp", str(classes),
+                           "mbean.ReadGuard"], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    state, modes, property_ = done.stdout.splitlines()
+    assert modes == "CTR,GCM" and state == property_
+    assert [s.status for s in parse(state)] == ["verified", "verified"]

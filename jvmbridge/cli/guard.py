@@ -16,7 +16,7 @@ from jvmbridge.harness import HarnessUnavailable
               help="Print the agent jar's path (for -javaagent:PATH[=OPTIONS] on a server's command line) and exit.")
 @java_option
 @trust_option
-@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr"]), multiple=True, default=["cbc", "ctr"],
+@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr", "gcm"]), multiple=True, default=["cbc", "ctr", "gcm"],
               show_default=True, help="Modes the guard proves; repeatable.")
 @click.option("--jvm-arg", multiple=True, metavar="OPTION", help="Extra JVM option for the demonstration; repeatable.")
 @click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "
@@ -27,8 +27,8 @@ from jvmbridge.harness import HarnessUnavailable
 def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provider, classpath, wait_time):
     """Start a JVM with the guard agent and a small AES workload, and print what the guard found.
 
-    On a server: java -javaagent:$(jvmbridge guard --print-agent-path)[=modes=cbc+ctr,delay=5,budget=10,
-    share=0.5,onwrong=log|exit] ...; `jvmbridge check --pid` then reads what it found.
+    On a server: java -javaagent:$(jvmbridge guard --print-agent-path)[=modes=cbc+ctr+gcm,delay=5,budget=10,
+    share=0.5,retest=600,onwrong=log|exit,provider=NAME] ...; `jvmbridge check --pid` then reads what it found.
     """
     from jvmbridge.child import WorkerError
     from jvmbridge.guard.demo import demonstrate

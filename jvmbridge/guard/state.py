@@ -2,6 +2,7 @@
 "CBC verified 2026-12-01T18:30:02Z (...); CTR WRONG 2026-12-01T18:30:09Z (updates pattern, ...)"."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 PROPERTY = "jvmbridge.guard"
@@ -39,12 +40,16 @@ def parse(text: str) -> list[ModeState]:
 def summary(states: list[ModeState]) -> str:
     """For a report's row: "guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)"; the
     case is said where a mode is wrong, the time alone otherwise."""
-    return "guard: " + ", ".join(f"{s.mode} {s.status} {_clock(s.detail, s.status == 'WRONG')}".strip()
+    return "guard: " + ", ".join(f"{s.status} ({s.detail})" if not s.mode else  # a guard not running
+                                 f"{s.mode} {s.status} {_clock(s.detail, s.status == 'WRONG')}".strip()
                                  for s in states)
 
 
 def _clock(detail: str, with_case: bool) -> str:
-    """"2026-12-01T10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``."""
-    stamp, _, rest = detail.partition(" ")
-    time = stamp[11:16] if len(stamp) >= 16 and stamp[10:11] == "T" else stamp
-    return f"{time} {rest}" if with_case and rest else time
+    """"2026-12-01T10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``; "since 2026-...Z" ->
+    "since 10:02"."""
+    shown = _STAMP.sub(lambda found: found.group(1), detail, count=1)
+    return shown if with_case else shown.split(" (")[0]
+
+
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT(\d\d:\d\d):\d\d(?:\.\d+)?Z")

@@ -15,7 +15,7 @@ import java.util.function.Supplier;
 import javax.management.ObjectName;
 
 /**
- * {@code -javaagent:jvmbridge-guard.jar[=modes=cbc+ctr,delay=5,budget=10,share=0.5,retest=600,onwrong=log|exit,provider=NAME]}:
+ * {@code -javaagent:jvmbridge-guard.jar[=modes=cbc+ctr+gcm,delay=5,budget=10,share=0.5,retest=600,onwrong=log|exit,provider=NAME]}:
  * proves, inside the server's own JVM, that the AES its JIT compiled computes the right bytes.
  *
  * <p>A daemon thread at the lowest priority waits {@code delay} seconds, then runs each mode's
@@ -57,10 +57,10 @@ public final class GuardAgent {
                 given.put(pair[0].trim(), pair.length > 1 ? pair[1].trim() : "");
             }
         }
-        for (String mode : given.getOrDefault("modes", "cbc+ctr").split("\\+")) {
+        for (String mode : given.getOrDefault("modes", "cbc+ctr+gcm").split("\\+")) {
             String name = mode.trim().toUpperCase();
-            if (!name.equals("CBC") && !name.equals("CTR")) {
-                throw new IllegalArgumentException("jvmbridge guard: modes are cbc and ctr, not " + mode);
+            if (!name.equals("CBC") && !name.equals("CTR") && !name.equals("GCM")) {
+                throw new IllegalArgumentException("jvmbridge guard: modes are cbc, ctr and gcm, not " + mode);
             }
             modes.add(name);
             states.put(name, "waiting");

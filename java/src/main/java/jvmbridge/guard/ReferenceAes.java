@@ -7,7 +7,7 @@ import java.util.Arrays;
  * The guard's answers come from here, so what the JIT does to the JDK's AES cannot change them;
  * the Python tests hold these bytes to OpenSSL's for every key size, mode and length the guard uses.
  *
- * <p>{@code main MODE KEY_HEX IV_HEX INPUT_HEX [decrypt]} prints the output as hex (for those tests).
+ * <p>{@code main MODE KEY_HEX IV_HEX INPUT_HEX [decrypt|encrypt [AAD_HEX]]} prints the output as hex (for those tests).
  */
 public final class ReferenceAes {
     private static final int[] SBOX = new int[256];
@@ -185,6 +185,108 @@ public final class ReferenceAes {
         return out;
     }
 
+    /**
+     * AES/GCM/NoPadding encryption as SP 800-38D defines it, with a 96-bit IV: the ciphertext (a
+     * counter from J0 = IV || 0^31 || 1, its low 32 bits incremented) and the 128-bit tag after it.
+     */
+    public static byte[] gcmEncrypt(byte[] key, byte[] iv, byte[] aad, byte[] plaintext) {
+        ReferenceAes aes = new ReferenceAes(key);
+        byte[] j0 = Arrays.copyOf(iv, 16);
+        j0[15] = 1;
+        byte[] ciphertext = aes.gctr(inc32(j0), plaintext);
+        byte[] out = Arrays.copyOf(ciphertext, ciphertext.length + 16);
+        byte[] tag = aes.gctr(j0, aes.ghash(aad, ciphertext));
+        System.arraycopy(tag, 0, out, ciphertext.length, 16);
+        return out;
+    }
+
+    /** AES/GCM/NoPadding decryption of ciphertext || tag, the tag checked (IllegalArgumentException if wrong). */
+    public static byte[] gcmDecrypt(byte[] key, byte[] iv, byte[] aad, byte[] sealed) {
+        byte[] ciphertext = Arrays.copyOf(sealed, sealed.length - 16);
+        ReferenceAes aes = new ReferenceAes(key);
+        byte[] j0 = Arrays.copyOf(iv, 16);
+        j0[15] = 1;
+        byte[] tag = aes.gctr(j0, aes.ghash(aad, ciphertext));
+        if (!Arrays.equals(tag, Arrays.copyOfRange(sealed, sealed.length - 16, sealed.length))) {
+            throw new IllegalArgumentException("tag mismatch");
+        }
+        return aes.gctr(inc32(j0), ciphertext);
+    }
+
+    /** GCTR: the input XORed with E(counter), E(inc32(counter)), ... */
+    private byte[] gctr(byte[] counter, byte[] input) {
+        byte[] block = counter.clone();
+        byte[] out = new byte[input.length];
+        for (int at = 0; at < input.length; at += 16) {
+            byte[] stream = encryptBlock(block, 0);
+            for (int i = 0; i < 16 && at + i < input.length; i++) {
+                out[at + i] = (byte) (input[at + i] ^ stream[i]);
+            }
+            block = inc32(block);
+        }
+        return out;
+    }
+
+    /** GHASH_H over A || 0-pad || C || 0-pad || [len(A)]64 || [len(C)]64, H = E(0^128). */
+    private byte[] ghash(byte[] aad, byte[] ciphertext) {
+        long[] h = words(encryptBlock(new byte[16], 0), 0);
+        long[] y = {0, 0};
+        for (byte[] part : new byte[][] {aad, ciphertext}) {
+            for (int at = 0; at < part.length; at += 16) {
+                long[] x = words(Arrays.copyOf(Arrays.copyOfRange(part, at, Math.min(part.length, at + 16)), 16), 0);
+                y = multiply(new long[] {y[0] ^ x[0], y[1] ^ x[1]}, h);
+            }
+        }
+        y = multiply(new long[] {y[0] ^ (aad.length * 8L), y[1] ^ (ciphertext.length * 8L)}, h);
+        byte[] out = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            out[i] = (byte) (y[0] >>> (56 - 8 * i));
+            out[8 + i] = (byte) (y[1] >>> (56 - 8 * i));
+        }
+        return out;
+    }
+
+    /** X * Y in GF(2^128) with GCM's bit order (SP 800-38D, Algorithm 1; R = 11100001 || 0^120). */
+    private static long[] multiply(long[] x, long[] y) {
+        long z0 = 0;
+        long z1 = 0;
+        long v0 = y[0];
+        long v1 = y[1];
+        for (int i = 0; i < 128; i++) {
+            long bit = (i < 64 ? x[0] >>> (63 - i) : x[1] >>> (127 - i)) & 1;
+            if (bit != 0) {
+                z0 ^= v0;
+                z1 ^= v1;
+            }
+            boolean lsb = (v1 & 1) != 0;
+            v1 = (v1 >>> 1) | (v0 << 63);
+            v0 >>>= 1;
+            if (lsb) {
+                v0 ^= 0xe100000000000000L;
+            }
+        }
+        return new long[] {z0, z1};
+    }
+
+    private static long[] words(byte[] block, int at) {
+        long high = 0;
+        long low = 0;
+        for (int i = 0; i < 8; i++) {
+            high = (high << 8) | (block[at + i] & 0xff);
+            low = (low << 8) | (block[at + 8 + i] & 0xff);
+        }
+        return new long[] {high, low};
+    }
+
+    /** The block with its last 32 bits, as one big-endian number, incremented (mod 2^32). */
+    private static byte[] inc32(byte[] block) {
+        byte[] out = block.clone();
+        for (int i = 15; i >= 12 && ++out[i] == 0; i--) {
+            // carry, within the last four bytes only
+        }
+        return out;
+    }
+
     private static int subWord(int word) {
         return (SBOX[word >>> 24] << 24) | (SBOX[(word >>> 16) & 0xff] << 16) | (SBOX[(word >>> 8) & 0xff] << 8)
                 | SBOX[word & 0xff];
@@ -245,8 +347,13 @@ public final class ReferenceAes {
             case "ctr":
                 out = ctr(key, iv, input);
                 break;
+            case "gcm": { // the AAD after "decrypt" or "encrypt"
+                byte[] aad = args.length > 5 ? hex(args[5]) : new byte[0];
+                out = decrypt ? gcmDecrypt(key, iv, aad, input) : gcmEncrypt(key, iv, aad, input);
+                break;
+            }
             default:
-                throw new IllegalArgumentException("modes: cbc, ctr");
+                throw new IllegalArgumentException("modes: cbc, ctr, gcm");
         }
         System.out.println(hex(out));
     }

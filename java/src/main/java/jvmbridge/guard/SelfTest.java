@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -35,15 +36,17 @@ public final class SelfTest implements Supplier<String> {
         final String name;
         final byte[] key;
         final byte[] iv;
+        final byte[] aad; // GCM's additional data (none for the other modes)
         final boolean decrypt;
         final byte[] input;
         final byte[] expected;
         final int seed;
 
-        Case(String name, byte[] key, byte[] iv, boolean decrypt, byte[] input, byte[] expected, int seed) {
+        Case(String name, byte[] key, byte[] iv, byte[] aad, boolean decrypt, byte[] input, byte[] expected, int seed) {
             this.name = name;
             this.key = key;
             this.iv = iv;
+            this.aad = aad;
             this.decrypt = decrypt;
             this.input = input;
             this.expected = expected;
@@ -58,7 +61,7 @@ public final class SelfTest implements Supplier<String> {
         }
     }
 
-    final String mode; // "CBC" or "CTR"
+    final String mode; // "CBC", "CTR" or "GCM"
     private final String transformation;
     private final Provider provider; // null for the JVM's first choice
     final List<Case> cases = new ArrayList<>();
@@ -66,7 +69,7 @@ public final class SelfTest implements Supplier<String> {
     public SelfTest(String mode, Provider provider) {
         this.mode = mode;
         this.provider = provider;
-        this.transformation = mode.equals("CBC") ? "AES/CBC/PKCS5Padding" : "AES/CTR/NoPadding";
+        this.transformation = mode.equals("CBC") ? "AES/CBC/PKCS5Padding" : "AES/" + mode + "/NoPadding";
         Random random = new Random(0x6a76_6d62L);
         int seed = 0;
         for (int keyBytes : new int[] {16, 32}) {
@@ -80,20 +83,23 @@ public final class SelfTest implements Supplier<String> {
                 }
                 for (int size : sizes) {
                     byte[] key = new byte[keyBytes];
-                    byte[] iv = new byte[16];
+                    byte[] iv = new byte[mode.equals("GCM") ? 12 : 16];
+                    byte[] aad = new byte[mode.equals("GCM") && seed % 2 == 1 ? 13 : 0];
                     byte[] plaintext = new byte[size];
                     random.nextBytes(key);
                     random.nextBytes(iv);
+                    random.nextBytes(aad);
                     random.nextBytes(plaintext);
                     if (mode.equals("CTR")) {
                         iv[15] = (byte) 0xfe; // the counter's carry crosses a byte within two blocks
                     }
                     byte[] ciphertext = mode.equals("CBC") ? ReferenceAes.cbcEncrypt(key, iv, plaintext)
-                            : ReferenceAes.ctr(key, iv, plaintext);
+                            : mode.equals("CTR") ? ReferenceAes.ctr(key, iv, plaintext)
+                            : ReferenceAes.gcmEncrypt(key, iv, aad, plaintext);
                     String name = "AES-" + keyBytes * 8 + " " + (decrypt ? "decrypt" : "encrypt") + " of " + size
-                            + " bytes";
-                    cases.add(decrypt ? new Case(name, key, iv, true, ciphertext, plaintext, seed++)
-                            : new Case(name, key, iv, false, plaintext, ciphertext, seed++));
+                            + " bytes" + (aad.length > 0 ? " with " + aad.length + " bytes of AAD" : "");
+                    cases.add(decrypt ? new Case(name, key, iv, aad, true, ciphertext, plaintext, seed++)
+                            : new Case(name, key, iv, aad, false, plaintext, ciphertext, seed++));
                 }
             }
         }
@@ -217,8 +223,13 @@ public final class SelfTest implements Supplier<String> {
     private Cipher cipher(Case c) throws GeneralSecurityException {
         Cipher cipher = provider == null ? Cipher.getInstance(transformation)
                 : Cipher.getInstance(transformation, provider);
-        cipher.init(c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, new SecretKeySpec(c.key, "AES"),
-                new IvParameterSpec(c.iv));
+        int direction = c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE;
+        if (mode.equals("GCM")) {
+            cipher.init(direction, new SecretKeySpec(c.key, "AES"), new GCMParameterSpec(128, c.iv));
+            cipher.updateAAD(c.aad);
+        } else {
+            cipher.init(direction, new SecretKeySpec(c.key, "AES"), new IvParameterSpec(c.iv));
+        }
         return cipher;
     }
 }

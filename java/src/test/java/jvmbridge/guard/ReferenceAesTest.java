@@ -34,6 +34,26 @@ public class ReferenceAesTest {
     }
 
     @Test
+    public void gcmEqualsTheJcesWithAndWithoutAad() throws Exception {
+        byte[] key = ReferenceAes.hex("feffe9928665731c6d6a8f9467308308");
+        byte[] iv = ReferenceAes.hex("cafebabefacedbaddecaf888");
+        for (int size : new int[] {0, 1, 16, 60, 64}) {
+            for (int aadLength : new int[] {0, 20}) {
+                byte[] plaintext = new byte[size];
+                byte[] aad = new byte[aadLength];
+                java.util.Arrays.fill(plaintext, (byte) 0xd9);
+                javax.crypto.Cipher jce = javax.crypto.Cipher.getInstance("AES/GCM/NoPadding");
+                jce.init(javax.crypto.Cipher.ENCRYPT_MODE, new javax.crypto.spec.SecretKeySpec(key, "AES"),
+                        new javax.crypto.spec.GCMParameterSpec(128, iv));
+                jce.updateAAD(aad);
+                byte[] expected = jce.doFinal(plaintext);
+                assertEquals(ReferenceAes.hex(expected), ReferenceAes.hex(ReferenceAes.gcmEncrypt(key, iv, aad, plaintext)));
+                assertEquals(ReferenceAes.hex(plaintext), ReferenceAes.hex(ReferenceAes.gcmDecrypt(key, iv, aad, expected)));
+            }
+        }
+    }
+
+    @Test
     public void theSelfTestPassesOnThisJvmsAesAndCatchesAWrongByte() {
         SelfTest test = new SelfTest("CTR", null);
         assertNull(test.pass()); // the JVM running the unit tests is a good one, even interpreted

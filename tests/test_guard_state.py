@@ -1,0 +1,28 @@
+"""What a guard's property says, read and summarised (fast: the text as the agent writes it)."""
+from __future__ import annotations
+
+import pytest
+
+from jvmbridge.guard.state import parse, summary
+
+pytestmark = pytest.mark.fast
+
+WRITTEN = ("CBC verified 2026-12-01T18:49:48Z (27 passes, 5 of them on code C2 compiled, 308 cases x 5 call patterns); "
+           "CTR WRONG 2026-12-01T18:49:57Z (updates pattern, AES-128 encrypt of 15 bytes: stored bytes past the 15 it "
+           "returned); GCM testing since 2026-12-01T18:50:00Z; ECB not proven 2026-12-01T18:51:00Z (why); CFB waiting")
+
+
+def test_each_mode_its_status_and_what_the_guard_wrote():
+    states = parse(WRITTEN)
+    assert [(s.mode, s.status) for s in states] == [("CBC", "verified"), ("CTR", "WRONG"), ("GCM", "testing"),
+                                                    ("ECB", "not proven"), ("CFB", "waiting")]
+    assert states[1].detail.startswith("2026-12-01T18:49:57Z (updates pattern")
+    assert [s.settled for s in states] == [True, True, False, True, False]
+
+
+def test_the_summary_gives_times_and_the_case_only_where_wrong():
+    assert summary(parse(WRITTEN)) == ("guard: CBC verified 18:49, CTR WRONG 18:49 (updates pattern, AES-128 encrypt of "
+                                      "15 bytes: stored bytes past the 15 it returned), GCM testing since 18:50, "
+                                      "ECB not proven 18:51, CFB waiting")
+    assert summary(parse("not running (jvmbridge guard: no provider X)")) == \
+        "guard: not running (jvmbridge guard: no provider X)"
