@@ -7,7 +7,9 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -62,8 +64,14 @@ def test_the_guard_verifies_cbc_ctr_and_gcm_in_a_good_jdk(java):
     assert all("of them on code C2 compiled" in line for line in lines[1:])
 
 
+def _left_in_tmp() -> set[Path]:
+    """What a JVM can leave in /tmp: attach sockets and flight recorder repositories (date_time_pid)."""
+    tmp = Path(tempfile.gettempdir())
+    return {*tmp.glob(".java_pid*"), *(p for p in tmp.iterdir() if re.fullmatch(r"\d{4}(_\d\d){5}_\d+", p.name))}
+
+
 def test_the_guard_finds_ctr_wrong_on_temurin_17_0_3_and_never_crashes_it(known_bad_jdk):
-    crashes = set(crash_reports().glob("hs_err_pid*"))
+    crashes, left = set(crash_reports().glob("hs_err_pid*")), _left_in_tmp()
     for _ in range(5):  # the same answer each time, and the server lives through every self-test
         done = run_cli("guard", "--java", str(known_bad_jdk), "--mode", "ctr", timeout=300)
         assert done.returncode == 1, done.stdout + done.stderr
@@ -72,12 +80,13 @@ def test_the_guard_finds_ctr_wrong_on_temurin_17_0_3_and_never_crashes_it(known_
         assert ctr.startswith("  CTR  WRONG ") and "pattern, AES-" in ctr, ctr
         assert "differs" in ctr or "stored bytes past the" in ctr, ctr
     assert set(crash_reports().glob("hs_err_pid*")) == crashes  # a JVM that died would also fail the demo
+    assert _left_in_tmp() == left  # each demo's JVM stopped as a server is, its scratch removed
 
 
 def test_the_guard_finds_a_planted_provider_that_goes_wrong_once_warm(planted_jar):
-    # Every doFinal(byte[]) after the 5,000th (the 17th pass) gets a byte flipped: wrong only once the loop is hot.
+    # Every doFinal(byte[]) after the 1,000th (in the 4th pass of 308 cases) gets a byte flipped: wrong once warm.
     done = run_cli("guard", "--mode", "ctr", "--provider", "planted.PlantedProvider", "--classpath", str(planted_jar),
-                   "--jvm-arg=-Dplanted.after=5000", timeout=300)
+                   "--jvm-arg=-Dplanted.after=1000", timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "CTR  WRONG" in done.stdout and "oneshot pattern" in done.stdout
 

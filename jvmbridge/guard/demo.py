@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from jvmbridge.child import ChildOutcome, WorkerError, measured_environment
 from jvmbridge.guard.state import PROPERTY, ModeState, parse
@@ -31,31 +33,33 @@ class Demonstration:
 def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tuple[str, ...] = (),
                 classpath: tuple[str, ...] = ()) -> Demonstration:
     """Start ``java`` with the guard (``options`` after "=") and the workload; read its property
-    until every mode is settled or ``timeout`` seconds have passed; stop the JVM."""
-    command = [str(java.home / "bin" / "java"), *messages.crash_file_options(), *jvm_options,
-               f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""),
-               "-cp", os.pathsep.join([str(harness_jar()), *classpath]), "jvmbridge.harness.AesWorkload",
-               str(WORKLOAD_SECONDS)]
-    started = time.monotonic()
-    # A crash report (and the flight recorder's emergency dump, which the guard's stream makes) lands
-    # with jvmbridge's other crash reports, not wherever the command was run.
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                               env=measured_environment(), cwd=messages.crash_reports())
-    states: list[ModeState] = []
-    try:
-        while time.monotonic() - started < timeout and process.poll() is None:
-            time.sleep(_POLL_SECONDS)
-            try:
-                said = live_property(process.pid, PROPERTY)
-            except WorkerError:  # not attachable yet (the JVM is starting)
-                continue
-            states = parse(said) if said else []
-            if states and all(state.settled for state in states):
-                break
-    finally:
-        ended = process.poll()  # before the guard had its answers: the JVM died (a crash, a refused option)
-        process.kill()
-        output, _ = process.communicate()
+    until every mode is settled or ``timeout`` seconds have passed; stop the JVM, leaving nothing
+    of it behind (its flight recorder repository is a scratch folder, its attach socket removed)."""
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-guard-") as repository:
+        command = [str(java.home / "bin" / "java"), *messages.crash_file_options(),
+                   f"-XX:FlightRecorderOptions:repository={repository}", *jvm_options,
+                   f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""),
+                   "-cp", os.pathsep.join([str(harness_jar()), *classpath]), "jvmbridge.harness.AesWorkload",
+                   str(WORKLOAD_SECONDS)]
+        started = time.monotonic()
+        # A crash report (and the flight recorder's emergency dump, which the guard's stream makes)
+        # lands with jvmbridge's other crash reports, not wherever the command was run.
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   errors="replace", env=measured_environment(), cwd=messages.crash_reports())
+        states: list[ModeState] = []
+        try:
+            while time.monotonic() - started < timeout and process.poll() is None:
+                time.sleep(_POLL_SECONDS)
+                try:
+                    said = live_property(process.pid, PROPERTY)
+                except WorkerError:  # not attachable yet (the JVM is starting)
+                    continue
+                states = parse(said) if said else []
+                if states and all(state.settled for state in states):
+                    break
+        finally:
+            ended = process.poll()  # before the guard had its answers: the JVM died (a crash, a refused option)
+            output = _stop(process)
     if ended is not None:
         last_words = messages.crash_summary(output) or output.strip().splitlines()[-3:]
         raise WorkerError(f"{java.home}: the JVM ended ({ChildOutcome(None, ended, '', '').how_it_ended}) before the "
@@ -64,3 +68,16 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
         raise WorkerError(f"{java.home}: the guard said nothing within {timeout:.0f} s"
                           + (f"; the JVM said: {output.strip()[-300:]}" if output.strip() else ""))
     return Demonstration(command, states, time.monotonic() - started, output)
+
+
+def _stop(process: subprocess.Popen) -> str:
+    """End the JVM as a server is ended (SIGTERM: its shutdown removes its perf data), killed only if
+    it will not; then the attach socket our reads made it open. What it printed."""
+    process.terminate()
+    try:
+        output, _ = process.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        output, _ = process.communicate()
+    Path(f"/tmp/.java_pid{process.pid}").unlink(missing_ok=True)
+    return output
