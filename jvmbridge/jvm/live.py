@@ -108,7 +108,7 @@ def all_live_jvms() -> list[LiveJvm]:
 
 def live_flags(live: LiveJvm) -> str:
     """What `jcmd PID VM.flags -all` prints, read over the JVM's attach socket."""
-    listing = _ask(live, "VM.flags -all")
+    listing = _ask(live.pid, "VM.flags -all")
     if "[Global flags]" not in listing:
         said = listing.strip().splitlines()
         raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {said[-1] if said else 'no output'}")
@@ -118,14 +118,14 @@ def live_flags(live: LiveJvm) -> str:
 def live_version(live: LiveJvm) -> str:
     """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
     without a release file, or a release file that lies, cannot hide."""
-    said = _ask(live, "VM.version").splitlines()
+    said = _ask(live.pid, "VM.version").splitlines()
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
 
 
 def live_property(pid: int, name: str) -> str | None:
     """A system property of the running JVM (`VM.system_properties` over its attach socket: the
     JVM's own listing, no code of ours in it), or None where it has none."""
-    listing = _ask_pid(pid, "VM.system_properties")
+    listing = _ask(pid, "VM.system_properties")
     for line in listing.splitlines():
         key, separator, value = _unescaped(line).partition("=")
         if separator and key == name:
@@ -145,11 +145,7 @@ def _unescaped(line: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, line)
 
 
-def _ask(live: LiveJvm, command: str) -> str:
-    return _ask_pid(live.pid, command)
-
-
-def _ask_pid(pid: int, command: str) -> str:
+def _ask(pid: int, command: str) -> str:
     try:
         return jcmd(pid, command)
     except (AttachError, OSError) as e:
