@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
-from jvmbridge.progress import forks_so_far
+from jvmbridge.progress import forks_wanted
 from jvmbridge.workload import Sampling
 
 
@@ -233,9 +233,9 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
 
     try:
         for fork in itertools.count():
-            forks_so_far(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
-                         [f is not None for f in failed])
-            pending = [i for i in range(len(parts)) if short_of_forks(i)]
+            wanted = forks_wanted(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
+                                  [f is not None for f in failed])
+            pending = [i for i, wants in enumerate(wanted) if wants]
             if not pending:
                 break
             random.Random(fork).shuffle(pending)

@@ -1,7 +1,8 @@
 """What a running comparison tells whoever watches it (the CLI's live display, an API caller):
 which configuration runs, its forks and interval so far, and how long the whole run has left.
 
-The engines' fork loops say where each part stands after every fork (forks_so_far); the runner
+The engines' fork loops ask before every fork which parts want another (forks_wanted), which also
+tells where each stands; the runner
 listens while a job runs (listening), forecasts the time left from what each engine's own forks
 have cost so far (Forecast), and hands an Update to its caller's Progress.
 """
@@ -46,7 +47,7 @@ _listener: ContextVar[Callable[[list[PartSoFar]], None] | None] = ContextVar("fo
 
 @contextmanager
 def listening(listener: Callable[[list[PartSoFar]], None]) -> Iterator[None]:
-    """While inside, forks_so_far reports to ``listener`` (the runner, for the job it runs): the
+    """While inside, forks_wanted reports to ``listener`` (the runner, for the job it runs): the
     engines report without each passing a callback through its own layers."""
     token = _listener.set(listener)
     try:
@@ -55,22 +56,24 @@ def listening(listener: Callable[[list[PartSoFar]], None]) -> Iterator[None]:
         _listener.reset(token)
 
 
-def forks_so_far(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = ()) -> None:
-    """An engine's fork loop, after each fork (and before the first): per part its sampling, its
-    forks' rounds so far, their warm-ups where recorded, and whether it will get no more (failed)."""
+def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
+                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = ()) -> list[bool]:
+    """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
+    their warm-ups where recorded, whether it will get no more because it failed) whether it wants
+    another (Sampling.forks_planned, decided once), and where each stands told to the runner."""
+    planned = [len(done) if index < len(stopped) and stopped[index]
+               else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
+               for index, (sampling, done) in enumerate(zip(samplings, forks))]
     listener = _listener.get()
-    if listener is None:
-        return
-    parts = []
-    for index, (sampling, done) in enumerate(zip(samplings, forks)):
-        warmup = warmups[index] if warmups is not None else None
-        summary = summarize(done, sampling.first_stage, warmup) if done else None
-        planned = len(done) if index < len(stopped) and stopped[index] else sampling.forks_planned(done, warmup)
-        # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
-        error = summary.relative_error if summary and not summary.few_forks else math.inf
-        parts.append(PartSoFar(len(done), planned, summary.figure_ns if summary else None, error))
-    listener(parts)
+    if listener is not None:
+        parts = []
+        for index, (sampling, done) in enumerate(zip(samplings, forks)):
+            summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
+            # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
+            error = summary.relative_error if summary and not summary.few_forks else math.inf
+            parts.append(PartSoFar(len(done), planned[index], summary.figure_ns if summary else None, error))
+        listener(parts)
+    return [len(done) < wanted for done, wanted in zip(forks, planned)]
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,11 @@ class Forecast:
         self._overheads.setdefault(plan.engine, []).append(max(0.0, seconds / forks - plan.timed_seconds))
         self._fork_ratios.setdefault(plan.engine, []).append(forks / plan.forks)
 
-    def seconds_left(self, index: int, job_elapsed: float, parts: Sequence[PartSoFar] = ()) -> float:
-        """Job ``index`` runs, ``job_elapsed`` in, its parts where they stand (() before a fork)."""
+    def seconds_left(self, index: int, job_elapsed: float = 0.0, parts: Sequence[PartSoFar] = ()) -> float:
+        """Job ``index`` runs, ``job_elapsed`` in, its parts where they stand (() before a fork); an
+        index past the last job: none is left."""
+        if index >= len(self.jobs):
+            return 0.0
         plan = self.jobs[index]
         done = min((part.forks for part in parts), default=0)
         planned: float = max((part.planned for part in parts), default=plan.forks)

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from jvmbridge.engines import ENGINES, Matrix
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, forks_so_far
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, forks_wanted
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Sampling, combinations
@@ -27,10 +27,7 @@ class ForkingFake(FakeEngine):
 
     def measure(self, workload, on):
         sampling, forks = workload.sampling, []
-        while True:
-            forks_so_far([sampling], [forks])
-            if not sampling.wants_another_fork(forks):
-                break
+        while forks_wanted([sampling], [forks])[0]:
             forks.append([{"iterations": 1000, "ns": 1000 * self.ns * (1 + 0.01 * len(forks))}
                           for _ in range(sampling.rounds)])
         measurement = super().measure(workload, on)

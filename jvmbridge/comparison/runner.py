@@ -193,8 +193,9 @@ class _Watch:
             # A job whose engine reports its parts otherwise than the job lists them (openssl speed
             # by cipher and direction) is shown under the job's own label.
             labels = [part.label for part in job.parts] if len(parts) == len(job.parts) else [job.label] * len(parts)
-            left = 0.0 if finished and index + 1 == len(self.jobs) else self.forecast.seconds_left(
-                index + finished, 0.0 if finished else now - job_started, () if finished else parts)
+            # A finished job: the time left from the next one's start.
+            left = (self.forecast.seconds_left(index + 1) if finished
+                    else self.forecast.seconds_left(index, now - job_started, parts))
             self.progress(Update(index, len(self.jobs), job.label, job.engine, tuple(zip(labels, parts)), now - self.started,
                                  now - job_started, left, finished))
 

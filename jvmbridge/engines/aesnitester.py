@@ -14,7 +14,7 @@ from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
                                    setting_as_run)
-from jvmbridge.progress import forks_so_far
+from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize
 from jvmbridge.workload import Workload
@@ -55,10 +55,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     failed: ChildOutcome | None = None
     # Its whole run is one round: a JVM start, then every message at the bound run_child uses.
     deadline = START_SECONDS + workload.seconds_at_most(0)
-    while True:
-        forks_so_far([sampling], [one_round_each(rounds)])
-        if not sampling.wants_another_fork(one_round_each(rounds)):
-            break
+    while forks_wanted([sampling], [one_round_each(rounds)])[0]:
         try:
             done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline,
                                   env=measured_environment())

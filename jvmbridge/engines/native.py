@@ -13,7 +13,7 @@ from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
-from jvmbridge.progress import forks_so_far
+from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize
 from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
@@ -178,13 +178,9 @@ class _SpeedRuns:
         finished are kept, the workloads that wanted more say they were interrupted)."""
         wanting: list[Workload] = []
         try:
-            while True:
-                forks_so_far([self.sampling] * len(self.group), [one_round_each(self.rounds[w]) for w in self.group],
-                             stopped=[w in self.failed for w in self.group])
-                wanting = [w for w in self.group if w not in self.failed
-                           and self.sampling.wants_another_fork(one_round_each(self.rounds[w]))]
-                if not wanting:
-                    break
+            while wanting := [w for w, wants in zip(self.group, forks_wanted(
+                    [self.sampling] * len(self.group), [one_round_each(self.rounds[w]) for w in self.group],
+                    stopped=[w in self.failed for w in self.group])) if wants]:
                 for size, measured in self._plan(wanting):
                     self._one(size, measured)
         except KeyboardInterrupt:
