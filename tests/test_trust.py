@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
+from jvmbridge import compare
 from jvmbridge.trust import changeable_by_others
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
@@ -103,3 +104,25 @@ def test_root_loads_no_c_loop_or_harness_from_a_cache_another_user_owns(folder):
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"the Java harness {folder}/jvmbridge/harness-" in done.stderr and "so root will not run it" in done.stderr
     assert not list(folder.rglob("*.so")) and not list(folder.rglob("*.jar"))
+
+
+def test_root_loads_no_classpath_jar_another_user_can_change(folder, planted_jar):
+    jar = folder / "planted.jar"
+    shutil.copy(planted_jar, jar)
+    os.chown(jar, TENANT, TENANT)
+    marker = folder / "loaded"  # the planted provider makes it when a JVM loads its cipher
+    said = f"jvmbridge: error: --classpath {jar}: {jar} is owned by uid {TENANT}, so root will not run it; " \
+           "copy it where only root can change it"
+    for command in (["compare", "--engine", "jvm", "--cipher", "aes-128-ctr", "--rounds", "1", "--max-forks", "1",
+                     f"--jvm-arg=-Dplanted.marker={marker}"],
+                    ["verify", "--mode", "ctr", "--quick", f"--jvm-arg=-Dplanted.marker={marker}"],
+                    ["guard", "--java", "java", "--mode", "ctr"]):
+        done = run_cli(*command, "--provider", "planted.PlantedProvider", "--classpath", f"{planted_jar}:{jar}")
+        assert done.returncode == 2 and done.stdout == "", (command, done.stdout)
+        assert done.stderr.splitlines() == [said], command
+    assert not marker.exists()
+    with pytest.raises(ValueError, match=f"--classpath {jar}: .* so root will not run it"):
+        compare(engine="jvm", provider="planted.PlantedProvider", classpath=str(jar))
+    missing = run_cli("compare", "--engine", "jvm", "--classpath", str(folder / "none.jar"))
+    assert missing.returncode == 2 and missing.stderr.splitlines() == [
+        f"jvmbridge: error: --classpath {folder / 'none.jar'}: no such jar or folder"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
-from jvmbridge.jvm.options import split_classpath
+from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
 from jvmbridge.workload import parse_count, parse_sizes
 
 
@@ -139,8 +139,15 @@ java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH",
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
 
+def _classpath(entries) -> tuple[str, ...]:
+    try:
+        return classpath_entries(entries)
+    except UntrustedClasspath as e:
+        raise click.UsageError(str(e)) from None
+
+
 classpath_option = click.option("--classpath", "classpath", multiple=True, metavar="JAR",
-                                callback=lambda ctx, param, entries: split_classpath(entries),
+                                callback=lambda ctx, param, entries: _classpath(entries),
                                 help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
 
 trust_option = click.option("--trust-jdk-owner", "trust_jdk_owner", is_flag=True,

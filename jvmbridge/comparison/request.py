@@ -10,7 +10,7 @@ from jvmbridge.engines import ENGINES, Matrix, default_engines
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
-from jvmbridge.jvm.options import split_classpath
+from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
                                 parse_sizes)
@@ -71,7 +71,7 @@ class CompareRequest:
                 flags_and_warnings(java, self.jvm_arg)
             except WorkerError as e:
                 raise ValueError(str(e)) from None
-        matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), split_classpath(self.classpath),
+        matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), classpath_entries(self.classpath),
                         tuple(self.engine), self.openssl, tuple(self.openssl_arg), self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)

@@ -4,6 +4,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
+
+from jvmbridge.trust import NotTrusted, refuse_as_root
 
 UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
 # Read back in every run, whatever was asked: together they say what the AES path really is.
@@ -80,6 +83,20 @@ def java_major(version: str) -> int:
     return int(parts[1]) if parts[0] == "1" and len(parts) > 1 and parts[1].isdigit() else int(parts[0])
 
 
-def split_classpath(entries) -> tuple[str, ...]:
-    """Jars given one by one or as PATH-separated lists, one jar each."""
-    return tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
+class UntrustedClasspath(ValueError):
+    """A --classpath entry that is missing, or that root must not load (jvmbridge.trust)."""
+
+
+def classpath_entries(entries) -> tuple[str, ...]:
+    """Jars (or class folders) given one by one or as PATH-separated lists, one each. Each must
+    exist (a JVM skips a missing one without a word), and run as root none may be changeable by
+    another user: the JVM runs its classes as root, so that user's code would run as root."""
+    parts = tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
+    for part in parts:
+        if not Path(part).exists():
+            raise UntrustedClasspath(f"--classpath {part}: no such jar or folder")
+        try:
+            refuse_as_root(Path(part), "--classpath", whole_tree=True)
+        except NotTrusted as e:
+            raise UntrustedClasspath(f"{e}; copy it where only root can change it") from None
+    return parts
