@@ -101,3 +101,27 @@ def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_one_line(tmp_path)
     done = run_cli("report", str(tmp_path / "odd.json"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "a verdict this jvmbridge does not know" in done.stderr and "\x1b" not in done.stderr
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("broken", ["no verdicts", "no pid", "verdicts not a list", "guard of another shape",
+                                    "jdk without version"])
+def test_a_document_missing_what_a_check_document_has_is_one_line(tmp_path, broken):
+    document = _check_document()
+    live = document["live_jvms"][0]
+    if broken == "no verdicts":
+        del live["verdicts"]
+    elif broken == "no pid":
+        del live["pid"]
+    elif broken == "verdicts not a list":
+        live["verdicts"] = 7
+    elif broken == "guard of another shape":
+        live["guard"] = [{"mode": "CTR", "state": "fine"}]
+    else:
+        document["jdks"] = [{"java_home": "/opt/jdk", "verdicts": []}]
+    (tmp_path / "host.json").write_text(json.dumps(document))
+    done = run_cli("report", str(tmp_path / "host.json"))
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"jvmbridge: error: {tmp_path / 'host.json'}: ") and "not a complete `jvmbridge check` " \
+        "document" in line and "\x1b" not in line, line

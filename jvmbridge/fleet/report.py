@@ -27,11 +27,17 @@ def is_check_document(path: Path) -> bool:
 
 
 def read_documents(paths: list[Path]) -> list[dict]:
+    """The documents at ``paths``; FleetFileError naming the first that is not a complete one."""
     documents = []
     for path in paths:
         if not is_check_document(path):
             raise FleetFileError(f"{path}: not a `jvmbridge check --format json` document")
-        documents.append(json.loads(Path(path).read_text()))
+        document = json.loads(Path(path).read_text())
+        try:
+            _host_rows(document)
+        except FleetFileError as e:
+            raise FleetFileError(f"{path}: {e}") from None
+        documents.append(document)
     return documents
 
 
@@ -92,20 +98,37 @@ class Fleet:
 def fleet_of(documents: list[dict]) -> Fleet:
     rows, unchecked, hosts = [], {}, []
     for document in documents:
-        host = document["host"]
+        host = str(document["host"])
         hosts.append(host)
         if "unchecked" in document:
-            unchecked[host] = document["unchecked"]
-            continue
+            unchecked[host] = str(document["unchecked"])
+        else:
+            rows += _host_rows(document)
+    return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
+
+
+def _host_rows(document: dict) -> list[FleetRow]:
+    """A checked host's rows; FleetFileError where the document lacks what a `check` document has
+    (a hand-edited file, one from another tool, or a hostile host's)."""
+    host = str(document.get("host"))
+    if "unchecked" in document:
+        return []
+    rows = []
+    try:
         for jdk in document.get("jdks", []):
             options = f" with {' '.join(jdk['options'])}" if jdk.get("options") else ""
             rows += _rows(host, f"JDK {jdk['version']} {jdk['java_home']}{options}", jdk)
         for live in document.get("live_jvms", []):
-            command = live.get("command_line", "")
+            command = str(live.get("command_line", ""))
             guarded = ("" if "guard" not in live else
-                       summary([ModeState(**s) for s in live["guard"]]) if live["guard"] else "no guard")
+                       summary([ModeState(s["mode"], s["status"], s["detail"]) for s in live["guard"]]) if live["guard"] else "no guard")
             rows += _rows(host, f"pid {live['pid']}" + (f" {command[:60]}" if command else ""), live, guarded)
-    return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
+    except KeyError as e:
+        raise FleetFileError(f"{host}: not a complete `jvmbridge check` document (no {e} where one belongs)") from None
+    except (TypeError, AttributeError) as e:
+        raise FleetFileError(f"{host}: not a complete `jvmbridge check` document (a value of another kind: {e})"
+                             ) from None
+    return rows
 
 
 def _rows(host: str, jvm: str, part: dict, guard: str = "") -> list[FleetRow]:
