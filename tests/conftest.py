@@ -94,6 +94,22 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict
                           cwd=cwd, timeout=timeout, env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
 
 
+def run_cli_as(uid: int, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The CLI run by uid ``uid`` (gid ``uid``, no other groups), as `setpriv` would run it: this
+    machine's Python is under /root, which no other user may enter, so the child imports jvmbridge
+    (every module, with what each imports) as root, then gives root up for good before the command."""
+    drop = ("import importlib, os, pkgutil, sys, jvmbridge\n"
+            "for module in pkgutil.walk_packages(jvmbridge.__path__, 'jvmbridge.'):\n"
+            "    if module.name != 'jvmbridge.__main__':  # which would run the command, as root\n"
+            "        importlib.import_module(module.name)\n"
+            "assert 'jvmbridge.__main__' not in sys.modules\n"
+            f"os.setgroups([]); os.setresgid({uid}, {uid}, {uid}); os.setresuid({uid}, {uid}, {uid})\n"
+            "from jvmbridge.cli import main\n"
+            "main(args=sys.argv[1:], prog_name='jvmbridge')\n")
+    return subprocess.run([sys.executable, "-c", drop, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
+
+
 def notes_of(row: dict) -> str:
     """A result row's notes as one text (saved and printed as a list of {kind, text})."""
     return "; ".join(note["text"] for note in row["notes"])

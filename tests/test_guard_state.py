@@ -7,7 +7,8 @@ from jvmbridge.guard.state import parse, summary
 
 pytestmark = pytest.mark.fast
 
-WRITTEN = ("CBC verified 2026-12-01T18:49:48Z (27 passes, 5 of them on code C2 compiled, 308 cases x 5 call patterns); "
+WRITTEN = ("CBC verified 2026-12-01T18:49:48Z (27 passes, the last 5 after C2 compiled the self-test and SunJCE's "
+           "CipherBlockChaining, 308 cases x 5 call patterns); "
            "CTR WRONG 2026-12-01T18:49:57Z (updates pattern, AES-128 encrypt of 15 bytes: stored bytes past the 15 it "
            "returned); GCM testing since 2026-12-01T18:50:00Z; ECB not proven 2026-12-01T18:51:00Z (why); CFB waiting")
 

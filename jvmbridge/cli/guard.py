@@ -16,7 +16,7 @@ from jvmbridge.harness import HarnessUnavailable
               help="Print the agent jar's path (for -javaagent:PATH[=OPTIONS] on a server's command line) and exit.")
 @java_option
 @trust_option
-@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr", "gcm"]), multiple=True, default=["cbc", "ctr", "gcm"],
+@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr", "gcm", "ecb", "cfb"]), multiple=True, default=["cbc", "ctr", "gcm"],
               show_default=True, help="Modes the guard proves; repeatable.")
 @click.option("--jvm-arg", multiple=True, metavar="OPTION", help="Extra JVM option for the demonstration; repeatable.")
 @click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "

@@ -19,7 +19,7 @@ final class CompilationWatch {
 
     /**
      * Tells {@code compiled} the class name and its loader's name ("" for none) of each method C2
-     * compiles; false where no stream can be had. The stream runs in the calling thread's place
+     * compiles; false where no stream can be had (then CodeList is the way). The stream runs in the calling thread's place
      * on a daemon thread of its own: RecordingStream.startAsync's thread is not a daemon, and would
      * keep the server's JVM alive after its main thread ends.
      */

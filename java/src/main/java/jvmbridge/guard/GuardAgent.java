@@ -11,7 +11,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import javax.crypto.Cipher;
+import javax.management.JMException;
 import javax.management.ObjectName;
 
 /**
@@ -19,10 +24,11 @@ import javax.management.ObjectName;
  * proves, inside the server's own JVM, that the AES its JIT compiled computes the right bytes.
  *
  * <p>A daemon thread at the lowest priority waits {@code delay} seconds, then runs each mode's
- * SelfTest (a class of its own per test, TestLoader) pass after pass until C2 has compiled it
- * (seen through the JVM's own flight recorder, {@code jdk.Compilation} events, JDK 14+) and a few
- * passes more ran on that code; it
- * sleeps between passes to use at most {@code share} of one core, and gives up after
+ * SelfTest (a class of its own per test, TestLoader; modes cbc, ctr, gcm, ecb, cfb) pass after
+ * pass until C2 has compiled it and, where SunJCE serves the mode, the JDK's class that calls the
+ * mode's intrinsic (both seen through the JVM's own flight recorder, {@code jdk.Compilation}
+ * events, JDK 14+; on JDK 11-13 in its code list, polled), and a few passes more ran on that
+ * code; it sleeps between passes to use at most {@code share} of one core, and gives up after
  * {@code budget} seconds of its own CPU time. Each time C2 compiles the JDK's AES code again, the
  * modes are tested again (at most every {@code retest} seconds). Nothing is ever written to the server's output
  * but one log line (System.Logger) when a mode computes wrong bytes.
@@ -35,6 +41,18 @@ import javax.management.ObjectName;
 public final class GuardAgent {
     public static final String PROPERTY = "jvmbridge.guard";
     private static final int PASSES_AFTER_COMPILE = 5;
+    private static final String SUNJCE = "com.sun.crypto.provider.";
+    /**
+     * SunJCE's classes whose methods call each mode's intrinsic (or, CFB, AESCrypt's block one):
+     * until C2 has compiled one of them the mode runs in Java, whatever the self-test's own code is.
+     * The same names in JDK 11, 17 and 25 (GCM is GaloisCounterMode with GHASH and GCTR).
+     */
+    private static final Map<String, List<String>> INTRINSIC_CALLERS = Map.of(
+            "CBC", List.of("CipherBlockChaining"),
+            "CTR", List.of("CounterMode"),
+            "GCM", List.of("GaloisCounterMode", "GHASH", "GCTR"),
+            "ECB", List.of("ElectronicCodeBook"),
+            "CFB", List.of("CipherFeedback", "AESCrypt"));
     private final long retestMillis;
 
     private final List<String> modes = new ArrayList<>();
@@ -47,7 +65,9 @@ public final class GuardAgent {
     private volatile String testing = ""; // the running test's class loader (TestLoader), by name
     private volatile boolean testCompiled; // C2 has compiled a method of the running test's class
     private volatile long aesCompiledNanos = -1; // when C2 last compiled a method of the JDK's AES
+    private final Set<String> compiledSunJce = ConcurrentHashMap.newKeySet(); // SunJCE classes C2 compiled, e.g. "CounterMode"
     private int tests;
+    private CodeList codeList; // polled where there is no event stream (JDK 11-13); null with one
 
     private GuardAgent(String options) {
         Map<String, String> given = new LinkedHashMap<>();
@@ -59,8 +79,8 @@ public final class GuardAgent {
         }
         for (String mode : given.getOrDefault("modes", "cbc+ctr+gcm").split("\\+")) {
             String name = mode.trim().toUpperCase();
-            if (!name.equals("CBC") && !name.equals("CTR") && !name.equals("GCM")) {
-                throw new IllegalArgumentException("jvmbridge guard: modes are cbc, ctr and gcm, not " + mode);
+            if (!INTRINSIC_CALLERS.containsKey(name)) {
+                throw new IllegalArgumentException("jvmbridge guard: modes are cbc, ctr, gcm, ecb and cfb, not " + mode);
             }
             modes.add(name);
             states.put(name, "waiting");
@@ -143,8 +163,8 @@ public final class GuardAgent {
         try {
             if (!watchCompilations()) { // without seeing C2's work no test can prove anything: spend nothing
                 for (String mode : modes) {
-                    set(mode, "not proven " + now() + " (this JVM's compilations cannot be watched: the flight "
-                            + "recorder's event streams are JDK 14+ and need the jdk.jfr module)");
+                    set(mode, "not proven " + now() + " (this JVM's compilations cannot be watched: no flight "
+                            + "recorder event stream (JDK 14+, the jdk.jfr module) and no Compiler.codelist)");
                 }
                 return;
             }
@@ -159,23 +179,30 @@ public final class GuardAgent {
                 // Again once C2 has compiled the JDK's AES code since (a deoptimization, a new caller).
                 while (aesCompiledNanos < tested || System.nanoTime() - tested < retestMillis * 1_000_000L) {
                     Thread.sleep(1000);
+                    if (codeList != null && System.nanoTime() - tested >= retestMillis * 1_000_000L) {
+                        codeList.poll(60_000);
+                    }
                 }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        } catch (ReflectiveOperationException | JMException | RuntimeException | LinkageError e) {
             for (String mode : modes) {
                 set(mode, "not proven " + now() + " (the guard failed: " + e + ")");
             }
         }
     }
 
-    private void test(String mode) throws InterruptedException, ReflectiveOperationException {
+    private void test(String mode) throws InterruptedException, ReflectiveOperationException, JMException {
         set(mode, "testing since " + now());
         String loader = "jvmbridge-guard-" + mode + "-" + ++tests;
         @SuppressWarnings("unchecked")
         Supplier<String> test = (Supplier<String>) Class.forName(SelfTest.class.getName(), true, new TestLoader(loader))
                 .getConstructor(String.class, Provider.class).newInstance(mode, provider);
+        List<String> callers = intrinsicCallers(mode);
+        if (codeList != null) {
+            codeList.poll(0); // what C2 finished for the tests before this one is theirs
+        }
         testCompiled = false;
         testing = loader;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -186,6 +213,9 @@ public final class GuardAgent {
             long passStarted = System.nanoTime();
             String wrong = test.get();
             passes++;
+            if (codeList != null) {
+                codeList.poll(1000);
+            }
             if (wrong != null) {
                 set(mode, "WRONG " + now() + " (" + wrong + ")");
                 System.getLogger("jvmbridge.guard").log(System.Logger.Level.ERROR,
@@ -196,18 +226,22 @@ public final class GuardAgent {
                 }
                 return;
             }
-            if (testCompiled) {
+            if (testCompiled && (callers.isEmpty() || callers.stream().anyMatch(compiledSunJce::contains))) {
                 afterCompile++;
             }
             if (afterCompile >= PASSES_AFTER_COMPILE) {
-                set(mode, "verified " + now() + " (" + passes + " passes, " + PASSES_AFTER_COMPILE
-                        + " of them on code C2 compiled, " + test + ")");
+                List<String> compiled = new ArrayList<>(callers);
+                compiled.retainAll(compiledSunJce);
+                set(mode, "verified " + now() + " (" + passes + " passes, the last " + PASSES_AFTER_COMPILE
+                        + " after C2 compiled the self-test" + (compiled.isEmpty() ? "" : " and SunJCE's "
+                        + String.join(" and ", compiled)) + ", " + test + ")");
                 return;
             }
             double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpuStart) / 1e9;
             if (cpuSeconds > budgetSeconds) {
-                set(mode, "not proven " + now() + " (" + passes + " passes right, but C2 did not compile the "
-                        + "self-test within " + budgetSeconds + " s of CPU)");
+                set(mode, "not proven " + now() + " (" + passes + " passes right, but C2 did not compile "
+                        + (testCompiled ? "SunJCE's " + String.join(" or ", callers) : "the self-test")
+                        + " within " + budgetSeconds + " s of CPU)");
                 return;
             }
             long took = System.nanoTime() - passStarted;
@@ -216,19 +250,43 @@ public final class GuardAgent {
         }
     }
 
-    /** Listen to C2's compilations (CompilationWatch); false where they cannot be had. */
-    private boolean watchCompilations() {
+    /**
+     * The SunJCE classes whose compilation the mode's test waits for; none when another provider
+     * serves the mode (its code is its own: the test's compilation is all there is to wait for).
+     */
+    private List<String> intrinsicCallers(String mode) {
         try {
-            return CompilationWatch.start((type, loader) -> {
-                if (type.startsWith(SelfTest.class.getName()) && loader.equals(testing)) {
-                    testCompiled = true;
-                } else if (type.startsWith("com.sun.crypto.provider.")) {
-                    aesCompiledNanos = System.nanoTime();
-                }
-            });
-        } catch (LinkageError e) { // a runtime without the jdk.jfr module
-            return false;
+            String transformation = SelfTest.transformation(mode);
+            Cipher cipher = provider == null ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
+            return cipher.getProvider().getName().equals("SunJCE") ? INTRINSIC_CALLERS.get(mode) : List.of();
+        } catch (java.security.GeneralSecurityException e) {
+            return List.of(); // the self-test says why it cannot run
         }
+    }
+
+    /**
+     * Listen to C2's compilations: streamed (CompilationWatch), or else polled (CodeList); false
+     * where neither can be had.
+     */
+    private boolean watchCompilations() {
+        BiConsumer<String, String> compiled = (type, loader) -> {
+            // A null loader: the code list's, which names none; the running test's.
+            if (type.startsWith(SelfTest.class.getName()) && (loader == null || loader.equals(testing))) {
+                testCompiled = true;
+            } else if (type.startsWith(SUNJCE)) {
+                compiledSunJce.add(type.substring(SUNJCE.length()).split("\\$")[0]);
+                aesCompiledNanos = System.nanoTime();
+            }
+        };
+        try {
+            if (CompilationWatch.start(compiled)) {
+                return true;
+            }
+        } catch (LinkageError e) { // a runtime without the jdk.jfr module
+            // the code list, then
+        }
+        codeList = CodeList.start(compiled);
+        return codeList != null;
     }
 
     private static String now() {

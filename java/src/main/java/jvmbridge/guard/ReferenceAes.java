@@ -131,9 +131,7 @@ public final class ReferenceAes {
     /** AES/CBC/PKCS5Padding encryption: PKCS#7 padding to a whole block, always at least one byte. */
     public static byte[] cbcEncrypt(byte[] key, byte[] iv, byte[] plaintext) {
         ReferenceAes aes = new ReferenceAes(key);
-        int pad = 16 - plaintext.length % 16;
-        byte[] padded = Arrays.copyOf(plaintext, plaintext.length + pad);
-        Arrays.fill(padded, plaintext.length, padded.length, (byte) pad);
+        byte[] padded = padded(plaintext);
         byte[] out = new byte[padded.length];
         byte[] chain = iv.clone();
         for (int at = 0; at < padded.length; at += 16) {
@@ -149,9 +147,7 @@ public final class ReferenceAes {
     /** AES/CBC/PKCS5Padding decryption of whole blocks, the padding checked and removed. */
     public static byte[] cbcDecrypt(byte[] key, byte[] iv, byte[] ciphertext) {
         ReferenceAes aes = new ReferenceAes(key);
-        if (ciphertext.length == 0 || ciphertext.length % 16 != 0) {
-            throw new IllegalArgumentException("CBC ciphertext must be whole blocks");
-        }
+        wholeBlocks(ciphertext);
         byte[] out = new byte[ciphertext.length];
         byte[] chain = iv;
         for (int at = 0; at < ciphertext.length; at += 16) {
@@ -161,11 +157,70 @@ public final class ReferenceAes {
             }
             chain = Arrays.copyOfRange(ciphertext, at, at + 16);
         }
+        return unpadded(out);
+    }
+
+    /** AES/ECB/PKCS5Padding encryption: each padded block on its own. */
+    public static byte[] ecbEncrypt(byte[] key, byte[] plaintext) {
+        ReferenceAes aes = new ReferenceAes(key);
+        byte[] padded = padded(plaintext);
+        byte[] out = new byte[padded.length];
+        for (int at = 0; at < padded.length; at += 16) {
+            System.arraycopy(aes.encryptBlock(padded, at), 0, out, at, 16);
+        }
+        return out;
+    }
+
+    /** AES/ECB/PKCS5Padding decryption of whole blocks, the padding checked and removed. */
+    public static byte[] ecbDecrypt(byte[] key, byte[] ciphertext) {
+        ReferenceAes aes = new ReferenceAes(key);
+        wholeBlocks(ciphertext);
+        byte[] out = new byte[ciphertext.length];
+        for (int at = 0; at < ciphertext.length; at += 16) {
+            System.arraycopy(aes.decryptBlock(ciphertext, at), 0, out, at, 16);
+        }
+        return unpadded(out);
+    }
+
+    /**
+     * AES/CFB/NoPadding (CFB-128, SP 800-38A) in either direction: each block XORed with E(the
+     * previous ciphertext block, the IV first); a last partial block uses as much of it as it needs.
+     */
+    public static byte[] cfb(byte[] key, byte[] iv, byte[] input, boolean decrypt) {
+        ReferenceAes aes = new ReferenceAes(key);
+        byte[] out = new byte[input.length];
+        byte[] feedback = iv.clone();
+        for (int at = 0; at < input.length; at += 16) {
+            byte[] stream = aes.encryptBlock(feedback, 0);
+            int length = Math.min(16, input.length - at);
+            for (int i = 0; i < length; i++) {
+                out[at + i] = (byte) (input[at + i] ^ stream[i]);
+            }
+            feedback = Arrays.copyOfRange(decrypt ? input : out, at, at + 16);
+        }
+        return out;
+    }
+
+    /** PKCS#7 padding to a whole block, always at least one byte. */
+    private static byte[] padded(byte[] plaintext) {
+        int pad = 16 - plaintext.length % 16;
+        byte[] padded = Arrays.copyOf(plaintext, plaintext.length + pad);
+        Arrays.fill(padded, plaintext.length, padded.length, (byte) pad);
+        return padded;
+    }
+
+    private static byte[] unpadded(byte[] out) {
         int pad = out[out.length - 1] & 0xff;
         if (pad < 1 || pad > 16) {
             throw new IllegalArgumentException("bad padding");
         }
         return Arrays.copyOf(out, out.length - pad);
+    }
+
+    private static void wholeBlocks(byte[] ciphertext) {
+        if (ciphertext.length == 0 || ciphertext.length % 16 != 0) {
+            throw new IllegalArgumentException("padded ciphertext must be whole blocks");
+        }
     }
 
     /** AES/CTR/NoPadding (either direction): the whole 16-byte counter incremented as one big-endian number. */
@@ -347,13 +402,19 @@ public final class ReferenceAes {
             case "ctr":
                 out = ctr(key, iv, input);
                 break;
+            case "ecb": // the IV argument is there and unused
+                out = decrypt ? ecbDecrypt(key, input) : ecbEncrypt(key, input);
+                break;
+            case "cfb":
+                out = cfb(key, iv, input, decrypt);
+                break;
             case "gcm": { // the AAD after "decrypt" or "encrypt"
                 byte[] aad = args.length > 5 ? hex(args[5]) : new byte[0];
                 out = decrypt ? gcmDecrypt(key, iv, aad, input) : gcmEncrypt(key, iv, aad, input);
                 break;
             }
             default:
-                throw new IllegalArgumentException("modes: cbc, ctr, gcm");
+                throw new IllegalArgumentException("modes: cbc, ctr, gcm, ecb, cfb");
         }
         System.out.println(hex(out));
     }

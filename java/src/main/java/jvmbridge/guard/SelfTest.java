@@ -61,7 +61,7 @@ public final class SelfTest implements Supplier<String> {
         }
     }
 
-    final String mode; // "CBC", "CTR" or "GCM"
+    final String mode; // "CBC", "CTR", "GCM", "ECB" or "CFB"
     private final String transformation;
     private final Provider provider; // null for the JVM's first choice
     final List<Case> cases = new ArrayList<>();
@@ -69,7 +69,7 @@ public final class SelfTest implements Supplier<String> {
     public SelfTest(String mode, Provider provider) {
         this.mode = mode;
         this.provider = provider;
-        this.transformation = mode.equals("CBC") ? "AES/CBC/PKCS5Padding" : "AES/" + mode + "/NoPadding";
+        this.transformation = transformation(mode);
         Random random = new Random(0x6a76_6d62L);
         int seed = 0;
         for (int keyBytes : new int[] {16, 32}) {
@@ -93,15 +93,35 @@ public final class SelfTest implements Supplier<String> {
                     if (mode.equals("CTR")) {
                         iv[15] = (byte) 0xfe; // the counter's carry crosses a byte within two blocks
                     }
-                    byte[] ciphertext = mode.equals("CBC") ? ReferenceAes.cbcEncrypt(key, iv, plaintext)
-                            : mode.equals("CTR") ? ReferenceAes.ctr(key, iv, plaintext)
-                            : ReferenceAes.gcmEncrypt(key, iv, aad, plaintext);
+                    byte[] ciphertext = encrypted(mode, key, iv, aad, plaintext);
                     String name = "AES-" + keyBytes * 8 + " " + (decrypt ? "decrypt" : "encrypt") + " of " + size
                             + " bytes" + (aad.length > 0 ? " with " + aad.length + " bytes of AAD" : "");
                     cases.add(decrypt ? new Case(name, key, iv, aad, true, ciphertext, plaintext, seed++)
                             : new Case(name, key, iv, aad, false, plaintext, ciphertext, seed++));
                 }
             }
+        }
+    }
+
+    /** The transformation a mode is tested as: the padded modes with PKCS#5 padding, so every length is one case. */
+    static String transformation(String mode) {
+        return "AES/" + mode + (mode.equals("CBC") || mode.equals("ECB") ? "/PKCS5Padding" : "/NoPadding");
+    }
+
+    private static byte[] encrypted(String mode, byte[] key, byte[] iv, byte[] aad, byte[] plaintext) {
+        switch (mode) {
+            case "CBC":
+                return ReferenceAes.cbcEncrypt(key, iv, plaintext);
+            case "CTR":
+                return ReferenceAes.ctr(key, iv, plaintext);
+            case "GCM":
+                return ReferenceAes.gcmEncrypt(key, iv, aad, plaintext);
+            case "ECB":
+                return ReferenceAes.ecbEncrypt(key, plaintext);
+            case "CFB":
+                return ReferenceAes.cfb(key, iv, plaintext, false);
+            default:
+                throw new IllegalArgumentException("no mode " + mode);
         }
     }
 
@@ -227,6 +247,8 @@ public final class SelfTest implements Supplier<String> {
         if (mode.equals("GCM")) {
             cipher.init(direction, new SecretKeySpec(c.key, "AES"), new GCMParameterSpec(128, c.iv));
             cipher.updateAAD(c.aad);
+        } else if (mode.equals("ECB")) {
+            cipher.init(direction, new SecretKeySpec(c.key, "AES"));
         } else {
             cipher.init(direction, new SecretKeySpec(c.key, "AES"), new IvParameterSpec(c.iv));
         }

@@ -34,6 +34,21 @@ public class ReferenceAesTest {
     }
 
     @Test
+    public void sp800_38aEcbAndCfb128Aes128FirstBlock() {
+        // NIST SP 800-38A F.1.1 ECB-AES128.Encrypt and F.3.13 CFB128-AES128.Encrypt, block 1 (ECB
+        // with PKCS#5 padding: the padding block follows, so only the first block is the vector's).
+        byte[] key = ReferenceAes.hex("2b7e151628aed2a6abf7158809cf4f3c");
+        byte[] plaintext = ReferenceAes.hex("6bc1bee22e409f96e93d7e117393172a");
+        byte[] ecb = ReferenceAes.ecbEncrypt(key, plaintext);
+        assertEquals("3ad77bb40d7a3660a89ecaf32466ef97", ReferenceAes.hex(java.util.Arrays.copyOf(ecb, 16)));
+        assertEquals(ReferenceAes.hex(plaintext), ReferenceAes.hex(ReferenceAes.ecbDecrypt(key, ecb)));
+        byte[] iv = ReferenceAes.hex("000102030405060708090a0b0c0d0e0f");
+        byte[] cfb = ReferenceAes.cfb(key, iv, plaintext, false);
+        assertEquals("3b3fd92eb72dad20333449f8e83cfb4a", ReferenceAes.hex(cfb));
+        assertEquals(ReferenceAes.hex(plaintext), ReferenceAes.hex(ReferenceAes.cfb(key, iv, cfb, true)));
+    }
+
+    @Test
     public void gcmEqualsTheJcesWithAndWithoutAad() throws Exception {
         byte[] key = ReferenceAes.hex("feffe9928665731c6d6a8f9467308308");
         byte[] iv = ReferenceAes.hex("cafebabefacedbaddecaf888");
