@@ -11,7 +11,6 @@ import warnings
 import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.live import StepProgress, wanted
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
@@ -69,6 +68,8 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
         warnings.showwarning(other.message, other.category, other.filename, other.lineno)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
+    from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
+
     live = StepProgress() if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():

@@ -13,7 +13,6 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
                                   export_options, java_option, output_option, quiet_option, trust_option,
                                   write_exports)
-from jvmbridge.cli.live import CompareProgress, wanted
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -109,6 +108,8 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet
 
     for key, why in left_out(request.matrix).items():
         click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
+    from jvmbridge.cli.live import CompareProgress, wanted  # rich, loaded only by the commands that draw
+
     live = CompareProgress() if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():

@@ -10,7 +10,7 @@ import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
                                   print_document, quiet_option, read_fleet, write_exports)
-from jvmbridge.saved.history import COLUMN_KINDS
+from jvmbridge.saved.columns import COLUMN_KINDS
 
 
 @click.command()

@@ -16,7 +16,6 @@ from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
                                   export_options, javas_or_usage_error, output_option, quiet_option, trust_option,
                                   write_exports)
-from jvmbridge.cli.live import StepProgress, wanted
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -64,6 +63,8 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
     sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
+    from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
+
     live = StepProgress(len(targets) * len(modes)) if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():

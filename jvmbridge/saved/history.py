@@ -80,12 +80,6 @@ def describe_runs(frame: pd.DataFrame) -> list[str]:
             else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
 
 
-# How `report` may lay out columns: one per run, per host (servers side by side), per JDK (native
-# rows in a "native" column), per thread count (how throughput scales with --threads), or per
-# setting (intrinsics or AES-NI on beside off, as a published "with and without AES-NI" text has them).
-COLUMN_KINDS = ("run", "host", "jdk", "threads", "setting", "size")
-
-
 @dataclass
 class RunComparison:
     columns: list[str]  # column labels, in the order shown
