@@ -110,6 +110,11 @@ def run_cli_as(uid: int, *args: str, env: dict | None = None, timeout: float = 1
                           env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
 
 
+def upper_bound(ratio: dict) -> float:
+    """A ratio's high end as JSON has it: null where one side has no interval (one fork left): unbounded."""
+    return float("inf") if ratio["high"] is None else ratio["high"]
+
+
 def notes_of(row: dict) -> str:
     """A result row's notes as one text (saved and printed as a list of {kind, text})."""
     return "; ".join(note["text"] for note in row["notes"])

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from conftest import jdk_homes, notes_of, run_cli, run_json
+from conftest import jdk_homes, notes_of, run_cli, run_json, upper_bound
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats import t_quantile
 
@@ -100,7 +100,7 @@ def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
     assert all(label.startswith("JVM vs OpenSSL C loop (jvmbridge)") and "against" not in label
                for label in labels if "acceleration" in label)
     for ratio in report["ratios"]:
-        assert ratio["low"] <= ratio["times"] <= ratio["high"]
+        assert ratio["low"] <= ratio["times"] <= upper_bound(ratio)
     (intrinsics,) = [r for r in report["ratios"] if r["label"].startswith("intrinsics speedup")]
     assert intrinsics["significant"] and intrinsics["low"] > 1  # a several-fold effect
 

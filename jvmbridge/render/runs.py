@@ -1,6 +1,8 @@
 """`jvmbridge report` output: saved runs side by side, with the notes that say what differs."""
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 import markupsafe
@@ -110,8 +112,12 @@ def _html_cell(comparison: RunComparison, configuration: str, column: str, value
     if column.endswith(" ns/op"):
         row = comparison.cells.get((configuration, column.removesuffix(" ns/op")))
         shown = "-" if row is None else _cell(value)
-        error = None if row is None or pd.isna(row.ns_per_op_error) else row.ns_per_op_error
-        interval = f"±{error / value:.1%}" if error is not None and value else ""
+        if row is None or not value:
+            interval = ""
+        elif pd.isna(row.ns_per_op_error) or math.isinf(row.ns_per_op_error):  # one fork left: said, not hidden
+            interval = "no interval"
+        else:
+            interval = f"±{row.ns_per_op_error / value:.1%}"
         return {"text": shown, "kind": "number", "interval": interval}
     if isinstance(value, float):  # a figure in a column of its own kind (report --columns size)
         return {"text": "-" if pd.isna(value) else _cell(value), "kind": "number", "interval": ""}
