@@ -150,6 +150,11 @@ def test_a_cause_shared_by_every_pattern_is_printed_once_and_the_bug_once_anyway
 def test_check_verdicts_carry_the_verification():
     active = Verdict("CTR", "active", "JIT used CounterMode::implCrypt (intrinsic) within 0.2 s")
     assert with_verification(active, _mode([])).status == Status.VERIFIED
+    # Right bytes from code the JIT had not yet made intrinsic prove nothing about the intrinsic.
+    uncompiled = with_verification(active, {**_mode([]), "status": "correct, intrinsic not compiled", "compiled_passes": 0})
+    assert uncompiled.status == Status.ACTIVE and uncompiled.reason.endswith(
+        "; verify's bytes were right, but no pass ran on the compiled CounterMode::implCrypt within its 3 s "
+        "(`jvmbridge verify` runs longer)")
     wrong = with_verification(active, _mode([_finding("updates")]))
     assert wrong.status == Status.WRONG and "AES-128 encrypt of 5 bytes" in wrong.reason and "JDK-8292158" in wrong.reason
 

@@ -168,9 +168,14 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
 
 def with_verification(verdict: Verdict, verified: dict) -> Verdict:
     """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
-    if Outcome(verified["status"]).right:
+    outcome = Outcome(verified["status"])
+    if outcome is Outcome.CORRECT:
         return Verdict(verdict.mode, Status.VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
                                                f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
+    if outcome is Outcome.UNCOMPILED:  # right bytes, but from code the JIT had not yet made intrinsic: not proven
+        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify's bytes were right, but no pass ran "
+                                                     f"on the compiled {verified['intrinsics_expected']} within its "
+                                                     f"{verified['seconds']:g} s (`jvmbridge verify` runs longer)")
     if not verified["findings"]:
         return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
     first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction

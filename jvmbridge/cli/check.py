@@ -19,10 +19,6 @@ from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_opti
                                   export_options, output_option, print_document, quiet_option, trust_option)
 
 
-# Per mode: enough for C2 to compile the intrinsic and two passes after it on this 2-core machine.
-QUICK_VERIFY_SECONDS_PER_MODE = 10
-
-
 @click.command()
 @java_option
 @trust_option
@@ -37,6 +33,9 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
               metavar="SECONDS", help="How long to run each mode before calling its intrinsic not observed.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
+# The default, per mode: enough for C2 to compile the intrinsic and two passes after it on a 2-core machine.
+@click.option("--verify-time", "verify_seconds", type=click.FloatRange(1, 3600), default=10, show_default=True,
+              metavar="SECONDS", help="How long each mode's sweep may run (the modes of a JDK share their time).")
 @format_option("check")
 @export_options("check")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
@@ -44,8 +43,8 @@ QUICK_VERIFY_SECONDS_PER_MODE = 10
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
                                                   "`jvmbridge fleet` passes the inventory's.")
-def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, verify, output_format,
-          exports, as_json, output, quiet, host_name):
+def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, verify,
+          verify_seconds, output_format, exports, as_json, output, quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
     JDKs (--java, default JAVA_HOME or java on PATH) are checked unless only --pid/--all-jvms
@@ -67,7 +66,7 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
         warnings.showwarning(other.message, other.category, other.filename, other.lineno)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
-    quick = Sweep(tuple(quick_sizes()), budget=QUICK_VERIFY_SECONDS_PER_MODE * len(modes))
+    quick = Sweep(tuple(quick_sizes()), budget=verify_seconds * len(modes))
     from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
 
     live = StepProgress() if wanted(quiet) else None
