@@ -106,6 +106,17 @@ def test_the_guard_finds_a_planted_provider_that_goes_wrong_once_warm(planted_ja
     assert "CTR  WRONG" in done.stdout and "oneshot pattern" in done.stdout
 
 
+def test_onwrong_exit_ends_the_server_with_status_3_after_one_log_line(planted_jar):
+    agent = f"-javaagent:{guard_jar()}=modes=ctr,delay=0,provider=planted.PlantedProvider,onwrong=exit"
+    done = subprocess.run(["java", "-Dplanted.after=1000", agent, "-cp", f"{harness_jar()}{os.pathsep}{planted_jar}",
+                           "jvmbridge.harness.AesWorkload", "120"], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 3, done.stderr
+    logged = [line for line in done.stderr.splitlines() if "jvmbridge" in line or "AES/CTR" in line]
+    assert any("AES/CTR in this JVM computes wrong bytes after the JIT: oneshot pattern" in line
+               and line.endswith("; exiting (onwrong=exit)") for line in logged), done.stderr
+    assert done.stdout == ""  # nothing on the server's own output
+
+
 def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp_path):
     java = str(jdk_homes()[0] / "bin" / "java")
     workload = ["-cp", str(harness_jar()), "jvmbridge.harness.AesWorkload", "3"]
