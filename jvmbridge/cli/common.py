@@ -180,6 +180,6 @@ def read_fleet(paths: list):
     from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
 
     try:
-        return fleet_of(read_documents(paths))
+        return fleet_of(read_documents(paths), sources=paths)
     except FleetFileError as e:
         raise click.UsageError(str(e)) from None

@@ -6,6 +6,7 @@ A host that could not be checked is a document too ({"host": ..., "unchecked": w
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,17 +28,11 @@ def is_check_document(path: Path) -> bool:
 
 
 def read_documents(paths: list[Path]) -> list[dict]:
-    """The documents at ``paths``; FleetFileError naming the first that is not a complete one."""
     documents = []
     for path in paths:
         if not is_check_document(path):
             raise FleetFileError(f"{path}: not a `jvmbridge check --format json` document")
-        document = json.loads(Path(path).read_text())
-        try:
-            _host_rows(document)
-        except FleetFileError as e:
-            raise FleetFileError(f"{path}: {e}") from None
-        documents.append(document)
+        documents.append(json.loads(Path(path).read_text()))
     return documents
 
 
@@ -95,24 +90,26 @@ class Fleet:
         return "; ".join(parts) + "."
 
 
-def fleet_of(documents: list[dict]) -> Fleet:
+def fleet_of(documents: list[dict], sources: Sequence[object] = ()) -> Fleet:
+    """The fleet of ``documents``; ``sources`` (the files they were read from) name a document
+    that is not a complete one in the FleetFileError."""
     rows, unchecked, hosts = [], {}, []
-    for document in documents:
+    for index, document in enumerate(documents):
         host = str(document["host"])
         hosts.append(host)
         if "unchecked" in document:
             unchecked[host] = str(document["unchecked"])
-        else:
-            rows += _host_rows(document)
+            continue
+        try:
+            rows += _host_rows(host, document)
+        except FleetFileError as e:
+            raise FleetFileError(f"{sources[index]}: {e}" if index < len(sources) else str(e)) from None
     return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
 
 
-def _host_rows(document: dict) -> list[FleetRow]:
+def _host_rows(host: str, document: dict) -> list[FleetRow]:
     """A checked host's rows; FleetFileError where the document lacks what a `check` document has
     (a hand-edited file, one from another tool, or a hostile host's)."""
-    host = str(document.get("host"))
-    if "unchecked" in document:
-        return []
     rows = []
     try:
         for jdk in document.get("jdks", []):
