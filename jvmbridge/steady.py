@@ -12,6 +12,7 @@ too: they are set aside from the fork's summary, as the warm-up chunks are.
 """
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import warnings
@@ -45,8 +46,15 @@ class Steady:
 
 def classify(chunks: list[float], rounds: list[float]) -> Steady:
     """The steadiness of one fork from its warm-up chunks' and timed rounds' ns/op, in run order."""
-    binned = _binned(chunks, MAX_WARMUP_POINTS)
-    series = [value / statistics.median(rounds) for value in binned + rounds]  # relative: one scale for every row
+    return _classify(tuple(chunks), tuple(rounds))
+
+
+# PELT takes some 12 ms a fork; the stopping rule asks again about the same first forks after
+# every fork, and the row's summary once more at the end.
+@functools.lru_cache(maxsize=256)
+def _classify(chunks: tuple[float, ...], rounds: tuple[float, ...]) -> Steady:
+    binned = _binned(list(chunks), MAX_WARMUP_POINTS)
+    series = [value / statistics.median(rounds) for value in binned + list(rounds)]  # relative: one scale for every row
     changes = _merged(series, _change_points(series))
     if not changes:
         return Steady(Steadiness.FLAT, 0)
