@@ -43,12 +43,16 @@ class Cliff:
 def cliffs(frame: pd.DataFrame) -> list[Cliff]:
     """Every cliff between adjacent sizes of each configuration in ``frame`` (one run's rows)."""
     keys = [key for key in _CONFIGURATION if key in frame]
+    configurations: dict[tuple, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
+    for row in frame.itertuples():
+        configurations.setdefault(tuple(None if missing(getattr(row, key)) else getattr(row, key) for key in keys),
+                                  []).append(row)
     found = []
-    for _, rows in frame.groupby(keys, sort=False, dropna=False):
-        rows = rows.sort_values("message_bytes")
-        first = next(rows.itertuples())
+    for rows in configurations.values():
+        rows.sort(key=lambda row: row.message_bytes)
+        first = rows[0]
         name = f"{name_of(first)} | {first.setting} | {first.cipher} {first.direction}, {first.shape}"
-        for a, b in zip(rows.itertuples(), rows.iloc[1:].itertuples()):
+        for a, b in zip(rows, rows[1:]):
             if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
                 continue
             # Time of the smaller message over that of the larger: above 1, the larger took less.

@@ -1,7 +1,7 @@
 """What only rows side by side can say: how many times faster one row is than another (ratios of a
 kind, with intervals), and where a loop wrapped around another engine's measures mostly the wrapping.
 
-Rows are pandas rows of one run's frame; which rows pair up is the engines' say (engines.Engine).
+Rows are rows of one run's frame (pandas rows or itertuples() tuples); which rows pair up is the engines' say (engines.Engine).
 """
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
         suffix = "".join(f", {value} B" if key == "message_bytes" else f", {value}" for key, value in named.items())
         found += [Ratio(r.kind, r.label + suffix, r.value, r.low, r.high, r.significant)
-                  for r in _ratios_of_one_operation(rows.reset_index(drop=True))]
+                  for r in _ratios_of_one_operation(rows)]
     return found
 
 
@@ -115,13 +115,12 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
     several_shapes = frame.groupby("engine")["shape"].nunique().max() > 1
     shapes = list(dict.fromkeys(frame["shape"]))
 
+    rows = list(frame.itertuples())  # searched as tuples: a mask and a Series per pick took ms each
+
     def pick(engine, accelerated: bool, implementation: str | None, shape: str | None):
-        rows = frame[(frame.engine == engine.label) & (frame.accelerated == accelerated)]
-        if implementation is not None:
-            rows = rows[rows.implementation == implementation]
-        if shape is not None:
-            rows = rows[rows["shape"] == shape]
-        return rows.iloc[0] if len(rows) else None
+        return next((row for row in rows if row.engine == engine.label and row.accelerated == accelerated
+                     and (implementation is None or row.implementation == implementation)
+                     and (shape is None or row.shape == shape)), None)
 
     def subjects(engine) -> list[str | None]:
         """Each implementation of an engine compared per implementation (each JDK), else the engine as one."""
@@ -150,9 +149,8 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                     reference = pick(native, accelerated, None, shape)
                     reference = reference if reference is not None else pick(native, accelerated, None, None)
                     if row is not None and reference is not None:
-                        # ["shape"], not .shape: on a pandas row that is the row's dimensions.
-                        shapes_note = ("" if row["shape"] == reference["shape"]
-                                       else f" ({row['shape']} against {reference['shape']} shape)")
+                        shapes_note = ("" if row.shape == reference.shape
+                                       else f" ({row.shape} against {reference.shape} shape)")
                         found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
                                              f"{engine.subject(subject)}{shapes_note}", row, reference))
     return found

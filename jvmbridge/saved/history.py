@@ -114,9 +114,13 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
                      "the latest run's is shown")
     frame = _in_workload_order(frame[~duplicated])
     records, shown = [], {}
-    for config, group in frame.groupby("configuration", sort=False):
-        cells = {row.column: row for row in group.itertuples()}
-        record, base = {"configuration": config}, cells.get(base_label)
+    by_configuration: dict[str, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
+    for row in frame.itertuples():
+        by_configuration.setdefault(row.configuration, []).append(row)
+    for config, group in by_configuration.items():
+        cells = {row.column: row for row in group}
+        record: dict[str, Any] = {"configuration": config}
+        base = cells.get(base_label)
         for label in labels:
             row = cells.get(label)
             if row is not None:
