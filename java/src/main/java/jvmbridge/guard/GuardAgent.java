@@ -256,8 +256,7 @@ public final class GuardAgent {
      */
     private List<String> intrinsicCallers(String mode) {
         try {
-            String transformation = SelfTest.transformation(mode);
-            Cipher cipher = provider == null ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
+            Cipher cipher = SelfTest.instance(SelfTest.transformation(mode), provider);
             return cipher.getProvider().getName().equals("SunJCE") ? INTRINSIC_CALLERS.get(mode) : List.of();
         } catch (java.security.GeneralSecurityException e) {
             return List.of(); // the self-test says why it cannot run

@@ -240,9 +240,13 @@ public final class SelfTest implements Supplier<String> {
         }
     }
 
+    /** A Cipher for {@code transformation} from {@code provider}, or the JVM's first choice for null. */
+    static Cipher instance(String transformation, Provider provider) throws GeneralSecurityException {
+        return provider == null ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
+    }
+
     private Cipher cipher(Case c) throws GeneralSecurityException {
-        Cipher cipher = provider == null ? Cipher.getInstance(transformation)
-                : Cipher.getInstance(transformation, provider);
+        Cipher cipher = instance(transformation, provider);
         int direction = c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE;
         if (mode.equals("GCM")) {
             cipher.init(direction, new SecretKeySpec(c.key, "AES"), new GCMParameterSpec(128, c.iv));
