@@ -9,6 +9,7 @@ import click
 
 from jvmbridge.cli.common import classpath_option, java_option, javas_or_usage_error, trust_option
 from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 
 
 @click.command()
@@ -16,7 +17,7 @@ from jvmbridge.harness import HarnessUnavailable
               help="Print the agent jar's path (for -javaagent:PATH[=OPTIONS] on a server's command line) and exit.")
 @java_option
 @trust_option
-@click.option("--mode", "modes", type=click.Choice(["cbc", "ctr", "gcm", "ecb", "cfb"]), multiple=True, default=["cbc", "ctr", "gcm"],
+@click.option("--mode", "modes", type=click.Choice(list(MODES)), multiple=True, default=list(DEFAULT_MODES),
               show_default=True, help="Modes the guard proves; repeatable.")
 @click.option("--jvm-arg", multiple=True, metavar="OPTION", help="Extra JVM option for the demonstration; repeatable.")
 @click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "
