@@ -7,10 +7,12 @@ PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
 import os
+import pwd
 import random
 import signal
 import subprocess
@@ -18,6 +20,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from jvmbridge.progress import forks_wanted
@@ -138,10 +141,12 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
                     if watch.overdue():
                         stopped = watch.why(process.pid, on_hang)
                         process.kill()
+                        remove_jvm_files(process.pid)  # before the reap: the pid is still this child's
                         stdout, stderr = process.communicate()
                         return ChildOutcome(_load(result_path), process.returncode, stdout, stderr, stopped)
         except KeyboardInterrupt:  # stop the child; its saved parts still count
             process.kill()
+            remove_jvm_files(process.pid)
             process.wait()
             raise Interrupted(_load(result_path)) from None
         return ChildOutcome(_load(result_path), process.returncode, stdout, stderr)
@@ -290,8 +295,29 @@ def serve(handler: Callable[[dict, Save], dict]) -> None:
         result, status = {"error": str(e)}, 1
     save(result)
     sys.stdout.flush()
-    # os._exit: a started JVM's shutdown can hang or crash after the result is safely written.
+    # os._exit: a started JVM's shutdown can hang or crash after the result is safely written; what
+    # the JVM's exit would have removed is removed here.
+    remove_jvm_files(os.getpid())
     os._exit(status)
+
+
+def remove_jvm_files(pid: int) -> None:
+    """Remove what a HotSpot JVM in process ``pid`` leaves in /tmp unless it exits of itself: its
+    perf data, /tmp/hsperfdata_<user>/<pid> (/tmp whatever TMPDIR says, as HotSpot on Linux does),
+    and the attach socket /tmp/.java_pid<pid> an attach made it open. Only in this user's own
+    hsperfdata folder, not through a link: a folder of that name is anyone's to make in /tmp."""
+    Path(f"/tmp/.java_pid{pid}").unlink(missing_ok=True)
+    try:
+        folder = os.open(f"/tmp/hsperfdata_{pwd.getpwuid(os.geteuid()).pw_name}",
+                         os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except (OSError, KeyError):  # none (no JVM ran, or -XX:-UsePerfData), a link, or a user without a name
+        return
+    try:
+        if os.fstat(folder).st_uid == os.geteuid():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(str(pid), dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _save(path: str, result: dict) -> None:

@@ -72,9 +72,16 @@ def stop_jvm(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-    leftovers = [Path(f"/tmp/.java_pid{process.pid}"), *Path(tempfile.gettempdir()).glob(f"hsperfdata_*/{process.pid}")]
+    leftovers = [Path(f"/tmp/.java_pid{process.pid}"), *Path("/tmp").glob(f"hsperfdata_*/{process.pid}")]
     for leftover in leftovers:
         leftover.unlink(missing_ok=True)
+
+
+def stale_jvm_files() -> set[Path]:
+    """HotSpot's files in /tmp (whatever TMPDIR says) named by a pid no process has now: what a JVM
+    that did not exit of itself left behind."""
+    named = [*Path("/tmp").glob("hsperfdata_*/*"), *Path("/tmp").glob(".java_pid*")]
+    return {path for path in named if not Path("/proc", path.name.removeprefix(".java_pid")).exists()}
 
 
 PROVIDER_JARS = Path(__file__).resolve().parent.parent / "build" / "providers"

@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from conftest import jdk_homes, notes_of, run_cli, run_json, upper_bound
+from conftest import jdk_homes, notes_of, run_cli, run_json, stale_jvm_files, upper_bound
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats import t_quantile
 
@@ -288,9 +288,22 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
     assert all("-decrypt -evp aes-128-gcm" in r["details"]["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
 
 
-def test_threads_run_loops_at_once_on_every_side(quick):
-    done, data = run_json("compare", *quick, "--threads", "2", "--forks", "1")
+def test_the_jvm_forks_leave_nothing_in_tmp():
+    # Each JVM child ends with os._exit once its result is saved, which skips the JVM's own removal
+    # of its perf data: jvmbridge removes it. (HotSpot's next start removes those of dead pids, so a
+    # run's last fork is the one that would stay.)
+    before = stale_jvm_files()
+    done = run_cli("compare", "--engine", "jvm", "--round-time", "0.05", "--rounds", "1", "--forks", "1",
+                   "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
+    assert not stale_jvm_files() - before
+
+
+def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
+    # One run: its table on stdout, its data exported beside.
+    done = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--export-json", str(tmp_path / "run.json"))
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "run.json").read_text())
     assert data["metadata"]["workload"]["threads"] == 2
     assert {r["engine"].split(" (")[0] for r in data["results"]} == {"JVM", "OpenSSL C loop", "OpenSSL via pyca",
                                                                      "OpenSSL speed"}
@@ -300,9 +313,7 @@ def test_threads_run_loops_at_once_on_every_side(quick):
         assert row["ciphertext_ok"] in (True, None)
         if row["engine"].startswith("OpenSSL speed"):
             assert "-multi 2" in row["details"]["command"]
-    table = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--engine", "jvm")
-    assert table.returncode == 0, table.stderr
-    assert "ops/s/thread" in table.stdout and "2 loops at once" in table.stdout
+    assert "ops/s/thread" in done.stdout and "2 loops at once" in done.stdout
 
 
 def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():

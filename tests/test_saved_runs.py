@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, run_json, upper_bound
+from conftest import run_cli, run_json, stale_jvm_files, upper_bound
 from jvmbridge.saved.schema import SCHEMA_VERSION
 
 
@@ -202,6 +202,7 @@ def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
 
 def test_ctrl_c_during_a_jvms_forks_keeps_the_forks_that_finished(tmp_path):
     path = tmp_path / "interrupted.jsonl"
+    before = stale_jvm_files()
     _, stderr = interrupt_compare(path, tmp_path / "scratch", "--engine", "jvm", "--forks", "6",
                                   "--round-time", "0.1", "--rounds", "3", "--quiet")
     assert "Traceback" not in stderr
@@ -213,6 +214,7 @@ def test_ctrl_c_during_a_jvms_forks_keeps_the_forks_that_finished(tmp_path):
     assert "interrupted (Ctrl-C)" in json.dumps(row["notes"])
     assert [r["error"] for r in written if r["type"] == "failure"] == ["interrupted before it finished"]
     assert written[-1]["type"] == "end" and written[-1]["interrupted"] is True
+    assert not stale_jvm_files() - before  # the JVM killed mid-fork leaves no perf data (TMPDIR set or not)
 
 
 def test_truncated_and_corrupt_lines_are_reported_and_the_rest_read(saved, tmp_path):
@@ -328,7 +330,8 @@ def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_m
     dump = Path(failure["error"].split("its threads: ")[1].split()[0])
     assert dump.is_file() and "PlantedCipher.block" in dump.read_text()
     pid = dump.name.removeprefix("threads_pid").removesuffix(".txt")
-    assert not Path(f"/tmp/.java_pid{pid}").exists()  # the stopped JVM's attach socket is not left in /tmp
+    # The stopped JVM's attach socket and perf data are not left in /tmp.
+    assert not Path(f"/tmp/.java_pid{pid}").exists() and not list(Path("/tmp").glob(f"hsperfdata_*/{pid}"))
     left = subprocess.run(["pgrep", "-f", "planted.blockAt"], capture_output=True, text=True).stdout.split()
     assert not left, "the hung child is still running"
 

@@ -2,8 +2,6 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from jvmbridge.child import ChildOutcome, WorkerError, fork_rounds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
@@ -151,10 +149,7 @@ def thread_dump(pid: int) -> str:
         path.write_text(jcmd(pid, "Thread.print", timeout=20))
     except (AttachError, OSError) as e:
         return f"no thread dump ({e})"
-    finally:
-        # The JVM is stopped next, with no chance to remove the socket this attach made it open.
-        Path(f"/tmp/.java_pid{pid}").unlink(missing_ok=True)
-    return f"its threads: {path}"
+    return f"its threads: {path}"  # the socket this attach made it open goes when run_child stops it
 
 
 def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:

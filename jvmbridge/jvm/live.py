@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,8 +89,9 @@ def _owner(proc: Path) -> int | None:
 
 
 def _has_perf_data(pid: int) -> bool:
-    """HotSpot writes /tmp/hsperfdata_<user>/<pid> unless -XX:-UsePerfData: a JVM's mark."""
-    return any(Path(tempfile.gettempdir()).glob(f"hsperfdata_*/{pid}"))
+    """HotSpot writes /tmp/hsperfdata_<user>/<pid> unless -XX:-UsePerfData: a JVM's mark (in /tmp
+    whatever TMPDIR says)."""
+    return any(Path("/tmp").glob(f"hsperfdata_*/{pid}"))
 
 
 def all_live_jvms() -> list[LiveJvm]:
