@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -113,11 +113,18 @@ def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool) -> bool:
     return True
 
 
-def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quiet: bool) -> bool:
-    """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
+def _renderer(document: str, data) -> Callable[[str], str]:
+    """``data`` rendered in a format, each format once however many outputs want it."""
     from jvmbridge.render import render
 
-    written = [_write(path, render(document, output_format, data), f"{output_format} written to",
+    return functools.cache(lambda output_format: render(document, output_format, data))
+
+
+def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quiet: bool,
+                  rendered: Callable[[str], str] | None = None) -> bool:
+    """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
+    rendered = rendered or _renderer(document, data)
+    written = [_write(path, rendered(output_format), f"{output_format} written to",
                       f"the {output_format} export was not written", quiet) for output_format, path in exports]
     return all(written)
 
@@ -127,12 +134,11 @@ def print_document(document: str, output_format: str, data, output: Path | None,
     """``data`` printed as ``output_format``; with ``output``, saved as JSON too, and each export
     written, where said unless ``quiet``. False when a save failed (said in one line): the caller
     exits non-zero."""
-    from jvmbridge.render import render
-
-    click.echo(render(document, output_format, data), nl=False)
-    saved = output is None or _write(output, render(document, "json", data), "document saved to",
+    rendered = _renderer(document, data)
+    click.echo(rendered(output_format), nl=False)
+    saved = output is None or _write(output, rendered("json"), "document saved to",
                                      "the document above was not saved", quiet)
-    return write_exports(document, data, exports, quiet) and saved
+    return write_exports(document, data, exports, quiet, rendered) and saved
 
 
 java_option = click.option(
