@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_jvmbridge_arm64
+from conftest import run_cli, run_jvmbridge_arm64
 
 GRAVITON3 = Path(__file__).parent / "data" / "cpuinfo-aarch64-graviton3.txt"
 
@@ -15,10 +15,13 @@ def _verdicts(part: dict) -> dict[str, dict]:
     return {v["mode"]: v for v in part["verdicts"]}
 
 
-def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_the_intrinsics(arm64_python_root):
-    # Emulated, the JIT is some ten times slower: twice the default time for each mode's sweep.
-    done = run_jvmbridge_arm64(arm64_python_root, "check", "--verify-time", "20", "--format", "json", "-q",
-                               cpuinfo=GRAVITON3)
+def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_ctr(arm64_python_root):
+    # CTR only: emulated, a verify pass of CBC or GCM did not reach their compiled code within 30 s
+    # (2026-12-02: CTR verified in 10 s, CBC and GCM not in 29-33 s each, 154 s for the three);
+    # CTR has an arm64 stub of its own, as GCM uses it. The sweep stops once two passes ran on the
+    # compiled code: the generous time is spent only on a slow machine.
+    done = run_jvmbridge_arm64(arm64_python_root, "check", "--mode", "ctr", "--verify-time", "60", "--format", "json",
+                               "-q", cpuinfo=GRAVITON3)
     assert done.returncode == 0, done.stderr[-2000:]
     document = json.loads(done.stdout)
     assert document["cpu"]["model"] == "Arm Neoverse V1 (AWS Graviton3)"
@@ -26,15 +29,10 @@ def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_the_intrinsics(arm64_p
         "AESE/AESD round instructions (ARMv8 Crypto Extensions)")}
     jdk = document["jdks"][0]
     assert jdk["java_home"].endswith("java-21-openjdk-arm64")
-    verdicts = _verdicts(jdk)
-    assert set(verdicts) == {"CBC", "CTR", "GCM"}
-    # Each mode proven, or (its intrinsic not compiled in time on a slow, busy machine) said to be not
-    # proven, never called verified; at least one proven, end to end, on the arm64 JVM's own bytes.
-    for mode, verdict in verdicts.items():
-        assert verdict["status"] == "active, verified" or (
-            verdict["status"] == "active" and "no pass ran on the compiled" in verdict["reason"]), (mode, verdict)
-        assert (verdict["status"] == "active, verified") == (jdk["verification"][mode]["status"] == "correct")
-    assert any(verdict["status"] == "active, verified" for verdict in verdicts.values()), verdicts
+    (verdict,) = jdk["verdicts"]
+    # Proven end to end: the arm64 JVM's own bytes, after C2 compiled its CTR intrinsic, = OpenSSL's.
+    assert (verdict["mode"], verdict["status"]) == ("CTR", "active, verified"), verdict
+    assert jdk["verification"]["CTR"]["status"] == "correct"
     assert "CounterMode::implCrypt" in jdk["evidence"]["CTR"]["seen"]
 
 
@@ -64,8 +62,10 @@ def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64
     # JPype's in-process JVM hangs under qemu-user: the JVM rows are left out, saying why, not waited for.
     assert "JPype cannot start a JVM inside a qemu-user emulated process" in done.stdout + done.stderr
 
-    # The saved run reads back with the platform's names.
-    saved = run_jvmbridge_arm64(arm64_python_root, "report", "/tmp/arm64-run.jsonl")
+    # The saved run reads back with the platform's names, here on the x86 host, as a report is read elsewhere.
+    saved_run = arm64_python_root / "tmp" / "arm64-run.jsonl"  # the root's /tmp: the cached root is left as it was
+    saved = run_cli("report", str(saved_run))
+    saved_run.unlink()
     assert saved.returncode == 0, saved.stderr[-2000:]
     assert "ARMv8 Crypto Extensions on" in saved.stdout and "ARMv8 Crypto Extensions off" in saved.stdout, saved.stdout
 
