@@ -99,6 +99,19 @@ def test_a_file_in_a_folder_that_does_not_exist_is_refused_not_made(tmp_path, ar
     assert f"{target.parent}: no such folder (make it first)" in done.stderr and not target.parent.exists()
 
 
+@pytest.mark.fast
+@pytest.mark.parametrize("option", [["--format", "jmh"], ["--export-jmh", "fleet.json"]])
+def test_a_fleet_report_asked_for_a_format_only_runs_have_says_so(tmp_path, option):
+    (tmp_path / "checked").mkdir()
+    (tmp_path / "checked" / "host.json").write_text(
+        '{"host": "h", "jdks": [{"java_home": "/j", "version": "17", "options": [], '
+        '"verdicts": [{"mode": "CTR", "status": "active", "reason": "", "fix": ""}]}]}')
+    done = run_cli("report", str(tmp_path / "checked"), *[str(tmp_path / o) if o.endswith(".json") else o for o in option])
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "jmh is a format of saved `compare` runs; a fleet of `check` documents has table" in done.stderr
+    assert not (tmp_path / "fleet.json").exists()
+
+
 def test_a_jvm_option_java_refuses_is_quoted_verbatim_before_anything_is_measured(tmp_path):
     done = run_cli("compare", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
     assert_clean_failure(done, 2, "Unrecognized VM option 'NoSuchFlag'")

@@ -175,9 +175,12 @@ def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path
     assert [line.split()[0] for line in table[header + 1:header + 1 + rows]] == [str(i + 1) for i in range(rows)]
 
     loaded = read([saved])
-    document = RunsDocument(compare_runs(tidy_frame(loaded), "run"), loaded.problems)
+    frame = tidy_frame(loaded)
+    document = RunsDocument(compare_runs(frame, "run"), loaded.problems, frame)
     out = _every_format("runs", document)
     assert len(_strict(out["json"])["comparison"]) == rows
+    assert len({r["name"] for r in github_action_benchmark(out["jmh"])}) == rows
+    assert len(jmh_visualizer(out["jmh"])) == rows
     assert [cells[0] for cells in _html_rows(out["html"], "comparison")] == [
         printable(c) for c in document.comparison.table.configuration]
     assert len(_csv_rows(out["csv"])) == rows

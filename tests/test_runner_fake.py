@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from jvmbridge.child import WorkerError
 from jvmbridge.engines import ENGINES, Engine, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
@@ -384,6 +385,29 @@ def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines
     assert comparison.notes[0].startswith("zulu: ") and comparison.notes[3].startswith("run 4: ")
     against = compare_runs(frame, "run", "alpha (run 3)")  # --baseline by the name the header shows
     assert against.baseline == "alpha (run 3)" and "zulu vs alpha (run 3)" in against.table.columns
+
+
+@pytest.mark.fast
+def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines, tmp_path):
+    paths = []
+    for name in ("before", "after"):
+        paths.append(tmp_path / f"{name}.jsonl")
+        run(plan(workloads(), Matrix(engines=("c",))), output=paths[-1], name=name)
+    done = run_cli("report", *map(str, paths), "--format", "jmh")
+    assert done.returncode == 0, done.stderr
+    results = json.loads(done.stdout)
+    rows = len(read(paths).rows)
+    assert rows >= 4 and len(results) == rows  # every row of both runs, in the order they ran
+    assert [r["params"]["run"] for r in results] == ["before"] * (rows // 2) + ["after"] * (rows // 2)
+    # Tools that read JMH results key them by benchmark and params: none merged.
+    assert len({(r["benchmark"], json.dumps(r["params"], sort_keys=True)) for r in results}) == rows
+    assert all(r["primaryMetric"]["scoreUnit"] == "ns/op" and r["measurementTime"] == f"{Sampling().round_seconds:g} s"
+               for r in results)
+    # One run is written as compare wrote it: no run param.
+    one = run_cli("report", str(paths[0]), "--format", "jmh")
+    assert one.returncode == 0, one.stderr
+    assert [r["params"] for r in json.loads(one.stdout)] == [{k: v for k, v in r["params"].items() if k != "run"}
+                                                             for r in results[:rows // 2]]
 
 
 @pytest.mark.fast

@@ -54,8 +54,14 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
 
 def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool,
                   exports: list[tuple[str, Path]]) -> None:
+    from jvmbridge.render import FORMATS
+
     if plot_path:
         raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
+    for wanted in (output_format, *(f for f, _ in exports)):
+        if wanted not in FORMATS["fleet"]:
+            raise click.UsageError(f"{wanted} is a format of saved `compare` runs; a fleet of `check` documents "
+                                   f"has {', '.join(FORMATS['fleet'])}")
     fleet = read_fleet(paths)
     saved = print_document("fleet", output_format, fleet, output, quiet, exports)
     sys.exit(fleet.exit_code if saved else max(fleet.exit_code, 2))  # 2: could not do all it was asked

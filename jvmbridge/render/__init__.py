@@ -17,7 +17,7 @@ FORMATS: dict[str, tuple[str, ...]] = {
     "check": ("table", "markdown", "csv", "json"),
     "verify": ("table", "markdown", "csv", "json"),
     "jdks": ("table", "markdown", "csv", "json"),
-    "runs": ("table", "markdown", "csv", "json", "html"),
+    "runs": ("table", "markdown", "csv", "json", "jmh", "html"),
     "fleet": ("table", "markdown", "csv", "json", "html"),
 }
 

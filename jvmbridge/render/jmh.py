@@ -26,9 +26,10 @@ PERCENTILES = ("0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999",
 SECONDARY = "·jvmbridge.forkLowerQuartile"  # JMH's secondary metrics are named "·gc.alloc.rate" and so on
 
 
-def records(frame, round_seconds: float | None) -> list[dict]:
-    """One JMH result per row of ``frame`` (a comparison's flat rows), in its order."""
-    return [_record(row, round_seconds) for row in frame.itertuples()]
+def records(frame, round_seconds: float | None, params: dict[str, str] | None = None) -> list[dict]:
+    """One JMH result per row of ``frame`` (a comparison's flat rows), in its order; ``params``
+    beside each row's own (a saved run's name, where several runs are written together)."""
+    return [_record(row, round_seconds, params or {}) for row in frame.itertuples()]
 
 
 def _detail(row, name: str) -> str:
@@ -36,14 +37,14 @@ def _detail(row, name: str) -> str:
     return "" if missing(value) else str(value)
 
 
-def _record(row, round_seconds: float | None) -> dict:
+def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
     per_fork = row.rounds // row.forks if row.forks else row.rounds
     by_fork: list[list[float]] = [[] for _ in range(row.forks)]
     for fork, ns in zip(row.round_fork, row.round_ns_per_op):
         by_fork[fork].append(ns)
     jdk = jdk_of(row)
     params = {"setting": row.setting, "cipher": row.cipher, "direction": row.direction,
-              "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {})}
+              "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {}), **extra}
     options = " ".join(filter(None, (_detail(row, "jvm_args"), _detail(row, "openssl_args"))))
     if options:  # the user's own options make a configuration of its own
         params["options"] = options

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import markupsafe
 import pandas as pd
 
-from jvmbridge.saved.history import RunComparison, Versus
+from jvmbridge.saved.history import RunComparison, Versus, number_runs
+from jvmbridge.render import jmh
 from jvmbridge.render.html import page
 from jvmbridge.render.text import align, as_json, as_lines, markdown
 
@@ -76,6 +77,24 @@ def render_json(document: RunsDocument) -> str:
             for record in comparison.table.to_dict(orient="records")]
     return as_json({"schema_version": SCHEMA_VERSION, "columns": comparison.columns, "comparison": rows,
                     "notes": comparison.notes, "problems": document.problems})
+
+
+def render_jmh(document: RunsDocument) -> str:
+    """Every saved row in JMH's `-rf json` shape (jvmbridge.render.jmh), run by run; where there are
+    several runs a "run" param names each row's (JMH writes a file per run, and the tools that read
+    it tell results apart by benchmark and params)."""
+    if document.frame is None:
+        raise ValueError("a JMH rendering needs the runs' rows (RunsDocument.frame)")
+    frame = number_runs(document.frame)
+    several = frame.run.nunique() > 1
+    return as_json([record for _, rows in frame.groupby("run_order", sort=True)
+                    for record in jmh.records(rows, _round_seconds(rows),
+                                              {"run": rows.run.iloc[0]} if several else None)])
+
+
+def _round_seconds(rows: pd.DataFrame) -> float | None:
+    seconds = rows.round_seconds.iloc[0] if "round_seconds" in rows else None
+    return None if seconds is None or pd.isna(seconds) else float(seconds)
 
 
 def _cell(value) -> str:

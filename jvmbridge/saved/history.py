@@ -17,7 +17,8 @@ from jvmbridge.saved.store import Loaded
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
                 "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
                 "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
-                "file": ("file",), "published": ("published",), "run_name": ("name",)}
+                "file": ("file",), "published": ("published",), "run_name": ("name",),
+                "round_seconds": ("workload", "round_seconds")}
 
 
 def tidy_frame(loaded: Loaded) -> pd.DataFrame:
