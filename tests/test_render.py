@@ -36,3 +36,40 @@ def test_jdks_in_every_format():
     assert render("jdks", "markdown", rows).splitlines()[2] == "| PATH | /jdk | 17.0.15 | Debian | x86_64 | yes |"
     assert render("jdks", "csv", rows).splitlines()[1] == "PATH,/jdk,17.0.15,Debian,x86_64,True,"
     assert '"java_home": "/jdk"' in render("jdks", "json", rows)
+
+
+@pytest.mark.fast
+def test_the_widest_column_wraps_to_fit_and_keeps_every_word_and_the_rows_apart():
+    from jvmbridge.render.text import align
+
+    reason = "JIT used CounterMode::implCrypt (intrinsic) within 0.8 s; 576 cases x 8 call patterns = OpenSSL after the JIT"
+    lines = align([["mode", "verdict", "reason"], ["CTR", "active, verified", reason], ["GCM", "active", "short"]],
+                  width=60)
+    assert all(len(line) <= 60 for line in lines) and len(lines) > 3
+    start = lines[0].index("reason")
+    assert lines[1].startswith("CTR") and lines[-1].startswith("GCM")
+    assert " ".join(line[start:] for line in lines[1:-1]).split() == reason.split()  # every word, in order
+    assert all(line[:start].strip() == "" for line in lines[2:-1])  # the row's other cells once, on its first line
+    assert align([["a", "b"], ["x", reason]], width=None)[1] == f"x  {reason}"  # a pipe or a file: one line
+    # A path breaks after a "/".
+    assert align([["home", "v"], ["/usr/lib/jvm/java-17-openjdk-amd64", "17"]], width=30) == [
+        "home                        v", "/usr/lib/jvm/               17", "java-17-openjdk-amd64"]
+    # Too little room for the column (WRAP_LEAST): the line is left long, not cut into slivers.
+    assert align([["a" * 50, "b"], ["x", reason]], width=60)[1].endswith(reason)
+
+
+@pytest.mark.fast
+def test_check_and_fleet_tables_fit_a_narrow_terminal():
+    from jvmbridge.fleet.report import fleet_of
+
+    long = "flags on (running JVM: flags only, no JIT evidence); UseAESCTRIntrinsics not listed, so at its default"
+    document = {"host": "h", "exit_code": 1, "live_jvms": [],
+                "cpu": {"model": "some CPU", "features": {"aes": {"present": True, "enables": "AES-NI"}}},
+                "jdks": [{"java_home": "/usr/lib/jvm/jdk", "version": "17", "options": [],
+                          "flags": {"UseAES": {"value": "true", "origin": "default"}},
+                          "verdicts": [{"mode": "CTR", "status": "not observed", "reason": long, "fix": "wait longer"}]}]}
+    for name, data in (("check", document), ("fleet", fleet_of([document]))):
+        wide = render(name, "table", data)
+        narrow = render(name, "table", data, width=100)
+        assert max(map(len, wide.splitlines())) > 100 >= max(map(len, narrow.splitlines())), name
+        assert sorted(narrow.split()) == sorted(wide.split())  # the same words, only the lines broken

@@ -357,8 +357,7 @@ def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and
     full = render("compare", "table", comparison).splitlines()
     header = next(line for line in full if line.split()[:2] == ["#", "engine"])
     assert len(header) > 120 and "openssl 1000s B/s" in header
-    comparison.width = 120
-    fitted = render("compare", "table", comparison).splitlines()
+    fitted = render("compare", "table", comparison, width=120).splitlines()
     table = [line for line in fitted if line.split()[:2] == ["#", "engine"] or line[:1].isdigit() and "  " in line]
     assert table and all(len(line) <= 120 for line in table)
     kept = next(line for line in fitted if line.split()[:2] == ["#", "engine"]).split()
@@ -421,7 +420,7 @@ def test_a_report_wider_than_the_terminal_wraps_its_columns_into_blocks_never_a_
     comparison = compare_runs(tidy_frame(read(paths)), "run")
     whole = render("runs", "table", RunsDocument(comparison)).splitlines()
     assert len(whole[0]) > 120
-    lines = render("runs", "table", RunsDocument(comparison, width=120)).splitlines()
+    lines = render("runs", "table", RunsDocument(comparison), width=120).splitlines()
     table = lines[:lines.index(next(line for line in lines if line.startswith("Note:")))]
     assert all(len(line) <= 120 for line in table)
     blocks = [block.splitlines() for block in "\n".join(table).split("\n\n")]

@@ -39,7 +39,7 @@ def test_cells_escape_newlines_too():
 def test_every_document_for_people_is_escaped(monkeypatch, document, output_format):
     # Whatever a renderer writes, render() passes no control character but the newline.
     module = importlib.import_module(f"jvmbridge.render.{document}")
-    monkeypatch.setattr(module, f"render_{output_format}", lambda data: f"{EVIL}\nnext line\n")
+    monkeypatch.setattr(module, f"render_{output_format}", lambda data, *width: f"{EVIL}\nnext line\n")
     shown = [line for line in render(document, output_format, None).splitlines() if not line.startswith("```")]
     assert shown == [*SHOWN_AS_LINES.splitlines(), "next line"]  # Markdown puts them in a fenced block
 

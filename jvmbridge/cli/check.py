@@ -15,8 +15,9 @@ from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import SkippedJdk
 from jvmbridge.jvm.live import NotAJvm, live_jvm
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
-                                  export_options, output_option, print_document, quiet_option, trust_option)
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_options, format_option, java_option,
+                                  javas_or_usage_error, output_option, print_document, quiet_option, terminal_width,
+                                  trust_option)
 
 
 @click.command()
@@ -78,7 +79,8 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
         could_not_tell = click.ClickException(str(e))
         could_not_tell.exit_code = 2
         raise could_not_tell from None
-    saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports)
+    saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports,
+                           terminal_width())
     sys.exit(document["exit_code"] if saved else max(document["exit_code"], 2))  # 2: could not do all it was asked
 
 

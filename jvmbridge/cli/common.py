@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import shutil
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -113,11 +115,17 @@ def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool) -> bool:
     return True
 
 
-def _renderer(document: str, data) -> Callable[[str], str]:
+def terminal_width(wide: bool = False) -> int | None:
+    """The columns a table for people is fitted to: the terminal's; None (as wide as it is) with
+    ``wide`` or when stdout is a pipe or a file."""
+    return None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+
+
+def _renderer(document: str, data, width: int | None = None) -> Callable[[str], str]:
     """``data`` rendered in a format, each format once however many outputs want it."""
     from jvmbridge.render import render
 
-    return functools.cache(lambda output_format: render(document, output_format, data))
+    return functools.cache(lambda output_format: render(document, output_format, data, width))
 
 
 def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quiet: bool,
@@ -130,11 +138,11 @@ def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quie
 
 
 def print_document(document: str, output_format: str, data, output: Path | None, quiet: bool,
-                   exports: Sequence[tuple[str, Path]] = ()) -> bool:
-    """``data`` printed as ``output_format``; with ``output``, saved as JSON too, and each export
-    written, where said unless ``quiet``. False when a save failed (said in one line): the caller
-    exits non-zero."""
-    rendered = _renderer(document, data)
+                   exports: Sequence[tuple[str, Path]] = (), width: int | None = None) -> bool:
+    """``data`` printed as ``output_format`` (a table fitted to ``width``, see terminal_width); with
+    ``output``, saved as JSON too, and each export written, where said unless ``quiet``. False when
+    a save failed (said in one line): the caller exits non-zero."""
+    rendered = _renderer(document, data, width)
     click.echo(rendered(output_format), nl=False)
     saved = output is None or _write(output, rendered("json"), "document saved to",
                                      "the document above was not saved", quiet)

@@ -3,15 +3,14 @@ wrong bytes (whatever finished is still reported), 130 when interrupted (likewis
 from __future__ import annotations
 
 import contextlib
-import shutil
 import sys
 
 import click
 
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, format_option,
-                                  export_options, java_option, output_option, quiet_option, trust_option,
+from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, export_options,
+                                  format_option, java_option, output_option, quiet_option, terminal_width, trust_option,
                                   write_exports)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
@@ -117,8 +116,7 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns = jmh_columns
-    comparison.width = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
-    click.echo(render("compare", output_format, comparison), nl=False)
+    click.echo(render("compare", output_format, comparison, terminal_width(wide)), nl=False)
     exported = write_exports("compare", comparison, exports, quiet)
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)

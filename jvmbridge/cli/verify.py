@@ -13,9 +13,9 @@ import uuid
 import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, format_option, java_option,
-                                  export_options, javas_or_usage_error, output_option, quiet_option, trust_option,
-                                  write_exports)
+from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, export_options, format_option,
+                                  java_option, javas_or_usage_error, output_option, quiet_option, terminal_width,
+                                  trust_option, write_exports)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -75,7 +75,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
         raise click.ClickException(str(e)) from None
     finally:
         writer.close()
-    click.echo(render("verify", output_format, document), nl=False)
+    click.echo(render("verify", output_format, document, terminal_width()), nl=False)
     exported = write_exports("verify", document, exports, quiet)
     if writer.error:
         click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)

@@ -41,7 +41,6 @@ class Comparison:
     output: Path | None = None  # the JSON-lines file every record went to as it finished
     save_error: str | None = None  # why that file could not be written (the rows are all here still)
     jmh_columns: bool = False  # for people: JMH's pooled score and error beside each row's figure
-    width: int | None = None  # for people: the terminal's columns, which the table is fitted to; None: every column
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:

@@ -22,12 +22,14 @@ FORMATS: dict[str, tuple[str, ...]] = {
 }
 
 
-def render(document: str, output_format: str, data) -> str:
-    """``data`` (the document's own type) as text in ``output_format``, newline-terminated."""
+def render(document: str, output_format: str, data, width: int | None = None) -> str:
+    """``data`` (the document's own type) as text in ``output_format``, newline-terminated; a table
+    for people fitted to ``width`` columns (a terminal's; None: as wide as it is)."""
     if output_format not in FORMATS[document]:
         raise ValueError(f"{document} has no {output_format} format; it has {', '.join(FORMATS[document])}")
     module = importlib.import_module(f"jvmbridge.render.{document}")
-    text = getattr(module, f"render_{output_format}")(data)
+    text = (module.render_table(data, width) if output_format == "table"
+            else getattr(module, f"render_{output_format}")(data))
     # For people, every control character is shown escaped (cells also escape their newlines); JSON
     # escapes them itself and CSV keeps the text exact for the tools that read it.
     if output_format == "markdown":

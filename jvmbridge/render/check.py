@@ -2,6 +2,7 @@
 fleet of one host, as `fleet` writes them), the document itself as JSON."""
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from jvmbridge.fleet.report import fleet_of
@@ -24,8 +25,8 @@ def render_json(document: dict) -> str:
     return as_json(document)
 
 
-def render_table(document: dict) -> str:
-    return _render(document, aligned_block)
+def render_table(document: dict, width: int | None = None) -> str:
+    return _render(document, functools.partial(aligned_block, width=width))
 
 
 def render_markdown(document: dict) -> str:

@@ -67,11 +67,11 @@ _EXPENDABLE = ["openssl 1000s B/s", "ops/s", "ops/s/thread", "messages", "sample
                "rsd", "shape", "cipher"]
 
 
-def render_table(comparison: Comparison) -> str:
+def render_table(comparison: Comparison, width: int | None = None) -> str:
     def tabulate(cells: list[list[str]]) -> list[str]:
-        lines, left_out = fitted(cells, comparison.width, _EXPENDABLE, right_from=5)
+        lines, left_out = fitted(cells, width, _EXPENDABLE, right_from=5)
         if left_out:
-            lines.append(f"(left out to fit {comparison.width} columns: {', '.join(left_out)}; "
+            lines.append(f"(left out to fit {width} columns: {', '.join(left_out)}; "
                          "--wide shows every column)")
         return lines
 

@@ -1,6 +1,7 @@
 """`jvmbridge flags` output: one row per flag, one value column per JVM or file."""
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 
@@ -34,8 +35,8 @@ def flags_frame(tables: dict[str, FlagTable], show_all: bool, names: tuple[str, 
     return pd.DataFrame(rows, columns=["source", "type", "name", "value", "kind", "origin", "why"])
 
 
-def render_table(document: FlagsDocument) -> str:
-    return _render(document, align)
+def render_table(document: FlagsDocument, width: int | None = None) -> str:
+    return _render(document, functools.partial(align, width=width))
 
 
 def render_markdown(document: FlagsDocument) -> str:

@@ -30,8 +30,8 @@ def _cells(fleet: Fleet) -> list[list[str]]:
     return cells + [[host, "-", "-", "not checked", why, "", *extra] for host, why in sorted(fleet.unchecked.items())]
 
 
-def render_table(fleet: Fleet) -> str:
-    return as_lines(align([_header(fleet), *_cells(fleet)]) + ["", fleet.summary()])
+def render_table(fleet: Fleet, width: int | None = None) -> str:
+    return as_lines(align([_header(fleet), *_cells(fleet)], width=width) + ["", fleet.summary()])
 
 
 def render_markdown(fleet: Fleet) -> str:

@@ -14,8 +14,8 @@ def _cells(rows: list[dict]) -> list[list[str]]:
                          "yes" if r["jpype"] else f"no: {r['why_not']}"] for r in rows]
 
 
-def render_table(rows: list[dict]) -> str:
-    return as_lines(align(_cells(rows)))
+def render_table(rows: list[dict], width: int | None = None) -> str:
+    return as_lines(align(_cells(rows), width=width))
 
 
 def render_markdown(rows: list[dict]) -> str:

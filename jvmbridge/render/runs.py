@@ -22,11 +22,10 @@ class RunsDocument:
     comparison: RunComparison
     problems: list[str] = field(default_factory=list)  # what could not be read from the files
     frame: pd.DataFrame | None = None  # the runs' rows (history.tidy_frame), for a page's figure
-    width: int | None = None  # for people: the terminal's columns, which the table wraps its columns to
 
 
-def render_table(document: RunsDocument) -> str:
-    return _render(document, lambda cells: wrapped_columns(cells, document.width))
+def render_table(document: RunsDocument, width: int | None = None) -> str:
+    return _render(document, lambda cells: wrapped_columns(cells, width))
 
 
 def wrapped_columns(cells: list[list[str]], width: int | None) -> list[str]:

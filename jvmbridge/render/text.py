@@ -3,6 +3,7 @@ and text from hosts and processes made safe to print."""
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 from jvmbridge import jsontext
@@ -33,10 +34,23 @@ def _escape(found: re.Match) -> str:
     return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
-def align(rows: list[list[str]], right_from: int | None = None) -> list[str]:
-    """``rows`` (header first) as lines; columns from ``right_from`` on are right-aligned."""
+# A column wrapped to fit a terminal keeps at least this many characters a line; with less room
+# the lines are left long (the terminal wraps them) rather than cut into slivers.
+WRAP_LEAST = 24
+
+
+def align(rows: list[list[str]], right_from: int | None = None, width: int | None = None) -> list[str]:
+    """``rows`` (header first) as lines; columns from ``right_from`` on are right-aligned. With
+    ``width``, where a line would be longer, the text of the widest column (a reason, a path)
+    continues on lines of its own below, the other cells blank there: a row's other cells stay on
+    one line, and every line fits (where the column keeps WRAP_LEAST characters)."""
     rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    column = widths.index(max(widths))
+    room = None if width is None else width - (sum(widths) - widths[column]) - 2 * (len(widths) - 1)
+    if room is not None and WRAP_LEAST <= room < widths[column]:
+        rows = [line for row in rows for line in _wrapped(row, column, room)]
+        widths[column] = room
     right_from = len(widths) if right_from is None else right_from
     return ["  ".join(cell.rjust(w) if i >= right_from else cell.ljust(w)
                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
@@ -71,9 +85,30 @@ def markdown(rows: list[list[str]]) -> list[str]:
     return [line(header), "|" + "---|" * len(header), *map(line, body)]
 
 
-def aligned_block(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    """A table inside a document for people: aligned, indented under the line that names it."""
-    return [indent + line for line in align(rows)]
+def _wrapped(row: list[str], column: int, room: int) -> list[list[str]]:
+    """``row`` as the rows its cell ``column`` takes when wrapped at ``room`` characters."""
+    pieces = _pieces(row[column], room)
+    return [[*row[:column], pieces[0], *row[column + 1:]]] + [
+        ["" if i != column else piece for i in range(len(row))] for piece in pieces[1:]]
+
+
+def _pieces(text: str, room: int) -> list[str]:
+    """``text`` in lines of at most ``room`` characters, broken at spaces; a word longer than that
+    (a path) after a "/" where it has one."""
+    pieces = []
+    for piece in textwrap.wrap(text, room, break_on_hyphens=False, break_long_words=False) or [""]:
+        while len(piece) > room:
+            cut = piece.rfind("/", 1, room) + 1 or room
+            pieces.append(piece[:cut])
+            piece = piece[cut:]
+        pieces.append(piece)
+    return pieces
+
+
+def aligned_block(rows: list[list[str]], indent: str = "  ", width: int | None = None) -> list[str]:
+    """A table inside a document for people: aligned, indented under the line that names it; its
+    widest column wrapped to fit ``width`` (align)."""
+    return [indent + line for line in align(rows, width=None if width is None else width - len(indent))]
 
 
 def markdown_block(rows: list[list[str]], indent: str = "") -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from typing import Callable
 
@@ -19,8 +20,8 @@ def render_json(document: dict) -> str:
     return as_json(document)
 
 
-def render_table(document: dict) -> str:
-    return _render(document, aligned_block)
+def render_table(document: dict, width: int | None = None) -> str:
+    return _render(document, functools.partial(aligned_block, width=width))
 
 
 def render_markdown(document: dict) -> str:
