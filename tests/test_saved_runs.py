@@ -100,7 +100,7 @@ def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_pa
     # Two shapes and two sizes: rows finish out of the table's order (the C loop runs both sizes in each fork).
     path = tmp_path / "run.jsonl"
     arguments = ["--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,64", "--shape", "message",
-                 "--shape", "stream", "--round-time", "0.1", "--rounds", "3", "--forks", "3", "--max-forks", "3"]
+                 "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2"]
     printed = run_cli("compare", *arguments, "-q", "-o", str(path))
     assert printed.returncode == 0, printed.stderr
     finished = [r["position"] for r in records(path) if r["type"] == "measurement"]
@@ -172,7 +172,9 @@ def test_a_killed_worker_keeps_the_finished_measurement(tmp_path):
 
 def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
     path = tmp_path / "interrupted.jsonl"
-    process = start_compare(path, "--engine", "pyca", "--engine", "openssl-cli", "--format", "csv")
+    # Short forks: the first row is in within seconds, the openssl speed rows' runs of 1 s each still to come.
+    process = start_compare(path, "--engine", "pyca", "--engine", "openssl-cli", "--format", "csv",
+                            "--round-time", "0.2", "--rounds", "2", "--forks", "2", "--max-forks", "2")
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
