@@ -219,8 +219,9 @@ class _Watch:
         if self.killed:
             # The passes that finished stand; with none, nothing was checked after all.
             if self.outcome.passes == 0:
+                # Said in both commands' words: this runs under verify and under check.
                 self.outcome.error = (f"no pass finished within {self.budget + _STOP_GRACE_SECONDS:.0f} s: "
-                                      "a longer --jdk-time helps")
+                                      "more time helps (verify --jdk-time, check --verify-time)")
             return
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)
