@@ -10,8 +10,8 @@ import click
 from jvmbridge.child import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, export_options,
-                                  format_option, java_option, output_option, quiet_option, terminal_width, trust_option,
-                                  write_exports)
+                                  format_option, java_option, output_option, print_document, quiet_option,
+                                  terminal_width, trust_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
@@ -95,7 +95,6 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
-    from jvmbridge.render import render
     from jvmbridge.comparison.request import CompareRequest
     from jvmbridge.results import NoteKind, wrong_bytes
 
@@ -116,8 +115,8 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns = jmh_columns
-    click.echo(render("compare", output_format, comparison, terminal_width(wide)), nl=False)
-    exported = write_exports("compare", comparison, exports, quiet)
+    # No -o here: compare's --output is the JSON-lines file each result went to as it finished.
+    exported = print_document("compare", output_format, comparison, None, quiet, exports, terminal_width(wide))
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
     if comparison.save_error:

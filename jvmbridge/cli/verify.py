@@ -14,8 +14,8 @@ import click
 
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, export_options, format_option,
-                                  java_option, javas_or_usage_error, output_option, quiet_option, terminal_width,
-                                  trust_option, write_exports)
+                                  java_option, javas_or_usage_error, output_option, print_document, quiet_option,
+                                  terminal_width, trust_option)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
@@ -52,7 +52,6 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     """
     from jvmbridge.saved import store
     from jvmbridge.verify.plan import quick_sizes, sweep_sizes
-    from jvmbridge.render import render
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
@@ -75,8 +74,8 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
         raise click.ClickException(str(e)) from None
     finally:
         writer.close()
-    click.echo(render("verify", output_format, document, terminal_width()), nl=False)
-    exported = write_exports("verify", document, exports, quiet)
+    # No -o here: verify's --output is the JSON-lines file each JDK's part went to as it finished.
+    exported = print_document("verify", output_format, document, None, quiet, exports, terminal_width())
     if writer.error:
         click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)
     elif not quiet:

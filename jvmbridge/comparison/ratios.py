@@ -1,7 +1,8 @@
 """What only rows side by side can say: how many times faster one row is than another (ratios of a
 kind, with intervals), and where a loop wrapped around another engine's measures mostly the wrapping.
 
-Rows are rows of one run's frame (pandas rows or itertuples() tuples); which rows pair up is the engines' say (engines.Engine).
+Rows are rows of one run's frame (pandas rows or itertuples() tuples); which rows pair up is the
+engines' say (engines.Engine).
 """
 from __future__ import annotations
 

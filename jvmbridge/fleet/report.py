@@ -28,6 +28,8 @@ def is_check_document(path: Path) -> bool:
 
 
 def read_documents(paths: list[Path]) -> list[dict]:
+    """The documents at ``paths``; FleetFileError naming the first that is not a `check` document
+    (fleet_of names one that is incomplete)."""
     documents = []
     for path in paths:
         if not is_check_document(path):
