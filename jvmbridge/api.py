@@ -9,6 +9,7 @@ import pandas as pd
 from jvmbridge.saved import store
 from jvmbridge.engines import default_engines
 from jvmbridge.comparison.request import CompareRequest
+from jvmbridge.comparison.dimensioning import choose_rounds
 from jvmbridge.comparison.runner import Comparison, plan, run
 from jvmbridge.progress import Progress
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
@@ -16,11 +17,13 @@ from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_
 
 def run_comparison(request: CompareRequest, progress: Progress | None = None, output: Path | None = None,
                    host_name: str | None = None, name: str | None = None) -> Comparison:
-    return run(plan(list(request.workloads), request.matrix), progress, output, host_name, name)
+    jobs = plan(list(request.workloads), request.matrix)
+    choose_rounds(jobs, host_name)
+    return run(jobs, progress, output, host_name, name)
 
 
 def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,
-            rounds: int = Sampling.rounds, threads: int = Sampling.threads, forks: int | None = None,
+            rounds: int | None = None, threads: int = Sampling.threads, forks: int | None = None,
             max_forks: int | None = None, target_error: float = TARGET_ERROR * 100,
             cipher: str | Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = "message",

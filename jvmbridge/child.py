@@ -197,6 +197,12 @@ def fork_rounds(outcomes: list[ChildOutcome]) -> list[list[dict]]:
     return [outcome.answer["rounds"] for outcome in outcomes]
 
 
+def fork_seconds(outcomes: list[ChildOutcome]) -> list[float]:
+    """Each fork's share of its child's wall time (start-up, warm-up, rounds): what one more fork of
+    this part costs (jvmbridge.comparison.dimensioning); 0 for one cut short by Ctrl-C."""
+    return [outcome.answer.get("fork_seconds", 0.0) for outcome in outcomes]
+
+
 def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
     """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.steady)."""
     return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
@@ -224,10 +230,12 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
     def short_of_forks(i: int) -> bool:
         return failed[i] is None and samplings[i].wants_another_fork(fork_rounds(done[i]), fork_warmups(done[i]))
 
-    def take(pending: list[int], outcome: ChildOutcome) -> list[dict] | None:
-        """Each answer the child gave to its part, kept or failed; the answers (None: none came back)."""
+    def take(pending: list[int], outcome: ChildOutcome, seconds: float = 0.0) -> list[dict] | None:
+        """Each answer the child gave to its part, kept or failed; the answers (None: none came back).
+        ``seconds``: the child's wall time, shared among its parts as each one's fork_seconds."""
         answers = (outcome.result or {}).get("parts")
         shared = {k: v for k, v in (outcome.result or {}).items() if k != "parts"}
+        shared["fork_seconds"] = seconds / len(pending)
         for i, answer in zip(pending, answers or []):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
             if each.error:
@@ -244,13 +252,14 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
             if not pending:
                 break
             random.Random(fork).shuffle(pending)
+            started = time.monotonic()
             try:
                 outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env,
                                     [allowances[i] for i in pending] if allowances else None, on_hang)
             except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
                 take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""))
                 raise
-            answers = take(pending, outcome)
+            answers = take(pending, outcome, time.monotonic() - started)
             if answers is None:
                 for i in pending:
                     failed[i] = outcome

@@ -34,6 +34,7 @@ class NoteKind(Enum):
     NOT_STEADY = "not-steady"  # warm-up ran out before the speed settled
     FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
     BUSY = "busy"  # the process collected garbage or compiled while its rounds were timed
+    ROUNDS = "rounds"  # its rounds per fork were chosen from this host's earlier runs
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
 
@@ -84,10 +85,12 @@ class Measurement:
     failed_fork: str | None = None  # why the fork after the finished ones failed
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
+    fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
 
-    def result(self, expected_ciphertext: str, target_error: float | None = None) -> "Result":
+    def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "") -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
-        the relative interval the run aimed for, noted when not reached."""
+        the relative interval the run aimed for, noted when not reached; ``rounds_basis``: where the
+        rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning)."""
         s = self.summary
         ops_per_s = 1e9 / s.figure_ns
         one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
@@ -113,7 +116,8 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            notes=self._notes(target_error), details=dict(self.details))
+            notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
+            details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis)
 
     def _notes(self, target_error: float | None) -> list[Note]:
         s = self.summary
@@ -207,6 +211,8 @@ class Result:
     bytes_checked_after_loop: bool
     notes: list[Note]
     details: dict  # engine-specific provenance: provider, jdk_version, java_home, command, ...
+    fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
+    rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
 
 
 def wrong_bytes(row) -> bool:

@@ -117,6 +117,9 @@ class Sampling:
     iterations: int | None = None
     # Few rounds and more forks: forks differ more than rounds inside one (benchmarks/README.md).
     rounds: int = 4
+    # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
+    # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
+    rounds_from_history: bool = False
     forks: int = 4  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
     # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
     # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
@@ -181,7 +184,8 @@ class Sampling:
                  f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
                  "or levels")
         if self.iterations is None:
-            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{parallel}, {forks}"
+            chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
+            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
         return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
 

@@ -26,8 +26,9 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--round-time", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
-@click.option("--rounds", type=click.IntRange(1), default=Sampling.rounds, show_default=True,
-              help="Timed rounds per fork.")
+@click.option("--rounds", type=click.IntRange(1), default=None,
+              help=f"Timed rounds per fork [default: {Sampling.rounds}, or the count this host's earlier runs of "
+                   "a configuration say reaches --target-error soonest (Kalibera & Jones)].")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
                    "openssl speed -multi. Figures are the aggregate, with the per-thread rate beside.")

@@ -23,7 +23,7 @@ class CompareRequest:
     # Sampling (see workload.Sampling): None times rounds of round_time seconds; a count runs exactly that many.
     iterations: int | None = Sampling.iterations
     round_time: float = Sampling.round_seconds
-    rounds: int = Sampling.rounds
+    rounds: int | None = None  # None: Sampling.rounds, or as this host's earlier runs of each configuration say
     threads: int = Sampling.threads
     forks: int | None = None  # None: Sampling.forks, or max_forks where that is fewer
     max_forks: int | None = Sampling.max_forks
@@ -55,8 +55,11 @@ class CompareRequest:
         sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
             [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
         forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
-        sampling = Sampling(self.iterations, self.rounds, forks, self.max_forks, self.target_error / 100,
-                            self.round_time, self.threads)
+        # A fixed iteration count fixes the work: its rounds are a split of it, not a sample size.
+        from_history = self.rounds is None and self.iterations is None
+        sampling = Sampling(self.iterations, self.rounds or Sampling.rounds, forks=forks, max_forks=self.max_forks,
+                            target_error=self.target_error / 100, round_seconds=self.round_time,
+                            threads=self.threads, rounds_from_history=from_history)
         workloads = combinations(ciphers, self.direction, sizes, self.shape, sampling)
         unknown = [name for name in self.engine if name not in ENGINES]
         if unknown:

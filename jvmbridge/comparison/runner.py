@@ -103,9 +103,11 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     def keep(part: Part, measurement: Measurement) -> None:
         op = part.workload.operation
         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error)))
-        # Its place in the table, as it finished out of order: report shows a run as compare did.
-        writer.write("measurement", configuration=part.label, position=list(part.rank), row=row_record(ranked[-1][1]))
+        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis)))
+        # Its place in the table, as it finished out of order: report shows a run as compare did;
+        # its job's name, for later runs of it to find it (comparison.dimensioning).
+        writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
+                     row=row_record(ranked[-1][1]))
 
     watch = _Watch(jobs, progress or (lambda update: None))
     try:

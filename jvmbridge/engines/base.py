@@ -18,6 +18,10 @@ class Part:
     label: str
     workload: Workload
     rank: tuple = ()  # where its row goes in the report, set by plan()
+    # The configuration without the workload's tag ("C loop, AES-NI on"): the same in every run
+    # whatever else it measured, so earlier runs of it can be found (comparison.dimensioning).
+    name: str = ""
+    rounds_basis: str = ""  # set where its rounds per fork were chosen from earlier runs: what they said
 
 
 @dataclass
@@ -36,13 +40,13 @@ class Job:
     @classmethod
     def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
         """A job of one configuration."""
-        return cls(label, [Part(label, workload)], lambda: [measure()])
+        return cls(label, [Part(label, workload, name=label)], lambda: [measure()])
 
     @classmethod
     def batch(cls, name: str, workloads: list[tuple[Workload, str]],
               measure: Callable[[list[Workload]], list["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
-        parts = [Part(f"{name}{tag}", workload) for workload, tag in workloads]
+        parts = [Part(f"{name}{tag}", workload, name=name) for workload, tag in workloads]
         label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
         return cls(label, parts, lambda: measure([part.workload for part in parts]), shares_jit)
 

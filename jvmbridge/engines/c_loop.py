@@ -3,7 +3,7 @@ openssl speed's stream, both timed inside C against the system's libcrypto (nati
 JVM rows are held against the same work done natively at every size and shape."""
 from __future__ import annotations
 
-from jvmbridge.child import fork_rounds, fork_warmups
+from jvmbridge.child import fork_rounds, fork_seconds, fork_warmups
 from jvmbridge.engines.native import NATIVE_WARMUP, NativeEngine
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
@@ -42,7 +42,7 @@ class CLoopEngine(NativeEngine):
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
             summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
+            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)

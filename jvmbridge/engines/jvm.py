@@ -2,7 +2,7 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import ChildOutcome, WorkerError, fork_rounds, fork_warmups, run_forks
+from jvmbridge.child import ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.harness import harness_jar
@@ -114,7 +114,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         as_requested=not mismatched and ran is setting,
         verified_state=verified_state, **workload.row_fields(),
         summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-        warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
+        warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
         ciphertext=result["ciphertext"],
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from typing import Callable
 
-from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, fork_rounds, fork_warmups, run_forks
+from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, fork_rounds, fork_seconds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -79,7 +79,7 @@ class PycaEngine(NativeEngine):
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), ciphertext=result["ciphertext"],
+            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes), ciphertext=result["ciphertext"],
             details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 

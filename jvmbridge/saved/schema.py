@@ -12,7 +12,10 @@ Result files and `compare --format json` share this layout and this version. His
    "statistic"; fork_ns_per_op, levels, disturbed_rounds; per round its fork, lost share and
    counters and why it was set aside; each fork's steadiness (change points); JMH's pooled mean and
    99.9% error as jmh_score and jmh_error (ns_per_op_mean is gone). Later in 0.3.0, a measurement
-   record's "position" (beside its row): the row's place in compare's table, which finish order is not.
+   record's "position" (beside its row): the row's place in compare's table, which finish order is not;
+   then its "job" (the configuration without the workload's tag) and the row's fork_seconds (each
+   fork's share of its child's wall time) and rounds_basis, by which later runs choose their rounds
+   per fork (comparison.dimensioning). Rows without them read as [] and "".
 """
 from __future__ import annotations
 

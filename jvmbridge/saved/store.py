@@ -154,7 +154,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
         loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
     elif kind == "measurement":
         loaded.rows.append({**upgrade_row(record.get("row", {}), version), "run_id": run_id,
-                            **({"position": record["position"]} if "position" in record else {})})
+                            **{key: record[key] for key in ("position", "job") if key in record}})
     elif kind == "failure":
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})

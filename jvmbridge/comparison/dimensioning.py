@@ -1,0 +1,155 @@
+"""Rounds per fork from this host's earlier runs of a configuration: Kalibera & Jones' dimensioning
+("Rigorous Benchmarking in Reasonable Time", ISMM 2013; issue 25, item 6).
+
+A row's figure is the mean of n fork summaries (each the lower quartile of its r rounds). Its
+variance is (s_b^2 + w^2 / r) / n: s_b^2 what forks differ by however many rounds they run (JIT
+decisions, memory layout, the host), w^2 / r what r rounds leave in a fork's summary. A fork costs
+c_fork beyond its rounds (start-up, warm-up) and c_round a round. Kalibera & Jones take the
+components and costs from an earlier, dimensioning experiment and choose the repetitions of each
+level from them; here that experiment is the host's latest runs of the same job and workload, and
+r the count that reaches the target in the least time once the first stage has run (the stopping
+rule then picks n from the first stage, as ever: stats.forks_needed).
+
+Every fork of a row runs the same r, chosen before its first fork: a lower quartile of 4 rounds
+and of 8 do not estimate quite the same thing, and Stein's two stages assume one variance. r
+stays between ROUNDS_FLOOR (what the steady-state search needs) and ROUNDS_CEILING; it stays at
+--rounds' default without MIN_RUNS earlier runs or where no r reaches the target within the forks
+allowed (the row then says how far it got, as before).
+"""
+from __future__ import annotations
+
+import math
+import socket
+import statistics
+from dataclasses import dataclass, replace
+
+from jvmbridge.engines import Job, Part
+from jvmbridge.saved import store
+from jvmbridge.stats import CONFIDENCE, t_quantile
+from jvmbridge.steady import STEADY_ROUNDS
+from jvmbridge.workload import Sampling
+
+# A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.steady).
+ROUNDS_FLOOR = STEADY_ROUNDS + 1
+ROUNDS_CEILING = 3 * Sampling.rounds
+MIN_RUNS = 2  # earlier runs of a configuration to go by; one run's components swing (benchmarks/README.md)
+MAX_RUNS = 5  # the latest ones: the machine's noise drifts over hours
+RECENT_FILES = 50  # result files read, newest first: a bound on the start-up cost
+BOOTSTRAP = 400  # resamples of each fork's rounds for w^2
+
+
+@dataclass(frozen=True)
+class Components:
+    """Variance components and costs of one configuration, pooled over ``runs`` earlier runs;
+    variances relative to the figure (share^2), costs in seconds."""
+    within: float  # w^2: what one round leaves in a fork's summary, times its rounds
+    between: float  # s_b^2: the variance of fork summaries no number of rounds removes
+    fork_seconds: float  # c_fork: a fork's cost beyond its rounds
+    round_seconds: float  # c_round
+    runs: int
+
+    def forks_and_seconds(self, rounds: int, sampling: Sampling) -> tuple[int, float]:
+        """The forks of ``rounds`` rounds that bring Stein's interval from the first stage within
+        the target (at least the first stage, perhaps beyond the limit), and the seconds they take."""
+        t = t_quantile(0.5 + CONFIDENCE / 2, sampling.first_stage - 1)
+        forks = max(sampling.first_stage,
+                    math.ceil((self.between + self.within / rounds) * (t / sampling.target_error) ** 2))
+        return forks, forks * (self.fork_seconds + rounds * self.round_seconds)
+
+    def best_rounds(self, sampling: Sampling) -> int | None:
+        """The rounds per fork, ROUNDS_FLOOR to ROUNDS_CEILING, that reach the target in the least
+        time (the fewer on a tie); None where none reaches it within the forks allowed."""
+        costs = {rounds: self.forks_and_seconds(rounds, sampling) for rounds in range(ROUNDS_FLOOR, ROUNDS_CEILING + 1)}
+        reaching = [rounds for rounds, (forks, _) in costs.items() if forks <= sampling.fork_limit]
+        return min(reaching, key=lambda rounds: (costs[rounds][1], rounds)) if reaching else None
+
+    def said(self, rounds: int) -> str:
+        return (f"{rounds} rounds per fork, chosen from {self.runs} earlier runs of it here (Kalibera & Jones): "
+                f"forks differed by {math.sqrt(self.between):.1%}, one round moved a fork's figure by "
+                f"{math.sqrt(self.within):.1%}, a fork cost {self.fork_seconds:.1f} s beyond its rounds of "
+                f"{self.round_seconds:.2g} s")
+
+
+def choose_rounds(jobs: list[Job], host: str | None = None) -> None:
+    """Set the rounds per fork of every part whose sampling leaves them to history (--rounds not
+    given) from ``host``'s (default: this one's) earlier runs of it, and say why on the part."""
+    wanting = [part for job in jobs for part in job.parts if part.workload.sampling.rounds_from_history]
+    if not wanting:
+        return
+    earlier = earlier_rows(host or socket.gethostname())
+    for part in wanting:
+        sampling = part.workload.sampling
+        found = components([row for row in earlier if row["key"] == key_of(part)][:MAX_RUNS])
+        rounds = found.best_rounds(sampling) if found else None
+        if found and rounds is not None and rounds != sampling.rounds:
+            part.workload = replace(part.workload, sampling=replace(sampling, rounds=rounds))
+            part.rounds_basis = found.said(rounds)
+
+
+def key_of(part: Part) -> tuple:
+    """What makes an earlier row a run of the same configuration as ``part``."""
+    op, sampling = part.workload.operation, part.workload.sampling
+    return (part.name, op.cipher_name, op.direction, op.message_bytes, op.shape, sampling.threads,
+            sampling.round_seconds)
+
+
+def earlier_rows(host: str) -> list[dict]:
+    """The rows of ``host``'s latest result files with timed rounds (not --iterations), newest
+    first, each with its "key" (key_of's) beside."""
+    files = sorted((store.data_dir() / "runs").glob("*.jsonl"), reverse=True)[:RECENT_FILES]
+    rows = []
+    for path in files:
+        try:
+            loaded = store.read([path])
+        except store.ResultFileError:
+            continue  # a file report would refuse tells nothing here either
+        for row in reversed(loaded.rows):
+            run = loaded.runs.get(row["run_id"], {})
+            workload = run.get("workload") or {}
+            if run.get("host") == host and workload.get("iterations") is None and "job" in row:
+                rows.append({**row, "key": (row["job"], row["cipher"], row["direction"], row["message_bytes"],
+                                            row["shape"], row["threads"], workload.get("round_seconds"))})
+    return rows
+
+
+def components(rows: list[dict]) -> Components | None:
+    """The components and costs pooled over ``rows`` (one configuration's earlier rows); None with
+    fewer than MIN_RUNS that can say (row_components)."""
+    each = [found for found in map(row_components, rows) if found]
+    if len(each) < MIN_RUNS:
+        return None
+    def pooled(name: str) -> float:
+        return statistics.fmean(getattr(found, name) for found in each)
+
+    return Components(pooled("within"), pooled("between"), pooled("fork_seconds"), pooled("round_seconds"), len(each))
+
+
+def row_components(row: dict) -> Components | None:
+    """One saved row's components and costs (as schema.row_record writes it); None where it has
+    fewer than two forks of two rounds or no forks' wall times (rows saved before they were)."""
+    per_fork = row["rounds"] // max(row["forks"], 1)
+    seconds = [s for s in row.get("fork_seconds") or [] if s > 0]
+    if per_fork < 2 or len(row["fork_ns_per_op"]) < 2 or len(seconds) < 2:
+        return None
+    figure = row["ns_per_op"]
+    forks: list[list[float]] = [[] for _ in range(row["forks"])]
+    for fork, ns, aside in zip(row["round_fork"], row["round_ns_per_op"], row["round_set_aside"]):
+        if not aside:
+            forks[fork].append(ns / figure)  # relative: variances in (share of the figure)^2
+    within = within_variance(forks)
+    between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - within / per_fork)
+    round_seconds = statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
+    return Components(within, between, max(0.0, statistics.fmean(seconds) - per_fork * round_seconds), round_seconds, 1)
+
+
+def within_variance(forks: list[list[float]]) -> float:
+    """w^2: what one round leaves in a fork's summary, from the data rather than a model of the
+    noise (one-sided noise moves a lower quartile less than a normal's would): each fork's rounds
+    resampled, the variance of their lower quartile (stats.fork_summary's, numpy's default
+    interpolation) times its rounds, averaged over forks."""
+    import numpy
+
+    draw = numpy.random.default_rng(0)
+    per_fork = [float(numpy.quantile(draw.choice(rounds, (BOOTSTRAP, len(rounds))), 0.25, axis=1).var(ddof=1))
+                * len(rounds) for rounds in forks if len(rounds) > 1]
+    return statistics.fmean(per_fork) if per_fork else 0.0
