@@ -63,7 +63,14 @@ def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
 def test_every_figure_has_a_confidence_interval(report):
     for row in report["results"]:
         forks = row["fork_ns_per_op"]
-        assert row["confidence"] == 0.95 and len(forks) == row["forks"]
+        # A fork whose every round other work disturbed has no summary (the host steals on some machines);
+        # every fork so: one, of the least disturbed rounds (stats.summarize).
+        emptied = {fork for fork in range(row["forks"])
+                   if all(why for why, f in zip(row["round_set_aside"], row["round_fork"]) if f == fork)}
+        assert row["confidence"] == 0.95 and len(forks) == (row["forks"] - len(emptied) or 1)
+        if len(forks) < 2:
+            assert row["ns_per_op_error"] is None
+            continue
         # The figure and its interval over forks, by their formulas (a bound on its size failed when
         # the machine was busy: two forks 2.5x apart give t(0.975, 1) = 12.7 times their spread).
         assert row["ns_per_op"] == pytest.approx(statistics.fmean(forks))
