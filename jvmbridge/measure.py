@@ -85,24 +85,42 @@ def round_counts(iterations: int | None, rounds: int, round_seconds: float, ns_p
     return split_iterations(iterations, rounds)
 
 
+def spare_rounds(iterations: int | None, counts: list[int]) -> int:
+    """How many rounds a fork may add to replace disturbed ones: as many again as planned for
+    rounds sized to a time; none where the user fixed the work (--iterations)."""
+    return len(counts) if iterations is None else 0
+
+
 def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
-                 counters: dict[str, Activity] | None = None) -> list[dict]:
+                 counters: dict[str, Activity] | None = None, spare: int = 0) -> list[dict]:
     """One timed round of each count of operations; ``copies`` loops ran each count at once.
     ``counters`` (e.g. the JVM's GC and JIT milliseconds) are read around each round, and how far
     each moved is kept beside the round: what else the process did while it was timed. Always
     read: the host's steal time; with one copy (the loop runs on this thread), the thread's CPU
-    time and its run-queue wait, which tell a round slowed by other work from a slow loop."""
+    time and its run-queue wait, which tell a round slowed by other work from a slow loop.
+
+    Then up to ``spare`` more rounds of the last count while fewer than ``counts`` were left
+    undisturbed (stats.disturbed): a disturbed round stays in the record and out of the figure,
+    so a fork on a machine whose host steals time still gets the rounds its summary needs."""
+    from jvmbridge.stats import disturbed
+
     # Read outermost first before the round and last after it: the thread's CPU time innermost, so
     # that it spans the loop and not the other reads (a JVM's GC and JIT beans are calls into
     # Java: once they took 0.7 ms, and a 62 ms round's CPU time came out 1.1% above its wall time).
     order = {**(counters or {}), "steal_ns": steal_ns,
              **({"wait_ns": run_queue_wait_ns, "cpu_ns": time.thread_time_ns} if copies == 1 else {})}
     rounds = []
-    for n in counts:
+
+    def timed(n: int) -> dict:
         before = {name: read() for name, read in order.items()}
         ns = run(n)
         after = {name: read() for name, read in reversed(order.items())}
-        rounds.append({"iterations": n * copies, "ns": ns, **{name: after[name] - before[name] for name in order}})
+        return {"iterations": n * copies, "ns": ns, **{name: after[name] - before[name] for name in order}}
+
+    rounds = [timed(n) for n in counts]
+    while spare > 0 and sum(not disturbed(round_) for round_ in rounds) < len(counts):
+        rounds.append(timed(counts[-1]))
+        spare -= 1
     return rounds
 
 

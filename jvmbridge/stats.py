@@ -110,6 +110,11 @@ def lost_share(round_: dict) -> float:
     return (round_.get("wait_ns", 0) + round_.get("steal_ns", 0)) / max(round_["ns"], 1)
 
 
+def disturbed(round_: dict) -> bool:
+    """Whether a round lost more than DISTURBED_SHARE of its wall time to other work."""
+    return lost_share(round_) > DISTURBED_SHARE
+
+
 def fork_summary(per_op: list[float]) -> float:
     """FORK_STATISTIC of one fork's undisturbed rounds (ns/op). Noise here only ever slows a round
     (up to 3 of 4 may be slowed and this does not move), and forks reproduce their fast end best:
@@ -136,7 +141,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
         settled = classify(warmups[index], own) if warmups is not None and len(own) >= STEADY_ROUNDS else None
         if settled:
             steadiness.append(settled.kind)
-        why = ["warm-up" if settled and i < settled.first_round else "disturbed" if lost[at + i] > DISTURBED_SHARE
+        why = ["warm-up" if settled and i < settled.first_round else "disturbed" if disturbed(rounds[i])
                else "" for i in range(len(own))]
         set_aside += why
         kept.append([value for value, reason in zip(own, why) if not reason])

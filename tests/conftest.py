@@ -16,6 +16,7 @@ import pytest
 from jvmbridge.harness import checkout_jar
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.saved.store import data_dir
+from jvmbridge.stats import DISTURBED_SHARE
 
 # Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
 # session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; removed
@@ -125,6 +126,20 @@ def upper_bound(ratio: dict) -> float:
 def notes_of(row: dict) -> str:
     """A result row's notes as one text (saved and printed as a list of {kind, text})."""
     return "; ".join(note["text"] for note in row["notes"])
+
+
+def rounds_per_fork(row: dict, planned: int) -> list[int]:
+    """Each fork's rounds in a saved row, checked against the spare-round rule (measure.timed_rounds):
+    the ``planned`` rounds, then one more only while fewer than ``planned`` were left undisturbed, at
+    most as many again."""
+    counts = []
+    for fork in range(row["forks"]):
+        lost = [share for share, f in zip(row["round_lost_share"], row["round_fork"]) if f == fork]
+        assert planned <= len(lost) <= 2 * planned, (fork, lost)
+        for extra in range(planned, len(lost)):
+            assert sum(share <= DISTURBED_SHARE for share in lost[:extra]) < planned, (fork, lost)
+        counts.append(len(lost))
+    return counts
 
 
 def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:

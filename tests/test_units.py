@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
+from jvmbridge import measure
 from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
@@ -257,3 +258,32 @@ def test_the_version_is_one_and_the_changelog_names_it():
     assert said.strip() == f"jvmbridge, version {__version__}"
     changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text()
     assert f"\n## {__version__} (" in changelog
+
+
+@pytest.mark.fast
+def test_disturbed_rounds_are_replaced_by_spare_ones_only_as_far_as_needed_and_allowed(monkeypatch):
+    # A fake loop of 1 ms rounds whose thread waits 0.1 ms (10%: disturbed) in the rounds listed.
+    def run_with_waits(disturbed_rounds: set[int]):
+        clock = {"wait": 0, "round": 0}
+
+        def wait_ns() -> int:
+            return clock["wait"]
+
+        def run(n: int) -> int:
+            clock["wait"] += 100_000 if clock["round"] in disturbed_rounds else 0
+            clock["round"] += 1
+            return 1_000_000
+        return run, wait_ns
+
+    for disturbed_rounds, spare, expected in [({0, 1, 2}, 4, 7),  # 1 clean of 4: 3 more make 4 clean
+                                              ({0, 1, 2}, 2, 6),  # the budget ends it first
+                                              ({0, 4}, 4, 6),  # a spare round disturbed too: one more
+                                              (set(), 4, 4),  # none disturbed: none added
+                                              ({0, 1, 2}, 0, 4)]:  # a fixed iteration count: none
+        run, wait_ns = run_with_waits(disturbed_rounds)
+        monkeypatch.setattr(measure, "run_queue_wait_ns", wait_ns)
+        monkeypatch.setattr(measure, "steal_ns", lambda: 0)
+        rounds = measure.timed_rounds(run, [1000] * 4, spare=spare)
+        assert len(rounds) == expected, (disturbed_rounds, spare)
+        assert [r["wait_ns"] > 0 for r in rounds] == [i in disturbed_rounds for i in range(expected)]
+    assert measure.spare_rounds(None, [1000] * 4) == 4 and measure.spare_rounds(4000, [1000] * 4) == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import cast
 
 from jvmbridge.child import Save, WorkerError, each_part, serve
-from jvmbridge.measure import round_counts, timed_rounds, warm_up
+from jvmbridge.measure import round_counts, spare_rounds, timed_rounds, warm_up
 from jvmbridge.worker_protocol import JvmRequest, MeasuredJvmPart
 
 
@@ -130,7 +130,7 @@ def _measure(jpype, harness_class, provider: str, part: MeasuredJvmPart, counter
     except jpype.JClass("java.lang.UnsupportedOperationException") as e:
         raise WorkerError(str(e.getMessage())) from None
     counts = round_counts(part["iterations"], part["rounds"], part["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(run, counts, threads, counters)
+    rounds = timed_rounds(run, counts, threads, counters, spare_rounds(part["iterations"], counts))
     return {
         "after_loop": _after_loop(harness, part),
         "provider": str(harness.providerDescription()),

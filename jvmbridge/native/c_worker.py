@@ -6,7 +6,7 @@ import ctypes
 from pathlib import Path
 
 from jvmbridge.child import Save, WorkerError, each_part, serve
-from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
+from jvmbridge.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
 from jvmbridge.native.c_loop import load
 from jvmbridge.worker_protocol import MeasuredCPart
 
@@ -36,7 +36,7 @@ def _measure(library, request: MeasuredCPart) -> dict:
     with in_processes(run, threads) as loop:  # several loops at once: forked copies, as openssl speed -multi
         warmup = warm_up(loop, request["warmup_min_seconds"], request["warmup_max_seconds"])
         counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
-        rounds = timed_rounds(loop, counts, threads)
+        rounds = timed_rounds(loop, counts, threads, spare=spare_rounds(request["iterations"], counts))
     return {"first": first.hex(),
             "last": out.raw[:out_len.value].hex(), "last_count": counts[-1],
             "warmup": warmup.as_dict(), "rounds": rounds}

@@ -12,7 +12,7 @@ import time
 from cryptography.hazmat.bindings.openssl.binding import Binding
 
 from jvmbridge.child import Save, each_part, serve
-from jvmbridge.measure import in_processes, round_counts, timed_rounds, warm_up
+from jvmbridge.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 from jvmbridge.worker_protocol import MeasuredPycaPart
 
@@ -70,7 +70,7 @@ def _measure(request: MeasuredPycaPart) -> dict:
         # and report that count, not the one asked for.
         counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op,
                               time_capped=True)
-        rounds = timed_rounds(loop, counts, threads)
+        rounds = timed_rounds(loop, counts, threads, spare=spare_rounds(request["iterations"], counts))
     return {"ciphertext": ciphertext.hex(), "warmup": warmup.as_dict(), "rounds": rounds}
 
 
