@@ -32,7 +32,10 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     share=0.5,retest=600,onwrong=log|exit,provider=NAME] ...; `jvmbridge check --pid` then reads what it found.
     """
     from jvmbridge.child import WorkerError
+    from jvmbridge.cpu import cpu_info
     from jvmbridge.guard.demo import demonstrate
+    from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+    from jvmbridge.verify.known_bugs import candidates
     from jvmbridge.harness import guard_jar
 
     try:
@@ -47,5 +50,9 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")
     for state in shown.states:
         click.echo(f"  {state.mode:<4} {state.status} {state.detail}".rstrip())
+        for bug in candidates(state.mode.lower(), java.release_version, cpu_info()["features"]) \
+                if state.status == "WRONG" else ():
+            click.echo(f"       consistent with {bug.describe()}; {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} avoids it "
+                       "(`jvmbridge verify` finds which switch cures it)")
     statuses = {state.status for state in shown.states}
     sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)

@@ -54,12 +54,14 @@ KNOWN_BUGS = (
 def matching(mode: str, flag: str, version: str, cpu_features: list[str] | None) -> KnownBug | None:
     """The known bug that fits a divergence the ``flag`` switch cures, unless the JDK is known
     to be fixed or the CPU lacks what the buggy stub needs."""
-    for bug in KNOWN_BUGS:
-        if (bug.mode == mode and bug.flag == flag
-                and not any(lacks(cpu_features, feature) for feature in bug.cpu_features)
-                and bug.affects(version) is not False):
-            return bug
-    return None
+    return next((bug for bug in candidates(mode, version, cpu_features) if bug.flag == flag), None)
+
+
+def candidates(mode: str, version: str, cpu_features: list[str] | None) -> list[KnownBug]:
+    """The known bugs a wrong answer in ``mode`` may be, on this JDK version and CPU (which switch
+    cures it, as `verify` finds, tells them apart)."""
+    return [bug for bug in KNOWN_BUGS if bug.mode == mode and bug.affects(version) is not False
+            and not any(lacks(cpu_features, feature) for feature in bug.cpu_features)]
 
 
 def _older(version: str, than: str) -> bool:
