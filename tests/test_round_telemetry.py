@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import run_json
+from conftest import rounds_per_fork, run_json
 
 QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet"]
 UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)
@@ -22,7 +22,7 @@ def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal():
     assert done.returncode == 0, done.stderr
     for row in data["results"]:
         assert len(row["round_counters"]) == len(row["round_ns_per_op"]) == row["rounds"]
-        assert row["round_fork"] == [fork for fork in range(row["forks"]) for _ in range(4)]
+        assert row["round_fork"] == [fork for fork, rounds in enumerate(rounds_per_fork(row, 4)) for _ in range(rounds)]
         for ns, counters in zip(_round_ns(row), row["round_counters"]):
             assert {"cpu_ns", "wait_ns", "steal_ns"} <= set(counters)
             # One thread runs the loop: its CPU time cannot exceed the round's wall time.
