@@ -30,9 +30,12 @@ def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal():
         if row["engine"].startswith("JVM"):
             assert all({"gc_ms", "jit_ms"} <= set(counters) for counters in row["round_counters"])
         if row["engine"].startswith("OpenSSL C loop"):
-            # The C loop never blocks: each round is the thread running or waiting for a CPU.
+            # The C loop never blocks: each round is the thread running, waiting for a CPU, or its vCPU
+            # taken by the host (steal: /proc/stat gives the average over vCPUs, so this one's is at
+            # most their count times it; a Xeon host here stole 5% of a round).
             for counters, ns in zip(row["round_counters"], _round_ns(row)):
-                assert counters["cpu_ns"] + counters["wait_ns"] == pytest.approx(ns, rel=0.05)
+                missing = ns - counters["cpu_ns"] - counters["wait_ns"]
+                assert -0.05 * ns <= missing <= 0.05 * ns + (os.cpu_count() or 1) * counters["steal_ns"], counters
 
 
 def _round_ns(row: dict) -> list[float]:
