@@ -109,8 +109,6 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
     # Java: once they took 0.7 ms, and a 62 ms round's CPU time came out 1.1% above its wall time).
     order = {**(counters or {}), "steal_ns": steal_ns,
              **({"wait_ns": run_queue_wait_ns, "cpu_ns": time.thread_time_ns} if copies == 1 else {})}
-    rounds = []
-
     def timed(n: int) -> dict:
         before = {name: read() for name, read in order.items()}
         ns = run(n)

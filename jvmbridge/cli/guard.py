@@ -48,11 +48,11 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")
+    statuses = {state.status for state in shown.states}
+    features = cpu_info()["features"] if "WRONG" in statuses else None  # read once, and only when needed
     for state in shown.states:
         click.echo(f"  {state.mode:<4} {state.status} {state.detail}".rstrip())
-        for bug in candidates(state.mode.lower(), java.release_version, cpu_info()["features"]) \
-                if state.status == "WRONG" else ():
+        for bug in candidates(state.mode.lower(), java.release_version, features) if state.status == "WRONG" else ():
             click.echo(f"       consistent with {bug.describe()}; {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} avoids it "
                        "(`jvmbridge verify` finds which switch cures it)")
-    statuses = {state.status for state in shown.states}
     sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)

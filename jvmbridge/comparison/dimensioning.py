@@ -89,8 +89,14 @@ def choose_rounds(jobs: list[Job], host: str | None = None) -> None:
 def key_of(part: Part) -> tuple:
     """What makes an earlier row a run of the same configuration as ``part``."""
     op, sampling = part.workload.operation, part.workload.sampling
-    return (part.name, op.cipher_name, op.direction, op.message_bytes, op.shape, sampling.threads,
-            sampling.round_seconds)
+    return _key(part.name, op.cipher_name, op.direction, op.message_bytes, op.shape, sampling.threads,
+                sampling.round_seconds)
+
+
+def _key(job: str, cipher: str, direction: str, message_bytes: int, shape: str, threads: int,
+         round_seconds: float | None) -> tuple:
+    """The one shape of key_of's key, for a part about to run and for a saved row alike."""
+    return job, cipher, direction, message_bytes, shape, threads, round_seconds
 
 
 def earlier_rows(host: str) -> list[dict]:
@@ -107,8 +113,8 @@ def earlier_rows(host: str) -> list[dict]:
             run = loaded.runs.get(row["run_id"], {})
             workload = run.get("workload") or {}
             if run.get("host") == host and workload.get("iterations") is None and "job" in row:
-                rows.append({**row, "key": (row["job"], row["cipher"], row["direction"], row["message_bytes"],
-                                            row["shape"], row["threads"], workload.get("round_seconds"))})
+                rows.append({**row, "key": _key(row["job"], row["cipher"], row["direction"], row["message_bytes"],
+                                                row["shape"], row["threads"], workload.get("round_seconds"))})
     return rows
 
 
@@ -118,6 +124,7 @@ def components(rows: list[dict]) -> Components | None:
     each = [found for found in map(row_components, rows) if found]
     if len(each) < MIN_RUNS:
         return None
+
     def pooled(name: str) -> float:
         return statistics.fmean(getattr(found, name) for found in each)
 
