@@ -9,7 +9,7 @@ import pytest
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.saved.history import compare_runs, tidy_frame
-from jvmbridge.saved.plot import AXIS_SPAN, figure_of
+from jvmbridge.saved.plot import AXIS_SPAN, figure_of, svg_of
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.fast
 matplotlib = pytest.importorskip("matplotlib")
 
 
-def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001):
+def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001, host_name=None):
     """``count`` runs of a fast engine (its rounds spread by ``noise``) and a slow one (slowdown 1.5)."""
     monkeypatch.setitem(ENGINES, "quick", FakeEngine("quick", 50.0, noise=noise))
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 500.0, slowdown=1.5, noise=0.001))
@@ -27,7 +27,7 @@ def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001):
     for number in range(count):
         paths.append(tmp_path / f"run{number}.jsonl")
         run(plan(combinations([(128, "cbc")], ["encrypt"], sizes, ["message"], Sampling(rounds=4, forks=3)),
-                 Matrix(engines=("quick", "noisy"))), output=paths[-1])
+                 Matrix(engines=("quick", "noisy"))), output=paths[-1], host_name=host_name)
     frame = tidy_frame(read(paths))
     return frame, compare_runs(frame, "run")
 
@@ -83,3 +83,11 @@ def test_one_size_gets_bars_and_a_wide_interval_is_clipped_and_marked(tmp_path, 
     assert (fastest.ns_per_op_error / fastest.ns_per_op > 0.3).any()  # an interval past the axis's edge
     marks = [line for line in speedups.get_lines() + throughput.get_lines() if line.get_marker() == ">"]
     assert marks and all(line.get_xdata()[0] == pytest.approx(line.axes.get_xlim()[1]) for line in marks)
+
+
+def test_text_from_hosts_is_drawn_as_it_reads_neither_as_controls_nor_as_math(tmp_path, monkeypatch):
+    # matplotlib reads text between two $ as math and stops drawing at math it cannot parse ("$^$").
+    frame, comparison = _runs(tmp_path, monkeypatch, [16], host_name="web$^$1\x1b[2J")
+    assert "<svg" in svg_of(frame, comparison)
+    caption = figure_of(frame, comparison).texts[-1].get_text()
+    assert caption.startswith(r"web\$^\$1\x1b[2J: ") and "\x1b" not in caption

@@ -18,6 +18,7 @@ import pandas as pd
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import name_of
 from jvmbridge.comparison.ratios import RatioKind, speedup
+from jvmbridge.render.text import printable
 from jvmbridge.saved.history import RunComparison, Versus, number_runs
 
 WIDTH = 16  # inches, at DPI: a PNG 1600 pixels wide
@@ -79,7 +80,7 @@ def figure_of(frame: pd.DataFrame, comparison: RunComparison):
     for panel, axis in zip(panels, axes[0]):
         panel(axis)
 
-    handles = [matplotlib.patches.Patch(color=colours[key], label=key) for key in keys]
+    handles = [matplotlib.patches.Patch(color=colours[key], label=_plain(key)) for key in keys]
     handles += [matplotlib.patches.Patch(facecolor="white", edgecolor="black", label="acceleration on"),
                 matplotlib.patches.Patch(facecolor="white", edgecolor="black", hatch=_OFF_HATCH,
                                          label="acceleration off (hatched, dashed or hollow)")]
@@ -87,8 +88,8 @@ def figure_of(frame: pd.DataFrame, comparison: RunComparison):
     caption, legend = 0.4, 0.25 * math.ceil(len(handles) / 4) + 0.1
     figure.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), fontsize=8, frameon=False,
                   bbox_to_anchor=(0.5, caption / height))
-    figure.suptitle(f"jvmbridge: {', '.join(sorted(set(frame.cipher.astype(str))))}")
-    figure.text(0.01, 0.05 / height, _caption(frame), fontsize=7)
+    figure.suptitle(_plain(f"jvmbridge: {', '.join(sorted(set(frame.cipher.astype(str))))}"))
+    figure.text(0.01, 0.05 / height, "\n".join(_plain(line) for line in _caption(frame).split("\n")), fontsize=7)
     figure.tight_layout(rect=(0, (caption + legend) / height, 1, 1 - 0.4 / height))
     return figure
 
@@ -141,7 +142,7 @@ def _draw_speedups(axis, speedups: list[dict], colours: dict) -> None:
 def _draw_across(axis, across: list[dict], colours: dict, baseline: str) -> None:
     """Each ratio as a point with its interval on a log axis around 1 (twice as fast and half as
     fast equally far from it), clipped where an interval reaches past AXIS_SPAN x the farthest point."""
-    axis.set_title(f"Against {baseline} (ratio of figures)")
+    axis.set_title(_plain(f"Against {baseline} (ratio of figures)"))
     positions = list(range(len(across)))[::-1]
     farthest = max([1.25 / AXIS_SPAN] + [max(a["ratio"].value, 1 / a["ratio"].value) for a in across])
     low_limit, high_limit = 1 / (AXIS_SPAN * farthest), AXIS_SPAN * farthest
@@ -160,7 +161,7 @@ def _draw_across(axis, across: list[dict], colours: dict, baseline: str) -> None
     axis.axvline(1, color="grey", linewidth=0.8)
     axis.set_yticks(positions, [_wrapped(a["label"]) for a in across], fontsize=7)
     axis.set_ylim(-0.6, len(across) - 0.4)
-    axis.set_xlabel(f"times faster than {baseline} (log scale; lines: interval)")
+    axis.set_xlabel(_plain(f"times faster than {baseline} (log scale; lines: interval)"))
 
 
 def _bars(axis, values: list[float], below: list[float], above: list[float], labels: list[str], colours: list,
@@ -221,7 +222,15 @@ def _mb_per_s_interval(rows: pd.DataFrame) -> tuple[list[float], list[float]]:
 
 
 def _wrapped(label: str) -> str:
+    label = _plain(label)
     return "\n".join(textwrap.wrap(label, LABEL_WIDTH, break_long_words=True)) or label
+
+
+def _plain(text: str) -> str:
+    """Text from hosts, JDKs and run names as the figure should show it: controls escaped as the
+    terminal shows them, and each $ escaped, as matplotlib reads text between two as math (and
+    stops drawing at math it cannot parse)."""
+    return printable(text).replace("$", r"\$")
 
 
 def _caption(frame: pd.DataFrame) -> str:
