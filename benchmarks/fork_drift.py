@@ -1,0 +1,52 @@
+"""Do a saved run's forks differ because the machine drifted while they ran, or each by its own luck?
+
+For each row of a saved compare: the spread between its fork summaries (the figure's own statistic,
+the lower quartile of the fork's undisturbed rounds) and the same over every round, disturbed or
+not, to see what setting rounds apart bought; and von Neumann's ratio of the forks in run order
+(the mean squared difference of neighbours over twice the variance): about 1 when each fork's
+level is its own, well below 1 when neighbours share a level because the machine drifted. Forks of
+two configurations run in turns would share a drift and not a fork's own luck.
+
+    python benchmarks/fork_drift.py RUN.jsonl
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+
+from jvmbridge.api import load
+
+
+def lower_quartile(values: list[float]) -> float:
+    return statistics.quantiles(values, n=4, method="inclusive")[0] if len(values) > 1 else values[0]
+
+
+def fork_summaries(row, kept_only: bool) -> list[float]:
+    """Each fork's lower quartile, in the order the forks ran; a fork with no round left is skipped."""
+    forks: list[list[float]] = [[] for _ in range(row.forks)]
+    for fork, ns, aside in zip(row.round_fork, row.round_ns_per_op, row.round_set_aside):
+        if not (kept_only and aside):
+            forks[fork].append(ns)
+    return [lower_quartile(rounds) for rounds in forks if rounds]
+
+
+def von_neumann(values: list[float]) -> float:
+    squared_steps = statistics.fmean((b - a) ** 2 for a, b in zip(values, values[1:]))
+    return squared_steps / (2 * statistics.variance(values))
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    frame = load(sys.argv[1])
+    print(f"{'row':<40} {'forks':>5} {'rsd kept':>8} {'rsd all':>8} {'von Neumann':>11}")
+    for row in frame.itertuples():
+        kept, every = fork_summaries(row, True), fork_summaries(row, False)
+        if len(kept) < 3:
+            continue
+        print(f"{row.engine + ', ' + row.setting:<40} {len(kept):>5} {statistics.stdev(kept) / statistics.fmean(kept):>8.1%} "
+              f"{statistics.stdev(every) / statistics.fmean(every):>8.1%} {von_neumann(kept):>11.2f}")
+
+
+if __name__ == "__main__":
+    main()
