@@ -29,7 +29,8 @@ class NoteKind(Enum):
     NOISY = "noisy"  # rounds inside forks vary more than NOISY_RSD
     DISTURBED = "disturbed"  # rounds that lost time to other work, set aside from the figure
     LEVELS = "levels"  # forks settled at distinct speeds
-    IMPRECISE = "imprecise"  # the interval is wider than the run aimed for
+    IMPRECISE = "imprecise"  # the interval is wider than the run aimed for; more forks would narrow it
+    OUT_OF_REACH = "out-of-reach"  # ... and at its spread between forks not even MAX_FORKS would
     FEW_SAMPLES = "few-samples"
     NOT_STEADY = "not-steady"  # warm-up ran out before the speed settled
     FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
@@ -43,9 +44,10 @@ class NoteKind(Enum):
         return _HINTS.get(self)
 
 
-_PRECISION_HINT = "more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps"
 # Noisy rounds alone need no advice: the interval is over forks, and IMPRECISE says when it missed.
-_HINTS = {NoteKind.IMPRECISE: _PRECISION_HINT,
+_HINTS = {NoteKind.IMPRECISE: "more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps",
+          NoteKind.OUT_OF_REACH: "more forks would not reach the target at this spread: a quieter machine "
+                                 "would, or a wider --target-error",
           NoteKind.FEW_SAMPLES: "more --forks helps",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
 
@@ -146,7 +148,7 @@ class Measurement:
             needed = forks_for(s, target_error, MAX_FORKS)
             # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
             shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
-            notes.append(Note(NoteKind.IMPRECISE,
+            notes.append(Note(NoteKind.IMPRECISE if needed else NoteKind.OUT_OF_REACH,
                               f"interval ±{shown} after {_forks_counted(s)}, wider than the "
                               f"±{target_error * 100:g}% aimed for " + (f"(at this spread between forks about {needed} "
                                                                         "forks would reach it)" if needed else

@@ -122,9 +122,11 @@ def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
     comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
     table = render("compare", "table", comparison)
-    assert table.count("more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps") == 1
-    assert "  rows 1, 2, 3, 4: more --forks (a larger" in table
-    assert all(any(n["kind"] == "imprecise" for n in row.notes) for row in comparison.frame.itertuples())
+    # At this spread not even 100 forks would reach ±0.1%: not the advice to run more of them.
+    assert table.count("more forks would not reach the target at this spread: a quieter machine would, "
+                       "or a wider --target-error") == 1
+    assert "  rows 1, 2, 3, 4: more forks would not" in table and "more --forks" not in table
+    assert all(any(n["kind"] == "out-of-reach" for n in row.notes) for row in comparison.frame.itertuples())
 
 
 @pytest.mark.fast

@@ -134,10 +134,10 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
              if n.kind is NoteKind.IMPRECISE]
     assert close[0].startswith("interval ±3.25% after 4 forks, wider than the ±3.24% aimed for")
     hopeless = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.001).notes
-                if n.kind is NoteKind.IMPRECISE]
+                if n.kind is NoteKind.OUT_OF_REACH]  # whose hint is not more forks
     assert hopeless[0].endswith("(at this spread not even 100 forks would)")
     notes = row(94, 106).result("", target_error=0.02).notes  # 2 forks: no interval, no forecast
-    assert not [n for n in notes if n.kind is NoteKind.IMPRECISE]  # its ±76% would only mislead
+    assert not [n for n in notes if n.kind in (NoteKind.IMPRECISE, NoteKind.OUT_OF_REACH)]  # its ±76% would only mislead
     assert [n.text for n in notes if n.kind is NoteKind.FEW_SAMPLES] == [
         "only 2 fork(s): too few for a 95% interval over forks to mean anything, so none is shown; they range "
         "94.0-106.0 ns/op; 1 more fork(s) (--forks 3) would give one"]
