@@ -4,6 +4,8 @@ stretch an axis clipped and marked, bars for one size, the runs against the base
 Runs come from the real runner on fake engines (tests/test_runner_fake.py)."""
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from jvmbridge.engines import ENGINES, Matrix
@@ -91,3 +93,12 @@ def test_text_from_hosts_is_drawn_as_it_reads_neither_as_controls_nor_as_math(tm
     assert "<svg" in svg_of(frame, comparison)
     caption = figure_of(frame, comparison).texts[-1].get_text()
     assert caption.startswith(r"web\$^\$1\x1b[2J: ") and "\x1b" not in caption
+
+
+def test_zero_byte_messages_draw_an_axis_of_their_own(tmp_path, monkeypatch):
+    # 0-byte messages carry no MB/s: every bar 0, and the axis must not collapse to 0..0.
+    frame, comparison = _runs(tmp_path, monkeypatch, [0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns of a singular axis, then widens it at will
+        throughput = figure_of(frame, comparison).axes[0]
+    assert throughput.get_xlim() == (0, 1.0)

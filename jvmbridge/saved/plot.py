@@ -171,7 +171,8 @@ def _bars(axis, values: list[float], below: list[float], above: list[float], lab
     positions = list(range(len(values)))[::-1]
     axis.barh(positions, values, color=colours, hatch=[_OFF_HATCH if o else "" for o in off], edgecolor="black",
               linewidth=0.4)
-    limit = AXIS_SPAN * max([v for v in values if math.isfinite(v)] + [reference or 0])
+    # Every figure 0 (0-byte messages carry no MB/s): an axis to 1 rather than a singular one.
+    limit = AXIS_SPAN * max([v for v in values if math.isfinite(v)] + [reference or 0]) or 1.0
     for y, value, low, high in zip(positions, values, below, above):
         top = value + high if math.isfinite(high) else math.inf
         axis.plot([max(value - low, 0), min(top, limit)], [y, y], color="black", linewidth=1)
