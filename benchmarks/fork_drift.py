@@ -15,19 +15,16 @@ import statistics
 import sys
 
 from jvmbridge.api import load
-
-
-def lower_quartile(values: list[float]) -> float:
-    return statistics.quantiles(values, n=4, method="inclusive")[0] if len(values) > 1 else values[0]
+from jvmbridge.stats import fork_summary
 
 
 def fork_summaries(row, kept_only: bool) -> list[float]:
-    """Each fork's lower quartile, in the order the forks ran; a fork with no round left is skipped."""
+    """Each fork's summary as the figure takes it, in the order the forks ran; a fork with no round left is skipped."""
     forks: list[list[float]] = [[] for _ in range(row.forks)]
     for fork, ns, aside in zip(row.round_fork, row.round_ns_per_op, row.round_set_aside):
         if not (kept_only and aside):
             forks[fork].append(ns)
-    return [lower_quartile(rounds) for rounds in forks if rounds]
+    return [fork_summary(rounds) for rounds in forks if rounds]
 
 
 def von_neumann(values: list[float]) -> float:
