@@ -89,7 +89,7 @@ def figure_of(frame: pd.DataFrame, comparison: RunComparison):
     figure.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), fontsize=8, frameon=False,
                   bbox_to_anchor=(0.5, caption / height))
     figure.suptitle(_plain(f"jvmbridge: {', '.join(sorted(set(frame.cipher.astype(str))))}"))
-    figure.text(0.01, 0.05 / height, "\n".join(_plain(line) for line in _caption(frame).split("\n")), fontsize=7)
+    figure.text(0.01, 0.05 / height, _caption(frame), fontsize=7)
     figure.tight_layout(rect=(0, (caption + legend) / height, 1, 1 - 0.4 / height))
     return figure
 
@@ -238,4 +238,4 @@ def _caption(frame: pd.DataFrame) -> str:
     machines = frame[["host", "cpu_model", "cpu_features"]].drop_duplicates()
     hosts = "; ".join(f"{m.host}: {m.cpu_model} [{features_text(m.cpu_features)}]" for m in machines.itertuples())
     versions = "; ".join(sorted(set(frame.implementation)))
-    return f"{hosts}\n{versions}"
+    return f"{_plain(hosts)}\n{_plain(versions)}"
