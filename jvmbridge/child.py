@@ -203,39 +203,64 @@ def fork_seconds(outcomes: list[ChildOutcome]) -> list[float]:
     return [outcome.answer.get("fork_seconds", 0.0) for outcome in outcomes]
 
 
+def fork_turns(outcomes: list[ChildOutcome]) -> list[int]:
+    """The turn each fork ran in (run_forks): forks of arms run in turns pair up by it."""
+    return [outcome.answer["fork_turn"] for outcome in outcomes]
+
+
 def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
     """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.steady)."""
     return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
 
 
-def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object]], samplings: list[Sampling],
-              env: Mapping[str, str] | None = None, allowances: list[float] | None = None,
-              on_hang: OnHang | None = None) -> list[Forks]:
+@dataclass(frozen=True)
+class Arm:
+    """One configuration's children: what each starts with (the request, its environment), the
+    parts each measures (workloads, see each_part), how each part is sampled and the seconds each
+    may take (run_child). A job measuring several arms runs them in turns (run_forks)."""
+    request: Mapping
+    parts: Sequence[Mapping[str, object]]
+    samplings: Sequence[Sampling]
+    env: Mapping[str, str] | None = None
+    allowances: Sequence[float] | None = None
+
+
+def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
     each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
-    layout) shows up in the spread. One child measures every part that still wants a fork, in an
-    order of its own per fork, so no part always runs first or last, and start-up is paid once.
-    Each part's outcomes carry the child's shared fields beside its own.
+    layout) shows up in the spread. One child measures every part of its arm that still wants a
+    fork, in an order of its own per fork, so no part always runs first or last, and start-up is
+    paid once. Several arms (AES-NI on and off, measuring the same parts) run in turns: each turn
+    one child of each arm, in an order of its own per turn, so a host that slows for a while slows
+    both sides of their ratio alike (benchmarks/README.md, "fork_drift.py"); a part runs as many
+    forks as its counterparts in the other arms (progress.forks_wanted's ``together``), so every
+    turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
+    turn ("fork_turn") it ran in.
 
     A part that failed gets no more forks; what it finished before is kept. A child that died
     during a part (a JVM's SIGSEGV) fails that part only: the parts it finished before count, the
     ones it had not reached go on in the next fork. One that died before any part (or refused the
     request) fails every part it held. Ctrl-C ends the forks the same way: the parts the child
     under way had finished count, the others fail as interrupted (the caller stops after this).
-    With ``allowances`` (seconds per part), a child that makes no progress in time is stopped
-    (run_child): the part it was on fails with the reason, the others go on. Per part: its Forks."""
-    done: list[list[ChildOutcome]] = [[] for _ in parts]
-    failed: list[ChildOutcome | None] = [None] * len(parts)
+    With an arm's ``allowances`` (seconds per part), a child that makes no progress in time is
+    stopped (run_child): the part it was on fails with the reason, the others go on. Per part, arm
+    after arm: its Forks."""
+    if len({len(arm.parts) for arm in arms}) > 1:
+        raise ValueError("arms run in turns measure the same parts")
+    owners = [(arm, index) for arm in arms for index in range(len(arm.parts))]
+    samplings = [arm.samplings[index] for arm, index in owners]
+    done: list[list[ChildOutcome]] = [[] for _ in owners]
+    failed: list[ChildOutcome | None] = [None] * len(owners)
 
     def short_of_forks(i: int) -> bool:
         return failed[i] is None and samplings[i].wants_another_fork(fork_rounds(done[i]), fork_warmups(done[i]))
 
-    def take(pending: list[int], outcome: ChildOutcome, seconds: float = 0.0) -> list[dict] | None:
+    def take(pending: list[int], outcome: ChildOutcome, turn: int, seconds: float = 0.0) -> list[dict] | None:
         """Each answer the child gave to its part, kept or failed; the answers (None: none came back).
         ``seconds``: the child's wall time, shared among its parts as each one's fork_seconds."""
         answers = (outcome.result or {}).get("parts")
         shared = {k: v for k, v in (outcome.result or {}).items() if k != "parts"}
-        shared["fork_seconds"] = seconds / len(pending)
+        shared.update(fork_seconds=seconds / len(pending), fork_turn=turn)
         for i, answer in zip(pending, answers or []):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
             if each.error:
@@ -245,30 +270,34 @@ def run_forks(module: str, request: Mapping, parts: Sequence[Mapping[str, object
         return answers
 
     try:
-        for fork in itertools.count():
+        for turn in itertools.count():
             wanted = forks_wanted(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
-                                  [f is not None for f in failed])
-            pending = [i for i, wants in enumerate(wanted) if wants]
-            if not pending:
+                                  [f is not None for f in failed], [index for _, index in owners])
+            if not any(wanted):
                 break
-            random.Random(fork).shuffle(pending)
-            started = time.monotonic()
-            try:
-                outcome = run_child(module, {**request, "parts": [parts[i] for i in pending]}, env,
-                                    [allowances[i] for i in pending] if allowances else None, on_hang)
-            except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
-                take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""))
-                raise
-            answers = take(pending, outcome, time.monotonic() - started)
-            if answers is None:
-                for i in pending:
-                    failed[i] = outcome
-                break
-            if len(answers) < len(pending):  # it died measuring this one
-                failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout, outcome.stderr,
-                                                             outcome.stopped)
+            order = random.Random(turn)
+            children = [[i for i, (owner, _) in enumerate(owners) if owner is arm and wanted[i]] for arm in arms]
+            order.shuffle(children)
+            for pending in filter(None, children):
+                order.shuffle(pending)
+                arm = owners[pending[0]][0]
+                started = time.monotonic()
+                try:
+                    outcome = run_child(module, {**arm.request, "parts": [arm.parts[owners[i][1]] for i in pending]},
+                                        arm.env, [arm.allowances[owners[i][1]] for i in pending]
+                                        if arm.allowances else None, on_hang)
+                except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
+                    take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""), turn)
+                    raise
+                answers = take(pending, outcome, turn, time.monotonic() - started)
+                if answers is None:
+                    for i in pending:
+                        failed[i] = outcome
+                elif len(answers) < len(pending):  # it died measuring this one
+                    failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
+                                                                 outcome.stderr, outcome.stopped)
     except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
-        for i in filter(short_of_forks, range(len(parts))):
+        for i in filter(short_of_forks, range(len(owners))):
             failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
     return [Forks(finished, failure) for finished, failure in zip(done, failed)]
 

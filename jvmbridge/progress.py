@@ -57,13 +57,22 @@ def listening(listener: Callable[[list[PartSoFar]], None]) -> Iterator[None]:
 
 
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = ()) -> list[bool]:
+                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
+                 together: Sequence[int] = ()) -> list[bool]:
     """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
     their warm-ups where recorded, whether it will get no more because it failed) whether it wants
-    another (Sampling.forks_planned, decided once), and where each stands told to the runner."""
+    another (Sampling.forks_planned, decided once), and where each stands told to the runner.
+    ``together``: per part a group; the parts of a group that have not failed run as many forks as
+    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair)."""
     planned = [len(done) if index < len(stopped) and stopped[index]
                else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
                for index, (sampling, done) in enumerate(zip(samplings, forks))]
+    if together:
+        most: dict[int, int] = {}
+        for group, wanted in zip(together, planned):
+            most[group] = max(most.get(group, 0), wanted)
+        planned = [wanted if index < len(stopped) and stopped[index] else most[group]
+                   for index, (group, wanted) in enumerate(zip(together, planned))]
     listener = _listener.get()
     if listener is not None:
         parts = []

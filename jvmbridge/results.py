@@ -88,6 +88,10 @@ class Measurement:
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
+    # Where its forks ran in turns with another configuration's (child.run_forks): the job's name,
+    # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
+    in_turns: str = ""
+    fork_turns: list[int] = field(default_factory=list)
 
     def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "") -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
@@ -119,7 +123,8 @@ class Measurement:
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
             notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
-            details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis)
+            details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
+            in_turns=self.in_turns, fork_turns=_summarized(self.fork_turns, s))
 
     def _notes(self, target_error: float | None) -> list[Note]:
         s = self.summary
@@ -215,6 +220,15 @@ class Result:
     details: dict  # engine-specific provenance: provider, jdk_version, java_home, command, ...
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
     rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
+    in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
+    fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
+
+
+def _summarized(turns: list[int], s: Summary) -> list[int]:
+    """The turns of the forks that have a summary of their own (a fork with every round set aside
+    has none: stats.summarize); none when no fork has one."""
+    kept = sorted({fork for fork, reason in zip(s.round_fork, s.set_aside) if not reason})
+    return [turns[fork] for fork in kept] if turns and len(kept) == len(s.fork_ns) else []
 
 
 def wrong_bytes(row) -> bool:

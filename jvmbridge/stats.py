@@ -199,6 +199,17 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
     return tuple(Level(statistics.fmean(group), len(group)) for group in groups)
 
 
+def paired_log_half_width(ratios: list[float]) -> float:
+    """The CONFIDENCE interval's half-width of the mean log of ``ratios``, each the ratio of two
+    configurations' fork summaries in one turn (forks run in turns: child.run_forks): Student's t
+    over the pairs, so a host that slowed both forks of a turn moves neither the ratio nor its
+    interval. inf with fewer than two."""
+    if len(ratios) < 2:
+        return math.inf
+    logs = [math.log(ratio) for ratio in ratios]
+    return half_width(statistics.stdev(logs), len(logs))
+
+
 def stein_half_width(first: list[float], forks: int) -> float:
     """Stein's interval for the mean of ``forks`` samples whose count the ``first`` chose: their
     standard deviation and degrees of freedom, over the square root of all."""

@@ -7,14 +7,14 @@ engines' say (engines.Engine).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import pandas as pd
 
 from jvmbridge.engines import ENGINES, by_label
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
-from jvmbridge.stats import CONFIDENCE
+from jvmbridge.stats import CONFIDENCE, FEW_FORKS, paired_log_half_width
 
 
 class RatioKind(Enum):
@@ -28,32 +28,50 @@ class Ratio:
     kind: RatioKind
     label: str
     value: float  # how many times faster `faster` is than `slower`, from the rows' figures
-    low: float  # the ratio's interval, from the two figures' CONFIDENCE intervals (over forks)
-    high: float
-    significant: bool  # False when the two intervals overlap: then neither may be called faster
+    low: float  # the ratio's CONFIDENCE interval: from the two rows' forks pair by pair where they ran
+    high: float  # in turns (``turns``), else from the two figures' intervals (over forks)
+    significant: bool  # False when the interval holds 1 (unpaired: the two intervals overlap)
+    turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
 
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
-                "high": self.high, "confidence": CONFIDENCE, "significant": self.significant}
+                "high": self.high, "confidence": CONFIDENCE, "significant": self.significant, "paired_turns": self.turns}
 
     def describe(self) -> str:
-        """"1.23x [1.10-1.37]", or with "not significant" when the intervals overlap; "1.23x (no
-        interval)" where a side is one figure (a published one, a single round)."""
+        """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired, 6
+        turns)" when it is from forks run in turns; "1.23x (no interval)" where a side is one figure
+        (a published one, a single round)."""
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
-        shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]"
-        return shown if self.significant else f"{shown} not significant"
+        shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
+        return shown + (f" (paired, {self.turns} turns)" if self.turns else "")
 
 
-def speedup(kind: RatioKind, label: str, faster, slower) -> Ratio:
+def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) -> Ratio:
     """How many times faster the row ``faster`` runs than ``slower``: the ratio of their figures
-    (stats: the fork as the unit), its interval from theirs.
+    (stats: the fork as the unit). Its interval: where the two are rows of ``one_run`` whose forks
+    ran in turns, from at least FEW_FORKS pairs of forks of one turn (stats.paired_log_half_width);
+    else from the two figures' intervals.
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
-    return Ratio(kind, label, *quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster)))
+    pairs = paired_forks(slower, faster) if one_run else []
+    if len(pairs) < FEW_FORKS:
+        return Ratio(kind, label, *quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster)))
+    value, spread = float(slower.ns_per_op / faster.ns_per_op), math.exp(paired_log_half_width(pairs))
+    return Ratio(kind, label, value, value / spread, value * spread, not value / spread <= 1 <= value * spread,
+                 len(pairs))
+
+
+def paired_forks(top, bottom) -> list[float]:
+    """top's fork summary over bottom's, for each turn both ran a fork in; none unless both rows ran
+    in turns in one job."""
+    if missing(getattr(top, "in_turns", None)) or not top.in_turns or top.in_turns != getattr(bottom, "in_turns", ""):
+        return []
+    theirs = dict(zip(bottom.fork_turns, bottom.fork_ns_per_op))
+    return [ns / theirs[turn] for turn, ns in zip(top.fork_turns, top.fork_ns_per_op) if turn in theirs]
 
 
 def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:
@@ -98,15 +116,15 @@ def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
 
 def ratios(frame: pd.DataFrame) -> list[Ratio]:
     """Each engine's speedup from its acceleration, and the JVM against its native reference, for
-    each operation (cipher, direction, size; named in the label when there are several)."""
+    each operation (cipher, direction, size; named in the label when there are several), in one
+    run's ``frame``."""
     keys = operation_keys(frame)
     found = []
     for values, rows in frame.groupby(keys, sort=False):
         values = values if isinstance(values, tuple) else (values,)
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
         suffix = "".join(f", {value} B" if key == "message_bytes" else f", {value}" for key, value in named.items())
-        found += [Ratio(r.kind, r.label + suffix, r.value, r.low, r.high, r.significant)
-                  for r in _ratios_of_one_operation(rows)]
+        found += [replace(r, label=r.label + suffix) for r in _ratios_of_one_operation(rows)]
     return found
 
 
@@ -137,7 +155,7 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                 on, off = pick(engine, True, subject, shape), pick(engine, False, subject, shape)
                 if on is not None and off is not None:
                     found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
-                                         f"{engine.subject(subject)}{named_shape[shape]}", on, off))
+                                         f"{engine.subject(subject)}{named_shape[shape]}", on, off, one_run=True))
     references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
     if not references:
         return found
@@ -153,5 +171,5 @@ def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
                         shapes_note = ("" if row.shape == reference.shape
                                        else f" ({row.shape} against {reference.shape} shape)")
                         found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                             f"{engine.subject(subject)}{shapes_note}", row, reference))
+                                             f"{engine.subject(subject)}{shapes_note}", row, reference, one_run=True))
     return found

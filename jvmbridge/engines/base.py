@@ -50,6 +50,14 @@ class Job:
         label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
         return cls(label, parts, lambda: measure([part.workload for part in parts]), shares_jit)
 
+    @classmethod
+    def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
+                 measure: Callable[[list[Workload]], list["Measurement | Exception"]]) -> "Job":
+        """A job measuring every (workload, tag) in each of several configurations (``names``), their
+        forks in turns (child.run_forks); ``measure`` gives the outcomes configuration after configuration."""
+        parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
+        return cls(label, parts, lambda: measure([workload for workload, _ in workloads]))
+
 
 class Engine:
     key = ""  # as --engine spells it

@@ -3,8 +3,8 @@ openssl speed's stream, both timed inside C against the system's libcrypto (nati
 JVM rows are held against the same work done natively at every size and shape."""
 from __future__ import annotations
 
-from jvmbridge.child import fork_rounds, fork_seconds, fork_warmups
-from jvmbridge.engines.native import NATIVE_WARMUP, NativeEngine
+from jvmbridge.child import fork_rounds, fork_seconds, fork_turns, fork_warmups
+from jvmbridge.engines.native import NATIVE_WARMUP, WorkerEngine
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
@@ -15,7 +15,7 @@ from jvmbridge.workload import Operation, Workload
 from jvmbridge.worker_protocol import CPart
 
 
-class CLoopEngine(NativeEngine):
+class CLoopEngine(WorkerEngine):
     key, label, title = "c-loop", "OpenSSL C loop (jvmbridge)", "C loop"
     reference_rank = 0  # the same work as the JVM's, so the JVM is held against it first
 
@@ -26,14 +26,13 @@ class CLoopEngine(NativeEngine):
             return str(e)
         return None
 
-    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
-        library = str(library_path())
-        return self.forks("jvmbridge.native.c_worker", {"library": library, **NATIVE_WARMUP},
-                          [loop_part(w) for w in workloads], workloads, accelerated, cpu_has_aes,
-                          lambda workload, *forked: self._measurement(workload, library, accelerated, *forked))
+    worker = "jvmbridge.native.c_worker"
 
-    def _measurement(self, workload, library, accelerated, outcomes, failed, read) -> Measurement:
-        op = workload.operation
+    def child_request(self, workloads):
+        return {"library": str(library_path()), **NATIVE_WARMUP}, [loop_part(w) for w in workloads]
+
+    def measurement(self, workload, request, accelerated, outcomes, failed, read) -> Measurement:
+        op, library = workload.operation, request["library"]
         as_requested, state = read
         result = outcomes[0].answer
         shape = ("EVP_CipherInit_ex (IV reset, key kept) + Update + Final per message"
@@ -43,6 +42,7 @@ class CLoopEngine(NativeEngine):
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
             summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
+            fork_turns=fork_turns(outcomes), in_turns=self.turns_name,
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)

@@ -2,7 +2,7 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_warmups, run_forks
+from jvmbridge.child import Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_warmups, run_forks
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.harness import harness_jar
@@ -86,8 +86,9 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
     }
     parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
              for workload in workloads]
-    measured = run_forks("jvmbridge.jvm.worker", request, parts, [w.sampling for w in workloads],
-                         allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads], on_hang=thread_dump)
+    measured = run_forks("jvmbridge.jvm.worker", [Arm(request, parts, [w.sampling for w in workloads],
+                                                      allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])],
+                         on_hang=thread_dump)
     return [_measurement(java, provider, setting, workload, options, request, forks.finished, forks.failed)
             if forks.finished else WorkerError(why_failed(java, forks.failure))
             for workload, forks in zip(workloads, measured)]

@@ -7,7 +7,8 @@ import shutil
 import subprocess
 from typing import Callable
 
-from jvmbridge.child import INTERRUPTED, WorkerError, measured_environment, fork_rounds, fork_seconds, fork_warmups, run_forks
+from jvmbridge.child import (INTERRUPTED, Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns,
+                             fork_warmups, measured_environment, run_forks)
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -21,6 +22,7 @@ from jvmbridge.worker_protocol import PycaPart
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
+SETTINGS = (True, False)  # acceleration on, then off: the order of a native engine's rows
 
 
 class NativeEngine(Engine):
@@ -29,42 +31,61 @@ class NativeEngine(Engine):
     title = ""  # the start of its job labels
     fork_overhead_seconds = 0.3  # a worker's start and warm-up: 0.26-0.29 s here (benchmarks/eta.py)
 
+
+class WorkerEngine(NativeEngine):
+    """A native engine whose loop runs in worker children: acceleration on and off are two arms of
+    one job, their forks in turns (child.run_forks), so each speedup ratio pairs forks that ran side
+    by side (comparison.ratios)."""
+    worker = ""  # the module its children run
+
+    @property
+    def turns_name(self) -> str:
+        """Its job's label, and what its rows say they ran in turns in."""
+        return f"{self.title}, {self.accelerator} on and off in turns"
+
     def jobs_for(self, workloads, matrix):
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
-        return [Job.batch(f"{self.title}, {current().setting(on)}", workloads,
-                          lambda chosen, on=on: self.measure(chosen, matrix, on, cpu_has_aes)) for on in (True, False)]
+        names = [f"{self.title}, {current().setting(on)}" for on in SETTINGS]
+        return [Job.in_turns(self.turns_name, names, workloads, lambda chosen: self.measure(chosen, cpu_has_aes))]
 
-    def measure(self, workloads: list[Workload], matrix, accelerated: bool,
-                cpu_has_aes: bool) -> list[Measurement | WorkerError]:
-        """Each workload's Measurement, or the WorkerError that says why it has none."""
+    def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
+        """What every child is asked (warm-up, library), and each workload's part of it."""
         raise NotImplementedError
 
-    @staticmethod
-    def forks(module: str, request: dict, parts: list[dict], workloads: list[Workload], accelerated: bool,
-              cpu_has_aes: bool, measurement: Callable[..., Measurement]) -> list[Measurement | WorkerError]:
-        """A worker's forks over every part with OpenSSL's acceleration as asked; per workload
-        ``measurement(workload, outcomes, the failed fork or None, (as requested, the state OpenSSL
-        reported))``, or a WorkerError where no fork finished."""
-        measured = run_forks(module, request, parts, [w.sampling for w in workloads],
-                             env=current().openssl_environment(measured_environment(), accelerated),
-                             allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
-        return [measurement(workload, forks.finished, forks.failed,
-                            read_back(forks.finished[0].answer["cpuinfo"], accelerated, cpu_has_aes))
-                if forks.finished else WorkerError(forks.failure.error) for workload, forks in zip(workloads, measured)]
+    def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[ChildOutcome],
+                    failed: ChildOutcome | None, read: tuple[bool, str]) -> Measurement:
+        """One workload's row in one setting from the forks that finished it (``read``: as requested,
+        and the state OpenSSL reported)."""
+        raise NotImplementedError
+
+    def measure(self, workloads: list[Workload], cpu_has_aes: bool) -> list[Measurement | WorkerError]:
+        """Each workload's Measurement, or the WorkerError that says why it has none, acceleration
+        on and then off."""
+        request, parts = self.child_request(workloads)
+        arms = [Arm(request, parts, [w.sampling for w in workloads],
+                    env=current().openssl_environment(measured_environment(), on),
+                    allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
+                for on in SETTINGS]
+        measured = run_forks(self.worker, arms)
+        return [self.measurement(workload, request, on, forks.finished, forks.failed,
+                                 read_back(forks.finished[0].answer["cpuinfo"], on, cpu_has_aes))
+                if forks.finished else WorkerError(forks.failure.error)
+                for arm, on in enumerate(SETTINGS)
+                for workload, forks in zip(workloads, measured[arm * len(workloads):])]
 
 
-class PycaEngine(NativeEngine):
+class PycaEngine(WorkerEngine):
     key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
     reference_rank = 3
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
-    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
-        parts = [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
-                 for w in workloads]
-        return self.forks("jvmbridge.native.pyca_worker", NATIVE_WARMUP, parts, workloads, accelerated, cpu_has_aes,
-                          lambda workload, *forked: self._measurement(workload, accelerated, *forked))
+    worker = "jvmbridge.native.pyca_worker"
 
-    def _measurement(self, workload, accelerated, outcomes, failed, read) -> Measurement:
+    def child_request(self, workloads):
+        return NATIVE_WARMUP, [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
+                               for w in workloads]
+
+    def measurement(self, workload, request, accelerated, outcomes, failed, read) -> Measurement:
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
         result = outcomes[0].answer
@@ -80,6 +101,7 @@ class PycaEngine(NativeEngine):
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes), ciphertext=result["ciphertext"],
+            fork_turns=fork_turns(outcomes), in_turns=self.turns_name,
             details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 
@@ -102,6 +124,12 @@ class OpensslSpeedEngine(NativeEngine):
 
     fork_overhead_seconds = 0.05  # an openssl process's start: 0.01 s here (benchmarks/eta.py)
 
+    def jobs_for(self, workloads, matrix):
+        # One job per setting: speed's runs are its own loop (_SpeedRuns), not run_forks' arms.
+        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
+        return [Job.batch(f"{self.title}, {current().setting(on)}", workloads,
+                          lambda chosen, on=on: self.measure(chosen, matrix, on, cpu_has_aes)) for on in SETTINGS]
+
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
@@ -109,7 +137,9 @@ class OpensslSpeedEngine(NativeEngine):
         command = getattr(row, "command", None)
         return command.split()[0] if isinstance(command, str) else None
 
-    def measure(self, workloads, matrix, accelerated, cpu_has_aes):
+    def measure(self, workloads: list[Workload], matrix, accelerated: bool,
+                cpu_has_aes: bool) -> list[Measurement | WorkerError]:
+        """Each workload's Measurement, or the WorkerError that says why it has none."""
         openssl = shutil.which(matrix.openssl)
         env = current().openssl_environment(measured_environment(), accelerated)
         described = openssl_cli.describe(openssl, env)

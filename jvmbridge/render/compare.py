@@ -10,7 +10,7 @@ from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, fitted, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
-from jvmbridge.stats import FEW_FORKS
+from jvmbridge.stats import CONFIDENCE, FEW_FORKS
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (how: each row's `statistic`)",
@@ -129,7 +129,10 @@ def _render(comparison: Comparison, tabulate) -> str:
     for i, row in enumerate(frame.itertuples()):
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
     if comparison.ratios:
-        lines += ["", f"Ratios (of the figures; in brackets the interval from their {levels} intervals):"]
+        lines += ["", (f"Ratios (of the figures; in brackets the {CONFIDENCE:.0%} interval: where \"paired\", from the two "
+                       f"rows' forks turn by turn, as they ran in turns; else from their {levels} intervals):"
+                       if any(r.turns for r in comparison.ratios) else
+                       f"Ratios (of the figures; in brackets the interval from their {levels} intervals):")]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
     if comparison.cliffs:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "

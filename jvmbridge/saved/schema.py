@@ -15,7 +15,9 @@ Result files and `compare --format json` share this layout and this version. His
    record's "position" (beside its row): the row's place in compare's table, which finish order is not;
    then its "job" (the configuration without the workload's tag) and the row's fork_seconds (each
    fork's share of its child's wall time) and rounds_basis, by which later runs choose their rounds
-   per fork (comparison.dimensioning). Rows without them read as [] and "".
+   per fork (comparison.dimensioning); then in_turns (the job whose configurations ran their forks
+   in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
+   them read as [] and "".
 """
 from __future__ import annotations
 

@@ -1,0 +1,85 @@
+"""Two configurations' forks in turns (child.run_forks with two arms) and the ratio from their
+pairs (comparison.ratios): real child processes of a Python worker whose speed its environment
+sets (no engine), and simulated forks on a host that slows for a while."""
+from __future__ import annotations
+
+import math
+import os
+import random
+import statistics
+import textwrap
+from types import SimpleNamespace
+
+import pytest
+
+from jvmbridge.child import Arm, fork_turns, run_forks
+from jvmbridge.comparison.ratios import RatioKind, speedup
+from jvmbridge.stats import half_width
+from jvmbridge.workload import Sampling
+
+pytestmark = pytest.mark.fast
+
+# Each part: two rounds at one speed per fork, LEVEL ns/op, forks apart by up to SPREAD of it.
+WORKER = """
+    import json, os, random, sys, time
+    request = json.load(sys.stdin)
+    started = time.monotonic_ns()
+    level, spread = float(os.environ["LEVEL"]), float(os.environ["SPREAD"])
+    ns = level * (1 + spread * random.random())
+    parts = [{"rounds": [{"iterations": 1000, "ns": ns * 1000}] * 2, "warmup": {"chunks": []},
+              "started": started, "part": part["name"]} for part in request["parts"]]
+    with open(sys.argv[1], "w") as f:
+        json.dump({"parts": parts}, f)
+"""
+
+
+def test_two_arms_run_in_turns_and_as_many_forks_as_the_one_that_wants_most(tmp_path):
+    (tmp_path / "level_worker.py").write_text(textwrap.dedent(WORKER))
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    sampling = Sampling(rounds=2, forks=2, max_forks=6)
+    parts = [{"name": "a"}, {"name": "b"}]
+    steady = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "100", "SPREAD": "0"})
+    spread = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "300", "SPREAD": "0.5"})
+    measured = run_forks("level_worker", [steady, spread])
+    assert [len(forks.finished) for forks in measured] == [6] * 4  # the steady arm alone would stop at 2
+    assert {tuple(fork_turns(forks.finished)) for forks in measured} == {tuple(range(6))}
+    starts = [[outcome.answer["started"] for outcome in forks.finished] for forks in measured]
+    steady_first = [a < b for a, b in zip(starts[0], starts[2])]
+    assert any(steady_first) and not all(steady_first)  # each turn's order its own
+    assert all(a == b for a, b in zip(starts[0], starts[1]))  # one child a turn measures an arm's every part
+
+
+def _row(fork_ns: list[float]) -> SimpleNamespace:
+    return SimpleNamespace(ns_per_op=statistics.fmean(fork_ns), ns_per_op_error=half_width(statistics.stdev(fork_ns), len(fork_ns)),
+                           fork_ns_per_op=fork_ns, fork_turns=list(range(len(fork_ns))), in_turns="job", ciphertext_ok=True)
+
+
+@pytest.mark.parametrize("drift", [0.0, 0.08])
+def test_the_paired_interval_covers_the_true_ratio_and_a_shared_slowdown_does_not_widen_it(drift):
+    """Forks 2% apart inside a configuration; each turn the host is slower by up to ``drift`` for
+    both sides alike. The true speedup is 2.5x."""
+    generator = random.Random(25)
+    covered, paired_width, unpaired_width, runs = 0, [], [], 400
+    for _ in range(runs):
+        host = [1 + drift * generator.random() for _ in range(6)]
+        fast = _row([100 * h * generator.gauss(1, 0.02) for h in host])
+        slow = _row([250 * h * generator.gauss(1, 0.02) for h in host])
+        paired = speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True)
+        unpaired = speedup(RatioKind.SPEEDUP, "", fast, slow)
+        assert paired.turns == 6 and unpaired.turns == 0
+        covered += paired.low <= 2.5 <= paired.high
+        paired_width.append(math.log(paired.high / paired.low))
+        unpaired_width.append(math.log(unpaired.high / unpaired.low))
+    assert covered >= 0.93 * runs  # 95% stated; 400 runs put a true 95% at 93% or more (99.7%)
+    # Two intervals added up are wide even without drift; a shared slowdown widens only theirs.
+    assert statistics.median(paired_width) < (0.6 if drift else 0.9) * statistics.median(unpaired_width)
+
+
+def test_rows_of_other_runs_or_too_few_turns_are_not_paired():
+    fast, slow = _row([100, 101, 99, 100]), _row([250, 251, 249, 250])
+    assert speedup(RatioKind.ACROSS, "", fast, slow).turns == 0  # not asked: rows of two runs
+    slow.in_turns = "another job"
+    assert speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True).turns == 0
+    slow.in_turns, slow.fork_turns = "job", [0, 1, 7, 8]  # two turns in common: fewer than FEW_FORKS
+    ratio = speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True)
+    assert ratio.turns == 0 and ratio.describe().endswith("]")
