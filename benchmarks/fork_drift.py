@@ -5,7 +5,9 @@ the lower quartile of the fork's undisturbed rounds) and the same over every rou
 not, to see what setting rounds apart bought; and von Neumann's ratio of the forks in run order
 (the mean squared difference of neighbours over twice the variance): about 1 when each fork's
 level is its own, well below 1 when neighbours share a level because the machine drifted. Forks of
-two configurations run in turns would share a drift and not a fork's own luck.
+two configurations run in turns share a drift and not a fork's own luck: for each ratio the run
+took from such pairs, its interval beside the one the two rows' own intervals would give, and how
+closely the two rows' forks moved together turn by turn (Pearson's r of their summaries).
 
     python benchmarks/fork_drift.py RUN.jsonl
 """
@@ -15,6 +17,7 @@ import statistics
 import sys
 
 from jvmbridge.api import load
+from jvmbridge.comparison.ratios import RatioKind, operation_keys, speedup
 from jvmbridge.stats import fork_summary
 
 
@@ -43,6 +46,23 @@ def main() -> None:
             continue
         print(f"{row.engine + ', ' + row.setting:<40} {len(kept):>5} {statistics.stdev(kept) / statistics.fmean(kept):>8.1%} "
               f"{statistics.stdev(every) / statistics.fmean(every):>8.1%} {von_neumann(kept):>11.2f}")
+    print(f"\n{'speedup of rows run in turns':<52} {'times':>6} {'paired ±':>9} {'unpaired ±':>10} {'turns':>5} {'r':>5}")
+    keys = [key for key in ("in_turns", *operation_keys(frame)) if key in frame]
+    for _, rows in frame[frame.get("in_turns", "").astype(bool)].groupby(keys):
+        on, off = rows[rows.accelerated], rows[~rows.accelerated]
+        if len(on) != 1 or len(off) != 1:
+            continue
+        on, off = on.iloc[0], off.iloc[0]
+        paired, alone = speedup(RatioKind.SPEEDUP, "", on, off, one_run=True), speedup(RatioKind.SPEEDUP, "", on, off)
+        same = set(on.fork_turns) & set(off.fork_turns)
+        moved = [[ns for turn, ns in zip(row.fork_turns, row.fork_ns_per_op) if turn in same] for row in (on, off)]
+        print(f"{on.engine + ', ' + str(on.message_bytes) + ' B':<52} {paired.value:>6.2f} {_half(paired):>9.1%} "
+              f"{_half(alone):>10.1%} {paired.turns:>5} {statistics.correlation(*moved):>5.2f}")
+
+
+def _half(ratio) -> float:
+    """The interval's half-width relative to the ratio (the mean of its two sides)."""
+    return (ratio.high - ratio.low) / 2 / ratio.value
 
 
 if __name__ == "__main__":

@@ -3,14 +3,9 @@ size, direction and shape; its place in a comparison; and the one-line reason wh
 from __future__ import annotations
 
 import json
-import math
 import os
-import statistics
 import subprocess
 import sys
-
-import pytest
-from scipy import stats
 
 from conftest import run_cli
 from jvmbridge.native.c_loop import library_path
@@ -68,18 +63,3 @@ def test_without_a_compiler_the_engine_is_left_out_with_its_reason(tmp_path):
     assert f"jvmbridge: engine c-loop left out: no C compiler ({tmp_path / 'no-such-cc'})" in done.stderr
     assert {row["engine"] for row in json.loads(done.stdout)["results"]} == {"OpenSSL via pyca (Python loop)"}
 
-
-def test_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():
-    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.05", "--rounds", "2", "--forks", "3",
-                   "--max-forks", "3", "--quiet", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    document = json.loads(done.stdout)
-    on, off = document["results"]
-    assert on["in_turns"] == off["in_turns"] == "C loop, AES-NI on and off in turns"
-    assert on["fork_turns"] == off["fork_turns"] == [0, 1, 2]
-    [ratio] = document["ratios"]
-    assert ratio["paired_turns"] == 3
-    logs = [math.log(slow / fast) for slow, fast in zip(off["fork_ns_per_op"], on["fork_ns_per_op"])]
-    spread = math.exp(stats.t.ppf(0.975, 2) * statistics.stdev(logs) / math.sqrt(3))
-    assert ratio["times"] == pytest.approx(off["ns_per_op"] / on["ns_per_op"])
-    assert (ratio["low"], ratio["high"]) == pytest.approx((ratio["times"] / spread, ratio["times"] * spread))

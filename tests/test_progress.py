@@ -121,19 +121,21 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     redrawn = [f for f in frames if "so far, about" in f]
     assert len(redrawn) >= 8, frames  # redrawn in place as it went, not a line per step
     assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
-    # Three jobs: the JVM on, the JVM off, the C loop on and off in turns (a line each while it runs).
-    running = [line for f in redrawn for line in f.splitlines() if re.search(r"^\[\d/3\] +\d+ s .* · fork \d of 3", line.strip())]
-    assert {re.search(r"\[(\d)/3\]", line).group(1) for line in running} == {"1", "2", "3"}
-    assert any("C loop, AES-NI on" in line for line in running) and any("C loop, AES-NI off" in line for line in running)
+    # Two jobs, each a configuration's two settings in turns (a line each while it runs).
+    running = [line for f in redrawn for line in f.splitlines() if re.search(r"^\[\d/2\] +\d+ s .* · fork \d of 3", line.strip())]
+    assert {re.search(r"\[(\d)/2\]", line).group(1) for line in running} == {"1", "2"}
+    for setting in ("intrinsics on", "intrinsics off", "C loop, AES-NI on", "C loop, AES-NI off"):
+        assert any(setting in line for line in running), setting
     assert any(re.search(r"fork 3 of 3 · [\d.,]+ ns/op so far$", line) for line in running)
-    # Each finished configuration with its forks and interval, as the table's row will show them: none
-    # where fewer than FEW_FORKS forks kept a round (the host took every round of one), though the
-    # saved row keeps its interval of two forks.
-    shown = len(document["results"][0]["fork_ns_per_op"]) >= FEW_FORKS
-    interval = r" ±[\d.]+%" if shown else ""
-    assert any(re.search(rf"✓ \[1/3\] +\d+ s JVM .* · 3 fork\(s\) · [\d.,]+ ns/op{interval}$", f, re.M)
-               for f in frames), \
-        [f for f in frames if "✓" in f]
+    # Each finished job with its forks and each setting's interval, as the table's rows will show
+    # them: none where fewer than FEW_FORKS forks kept a round (the host took every round of one),
+    # though the saved row keeps its interval of two forks.
+    [finished] = {line for f in frames for line in f.splitlines() if re.search(r"✓ \[1/2\] +\d+ s JVM .* · 3 fork\(s\) · ", line)}
+    figures = finished.split(" · 3 fork(s) · ")[1].split("; ")
+    assert len(figures) == 2
+    for figure, row in zip(figures, document["results"]):
+        interval = r" ±[\d.]+%" if len(row["fork_ns_per_op"]) >= FEW_FORKS else ""
+        assert re.fullmatch(rf"[\d.,]+ ns/op{interval}", figure), (figure, row["fork_ns_per_op"])
     assert not re.search(r"\x1b\[[0-9;]*[0-9]m", drawn.replace("\x1b[0m", "").replace("\x1b[?25l", "")), \
         "NO_COLOR: no colours"
     assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end

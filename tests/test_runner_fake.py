@@ -267,10 +267,9 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
     jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"), shared_jvm=True))
     jvm_jobs = [job for job in jobs if job.label.startswith("JVM")]
-    # One JVM per fork for all four workloads, per setting; the fake native engine runs per workload.
-    assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on (4 workloads)",
-                                               "JVM jdk-17 (17.0.15), SunJCE, intrinsics off (4 workloads)"]
-    assert [len(job.parts) for job in jobs] == [4, 4, 1, 1, 1, 1, 1, 1, 1, 1]
+    # One JVM per fork for all four workloads, its settings in turns; the fake native engine runs per workload.
+    assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns (4 workloads)"]
+    assert [(len(job.parts), job.parts_per_fork) for job in jobs] == [(8, 4)] + [(1, 1)] * 8
     # Rows come back in the per-workload order: each size's JVM rows, then its native ones.
     ranked = sorted((part.rank, part.label) for job in jobs for part in job.parts)
     assert [label for _, label in ranked][:4] == [
@@ -278,10 +277,10 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics off, encrypt, 16 B", "fake c, on, encrypt, 16 B",
         "fake c, off, encrypt, 16 B"]
     assert all(job.shares_jit for job in jvm_jobs)
-    # By default a JVM per workload and setting, as JMH forks per @Param.
+    # By default a JVM per workload and setting, as JMH forks per @Param (the settings in turns).
     isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",)))
-    assert [len(job.parts) for job in isolated] == [1] * 8
-    assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on, encrypt, 16 B"
+    assert [(len(job.parts), job.parts_per_fork) for job in isolated] == [(2, 1)] * 4
+    assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns, encrypt, 16 B"
 
 
 @pytest.mark.fast

@@ -1,8 +1,10 @@
 """Two configurations' forks in turns (child.run_forks with two arms) and the ratio from their
 pairs (comparison.ratios): real child processes of a Python worker whose speed its environment
-sets (no engine), and simulated forks on a host that slows for a while."""
+sets (no engine), simulated forks on a host that slows for a while, and the native engines'
+AES-NI on and off in a real compare."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -11,13 +13,13 @@ import textwrap
 from types import SimpleNamespace
 
 import pytest
+from scipy import stats
 
+from conftest import run_cli
 from jvmbridge.child import Arm, fork_turns, run_forks
 from jvmbridge.comparison.ratios import RatioKind, speedup
-from jvmbridge.stats import half_width
+from jvmbridge.stats import FEW_FORKS, half_width
 from jvmbridge.workload import Sampling
-
-pytestmark = pytest.mark.fast
 
 # Each part: two rounds at one speed per fork, LEVEL ns/op, forks apart by up to SPREAD of it.
 WORKER = """
@@ -33,6 +35,7 @@ WORKER = """
 """
 
 
+@pytest.mark.fast
 def test_two_arms_run_in_turns_and_as_many_forks_as_the_one_that_wants_most(tmp_path):
     (tmp_path / "level_worker.py").write_text(textwrap.dedent(WORKER))
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
@@ -54,6 +57,7 @@ def _row(fork_ns: list[float]) -> SimpleNamespace:
                            fork_ns_per_op=fork_ns, fork_turns=list(range(len(fork_ns))), in_turns="job", ciphertext_ok=True)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("drift", [0.0, 0.08])
 def test_the_paired_interval_covers_the_true_ratio_and_a_shared_slowdown_does_not_widen_it(drift):
     """Forks 2% apart inside a configuration; each turn the host is slower by up to ``drift`` for
@@ -75,6 +79,7 @@ def test_the_paired_interval_covers_the_true_ratio_and_a_shared_slowdown_does_no
     assert statistics.median(paired_width) < (0.6 if drift else 0.9) * statistics.median(unpaired_width)
 
 
+@pytest.mark.fast
 def test_rows_of_other_runs_or_too_few_turns_are_not_paired():
     fast, slow = _row([100, 101, 99, 100]), _row([250, 251, 249, 250])
     assert speedup(RatioKind.ACROSS, "", fast, slow).turns == 0  # not asked: rows of two runs
@@ -83,3 +88,28 @@ def test_rows_of_other_runs_or_too_few_turns_are_not_paired():
     slow.in_turns, slow.fork_turns = "job", [0, 1, 7, 8]  # two turns in common: fewer than FEW_FORKS
     ratio = speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True)
     assert ratio.turns == 0 and ratio.describe().endswith("]")
+
+
+def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():
+    done = run_cli("compare", "--engine", "c-loop", "--engine", "openssl-cli", "--round-time", "0.05", "--rounds", "2",
+                   "--forks", "4", "--max-forks", "4", "--quiet", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    rows = document["results"]
+    assert document["metadata"]["workloads_per_fork"] == 1  # each child measures one setting's one workload
+    speedups = [ratio for ratio in document["ratios"] if ratio["kind"] == "speedup"]
+    assert len(rows) == 4 and len(speedups) == 2
+    for (on, off), ratio in zip((rows[:2], rows[2:]), speedups):
+        assert (on["setting"], off["setting"]) == ("AES-NI on", "AES-NI off")
+        assert on["in_turns"] == off["in_turns"] and on["in_turns"].endswith("AES-NI on and off in turns")
+        assert on["forks"] == off["forks"] == 4  # as many forks each: run pair by pair
+        # A fork whose every round the host disturbed has no summary, nor a turn to pair by.
+        for row in (on, off):
+            assert len(row["fork_turns"]) == len(row["fork_ns_per_op"]) and set(row["fork_turns"]) <= {0, 1, 2, 3}
+        theirs = dict(zip(on["fork_turns"], on["fork_ns_per_op"]))
+        logs = [math.log(slow / theirs[turn]) for turn, slow in zip(off["fork_turns"], off["fork_ns_per_op"]) if turn in theirs]
+        assert ratio["times"] == pytest.approx(off["ns_per_op"] / on["ns_per_op"])
+        assert ratio["paired_turns"] == (len(logs) if len(logs) >= FEW_FORKS else 0)
+        if ratio["paired_turns"]:
+            spread = math.exp(stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)))
+            assert (ratio["low"], ratio["high"]) == pytest.approx((ratio["times"] / spread, ratio["times"] * spread))

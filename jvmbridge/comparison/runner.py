@@ -167,9 +167,9 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
     """What the run's file and header say about the whole run."""
     return {**_metadata([part.workload for job in jobs for part in job.parts], started),
             # How many workloads one process measured per fork (pyca every size), for the header.
-            "workloads_per_fork": max((len(job.parts) for job in jobs), default=0),
+            "workloads_per_fork": max((job.parts_per_fork for job in jobs), default=0),
             # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
-            "jit_shared_by": max((len(job.parts) for job in jobs if job.shares_jit), default=0),
+            "jit_shared_by": max((job.parts_per_fork for job in jobs if job.shares_jit), default=0),
             # What the measuring children did not inherit (JVM options of the user's shell).
             "environment_left_out": environment_left_out(),
             **({"host": host_name} if host_name else {})}

@@ -3,7 +3,7 @@ module builds on, below the registry (jvmbridge.engines) that lists them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from jvmbridge.workload import SHAPES, Sampling, Workload
 
@@ -31,11 +31,17 @@ class Job:
     the WorkerError that says why it has none."""
     label: str
     parts: list[Part]
-    measure: Callable[[], list["Measurement | Exception"]]
+    measure: Callable[[], Sequence["Measurement | Exception"]]
     # Its parts share one JIT (a JVM measuring several): each after the first runs on code compiled
     # with the others' profile too.
     shares_jit: bool = False
     engine: str = ""  # its engine's key, set by plan()
+    arms: int = 1  # configurations whose forks run in turns, each process measuring its share of the parts
+
+    @property
+    def parts_per_fork(self) -> int:
+        """How many parts one process measures."""
+        return len(self.parts) // self.arms
 
     @classmethod
     def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
@@ -44,7 +50,7 @@ class Job:
 
     @classmethod
     def batch(cls, name: str, workloads: list[tuple[Workload, str]],
-              measure: Callable[[list[Workload]], list["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
+              measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
         parts = [Part(f"{name}{tag}", workload, name=name) for workload, tag in workloads]
         label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
@@ -52,11 +58,13 @@ class Job:
 
     @classmethod
     def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
-                 measure: Callable[[list[Workload]], list["Measurement | Exception"]]) -> "Job":
+                 measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each of several configurations (``names``), their
-        forks in turns (child.run_forks); ``measure`` gives the outcomes configuration after configuration."""
+        forks in turns (child.run_forks); ``measure`` gives the outcomes configuration after
+        configuration. ``label`` names the configurations together ("..., AES-NI on and off in turns")."""
         parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
-        return cls(label, parts, lambda: measure([workload for workload, _ in workloads]))
+        label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]
+        return cls(label, parts, lambda: measure([workload for workload, _ in workloads]), shares_jit, arms=len(names))
 
 
 class Engine:

@@ -2,7 +2,8 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
-from jvmbridge.child import Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_warmups, run_forks
+from jvmbridge.child import (Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns, fork_warmups,
+                             run_forks)
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.harness import harness_jar
@@ -45,17 +46,25 @@ class JvmEngine(Engine):
         return None
 
     def jobs_for(self, workloads, matrix):
-        # One job per JVM, provider, setting and workload: a JVM that measured other sizes first runs
-        # code its JIT compiled with their profile too. --shared-jvm: one job per JVM, provider and
-        # setting, each fork's JVM measuring every workload (start-up and common warm-up paid once).
+        # One job per JVM, provider and workload, its settings' forks in turns: a JVM that measured
+        # other sizes first runs code its JIT compiled with their profile too. --shared-jvm: one job
+        # per JVM and provider, each fork's JVM measuring every workload (start-up and common warm-up
+        # paid once).
         if not matrix.shared_jvm and len(workloads) > 1:
             return [job for each in workloads for job in self.jobs_for([each], matrix)]
-        return [Job.batch(f"JVM {java.label}, {provider.name}, {setting.name}", workloads,
-                          lambda chosen, java=java, provider=provider, setting=setting:
-                              measure_jvm(java, provider, setting, chosen, matrix.jvm_options, matrix.classpath),
-                          shares_jit=True)
-                for java in matrix.javas
-                for provider in map(provider_named, matrix.providers) for setting in provider.settings]
+        return [self._job(java, provider, workloads, matrix)
+                for java in matrix.javas for provider in map(provider_named, matrix.providers)]
+
+    def _job(self, java: JavaInstall, provider: JceProvider, workloads, matrix) -> Job:
+        name = f"JVM {java.label}, {provider.name}"
+
+        def measure(chosen: list[Workload]) -> list[Measurement | WorkerError]:
+            return measure_jvm(java, provider, chosen, matrix.jvm_options, matrix.classpath)
+
+        if len(provider.settings) == 1:
+            return Job.batch(f"{name}, {provider.settings[0].name}", workloads, measure, shares_jit=True)
+        return Job.in_turns(turns_name(java, provider), [f"{name}, {setting.name}" for setting in provider.settings],
+                            workloads, measure, shares_jit=True)
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
@@ -68,12 +77,33 @@ class JvmEngine(Engine):
         return home if isinstance(home, str) else None
 
 
-def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workloads: list[Workload],
-                extra_options: tuple[str, ...], classpath: tuple[str, ...] = ()) -> list[Measurement | WorkerError]:
-    """Each workload measured by the same JVM, setting and provider, fork after fork; per workload
-    its Measurement or the WorkerError that says why it has none."""
-    options = (*setting.options, *extra_options)
-    request: JvmRequest = {
+def turns_name(java: JavaInstall, provider: JceProvider) -> str:
+    """The label of a JVM's job whose settings run their forks in turns, which its rows carry."""
+    return f"JVM {java.label}, {provider.name}, {JvmEngine.accelerator} on and off in turns"
+
+
+def measure_jvm(java: JavaInstall, provider: JceProvider, workloads: list[Workload], extra_options: tuple[str, ...],
+                classpath: tuple[str, ...] = ()) -> list[Measurement | WorkerError]:
+    """Each workload measured by the same JVM and provider in each of the provider's settings, fork
+    after fork, the settings' forks in turns (child.run_forks); per setting and workload its
+    Measurement or the WorkerError that says why it has none."""
+    requests = [_request(java, provider, (*setting.options, *extra_options), classpath) for setting in provider.settings]
+    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
+             for workload in workloads]
+    measured = run_forks("jvmbridge.jvm.worker", [Arm(request, parts, [w.sampling for w in workloads],
+                                                      allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])
+                                                  for request in requests], on_hang=thread_dump)
+    in_turns = turns_name(java, provider) if len(requests) > 1 else ""
+    return [_measurement(java, provider, setting, workload, (*setting.options, *extra_options), request,
+                         forks.finished, forks.failed, in_turns)
+            if forks.finished else WorkerError(why_failed(java, forks.failure))
+            for arm, (setting, request) in enumerate(zip(provider.settings, requests))
+            for workload, forks in zip(workloads, measured[arm * len(workloads):])]
+
+
+def _request(java: JavaInstall, provider: JceProvider, options: tuple[str, ...], classpath: tuple[str, ...]) -> JvmRequest:
+    """What each JVM child of one setting is asked."""
+    return {
         "libjvm": str(java.libjvm),
         "options": [*launch_options(options, java_major(java.release_version)), *messages.crash_file_options()],
         "classpath": [str(harness_jar()), *classpath],
@@ -84,19 +114,11 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, setting: JvmSetting, w
         "later_warmup_min_seconds": LATER_WARMUP_MIN_SECONDS,
         "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
-    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
-             for workload in workloads]
-    measured = run_forks("jvmbridge.jvm.worker", [Arm(request, parts, [w.sampling for w in workloads],
-                                                      allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])],
-                         on_hang=thread_dump)
-    return [_measurement(java, provider, setting, workload, options, request, forks.finished, forks.failed)
-            if forks.finished else WorkerError(why_failed(java, forks.failure))
-            for workload, forks in zip(workloads, measured)]
 
 
 def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
                  options: tuple[str, ...], request: JvmRequest, outcomes: list[ChildOutcome],
-                 failed: ChildOutcome | None) -> Measurement:
+                 failed: ChildOutcome | None, in_turns: str) -> Measurement:
     outcome, result = outcomes[0], outcomes[0].answer
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)
@@ -125,6 +147,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
         busy={name: sum(r[name] for rounds in fork_rounds(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
+        in_turns=in_turns, fork_turns=fork_turns(outcomes),
     )
 
 

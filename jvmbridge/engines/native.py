@@ -3,6 +3,7 @@ OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run dir
 from __future__ import annotations
 
 import functools
+import random
 import shutil
 import subprocess
 from typing import Callable
@@ -31,22 +32,28 @@ class NativeEngine(Engine):
     title = ""  # the start of its job labels
     fork_overhead_seconds = 0.3  # a worker's start and warm-up: 0.26-0.29 s here (benchmarks/eta.py)
 
-
-class WorkerEngine(NativeEngine):
-    """A native engine whose loop runs in worker children: acceleration on and off are two arms of
-    one job, their forks in turns (child.run_forks), so each speedup ratio pairs forks that ran side
-    by side (comparison.ratios)."""
-    worker = ""  # the module its children run
-
     @property
     def turns_name(self) -> str:
         """Its job's label, and what its rows say they ran in turns in."""
         return f"{self.title}, {self.accelerator} on and off in turns"
 
     def jobs_for(self, workloads, matrix):
+        # Acceleration on and off in one job, their forks in turns, so each speedup ratio pairs forks
+        # that ran side by side (comparison.ratios).
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
         names = [f"{self.title}, {current().setting(on)}" for on in SETTINGS]
-        return [Job.in_turns(self.turns_name, names, workloads, lambda chosen: self.measure(chosen, cpu_has_aes))]
+        return [Job.in_turns(self.turns_name, names, workloads, lambda chosen: self.measure(chosen, matrix, cpu_has_aes))]
+
+    def measure(self, workloads: list[Workload], matrix, cpu_has_aes: bool) -> list[Measurement | WorkerError]:
+        """Each workload's Measurement, or the WorkerError that says why it has none, acceleration
+        on and then off."""
+        raise NotImplementedError
+
+
+class WorkerEngine(NativeEngine):
+    """A native engine whose loop runs in worker children: acceleration on and off are two arms of
+    run_forks."""
+    worker = ""  # the module its children run
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
         """What every child is asked (warm-up, library), and each workload's part of it."""
@@ -58,9 +65,7 @@ class WorkerEngine(NativeEngine):
         and the state OpenSSL reported)."""
         raise NotImplementedError
 
-    def measure(self, workloads: list[Workload], cpu_has_aes: bool) -> list[Measurement | WorkerError]:
-        """Each workload's Measurement, or the WorkerError that says why it has none, acceleration
-        on and then off."""
+    def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)
         arms = [Arm(request, parts, [w.sampling for w in workloads],
                     env=current().openssl_environment(measured_environment(), on),
@@ -124,12 +129,6 @@ class OpensslSpeedEngine(NativeEngine):
 
     fork_overhead_seconds = 0.05  # an openssl process's start: 0.01 s here (benchmarks/eta.py)
 
-    def jobs_for(self, workloads, matrix):
-        # One job per setting: speed's runs are its own loop (_SpeedRuns), not run_forks' arms.
-        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
-        return [Job.batch(f"{self.title}, {current().setting(on)}", workloads,
-                          lambda chosen, on=on: self.measure(chosen, matrix, on, cpu_has_aes)) for on in SETTINGS]
-
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
@@ -137,14 +136,12 @@ class OpensslSpeedEngine(NativeEngine):
         command = getattr(row, "command", None)
         return command.split()[0] if isinstance(command, str) else None
 
-    def measure(self, workloads: list[Workload], matrix, accelerated: bool,
-                cpu_has_aes: bool) -> list[Measurement | WorkerError]:
-        """Each workload's Measurement, or the WorkerError that says why it has none."""
+    def measure(self, workloads, matrix, cpu_has_aes):
         openssl = shutil.which(matrix.openssl)
-        env = current().openssl_environment(measured_environment(), accelerated)
-        described = openssl_cli.describe(openssl, env)
-        read = read_back(described["cpuinfo"], accelerated, cpu_has_aes)
-        measured: dict[Workload, Measurement | WorkerError] = {}
+        envs = {on: current().openssl_environment(measured_environment(), on) for on in SETTINGS}
+        described = {on: openssl_cli.describe(openssl, env) for on, env in envs.items()}
+        read = {on: read_back(described[on]["cpuinfo"], on, cpu_has_aes) for on in SETTINGS}
+        measured: dict[tuple[bool, Workload], Measurement | WorkerError] = {}
         groups: dict[tuple, list[Workload]] = {}
         for workload in workloads:
             op = workload.operation
@@ -152,16 +149,19 @@ class OpensslSpeedEngine(NativeEngine):
         interrupted = False
         for (cipher, direction, sampling), group in groups.items():
             if interrupted:  # Ctrl-C in an earlier group: the caller stops after this job
-                measured.update((workload, WorkerError(INTERRUPTED)) for workload in group)
+                measured.update(((on, workload), WorkerError(INTERRUPTED)) for on in SETTINGS for workload in group)
                 continue
             extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
             seconds = max(1, round(sampling.round_seconds))
-            runs = _SpeedRuns(group, env, functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds,
-                                                            extra=extra, processes=sampling.threads))
-            interrupted = runs.run()
-            measured.update((workload, self._measurement(workload, runs, described, accelerated, read, matrix.openssl_args)
-                             if runs.rounds[workload] else runs.failed[workload]) for workload in group)
-        return [measured[workload] for workload in workloads]
+            command = functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds, extra=extra,
+                                        processes=sampling.threads)
+            sides = {on: _SpeedRuns(group, envs[on], command) for on in SETTINGS}
+            interrupted = _in_turns(list(sides.values()))
+            measured.update(((on, workload), self._measurement(workload, runs, described[on], on, read[on],
+                                                                matrix.openssl_args)
+                             if runs.rounds[workload] else runs.failed[workload])
+                            for on, runs in sides.items() for workload in group)
+        return [measured[on, workload] for on in SETTINGS for workload in workloads]
 
     def _measurement(self, workload: Workload, runs: "_SpeedRuns", described: dict, accelerated: bool,
                      read: tuple[bool, str], openssl_args: tuple[str, ...]) -> Measurement:
@@ -183,17 +183,19 @@ class OpensslSpeedEngine(NativeEngine):
             details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload]),
                      # What the user added (--openssl-arg): a configuration of its own beside runs without.
                      **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
-            notes=notes, failed_fork=str(failed) if failed else None,
+            notes=notes, failed_fork=str(failed) if failed else None, in_turns=self.turns_name,
+            fork_turns=runs.turns[workload],
         )
 
 
 class _SpeedRuns:
-    """`openssl speed` runs for workloads of one cipher, direction and sampling. Each run is a
-    process of its own: a fork of one round, so --forks and --max-forks count runs and --rounds does
-    not apply (speed cannot split a process's run into rounds). While every size of speed's
-    own list is wanted, one run of that list measures them all (as a user runs it); otherwise each
-    wanted size gets its own `-bytes` run (the list would spend its seconds on sizes not wanted).
-    `openssl speed -seconds` takes whole seconds and counts operations itself: --iterations cannot apply."""
+    """`openssl speed` runs for workloads of one cipher, direction and sampling in one setting (its
+    environment), a turn at a time (_in_turns). Each run is a process of its own: a fork of one
+    round, so --forks and --max-forks count runs and --rounds does not apply (speed cannot split a
+    process's run into rounds). While every size of speed's own list is wanted, one run of that
+    list measures them all (as a user runs it); otherwise each wanted size gets its own `-bytes` run
+    (the list would spend its seconds on sizes not wanted). `openssl speed -seconds` takes whole
+    seconds and counts operations itself: --iterations cannot apply."""
 
     def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
         self.group, self.env, self.command = group, env, command
@@ -202,21 +204,12 @@ class _SpeedRuns:
         self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
         self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
         self.failed: dict[Workload, WorkerError] = {}
+        self.turns: dict[Workload, list[int]] = {workload: [] for workload in group}  # each run's turn
 
-    def run(self) -> bool:
-        """Run until every workload has its runs; True when Ctrl-C cut that short (the runs that
-        finished are kept, the workloads that wanted more say they were interrupted)."""
-        wanting: list[Workload] = []
-        try:
-            while wanting := [w for w, wants in zip(self.group, forks_wanted(
-                    [self.sampling] * len(self.group), [one_round_each(self.rounds[w]) for w in self.group],
-                    stopped=[w in self.failed for w in self.group])) if wants]:
-                for size, measured in self._plan(wanting):
-                    self._one(size, measured)
-        except KeyboardInterrupt:
-            self.failed.update((w, WorkerError(INTERRUPTED)) for w in wanting if w not in self.failed)
-            return True
-        return False
+    def turn(self, wanted: list[bool], turn: int) -> None:
+        """One run of each workload ``wanted`` (in group order), recorded as of ``turn``."""
+        for size, measured in self._plan([w for w, wants in zip(self.group, wanted) if wants]):
+            self._one(size, measured, turn)
 
     def _plan(self, wanting: list[Workload]) -> list[tuple[int | None, list[Workload]]]:
         by_size = {w.operation.message_bytes: w for w in wanting if w not in self.failed}
@@ -224,7 +217,7 @@ class _SpeedRuns:
         listed = [(None, [by_size[size] for size in SPEED_SIZES])] if whole else []
         return listed + [(size, [w]) for size, w in by_size.items() if not (whole and size in SPEED_SIZES)]
 
-    def _one(self, size: int | None, measured: list[Workload]) -> None:
+    def _one(self, size: int | None, measured: list[Workload], turn: int) -> None:
         command = self.command(size)
         shown = " ".join(command)
         try:
@@ -238,9 +231,37 @@ class _SpeedRuns:
                                                     f"{workload.operation.message_bytes} bytes")
                 continue
             self.rounds[workload].append(by_size[workload.operation.message_bytes])
+            self.turns[workload].append(turn)
             self.listed[workload] += size is None
             if shown not in self.commands[workload]:
                 self.commands[workload].append(shown)
+
+
+def _in_turns(sides: list[_SpeedRuns]) -> bool:
+    """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
+    workload as many as its counterparts on the other sides (progress.forks_wanted's ``together``),
+    each turn's sides in an order drawn for it; True when Ctrl-C cut that short (the runs that
+    finished are kept, the workloads that wanted more say they were interrupted)."""
+    group, turn = sides[0].group, 0
+    wanted: list[bool] = []
+    try:
+        while True:
+            wanted = forks_wanted([side.sampling for side in sides for _ in group],
+                                  [one_round_each(side.rounds[w]) for side in sides for w in group],
+                                  stopped=[w in side.failed for side in sides for w in group],
+                                  together=[index for _ in sides for index in range(len(group))])
+            if not any(wanted):
+                return False
+            order = list(enumerate(sides))
+            random.Random(turn).shuffle(order)
+            for at, side in order:
+                side.turn(wanted[at * len(group):(at + 1) * len(group)], turn)
+            turn += 1
+    except KeyboardInterrupt:
+        for at, side in enumerate(sides):
+            side.failed.update((w, WorkerError(INTERRUPTED)) for w, wants in zip(group, wanted[at * len(group):])
+                               if wants and w not in side.failed)
+        return True
 
 
 class OpensslAeadEngine(OpensslSpeedEngine):
