@@ -91,7 +91,8 @@ class JobPlan:
     engine: str  # its engine's key: forks of one engine cost alike
     timed_seconds: float  # one fork's timed rounds as planned, every part of it
     forks: int  # the forks it runs at least (its first stage)
-    overhead_guess: float  # seconds a fork spends beyond its rounds, until the engine's own are timed
+    overhead_guess: float  # seconds a process spends beyond its rounds, until the engine's own are timed
+    processes: int = 1  # processes a fork of the job starts: one per setting run in turns
 
 
 class Forecast:
@@ -102,14 +103,14 @@ class Forecast:
 
     def __init__(self, jobs: Sequence[JobPlan]):
         self.jobs = list(jobs)
-        self._overheads: dict[str, list[float]] = {}  # engine -> overhead of each finished fork
+        self._overheads: dict[str, list[float]] = {}  # engine -> overhead of a process, per finished job
         self._fork_ratios: dict[str, list[float]] = {}  # engine -> forks run / first stage, per job
 
     def finished(self, index: int, seconds: float, forks: int) -> None:
         """Job ``index`` took ``seconds`` and ran ``forks`` (0: it did not say)."""
         plan = self.jobs[index]
         forks = forks or plan.forks
-        self._overheads.setdefault(plan.engine, []).append(max(0.0, seconds / forks - plan.timed_seconds))
+        self._overheads.setdefault(plan.engine, []).append(max(0.0, seconds / forks - plan.timed_seconds) / plan.processes)
         self._fork_ratios.setdefault(plan.engine, []).append(forks / plan.forks)
 
     def seconds_left(self, index: int, job_elapsed: float = 0.0, parts: Sequence[PartSoFar] = ()) -> float:
@@ -128,7 +129,7 @@ class Forecast:
 
     def _fork_seconds(self, plan: JobPlan) -> float:
         overheads = self._overheads.get(plan.engine)
-        return plan.timed_seconds + (sum(overheads) / len(overheads) if overheads else plan.overhead_guess)
+        return plan.timed_seconds + plan.processes * (sum(overheads) / len(overheads) if overheads else plan.overhead_guess)
 
     def _forks(self, plan: JobPlan) -> float:
         # Its engine's jobs so far; before any, every engine's (a noisy machine adds forks to all).

@@ -74,6 +74,15 @@ def test_the_forecast_is_within_30_percent_from_halfway_on_the_costs_of_a_defaul
     assert left == pytest.approx(total - at, rel=0.3)
 
 
+@pytest.mark.fast
+def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
+    # The JVM's settings in turns (two processes a fork), then a provider with one setting.
+    forecast = Forecast([JobPlan("jvm", 4.0, 4, 1.5, processes=2), JobPlan("jvm", 2.0, 4, 1.5)])
+    assert forecast.seconds_left(0) == pytest.approx(4 * (4.0 + 2 * 1.5) + 4 * (2.0 + 1.5))
+    forecast.finished(0, 4 * (4.0 + 2 * 2.5), 4)  # each process took 2.5 s beyond its rounds
+    assert forecast.seconds_left(1) == pytest.approx(4 * (2.0 + 2.5))
+
+
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:
     """Run the CLI with stderr on a pseudo-terminal (as a person at one) and stdout on a pipe: what
     each carried, and the exit code."""

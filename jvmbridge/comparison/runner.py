@@ -213,7 +213,7 @@ def _job_plan(job: Job) -> JobPlan:
     engine = ENGINES.get(job.engine)
     samplings = [part.workload.sampling for part in job.parts]
     return JobPlan(job.engine, sum(engine.timed_seconds(s) for s in samplings) if engine else 0.0,
-                   max(s.first_stage for s in samplings), engine.fork_overhead_seconds if engine else 0.0)
+                   max(s.first_stage for s in samplings), engine.fork_overhead_seconds if engine else 0.0, job.arms)
 
 
 class _CtrlC:
