@@ -100,9 +100,10 @@ def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_pa
     # Two shapes and two sizes: rows finish out of the table's order (the C loop runs both sizes in each fork).
     path = tmp_path / "run.jsonl"
     arguments = ["--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,64", "--shape", "message",
-                 "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2"]
+                 "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "3", "--max-forks", "3"]
     printed = run_cli("compare", *arguments, "-q", "-o", str(path))
     assert printed.returncode == 0, printed.stderr
+    assert "(paired, 3 turns)" in printed.stdout  # speedups from forks in turns: report pairs them alike
     finished = [r["position"] for r in records(path) if r["type"] == "measurement"]
     assert finished != sorted(finished)  # the file's order is not the table's
     shown = run_cli("report", str(path))
