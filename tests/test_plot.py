@@ -102,3 +102,21 @@ def test_zero_byte_messages_draw_an_axis_of_their_own(tmp_path, monkeypatch):
         warnings.simplefilter("error")  # matplotlib warns of a singular axis, then widens it at will
         throughput = figure_of(frame, comparison).axes[0]
     assert throughput.get_xlim() == (0, 1.0)
+
+
+def test_a_speedup_of_settings_in_turns_is_drawn_with_its_paired_interval_only_inside_one_run():
+    import pandas as pd
+
+    from jvmbridge.saved.plot import _speedups
+
+    def row(accelerated: bool, fork_ns: list[float], run_id: str) -> dict:
+        return {"message_bytes": 16, "colour_key": "C loop", "run": "nightly", "shape": "message",
+                "accelerated": accelerated, "ns_per_op": sum(fork_ns) / len(fork_ns), "ns_per_op_error": 30.0,
+                "fork_ns_per_op": fork_ns, "fork_turns": [0, 1, 2, 3], "in_turns": "C loop, AES-NI on and off in turns",
+                "run_id": run_id, "ciphertext_ok": True}
+
+    on, off = row(True, [100, 110, 100, 110], "a"), row(False, [250, 275, 250, 275], "a")
+    [paired] = _speedups(pd.DataFrame([on, off]))
+    assert paired["ratio"].turns == 4 and paired["ratio"].low == pytest.approx(2.5)  # the host moved both alike
+    [unpaired] = _speedups(pd.DataFrame([on, {**off, "run_id": "b"}]))  # two runs under one name
+    assert unpaired["ratio"].turns == 0 and unpaired["ratio"].low < 2.2

@@ -192,7 +192,9 @@ def _speedups(frame: pd.DataFrame) -> list[dict]:
     for (size, key, run, shape), rows in frame.groupby(["message_bytes", "colour_key", "run", "shape"], sort=False):
         on, off = rows[rows.accelerated == True], rows[rows.accelerated == False]  # noqa: E712 (a column of bools)
         if len(on) and len(off):
-            found.append({"key": key, "size": size, "ratio": speedup(RatioKind.SPEEDUP, "", on.iloc[-1], off.iloc[-1]),
+            on, off = on.iloc[-1], off.iloc[-1]  # a repeat's latest
+            found.append({"key": key, "size": size, "ratio": speedup(RatioKind.SPEEDUP, "", on, off,
+                                                                     one_run=on.run_id == off.run_id),
                           "label": f"{size:,} B: {key}" + (f", {shape}" if frame["shape"].nunique() > 1 else "")
                                    + (f", {run}" if several_runs else "")})
     return sorted(found, key=lambda each: each["size"])  # stable: in run order inside a size
