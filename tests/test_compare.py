@@ -344,14 +344,16 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
         assert "wider than the ±0.001% aimed for" in notes_of(row)
     # One fork shows no spread, so a second runs; from two, Stein's rule: t(0.975, 1) = 12.706 times
     # their spread over the figure, squared against ±99%, is how many forks (at most 3) it takes. Two
-    # forks within about 15% of each other need no third; a noisy machine sometimes gives more.
+    # forks within about 15% of each other need no third; a noisy machine sometimes gives more. AES-NI
+    # on and off run in turns: both as many forks as the one that wants more.
     done, lax = run_json("compare", *common, "--target-error", "99")
     assert done.returncode == 0, done.stderr
+    wanted = []
     for row in lax["results"]:
         first = row["fork_ns_per_op"][:2]
         relative = 12.706 * statistics.stdev(first) / statistics.fmean(first)
-        wanted = 2 if row["levels"] else min(3, max(2, math.ceil((relative / 0.99) ** 2)))
-        assert row["forks"] == wanted, (first, relative)
+        wanted.append(2 if row["levels"] else min(3, max(2, math.ceil((relative / 0.99) ** 2))))
+    assert [row["forks"] for row in lax["results"]] == [max(wanted)] * 2, [row["fork_ns_per_op"] for row in lax["results"]]
 
 
 def test_aesnitester_figure_stands_beside_the_steady_state_one():
