@@ -341,7 +341,10 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
                                                         "or levels")
     for row in strict["results"]:  # ±0.001% is out of reach: every fork up to the limit, and a note saying so
         assert row["forks"] == 3 and sum(rounds_per_fork(row, 8)) == row["rounds"]
-        assert "wider than the ±0.001% aimed for" in notes_of(row)
+        # ... or, where the host left fewer than FEW_FORKS forks a round in the figure, or forks settled
+        # at levels, the note that says why no interval is held to the target.
+        kinds = {note["kind"] for note in row["notes"]}
+        assert "wider than the ±0.001% aimed for" in notes_of(row) or kinds & {"few-samples", "levels"}, notes_of(row)
     # One fork shows no spread, so a second runs; from two, Stein's rule: t(0.975, 1) = 12.706 times
     # their spread over the figure, squared against ±99%, is how many forks (at most 3) it takes. Two
     # forks within about 15% of each other need no third; a noisy machine sometimes gives more. AES-NI
