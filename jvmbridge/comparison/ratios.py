@@ -29,8 +29,8 @@ class Ratio:
     label: str
     value: float  # how many times faster `faster` is than `slower`, from the rows' figures
     low: float  # the ratio's CONFIDENCE interval: from the two rows' forks pair by pair where they ran
-    high: float  # in turns (``turns``), else from the two figures' intervals (over forks)
-    significant: bool  # False when the interval holds 1 (unpaired: the two intervals overlap)
+    high: float  # in turns (``turns``), else from the two figures' intervals in quadrature (quotient)
+    significant: bool  # False when the interval holds 1
     turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
 
     def as_dict(self) -> dict:
@@ -51,7 +51,7 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) 
     """How many times faster the row ``faster`` runs than ``slower``: the ratio of their figures
     (stats: the fork as the unit). Its interval: where the two are rows of ``one_run`` whose forks
     ran in turns, from at least FEW_FORKS pairs of forks of one turn (stats.paired_log_half_width);
-    else from the two figures' intervals.
+    else from the two figures' intervals (quotient).
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
@@ -75,13 +75,25 @@ def paired_forks(top, bottom) -> list[float]:
 
 
 def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:
-    """top / bottom, its interval from the two intervals (mean ± error), and whether those two
-    intervals are apart."""
-    low_b, high_b = bottom - bottom_error, bottom + bottom_error
-    low_t, high_t = top - top_error, top + top_error
+    """top / bottom, its interval, and whether that holds 1. Each side's own interval (figure ±
+    error) is taken to the log scale, where the log of a quotient is a difference, and the two are
+    combined in quadrature: two independent estimates' variances add, so do the squares of their
+    half-widths at one confidence (t quantiles of few forks make this err wide, never narrow:
+    tests/test_ratios.py). A side without error leaves the other's interval, scaled; one reaching
+    0 leaves the quotient unbounded that way. Adding the half-widths instead would make two
+    overlapping 95% intervals a test at far more than 95%."""
+    down = math.hypot(_log_reach(top, -top_error), _log_reach(bottom, bottom_error))
+    up = math.hypot(_log_reach(top, top_error), _log_reach(bottom, -bottom_error))
+    value = top / bottom
+    low, high = value * math.exp(-down), value * math.exp(up)
     # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
-    return (float(top / bottom), float(max(low_t, 0) / high_b), float(high_t / low_b) if low_b > 0 else math.inf,
-            bool(low_t > high_b or low_b > high_t))
+    return float(value), float(low), float(high), bool(low > 1 or high < 1)
+
+
+def _log_reach(figure: float, error: float) -> float:
+    """How far, on the log scale, figure + error lies from figure; inf where that is not above 0."""
+    moved = figure + error
+    return abs(math.log(moved / figure)) if moved > 0 else math.inf
 
 
 def _error(row) -> float:

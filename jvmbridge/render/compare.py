@@ -130,9 +130,11 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
     if comparison.ratios:
         lines += ["", (f"Ratios (of the figures; in brackets the {CONFIDENCE:.0%} interval: where \"paired\", from the two "
-                       f"rows' forks turn by turn, as they ran in turns; else from their {levels} intervals):"
+                       f"rows' forks turn by turn, as they ran in turns; else from their {levels} intervals in "
+                       "quadrature on the log scale):"
                        if any(r.turns for r in comparison.ratios) else
-                       f"Ratios (of the figures; in brackets the interval from their {levels} intervals):")]
+                       f"Ratios (of the figures; in brackets the interval from their {levels} intervals in quadrature "
+                       "on the log scale):")]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
     if comparison.cliffs:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
