@@ -2,9 +2,9 @@
 which configuration runs, its forks and interval so far, and how long the whole run has left.
 
 The engines' fork loops ask before every fork which parts want another (forks_wanted), which also
-tells where each stands; the runner
-listens while a job runs (listening), forecasts the time left from what each engine's own forks
-have cost so far (Forecast), and hands an Update to its caller's Progress.
+tells where each stands; the runner listens while a job runs (listening), forecasts the time left
+from what each engine's own forks have cost so far (Forecast), holds the run to its time limit
+(TimeLimit), and hands an Update to its caller's Progress.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class PartSoFar:
     planned: int  # forks it will run as far as those say (more once the first stage shows its spread)
     figure_ns: float | None  # the figure so far; None before the first fork
     relative_error: float  # half-width of the interval so far over the figure; inf with too few forks for one
+    wanted: int | None = None  # the forks its stopping rule wants where the run's time limit allows fewer
 
 
 @dataclass(frozen=True)
@@ -43,17 +44,21 @@ class Update:
 
 Progress = Callable[[Update], None]
 _listener: ContextVar[Callable[[list[PartSoFar]], None] | None] = ContextVar("fork_listener", default=None)
+# The runner's time limit for the running job: the most forks a part may run, given those it has finished.
+_fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", default=None)
 
 
 @contextmanager
-def listening(listener: Callable[[list[PartSoFar]], None]) -> Iterator[None]:
-    """While inside, forks_wanted reports to ``listener`` (the runner, for the job it runs): the
-    engines report without each passing a callback through its own layers."""
-    token = _listener.set(listener)
+def listening(listener: Callable[[list[PartSoFar]], None], cap: Callable[[int], int] | None = None) -> Iterator[None]:
+    """While inside, forks_wanted reports to ``listener`` (the runner, for the job it runs) and
+    plans no more forks than ``cap`` allows (TimeLimit): the engines report and stop without each
+    passing a callback through its own layers."""
+    tokens = _listener.set(listener), _fork_cap.set(cap)
     try:
         yield
     finally:
-        _listener.reset(token)
+        _listener.reset(tokens[0])
+        _fork_cap.reset(tokens[1])
 
 
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
@@ -63,7 +68,8 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
     their warm-ups where recorded, whether it will get no more because it failed) whether it wants
     another (Sampling.forks_planned, decided once), and where each stands told to the runner.
     ``together``: per part a group; the parts of a group that have not failed run as many forks as
-    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair)."""
+    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair). A
+    runner's time limit (listening's ``cap``) may stop them sooner; PartSoFar.wanted says so."""
     planned = [len(done) if index < len(stopped) and stopped[index]
                else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
                for index, (sampling, done) in enumerate(zip(samplings, forks))]
@@ -73,6 +79,11 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             most[group] = max(most.get(group, 0), wanted)
         planned = [wanted if index < len(stopped) and stopped[index] else most[group]
                    for index, (group, wanted) in enumerate(zip(together, planned))]
+    by_rule = planned
+    cap = _fork_cap.get()
+    if cap is not None:
+        most_allowed = cap(min((len(done) for done in forks), default=0))
+        planned = [min(planned_forks, max(most_allowed, len(done))) for planned_forks, done in zip(planned, forks)]
     listener = _listener.get()
     if listener is not None:
         parts = []
@@ -80,7 +91,8 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
             # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
             error = summary.relative_error if summary and not summary.few_forks else math.inf
-            parts.append(PartSoFar(len(done), planned[index], summary.figure_ns if summary else None, error))
+            parts.append(PartSoFar(len(done), planned[index], summary.figure_ns if summary else None, error,
+                                   by_rule[index] if by_rule[index] > planned[index] else None))
         listener(parts)
     return [len(done) < wanted for done, wanted in zip(forks, planned)]
 
@@ -127,6 +139,11 @@ class Forecast:
         current = max(0.0, planned * per_fork - job_elapsed)
         return current + sum(self._forks(plan) * self._fork_seconds(plan) for plan in self.jobs[index + 1:])
 
+    def first_stage_seconds(self, index: int) -> float:
+        """What job ``index``'s first stage costs, as far as the forks so far tell."""
+        plan = self.jobs[index]
+        return plan.forks * self._fork_seconds(plan)
+
     def _fork_seconds(self, plan: JobPlan) -> float:
         overheads = self._overheads.get(plan.engine)
         return plan.timed_seconds + plan.processes * (sum(overheads) / len(overheads) if overheads else plan.overhead_guess)
@@ -135,3 +152,28 @@ class Forecast:
         # Its engine's jobs so far; before any, every engine's (a noisy machine adds forks to all).
         ratios = self._fork_ratios.get(plan.engine) or [r for each in self._fork_ratios.values() for r in each]
         return plan.forks * (sum(ratios) / len(ratios) if ratios else 1.0)
+
+
+class TimeLimit:
+    """A whole run's time limit (compare --time-limit) shared among its jobs. Every job runs its
+    first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
+    time the limit leaves beyond the first stages still to run (Forecast) is shared equally among
+    the jobs from this one on, so what a job leaves unused goes to those after it. Inside its share
+    a job adds a fork while one more fits at what its own forks have cost."""
+
+    def __init__(self, seconds: float, forecast: Forecast):
+        self.seconds, self.forecast = seconds, forecast
+
+    def share(self, index: int, run_elapsed: float) -> float:
+        """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
+        first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
+        spare = max(0.0, self.seconds - run_elapsed - sum(first_stages))
+        return first_stages[0] + spare / len(first_stages)
+
+    @staticmethod
+    def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
+        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed`` in."""
+        if done < first_stage:
+            return first_stage
+        per_fork = max(job_elapsed / done, 1e-9)
+        return max(first_stage, done + math.floor((share - job_elapsed) / per_fork))

@@ -36,6 +36,7 @@ class NoteKind(Enum):
     FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
     BUSY = "busy"  # the process collected garbage or compiled while its rounds were timed
     ROUNDS = "rounds"  # its rounds per fork were chosen from this host's earlier runs
+    TIME_LIMIT = "time-limit"  # the run's time limit stopped its forks before its stopping rule did
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
 
@@ -49,6 +50,7 @@ _HINTS = {NoteKind.IMPRECISE: "more --forks (a larger first stage to decide from
           NoteKind.OUT_OF_REACH: "more forks would not reach the target at this spread: a quieter machine "
                                  "would, or a wider --target-error",
           NoteKind.FEW_SAMPLES: "more --forks helps",
+          NoteKind.TIME_LIMIT: "a longer --time-limit, or none, gives each job the forks it wants",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
 
 
@@ -93,10 +95,12 @@ class Measurement:
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
 
-    def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "") -> "Result":
+    def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "",
+               forks_cut: int = 0) -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
         the relative interval the run aimed for, noted when not reached; ``rounds_basis``: where the
-        rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning)."""
+        rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning);
+        ``forks_cut``: forks its stopping rule wanted that the run's time limit left unrun."""
         s = self.summary
         ops_per_s = 1e9 / s.figure_ns
         one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
@@ -122,7 +126,9 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
+            notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else [])
+            + ([Note(NoteKind.TIME_LIMIT, f"the run's --time-limit stopped its job {forks_cut} fork(s) short of "
+                                          "what its stopping rule wanted")] if forks_cut else []),
             details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
             in_turns=self.in_turns, fork_turns=_summarized(self.fork_turns, s))
 

@@ -14,7 +14,9 @@ import time
 import pytest
 
 from jvmbridge.engines import ENGINES, Matrix
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, forks_wanted
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, TimeLimit, forks_wanted
+from jvmbridge.render import render
+from jvmbridge.results import NoteKind
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import FEW_FORKS, summarize
 from jvmbridge.workload import Sampling, combinations
@@ -23,11 +25,17 @@ from test_runner_fake import FakeEngine
 
 
 class ForkingFake(FakeEngine):
-    """A fake engine whose loop runs fork after fork as the real ones do, telling progress after each."""
+    """A fake engine whose loop runs fork after fork as the real ones do, telling progress after
+    each; each fork's figure 1% above the one before, each taking ``fork_seconds``."""
+
+    def __init__(self, *args, fork_seconds: float = 0.0, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fork_seconds = fork_seconds
 
     def measure(self, workload, on):
         sampling, forks = workload.sampling, []
         while forks_wanted([sampling], [forks])[0]:
+            time.sleep(self.fork_seconds)
             forks.append([{"iterations": 1000, "ns": 1000 * self.ns * (1 + 0.01 * len(forks))}
                           for _ in range(sampling.rounds)])
         measurement = super().measure(workload, on)
@@ -81,6 +89,47 @@ def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
     assert forecast.seconds_left(0) == pytest.approx(4 * (4.0 + 2 * 1.5) + 4 * (2.0 + 1.5))
     forecast.finished(0, 4 * (4.0 + 2 * 2.5), 4)  # each process took 2.5 s beyond its rounds
     assert forecast.seconds_left(1) == pytest.approx(4 * (2.0 + 2.5))
+
+
+@pytest.mark.fast
+def test_a_time_limit_gives_every_job_its_first_stage_and_shares_the_rest_out():
+    # Three jobs of 4 forks first, 1 s a fork: 12 s of first stages; a 30 s limit leaves 18 s.
+    forecast = Forecast([JobPlan("c-loop", 1.0, 4, 0.0)] * 3)
+    limit = TimeLimit(30, forecast)
+    assert limit.share(0, 0) == pytest.approx(4 + 18 / 3)  # its first stage, a third of what is left
+    assert limit.share(1, 5) == pytest.approx(4 + (25 - 8) / 2)  # the first left 5 s: they go to the others
+    assert TimeLimit(5, forecast).share(0, 0) == pytest.approx(4)  # too short: the first stage all the same
+    assert TimeLimit.forks(10, 4, 2, 2.0) == 4  # inside the first stage: the first stage
+    assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
+    assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
+    assert TimeLimit.forks(3, 4, 4, 8.0) == 4  # over its share already: no fork beyond the first stage
+
+
+class SlowForkingFake(ForkingFake):
+    """Forks of ``fork_seconds`` each, forecast as such."""
+    fork_overhead_seconds = 0.0
+
+    def timed_seconds(self, sampling):
+        return self.fork_seconds
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("time_limit", [None, 1.0])
+def test_a_time_limit_stops_forks_the_rule_wants_and_the_rows_say_so(monkeypatch, tmp_path, time_limit):
+    monkeypatch.setitem(ENGINES, "slow", SlowForkingFake("slow", 100.0, fork_seconds=0.05))
+    sampling = Sampling(rounds=2, forks=3, max_forks=20, target_error=0.0001)  # out of reach: to the limit
+    comparison = run(plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], sampling),
+                          Matrix(engines=("slow",))), output=tmp_path / "run.jsonl", time_limit=time_limit)
+    forks = [row.forks for row in comparison.results]
+    noted = [[note for note in row.notes if note.kind is NoteKind.TIME_LIMIT] for row in comparison.results]
+    if time_limit is None:
+        assert forks == [20, 20] and noted == [[], []] and "time_limit_seconds" not in comparison.metadata
+        return
+    # Two jobs of 3 forks first (0.3 s): each about half of the 0.7 s beyond, 7 forks more at most.
+    assert all(3 <= count <= 3 + 8 for count in forks), forks
+    assert all(len(notes) == 1 and "stopped its job" in notes[0].text for notes in noted)
+    assert comparison.metadata["time_limit_seconds"] == 1.0
+    assert "within 1 s in all (--time-limit)" in render("compare", "table", comparison).splitlines()[0]
 
 
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:

@@ -21,7 +21,7 @@ from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, Update, listening
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, Result
@@ -82,14 +82,17 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
-        host_name: str | None = None, name: str | None = None) -> Comparison:
+        host_name: str | None = None, name: str | None = None, time_limit: float | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run.
 
     Every record is written to ``output`` (default: store.default_path) the moment it exists;
     ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
+    ``time_limit``: seconds the whole run aims to take, forks beyond every job's first stage shared
+    out to fit (progress.TimeLimit); rows it stopped short say so.
     """
     started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {})}
+    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
+                **({"time_limit_seconds": time_limit} if time_limit else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     ranked: list[tuple[tuple, Result]] = []
@@ -100,16 +103,17 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         failures.append((label, error))
         writer.write("failure", configuration=label, error=error)
 
-    def keep(part: Part, measurement: Measurement) -> None:
+    def keep(part: Part, measurement: Measurement, forks_cut: int) -> None:
         op = part.workload.operation
         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis)))
+        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis,
+                                                     forks_cut)))
         # Its place in the table, as it finished out of order: report shows a run as compare did;
         # its job's name, for later runs of it to find it (comparison.dimensioning).
         writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
                      row=row_record(ranked[-1][1]))
 
-    watch = _Watch(jobs, progress or (lambda update: None))
+    watch = _Watch(jobs, progress or (lambda update: None), time_limit)
     try:
         with _CtrlC() as ctrl_c:
             for index, job in enumerate(jobs):
@@ -117,16 +121,18 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     if ctrl_c.pressed:  # one whose KeyboardInterrupt Python swallowed
                         raise KeyboardInterrupt
                     try:
-                        with watch.job(index):
+                        with watch.job(index) as last:
                             outcomes = job.measure()
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
+                    # Forks the time limit left unrun (the parts of a job stop together, or report as one).
+                    cut = max((part.wanted - part.forks for part in last if part.wanted), default=0)
                     for part, outcome in zip(job.parts, outcomes):
                         if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
                             fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
                                  else f"{type(outcome).__name__}: {outcome}")
                         else:
-                            keep(part, outcome)
+                            keep(part, outcome, cut)
                 except KeyboardInterrupt:
                     for pending in jobs[index:]:
                         for part in pending.parts:
@@ -177,16 +183,25 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
 
 class _Watch:
     """Tells ``progress`` where the run stands: when each job starts, after each of its forks (as its
-    engine reports them) and when it ends, with the time left as the Forecast sees it."""
+    engine reports them) and when it ends, with the time left as the Forecast sees it; holds each
+    job to its share of the run's time limit, where there is one."""
 
-    def __init__(self, jobs: list[Job], progress: Progress):
+    def __init__(self, jobs: list[Job], progress: Progress, time_limit: float | None = None):
         self.jobs, self.progress, self.started = jobs, progress, time.monotonic()
         self.forecast = Forecast([_job_plan(job) for job in jobs])
+        self.time_limit = TimeLimit(time_limit, self.forecast) if time_limit else None
 
     @contextlib.contextmanager
     def job(self, index: int):
+        """While job ``index`` runs; yields where its parts stood at its last fork, filled as it runs."""
         job, job_started = self.jobs[index], time.monotonic()
         latest: list[PartSoFar] = []
+        cap = None
+        if self.time_limit is not None:
+            share, first_stage = self.time_limit.share(index, job_started - self.started), self.forecast.jobs[index].forks
+
+            def cap(done: int) -> int:
+                return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started)
 
         def tell(parts: list[PartSoFar], finished: bool = False) -> None:
             latest[:] = parts
@@ -202,8 +217,8 @@ class _Watch:
 
         tell([])
         try:
-            with listening(tell):
-                yield
+            with listening(tell, cap):
+                yield latest
         finally:
             self.forecast.finished(index, time.monotonic() - job_started, max((p.forks for p in latest), default=0))
             tell(latest, finished=True)

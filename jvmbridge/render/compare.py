@@ -90,7 +90,8 @@ def _render(comparison: Comparison, tabulate) -> str:
     padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
     lines = [
         f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
-        f"{sizes}-byte messages, {work['budget']}",
+        f"{sizes}-byte messages, {work['budget']}"
+        + (f", within {meta['time_limit_seconds']:g} s in all (--time-limit)" if meta.get("time_limit_seconds") else ""),
         f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
