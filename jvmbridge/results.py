@@ -130,7 +130,7 @@ class Measurement:
             + ([Note(NoteKind.TIME_LIMIT, f"the run's --time-limit stopped its job {forks_cut} fork(s) short of "
                                           "what its stopping rule wanted")] if forks_cut else []),
             details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
-            in_turns=self.in_turns, fork_turns=_summarized(self.fork_turns, s))
+            in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [])
 
     def _notes(self, target_error: float | None) -> list[Note]:
         s = self.summary
@@ -228,13 +228,6 @@ class Result:
     rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
     in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
     fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
-
-
-def _summarized(turns: list[int], s: Summary) -> list[int]:
-    """The turns of the forks that have a summary of their own (a fork with every round set aside
-    has none: stats.summarize); none when no fork has one."""
-    kept = sorted({fork for fork, reason in zip(s.round_fork, s.set_aside) if not reason})
-    return [turns[fork] for fork in kept] if turns and len(kept) == len(s.fork_ns) else []
 
 
 def wrong_bytes(row) -> bool:

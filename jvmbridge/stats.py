@@ -59,6 +59,7 @@ class Summary:
     figure_ns: float  # the mean over forks of each fork's FORK_STATISTIC
     error_ns: float  # half-width of its CONFIDENCE interval over forks; inf with fewer than 2 forks
     fork_ns: tuple[float, ...]  # each fork's summary, in run order (forks with no undisturbed round left out)
+    fork_of: tuple[int, ...]  # which fork (0, 1, ...) each of fork_ns summarises; () when every round was set aside
     min_ns: float  # over the undisturbed rounds
     max_ns: float
     rsd: float  # relative standard deviation of undisturbed rounds inside their forks (pooled)
@@ -146,8 +147,9 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
         set_aside += why
         kept.append([value for value, reason in zip(own, why) if not reason])
         at += len(rounds)
+    fork_of = tuple(index for index, fork in enumerate(kept) if fork)
     kept = [fork for fork in kept if fork]
-    if not kept:  # every round set aside: the figure is the least disturbed rounds' own
+    if not kept:  # every round set aside: the figure is the least disturbed rounds' own, of no one fork
         kept = [[value for value, share in zip(per_op, lost) if share == min(lost)]]
     fork_ns = [fork_summary(fork) for fork in kept]
     figure = statistics.fmean(fork_ns)
@@ -157,7 +159,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
         error = max(error, stein_half_width(fork_ns[:stage], len(fork_ns)))
     undisturbed = [value for fork in kept for value in fork]
     jmh_error = (half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf)
-    return Summary(figure, error, tuple(fork_ns), min(undisturbed), max(undisturbed), within_fork_rsd(kept),
+    return Summary(figure, error, tuple(fork_ns), fork_of, min(undisturbed), max(undisturbed), within_fork_rsd(kept),
                    statistics.fmean(per_op), jmh_error, len(every), len(forks), sum(r["iterations"] for r in every),
                    tuple(per_op), tuple(r["iterations"] for r in every),
                    tuple(i for i, rounds in enumerate(forks) for _ in rounds), tuple(lost),

@@ -53,6 +53,8 @@ def test_a_disturbed_round_is_kept_in_the_record_and_out_of_the_figure():
 def test_a_fork_with_every_round_disturbed_has_no_summary_of_its_own():
     summary = summarize([rounds(100, 100, 100), rounds(180, 190, wait=0.5), rounds(101, 101, 101)])
     assert summary.fork_ns == (100, 101) and summary.forks == 3
+    assert summary.fork_of == (0, 2)  # which forks those are: the turns they pair by (ratios)
+    assert summarize([rounds(180, 190, wait=0.5)]).fork_of == ()  # the least disturbed rounds, of no one fork
 
 
 def test_forks_at_distinct_speeds_are_levels_and_stop_the_search_for_a_narrow_interval():
