@@ -21,7 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from jvmbridge.progress import forks_wanted
 from jvmbridge.workload import Sampling
@@ -269,18 +269,18 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
                 done[i].append(each)
         return answers
 
+    def wanted() -> list[bool]:
+        return forks_wanted(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
+                            [f is not None for f in failed], [index for _, index in owners])
+
     try:
-        for turn in itertools.count():
-            wanted = forks_wanted(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
-                                  [f is not None for f in failed], [index for _, index in owners])
-            if not any(wanted):
-                break
-            order = random.Random(turn)
-            children = [[i for i, (owner, _) in enumerate(owners) if owner is arm and wanted[i]] for arm in arms]
-            order.shuffle(children)
-            for pending in filter(None, children):
-                order.shuffle(pending)
-                arm = owners[pending[0]][0]
+        for turn, order, wants in turns(len(arms), wanted):
+            for side in order:
+                arm = arms[side]
+                pending = [i for i, (owner, _) in enumerate(owners) if owner is arm and wants[i]]
+                if not pending:
+                    continue
+                random.Random(f"{turn}/{side}").shuffle(pending)  # the child's parts, in an order of its own
                 started = time.monotonic()
                 try:
                     outcome = run_child(module, {**arm.request, "parts": [arm.parts[owners[i][1]] for i in pending]},
@@ -300,6 +300,19 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
         for i in filter(short_of_forks, range(len(owners))):
             failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
     return [Forks(finished, failure) for finished, failure in zip(done, failed)]
+
+
+def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, list[int], list[bool]]]:
+    """Turn after turn while ``wanted()`` (progress.forks_wanted, asked before each turn) has a part
+    that wants a fork: the turn's number, its sides (arms, settings) in an order drawn for it, and
+    what was wanted. Seeded by the turn, so a run's orders can be told again."""
+    for turn in itertools.count():
+        wants = wanted()
+        if not any(wants):
+            return
+        order = list(range(sides))
+        random.Random(turn).shuffle(order)
+        yield turn, order, wants
 
 
 def each_part(request: dict, measure: Callable[[Any], dict], shared: dict, save: Save) -> dict:

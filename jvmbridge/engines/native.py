@@ -3,13 +3,12 @@ OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run dir
 from __future__ import annotations
 
 import functools
-import random
 import shutil
 import subprocess
 from typing import Callable
 
 from jvmbridge.child import (INTERRUPTED, Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns,
-                             fork_warmups, measured_environment, run_forks)
+                             fork_warmups, measured_environment, run_forks, turns)
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.measure import merge_warmups
@@ -242,21 +241,21 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
     workload as many as its counterparts on the other sides (progress.forks_wanted's ``together``),
     each turn's sides in an order drawn for it; True when Ctrl-C cut that short (the runs that
     finished are kept, the workloads that wanted more say they were interrupted)."""
-    group, turn = sides[0].group, 0
+    group = sides[0].group
     wanted: list[bool] = []
+
+    def ask() -> list[bool]:
+        wanted[:] = forks_wanted([side.sampling for side in sides for _ in group],
+                                 [one_round_each(side.rounds[w]) for side in sides for w in group],
+                                 stopped=[w in side.failed for side in sides for w in group],
+                                 together=[index for _ in sides for index in range(len(group))])
+        return wanted
+
     try:
-        while True:
-            wanted = forks_wanted([side.sampling for side in sides for _ in group],
-                                  [one_round_each(side.rounds[w]) for side in sides for w in group],
-                                  stopped=[w in side.failed for side in sides for w in group],
-                                  together=[index for _ in sides for index in range(len(group))])
-            if not any(wanted):
-                return False
-            order = list(enumerate(sides))
-            random.Random(turn).shuffle(order)
-            for at, side in order:
-                side.turn(wanted[at * len(group):(at + 1) * len(group)], turn)
-            turn += 1
+        for turn, order, wants in turns(len(sides), ask):
+            for at in order:
+                sides[at].turn(wants[at * len(group):(at + 1) * len(group)], turn)
+        return False
     except KeyboardInterrupt:
         for at, side in enumerate(sides):
             side.failed.update((w, WorkerError(INTERRUPTED)) for w, wants in zip(group, wanted[at * len(group):])
