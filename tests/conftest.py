@@ -226,6 +226,7 @@ def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools:
     if not (root / "usr" / "bin" / "openssl").is_file():
         building = root.with_name(root.name + ".partial")
         shutil.rmtree(building, ignore_errors=True)
+        root.parent.mkdir(parents=True, exist_ok=True)  # mmdebstrap wants the target's folder to exist (a fresh machine)
         done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={packages}",
                                suite, str(building), debian_mirror()], capture_output=True, text=True)
         if done.returncode != 0:

@@ -1,0 +1,55 @@
+"""What does `compare --time-limit` buy, and what does it cost? A default compare without a limit,
+then the same with `--time-limit SECONDS` (default 120), each in a data directory of its own (no
+earlier run chooses its rounds): each run's wall time; per row its forks and interval in both;
+per ratio its interval in both.
+
+    python benchmarks/time_limit.py [SECONDS] [COMPARE OPTION ...]
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run(options: list[str]) -> tuple[float, dict]:
+    """One compare's wall time and JSON document."""
+    with tempfile.TemporaryDirectory() as data:
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-m", "jvmbridge", "compare", "--quiet", "--format", "json", *options],
+                              capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": data})
+        seconds = time.monotonic() - started
+    if done.returncode not in (0, 1):  # 1: a row noted a failed fork; its document is still whole
+        sys.exit(f"compare {' '.join(options)} failed: {done.stderr.strip()[-400:]}")
+    return seconds, json.loads(done.stdout)
+
+
+def half(ratio: dict) -> str:
+    """A ratio's interval as ± around its value (the larger side), or "-" without one."""
+    if ratio["high"] is None:
+        return "-"
+    return f"{max(ratio['high'] / ratio['times'] - 1, 1 - ratio['low'] / ratio['times']):.1%}"
+
+
+def main() -> None:
+    limit = sys.argv[1] if len(sys.argv) > 1 else "120"
+    options = sys.argv[2:]
+    print(f"jvmbridge compare {' '.join(options)} without and with --time-limit {limit}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    (free_s, free), (limited_s, limited) = run(options), run([*options, "--time-limit", limit])
+    print(f"wall time: {free_s:.0f} s without a limit, {limited_s:.0f} s with {limit} s\n")
+    print(f"{'row':<60} {'forks':>5} {'±':>6} | {'forks':>5} {'±':>6}")
+    for a, b in zip(free["results"], limited["results"]):
+        label = f"{a['engine']}, {a['setting']}, {a['message_bytes']} B"
+        errors = [f"{row['ns_per_op_error'] / row['ns_per_op']:.1%}" if row["ns_per_op_error"] else "-" for row in (a, b)]
+        print(f"{label[:60]:<60} {a['forks']:>5} {errors[0]:>6} | {b['forks']:>5} {errors[1]:>6}")
+    print(f"\n{'ratio':<90} {'times':>6} {'±':>6} | {'times':>6} {'±':>6}")
+    for a, b in zip(free["ratios"], limited["ratios"]):
+        print(f"{a['label'][:90]:<90} {a['times']:>6.2f} {half(a):>6} | {b['times']:>6.2f} {half(b):>6}")
+
+
+if __name__ == "__main__":
+    main()
