@@ -19,12 +19,12 @@ def run_comparison(request: CompareRequest, progress: Progress | None = None, ou
                    host_name: str | None = None, name: str | None = None) -> Comparison:
     jobs = plan(list(request.workloads), request.matrix)
     choose_rounds(jobs, host_name)
-    return run(jobs, progress, output, host_name, name, request.time_limit)
+    return run(jobs, progress, output, host_name, name, request.total_time)
 
 
 def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,
             rounds: int | None = None, threads: int = Sampling.threads, forks: int | None = None,
-            max_forks: int | None = None, target_error: float = TARGET_ERROR * 100, time_limit: float | None = None,
+            max_forks: int | None = None, target_error: float = TARGET_ERROR * 100, total_time: float | None = None,
             cipher: str | Iterable[str] = (), key_bits: int | None = None,
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = "message",
             direction: str | Iterable[str] = "encrypt", engine: str | Iterable[str] = default_engines(),
@@ -45,7 +45,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
     """
     request = CompareRequest(
         iterations=None if iterations is None else parse_count(iterations), round_time=round_time, rounds=rounds,
-        threads=threads, forks=forks, max_forks=max_forks, target_error=target_error, time_limit=time_limit,
+        threads=threads, forks=forks, max_forks=max_forks, target_error=target_error, total_time=total_time,
         cipher=_values(cipher),
         key_bits=key_bits, sizes=sizes if isinstance(sizes, (int, str)) else tuple(sizes), shape=_values(shape),
         direction=_values(direction), engine=_values(engine), java=_values(java), all_jdks=all_jdks,

@@ -155,7 +155,7 @@ class Forecast:
 
 
 class TimeLimit:
-    """A whole run's time limit (compare --time-limit) shared among its jobs. Every job runs its
+    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its
     first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
     time the limit leaves beyond the first stages still to run (Forecast) is shared equally among
     the jobs from this one on, so what a job leaves unused goes to those after it. Inside its share

@@ -36,7 +36,7 @@ class NoteKind(Enum):
     FORK_FAILED = "fork-failed"  # a later fork failed: the finished forks are the measurement
     BUSY = "busy"  # the process collected garbage or compiled while its rounds were timed
     ROUNDS = "rounds"  # its rounds per fork were chosen from this host's earlier runs
-    TIME_LIMIT = "time-limit"  # the run's time limit stopped its forks before its stopping rule did
+    TOTAL_TIME = "total-time"  # the run's time limit stopped its forks before its stopping rule did
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
 
@@ -50,7 +50,7 @@ _HINTS = {NoteKind.IMPRECISE: "more --forks (a larger first stage to decide from
           NoteKind.OUT_OF_REACH: "more forks would not reach the target at this spread: a quieter machine "
                                  "would, or a wider --target-error",
           NoteKind.FEW_SAMPLES: "more --forks helps",
-          NoteKind.TIME_LIMIT: "a longer --time-limit, or none, gives each job the forks it wants",
+          NoteKind.TOTAL_TIME: "a longer --total-time, or none, gives each job the forks it wants",
           NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
 
 
@@ -127,7 +127,7 @@ class Measurement:
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
             notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else [])
-            + ([Note(NoteKind.TIME_LIMIT, f"the run's --time-limit stopped its job {forks_cut} fork(s) short of "
+            + ([Note(NoteKind.TOTAL_TIME, f"the run's --total-time stopped its job {forks_cut} fork(s) short of "
                                           "what its stopping rule wanted")] if forks_cut else []),
             details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
             in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [])

@@ -34,7 +34,7 @@ def test_iteration_spellings_are_accepted(value):
     (["--round-time", "0"], "0.01<=x<=3600"), (["--sizes", "16,big"], "nor \"sweep\""),
     (["--iterations", "2", "--rounds", "3"], "rounds must be between 1 and the iteration count"),
     (["--forks", "3", "--max-forks", "2"], "max forks must be between --forks (3) and 100, not 2"),
-    (["--target-error", "0"], "0<x<100"), (["--time-limit", "0"], "x>0"),
+    (["--target-error", "0"], "0<x<100"), (["--total-time", "0"], "x>0"),
 ])
 def test_bad_round_time_sizes_and_rounds(args, fragment):
     assert_clean_failure(run_cli("compare", *args), 2, fragment)

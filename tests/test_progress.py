@@ -92,7 +92,7 @@ def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
 
 
 @pytest.mark.fast
-def test_a_time_limit_gives_every_job_its_first_stage_and_shares_the_rest_out():
+def test_a_total_time_gives_every_job_its_first_stage_and_shares_the_rest_out():
     # Three jobs of 4 forks first, 1 s a fork: 12 s of first stages; a 30 s limit leaves 18 s.
     forecast = Forecast([JobPlan("c-loop", 1.0, 4, 0.0)] * 3)
     limit = TimeLimit(30, forecast)
@@ -114,22 +114,22 @@ class SlowForkingFake(ForkingFake):
 
 
 @pytest.mark.fast
-@pytest.mark.parametrize("time_limit", [None, 1.0])
-def test_a_time_limit_stops_forks_the_rule_wants_and_the_rows_say_so(monkeypatch, tmp_path, time_limit):
+@pytest.mark.parametrize("total_time", [None, 1.0])
+def test_a_total_time_stops_forks_the_rule_wants_and_the_rows_say_so(monkeypatch, tmp_path, total_time):
     monkeypatch.setitem(ENGINES, "slow", SlowForkingFake("slow", 100.0, fork_seconds=0.05))
     sampling = Sampling(rounds=2, forks=3, max_forks=20, target_error=0.0001)  # out of reach: to the limit
     comparison = run(plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], sampling),
-                          Matrix(engines=("slow",))), output=tmp_path / "run.jsonl", time_limit=time_limit)
+                          Matrix(engines=("slow",))), output=tmp_path / "run.jsonl", total_time=total_time)
     forks = [row.forks for row in comparison.results]
-    noted = [[note for note in row.notes if note.kind is NoteKind.TIME_LIMIT] for row in comparison.results]
-    if time_limit is None:
-        assert forks == [20, 20] and noted == [[], []] and "time_limit_seconds" not in comparison.metadata
+    noted = [[note for note in row.notes if note.kind is NoteKind.TOTAL_TIME] for row in comparison.results]
+    if total_time is None:
+        assert forks == [20, 20] and noted == [[], []] and "total_time_seconds" not in comparison.metadata
         return
     # Two jobs of 3 forks first (0.3 s): each about half of the 0.7 s beyond, 7 forks more at most.
     assert all(3 <= count <= 3 + 8 for count in forks), forks
     assert all(len(notes) == 1 and "stopped its job" in notes[0].text for notes in noted)
-    assert comparison.metadata["time_limit_seconds"] == 1.0
-    assert "within 1 s in all (--time-limit)" in render("compare", "table", comparison).splitlines()[0]
+    assert comparison.metadata["total_time_seconds"] == 1.0
+    assert "within 1 s in all (--total-time)" in render("compare", "table", comparison).splitlines()[0]
 
 
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:

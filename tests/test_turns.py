@@ -124,14 +124,14 @@ def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pair
             assert (ratio["low"], ratio["high"]) == pytest.approx((ratio["times"] / spread, ratio["times"] * spread))
 
 
-def test_a_time_limit_stops_the_turns_of_a_real_engine_and_its_rows_say_so():
+def test_a_total_time_stops_the_turns_of_a_real_engine_and_its_rows_say_so():
     # ±0.01% is out of any reach: without the limit the C loop's settings would run 40 turns.
     done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.05", "--rounds", "2", "--forks", "3",
-                   "--max-forks", "40", "--target-error", "0.01", "--time-limit", "8", "--quiet", "--format", "json")
+                   "--max-forks", "40", "--target-error", "0.01", "--total-time", "8", "--quiet", "--format", "json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
-    assert document["metadata"]["time_limit_seconds"] == 8
+    assert document["metadata"]["total_time_seconds"] == 8
     on, off = document["results"]
     assert 3 <= on["forks"] == off["forks"] < 40  # still in turns, pair by pair
     for row in (on, off):
-        assert [note["kind"] for note in row["notes"]].count("time-limit") == 1
+        assert [note["kind"] for note in row["notes"]].count("total-time") == 1

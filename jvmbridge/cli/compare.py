@@ -42,7 +42,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 95% interval over forks, relative to the figure, that stops adding forks.")
-@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--total-time", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds the whole run aims to take: every configuration runs its first --forks, and the "
                    "time left beyond them is shared out as more forks; rows stopped short say so "
                    "[default: none, forks until --target-error or --max-forks].")

@@ -28,7 +28,7 @@ class CompareRequest:
     forks: int | None = None  # None: Sampling.forks, or max_forks where that is fewer
     max_forks: int | None = Sampling.max_forks
     target_error: float = Sampling.target_error * 100  # percent, as --target-error: 2 is ±2%
-    time_limit: float | None = None  # seconds the whole run aims for (runner.run); None: forks as the rule wants
+    total_time: float | None = None  # seconds the whole run aims for (runner.run); None: forks as the rule wants
     # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
     cipher: tuple[str, ...] = ()
     key_bits: int | None = None
@@ -50,8 +50,8 @@ class CompareRequest:
     matrix: Matrix = field(init=False)
 
     def __post_init__(self):
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"time limit must be above 0 s, not {self.time_limit:g}")
+        if self.total_time is not None and not self.total_time > 0:
+            raise ValueError(f"time limit must be above 0 s, not {self.total_time:g}")
         if self.key_bits and self.cipher:
             raise ValueError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
         ciphers = [parse_cipher(name) for name in dict.fromkeys(self.cipher)] or [(self.key_bits or 256, "cbc")]

@@ -82,17 +82,17 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
-        host_name: str | None = None, name: str | None = None, time_limit: float | None = None) -> Comparison:
+        host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
     """Run ``jobs`` in order; a failed one is recorded and the rest still run.
 
     Every record is written to ``output`` (default: store.default_path) the moment it exists;
     ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
-    ``time_limit``: seconds the whole run aims to take, forks beyond every job's first stage shared
+    ``total_time``: seconds the whole run aims to take, forks beyond every job's first stage shared
     out to fit (progress.TimeLimit); rows it stopped short say so.
     """
     started = datetime.datetime.now(datetime.timezone.utc)
     metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
-                **({"time_limit_seconds": time_limit} if time_limit else {})}
+                **({"total_time_seconds": total_time} if total_time else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     ranked: list[tuple[tuple, Result]] = []
@@ -113,7 +113,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
                      row=row_record(ranked[-1][1]))
 
-    watch = _Watch(jobs, progress or (lambda update: None), time_limit)
+    watch = _Watch(jobs, progress or (lambda update: None), total_time)
     try:
         with _CtrlC() as ctrl_c:
             for index, job in enumerate(jobs):
@@ -186,10 +186,10 @@ class _Watch:
     engine reports them) and when it ends, with the time left as the Forecast sees it; holds each
     job to its share of the run's time limit, where there is one."""
 
-    def __init__(self, jobs: list[Job], progress: Progress, time_limit: float | None = None):
+    def __init__(self, jobs: list[Job], progress: Progress, total_time: float | None = None):
         self.jobs, self.progress, self.started = jobs, progress, time.monotonic()
         self.forecast = Forecast([_job_plan(job) for job in jobs])
-        self.time_limit = TimeLimit(time_limit, self.forecast) if time_limit else None
+        self.total_time = TimeLimit(total_time, self.forecast) if total_time else None
 
     @contextlib.contextmanager
     def job(self, index: int):
@@ -197,8 +197,8 @@ class _Watch:
         job, job_started = self.jobs[index], time.monotonic()
         latest: list[PartSoFar] = []
         cap = None
-        if self.time_limit is not None:
-            share, first_stage = self.time_limit.share(index, job_started - self.started), self.forecast.jobs[index].forks
+        if self.total_time is not None:
+            share, first_stage = self.total_time.share(index, job_started - self.started), self.forecast.jobs[index].forks
 
             def cap(done: int) -> int:
                 return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started)

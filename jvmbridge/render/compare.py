@@ -91,7 +91,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     lines = [
         f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
         f"{sizes}-byte messages, {work['budget']}"
-        + (f", within {meta['time_limit_seconds']:g} s in all (--time-limit)" if meta.get("time_limit_seconds") else ""),
+        + (f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""),
         f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]

@@ -17,7 +17,7 @@ Result files and `compare --format json` share this layout and this version. His
    fork's share of its child's wall time) and rounds_basis, by which later runs choose their rounds
    per fork (comparison.dimensioning); then in_turns (the job whose configurations ran their forks
    in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
-   them read as [] and "". Then the run's time_limit_seconds, where compare had --time-limit.
+   them read as [] and "". Then the run's total_time_seconds, where compare had --total-time.
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""What does `compare --time-limit` buy, and what does it cost? A default compare without a limit,
-then the same with `--time-limit SECONDS` (default 120), each in a data directory of its own (no
+"""What does `compare --total-time` buy, and what does it cost? A default compare without a limit,
+then the same with `--total-time SECONDS` (default 120), each in a data directory of its own (no
 earlier run chooses its rounds): each run's wall time; per row its forks and interval in both;
 per ratio its interval in both.
 
-    python benchmarks/time_limit.py [SECONDS] [COMPARE OPTION ...]
+    python benchmarks/total_time.py [SECONDS] [COMPARE OPTION ...]
 """
 from __future__ import annotations
 
@@ -37,9 +37,9 @@ def half(ratio: dict) -> str:
 def main() -> None:
     limit = sys.argv[1] if len(sys.argv) > 1 else "120"
     options = sys.argv[2:]
-    print(f"jvmbridge compare {' '.join(options)} without and with --time-limit {limit}, "
+    print(f"jvmbridge compare {' '.join(options)} without and with --total-time {limit}, "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
-    (free_s, free), (limited_s, limited) = run(options), run([*options, "--time-limit", limit])
+    (free_s, free), (limited_s, limited) = run(options), run([*options, "--total-time", limit])
     print(f"wall time: {free_s:.0f} s without a limit, {limited_s:.0f} s with {limit} s\n")
     print(f"{'row':<60} {'forks':>5} {'±':>6} | {'forks':>5} {'±':>6}")
     for a, b in zip(free["results"], limited["results"]):
