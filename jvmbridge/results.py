@@ -126,15 +126,14 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            notes=self._notes(target_error) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else [])
-            + ([Note(NoteKind.TOTAL_TIME, f"the run's --total-time stopped its job {forks_cut} fork(s) short of "
-                                          "what its stopping rule wanted")] if forks_cut else []),
+            notes=self._notes(target_error, forks_cut) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
             details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
             in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [])
 
-    def _notes(self, target_error: float | None) -> list[Note]:
+    def _notes(self, target_error: float | None, forks_cut: int = 0) -> list[Note]:
         s = self.summary
         notes = []
+        cut = f"the run's --total-time stopped its job {forks_cut} fork(s) short of what its stopping rule wanted"
         if self.loop_bytes_error:
             notes.append(Note(NoteKind.INVALID, f"INVALID: the measured loop computed WRONG bytes "
                                                 f"({self.loop_bytes_error}); these figures time broken code"))
@@ -159,11 +158,17 @@ class Measurement:
             needed = forks_for(s, target_error, MAX_FORKS)
             # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
             shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
-            notes.append(Note(NoteKind.IMPRECISE if needed else NoteKind.OUT_OF_REACH,
-                              f"interval ±{shown} after {_forks_counted(s)}, wider than the "
-                              f"±{target_error * 100:g}% aimed for " + (f"(at this spread between forks about {needed} "
-                                                                        "forks would reach it)" if needed else
-                                                                        f"(at this spread not even {MAX_FORKS} forks would)")))
+            wider = f"interval ±{shown} after {_forks_counted(s)}, wider than the ±{target_error * 100:g}% aimed for"
+            if not needed:
+                notes.append(Note(NoteKind.OUT_OF_REACH, f"{wider} (at this spread not even {MAX_FORKS} forks would)"))
+            elif forks_cut:  # the limit stopped it, not the spread: its hint is the one that helps
+                notes.append(Note(NoteKind.TOTAL_TIME, f"{wider}: {cut} (about {needed} forks would reach it "
+                                                       "at this spread)"))
+            else:
+                notes.append(Note(NoteKind.IMPRECISE, f"{wider} (at this spread between forks about {needed} forks "
+                                                      "would reach it)"))
+        if forks_cut and not any(note.kind is NoteKind.TOTAL_TIME for note in notes):
+            notes.append(Note(NoteKind.TOTAL_TIME, cut))
         if self.busy:
             timed_ms = s.jmh_score_ns * s.iterations / self.threads / 1e6
             gc_share = self.busy["gc_ms"] / timed_ms

@@ -144,6 +144,28 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
 
 
 @pytest.mark.fast
+def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_helps():
+    from jvmbridge.results import Measurement, NoteKind
+    from jvmbridge.stats import summarize
+
+    forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in (100, 102.5, 97.5, 100)]
+    row = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
+                      "message", 38, summarize(forks))
+    # Within reach at its spread (7 forks), but the limit stopped it: the limit's note, not "more --max-forks".
+    notes = row.result("", target_error=0.02, forks_cut=3).notes
+    assert [n.kind for n in notes] == [NoteKind.TOTAL_TIME]
+    assert notes[0].text == ("interval ±3.2% after 4 forks, wider than the ±2% aimed for: the run's --total-time "
+                             "stopped its job 3 fork(s) short of what its stopping rule wanted (about 7 forks would "
+                             "reach it at this spread)")
+    assert "--total-time" in notes[0].kind.hint
+    # Out of reach whatever the limit: that note, and the limit's beside it.
+    kinds = [n.kind for n in row.result("", target_error=0.001, forks_cut=3).notes]
+    assert kinds == [NoteKind.OUT_OF_REACH, NoteKind.TOTAL_TIME]
+    # Within its target after all (the rule decided from the first stage): the limit's note alone.
+    assert [n.kind for n in row.result("", target_error=0.05, forks_cut=1).notes] == [NoteKind.TOTAL_TIME]
+
+
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
