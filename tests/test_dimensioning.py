@@ -52,6 +52,21 @@ def test_the_components_come_back_from_rows_of_known_between_and_within_fork_spr
 
 
 @pytest.mark.fast
+def test_rounds_set_aside_leave_the_variances_as_the_rounds_kept_give_them():
+    rows = [simulated_row(random.Random(seed), between=0.01, within=0.02) for seed in range(3)]
+    disturbed = []
+    for row in rows:  # each fork's 4 rounds, then 4 disturbed ones twice as slow, set aside
+        extra = [(fork, ns * 2) for fork, ns in zip(row["round_fork"], row["round_ns_per_op"])]
+        disturbed.append({**row, "rounds": row["rounds"] * 2, "round_fork": row["round_fork"] + [f for f, _ in extra],
+                          "round_ns_per_op": row["round_ns_per_op"] + [ns for _, ns in extra],
+                          "round_iterations": row["round_iterations"] * 2,
+                          "round_set_aside": row["round_set_aside"] + ["run-queue wait"] * len(extra)})
+    kept, with_aside = components(rows), components(disturbed)
+    assert kept is not None and with_aside is not None
+    assert (with_aside.within, with_aside.between) == pytest.approx((kept.within, kept.between), rel=1e-9)
+
+
+@pytest.mark.fast
 def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_target_is_out_of_reach():
     sampling = Sampling()  # 4 forks first, up to 12, ±2%
     alike_dear = Components(within=0.02 ** 2 * 1.6, between=0.0, fork_seconds=2.0, round_seconds=0.5, runs=3)

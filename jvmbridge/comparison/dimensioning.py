@@ -144,7 +144,9 @@ def row_components(row: dict) -> Components | None:
         if not aside:
             forks[fork].append(ns / figure)  # relative: variances in (share of the figure)^2
     within = within_variance(forks)
-    between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - within / per_fork)
+    # Each fork's summary is of its undisturbed rounds: what they leave in it is w^2 over their count.
+    left_in_summaries = within * statistics.fmean(1 / len(fork) for fork in forks if fork)
+    between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - left_in_summaries)
     round_seconds = statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
     return Components(within, between, max(0.0, statistics.fmean(seconds) - per_fork * round_seconds), round_seconds, 1)
 
