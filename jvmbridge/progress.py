@@ -157,9 +157,11 @@ class Forecast:
 class TimeLimit:
     """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its
     first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
-    time the limit leaves beyond the first stages still to run (Forecast) is shared equally among
-    the jobs from this one on, so what a job leaves unused goes to those after it. Inside its share
-    a job adds a fork while one more fits at what its own forks have cost."""
+    time the limit leaves beyond the first stages still to run (Forecast) is shared among the jobs
+    from this one on in proportion to their first stages' cost, so that each may add the same share
+    of forks (an interval narrows with forks, not seconds: equal seconds gave a JVM's dear forks
+    few and a cheap engine's more than it needed), and what a job leaves unused goes to those after
+    it. Inside its share a job adds a fork while one more fits at what its own forks have cost."""
 
     def __init__(self, seconds: float, forecast: Forecast):
         self.seconds, self.forecast = seconds, forecast
@@ -168,7 +170,7 @@ class TimeLimit:
         """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
         first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
         spare = max(0.0, self.seconds - run_elapsed - sum(first_stages))
-        return first_stages[0] + spare / len(first_stages)
+        return first_stages[0] * (1 + spare / sum(first_stages)) if sum(first_stages) else spare
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:

@@ -92,13 +92,18 @@ def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
 
 
 @pytest.mark.fast
-def test_a_total_time_gives_every_job_its_first_stage_and_shares_the_rest_out():
+def test_a_total_time_gives_every_job_its_first_stage_and_shares_the_rest_out_by_cost():
     # Three jobs of 4 forks first, 1 s a fork: 12 s of first stages; a 30 s limit leaves 18 s.
     forecast = Forecast([JobPlan("c-loop", 1.0, 4, 0.0)] * 3)
     limit = TimeLimit(30, forecast)
     assert limit.share(0, 0) == pytest.approx(4 + 18 / 3)  # its first stage, a third of what is left
     assert limit.share(1, 5) == pytest.approx(4 + (25 - 8) / 2)  # the first left 5 s: they go to the others
     assert TimeLimit(5, forecast).share(0, 0) == pytest.approx(4)  # too short: the first stage all the same
+    # A JVM job of forks at 3 s, then a C loop's at 1 s: 16 s of first stages, 16 s spare for 32 s.
+    # Shared by cost, each may double its forks; shared equally, the JVM's 8 s would buy it 2 forks.
+    dear_and_cheap = TimeLimit(32, Forecast([JobPlan("jvm", 1.0, 4, 2.0), JobPlan("c-loop", 1.0, 4, 0.0)]))
+    assert dear_and_cheap.share(0, 0) == pytest.approx(24)
+    assert TimeLimit.forks(dear_and_cheap.share(0, 0), 4, 4, 12.0) == 8
     assert TimeLimit.forks(10, 4, 2, 2.0) == 4  # inside the first stage: the first stage
     assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
     assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
