@@ -83,13 +83,18 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
         host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
-    """Run ``jobs`` in order; a failed one is recorded and the rest still run.
+    """Run ``jobs`` in order (with ``total_time``, cheapest first); a failed one is recorded and the rest still run.
 
     Every record is written to ``output`` (default: store.default_path) the moment it exists;
     ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
     ``total_time``: seconds the whole run aims to take, forks beyond every job's first stage shared
-    out to fit (progress.TimeLimit); rows it stopped short say so.
+    out to fit (progress.TimeLimit); rows it stopped short say so. What a job leaves of its share goes
+    only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
+    come last and get what the others did not need. The table's order is the rows' own (Part.rank).
     """
+    if total_time:
+        forecast = Forecast([_job_plan(job) for job in jobs])
+        jobs = [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
     started = datetime.datetime.now(datetime.timezone.utc)
     metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
                 **({"total_time_seconds": total_time} if total_time else {})}
