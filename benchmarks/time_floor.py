@@ -46,7 +46,7 @@ def main() -> None:
         timed = None if needed is None else max(needed, fewest) * per_fork * per_sample_s
         at_least = fewest * per_fork * per_sample_s
         total, least, beyond = total + (timed or 0.0), least + at_least, beyond + (needed is None)
-        print(f"{row.forks:>5} {summary.relative_error:>8.1%} {summary.rsd:>6.1%} "
+        print(f"{row.forks:>5} {summary.relative_error:>8.1%} {'-' if summary.rsd is None else f'{summary.rsd:.1%}':>6} "
               f"{needed if needed else f'>{MAX_FORKS}':>12} {f'{timed:.1f}' if timed else '-':>14} "
               f"{at_least:>14.1f}  {configuration(row)}")
     print(f"\ntimed rounds alone, every row within ±{target:.0%} at the noise seen: at least {total:.0f} s"

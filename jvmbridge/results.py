@@ -207,7 +207,7 @@ class Result:
     levels: list[dict]  # [{"ns_per_op", "forks"}, ...] where forks settled at distinct speeds; else []
     jmh_score: float  # JMH's Score: the mean of every round, pooled
     jmh_error: float | None  # JMH's Error: half-width of the 99.9% interval of that mean; None: one round
-    rsd: float  # of rounds inside their forks (undisturbed ones)
+    rsd: float | None  # of rounds inside their forks (undisturbed ones); None: no fork has two
     rounds: int
     disturbed_rounds: int  # rounds set aside: lost more than DISTURBED_SHARE of their time to other work
     forks: int

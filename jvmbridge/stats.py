@@ -62,7 +62,9 @@ class Summary:
     fork_of: tuple[int, ...]  # which fork (0, 1, ...) each of fork_ns summarises; () when every round was set aside
     min_ns: float  # over the undisturbed rounds
     max_ns: float
-    rsd: float  # relative standard deviation of undisturbed rounds inside their forks (pooled)
+    # Relative standard deviation of undisturbed rounds inside their forks (pooled); None where no
+    # fork has two (`openssl speed`: a fork of one round), not 0: no spread was measured.
+    rsd: float | None
     jmh_score_ns: float  # JMH's Score: the mean of every round of every fork, disturbed or not
     jmh_error_ns: float  # JMH's Error: t(0.9995, N - 1) s / sqrt(N) over those rounds; inf with one
     rounds: int  # every round of every fork
@@ -80,7 +82,7 @@ class Summary:
 
     @property
     def noisy(self) -> bool:
-        return self.rsd > NOISY_RSD
+        return self.rsd is not None and self.rsd > NOISY_RSD
 
     @property
     def relative_error(self) -> float:
@@ -168,12 +170,13 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
                    tuple(set_aside), tuple(steadiness), stage)
 
 
-def within_fork_rsd(forks: list[list[float]]) -> float:
-    """The rounds' standard deviation inside their forks (pooled over forks), relative to the mean."""
+def within_fork_rsd(forks: list[list[float]]) -> float | None:
+    """The rounds' standard deviation inside their forks (pooled over forks), relative to the mean;
+    None where no fork has two rounds."""
     squares = sum((value - statistics.fmean(fork)) ** 2 for fork in forks for value in fork)
     freedom = sum(len(fork) - 1 for fork in forks)
     mean = statistics.fmean([value for fork in forks for value in fork])
-    return math.sqrt(squares / freedom) / mean if freedom else 0.0
+    return math.sqrt(squares / freedom) / mean if freedom else None
 
 
 def _robust_within_rsd(forks: list[list[float]]) -> float:

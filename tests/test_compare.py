@@ -53,6 +53,7 @@ def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
     for row in report["results"]:
         if row["engine"].startswith("OpenSSL speed"):  # runs of whole seconds, each a process: a fork of one round
             assert row["forks"] == row["rounds"] == len(row["round_ns_per_op"]) == 2
+            assert row["rsd"] is None  # no fork has two rounds: no spread inside one was measured
         else:
             # 3 rounds a fork, and as many more as replaced disturbed ones (at most 3)
             assert row["forks"] == 2 and sum(rounds_per_fork(row, 3)) == row["rounds"] == len(row["round_ns_per_op"])

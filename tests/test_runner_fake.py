@@ -154,6 +154,7 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
     table = render("compare", "table", comparison).splitlines()
     first = next(line for line in table if line.startswith("1 "))
     assert " n/a " in first and "%" not in first.split("n/a")[0].split()[-1]
+    assert first.split(" n/a ")[1].split()[0] == "-"  # rsd: forks of one round show no spread inside one
 
 
 def strict_json(text: str):

@@ -39,6 +39,13 @@ def test_the_figure_is_the_mean_of_each_forks_lower_quartile_and_its_interval_is
     assert summary.jmh_error_ns == pytest.approx(5.041 * 13.365 / 3, rel=1e-3)
 
 
+def test_forks_of_one_round_have_no_spread_inside_a_fork_rather_than_none_at_all():
+    # `openssl speed`'s forks are one run each: an rsd of 0 would say its rounds never varied.
+    assert summarize([rounds(100), rounds(104), rounds(98)]).rsd is None
+    assert not summarize([rounds(100), rounds(104), rounds(98)]).noisy
+    assert summarize([rounds(100, 110), rounds(98)]).rsd == pytest.approx(statistics.stdev([100, 110]) / 102.667, rel=1e-3)
+
+
 def test_a_disturbed_round_is_kept_in_the_record_and_out_of_the_figure():
     quiet = rounds(100, 100.5, 99.5)
     disturbed = rounds(150, wait=0.33)  # a third of its wall time waiting for a CPU

@@ -21,7 +21,7 @@ UNITS = {
     "fork_ns_per_op": "each fork's summary (the lower quartile of its undisturbed rounds), ns per message",
     "jmh_score": "JMH's Score: mean ns per message over every round of every fork, pooled",
     "jmh_error": "JMH's Error: half-width of the 99.9% interval of jmh_score (pooled rounds)",
-    "rsd": "relative standard deviation of ns/op across rounds inside their forks (fraction)",
+    "rsd": "relative standard deviation of ns/op across rounds inside their forks (fraction); null: one round a fork",
     "round_iterations": "messages in each round",
     "round_set_aside": "per round: empty (in the figure), disturbed, or warm-up (before its fork's last change point)",
     "fork_steadiness": "per fork: flat, warm-up, slowdown or no steady state (PELT change points in its warm-up and rounds)",
@@ -119,7 +119,7 @@ def _render(comparison: Comparison, tabulate) -> str:
               *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
               "ciphertext", *(["JMH score", "±99.9%"] if comparison.jmh_columns else [])]
     body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
-             f"{row.ns_per_op:,.1f}", _error_percent(row), f"{row.rsd:.1%}", _si(row.ops_per_s),
+             f"{row.ns_per_op:,.1f}", _error_percent(row), "-" if missing(row.rsd) else f"{row.rsd:.1%}", _si(row.ops_per_s),
              *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
              f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
              "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
@@ -146,8 +146,8 @@ def _render(comparison: Comparison, tabulate) -> str:
         width = max(len(rows) for rows, _ in notes)
         lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in notes]
     lines += _hints(frame)
-    lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks; samples: forks x "
-                  "rounds per fork;",
+    lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks (-: one a fork); "
+                  "samples: forks x rounds per fork;",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     if comparison.jmh_columns:
         lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
