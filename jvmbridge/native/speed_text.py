@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 _AES = re.compile(r"^aes-(128|192|256)[- ]([a-z0-9]+)$", re.IGNORECASE)
 _FIGURE = r"\d+\.\d\dk?"  # one table cell: "%11.2fk", or "%11.2f" below 10000 B/s
@@ -163,74 +164,97 @@ class _Reader:
 
     def _step(self, at: int) -> int | None:
         """Read what starts at ``at``; the offset where it ends, None if nothing does."""
-        flat, last = self.flat, self._last()
-        if match := _COMMAND.match(flat, at):
-            return self._command(match)
-        if match := _EXPORT.match(flat, at):
-            self.session[match["name"]] = _unquote(match["value"])
-            return match.end()
-        if match := _UNSET.match(flat, at):
-            self.session.pop(match["name"], None)
-            return match.end()
-        if match := _ELAPSED.match(flat, at):
-            self._run(last is None or last.began, at).elapsed_notice = True
-            return match.end()
-        if match := _ENGINE_SET.match(flat, at):  # printed while options are read: before or after -elapsed's line
-            starts_anew = last is None or bool(last.engine_set or last.version or last._doing or last.table)
-            self._run(starts_anew, at).engine_set = match["id"]
-            return match.end()
-        if match := _DOING.match(flat, at):
-            self._timed(at, match["name"], int(match["size"]), int(match["count"]), float(match["seconds"]),
-                        int(match["planned"]))
-            return match.end()
-        if match := _MR_DT.match(flat, at):
-            run = self._run(last is None or bool(last.table) or (match["name"], int(match["size"])) in last._doing, at)
-            run._pending_dt = (match["name"], int(match["size"]))
-            run.planned_seconds = int(match["planned"])
-            return match.end()
-        if match := _MR_R.match(flat, at):
-            if last and last._pending_dt and last._pending_dt[0] == match["name"]:
-                self._timed(at, match["name"], last._pending_dt[1], int(match["count"]), float(match["seconds"]), None)
-                last._pending_dt = None
-            return match.end()
-        if match := _VERSION.match(flat, at):
-            run = self._run(last is None or bool(last.version or last.table), at)
-            run.version = f"OpenSSL {match['v3']}" if match["v3"] else match["v1"]
-            return match.end()
-        if match := _CPUINFO.match(flat, at):
-            self._run(last is None or bool(last.cpuinfo or last.table), at).cpuinfo = f"CPUINFO: {match['caps']}"
-            return match.end()
-        if match := _CHILD.match(flat, at):
-            self._run(last is None or bool(last.table), at).children.add(match["child"])
-            return match.end()
-        if match := _MR_SIZES.match(flat, at):
-            if match["got"]:  # one -multi child's sizes: the parent's sum (with no header of its own) has them too
-                self._child(at, match["child"])
-            else:
-                self._run(last is None or bool(last.table), at)
-            self.sizes = [int(s) for s in match["sizes"].split(":")[1:]]
-            return match.end()
-        if match := _MR_FIGURES.match(flat, at):
-            if match["got"]:
-                self._child(at, match["child"])
-            else:
-                self._row(at, match["name"], [float(v) for v in match["figures"].split(":")[1:]])
-            return match.end()
-        if match := _TABLE_HEADER.match(flat, at):
-            self._run(last is None or bool(last.table), at)
-            self.sizes = [int(s) for s in re.findall(r"(\d+) bytes", match["sizes"])]
-            return match.end()
-        if match := _KEY_ROW.match(flat, at):
-            self._key_row(match)
-            return match.end()
-        if match := _TABLE_ROW.match(flat, at):
-            # A row once a header (or -multi's children) gave the sizes; or AES figures with no sizes, an error.
-            if self.sizes is not None or _AES.match(match["name"].strip()):
-                self._row(at, match["name"], _cells(match))
-                return match.end()
+        for pattern, read in _READERS:
+            if match := pattern.match(self.flat, at):
+                return read(self, match, self._last())
         return None
 
-    def _command(self, match: re.Match) -> int:
+    # What each kind of text does to the runs read so far (_READERS pairs each with its pattern):
+    # the offset where it ends, None where it turns out not to be one. A run's output is complete
+    # once the kind of text it already has comes again; the next one then starts a new run.
+
+    def _export(self, match: re.Match, last: SpeedRun | None) -> int:
+        self.session[match["name"]] = _unquote(match["value"])
+        return match.end()
+
+    def _unset(self, match: re.Match, last: SpeedRun | None) -> int:
+        self.session.pop(match["name"], None)
+        return match.end()
+
+    def _elapsed(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._run(last is None or last.began, match.start()).elapsed_notice = True
+        return match.end()
+
+    def _engine_set(self, match: re.Match, last: SpeedRun | None) -> int:
+        # Printed while options are read: before or after -elapsed's line.
+        starts_anew = last is None or bool(last.engine_set or last.version or last._doing or last.table)
+        self._run(starts_anew, match.start()).engine_set = match["id"]
+        return match.end()
+
+    def _doing_notice(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._timed(match.start(), match["name"], int(match["size"]), int(match["count"]), float(match["seconds"]),
+                    int(match["planned"]))
+        return match.end()
+
+    def _mr_dt(self, match: re.Match, last: SpeedRun | None) -> int:
+        run = self._run(last is None or bool(last.table) or (match["name"], int(match["size"])) in last._doing,
+                        match.start())
+        run._pending_dt = (match["name"], int(match["size"]))
+        run.planned_seconds = int(match["planned"])
+        return match.end()
+
+    def _mr_r(self, match: re.Match, last: SpeedRun | None) -> int:
+        if last and last._pending_dt and last._pending_dt[0] == match["name"]:
+            self._timed(match.start(), match["name"], last._pending_dt[1], int(match["count"]),
+                        float(match["seconds"]), None)
+            last._pending_dt = None
+        return match.end()
+
+    def _version(self, match: re.Match, last: SpeedRun | None) -> int:
+        run = self._run(last is None or bool(last.version or last.table), match.start())
+        run.version = f"OpenSSL {match['v3']}" if match["v3"] else match["v1"]
+        return match.end()
+
+    def _cpuinfo(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._run(last is None or bool(last.cpuinfo or last.table), match.start()).cpuinfo = f"CPUINFO: {match['caps']}"
+        return match.end()
+
+    def _forked(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._run(last is None or bool(last.table), match.start()).children.add(match["child"])
+        return match.end()
+
+    def _mr_sizes(self, match: re.Match, last: SpeedRun | None) -> int:
+        if match["got"]:  # one -multi child's sizes: the parent's sum (with no header of its own) has them too
+            self._child(match.start(), match["child"])
+        else:
+            self._run(last is None or bool(last.table), match.start())
+        self.sizes = [int(s) for s in match["sizes"].split(":")[1:]]
+        return match.end()
+
+    def _mr_figures(self, match: re.Match, last: SpeedRun | None) -> int:
+        if match["got"]:
+            self._child(match.start(), match["child"])
+        else:
+            self._row(match.start(), match["name"], [float(v) for v in match["figures"].split(":")[1:]])
+        return match.end()
+
+    def _table_header(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._run(last is None or bool(last.table), match.start())
+        self.sizes = [int(s) for s in re.findall(r"(\d+) bytes", match["sizes"])]
+        return match.end()
+
+    def _key_row(self, match: re.Match, last: SpeedRun | None) -> int:
+        self._run(False, match.start()).skipped.append(f"{match['name']}{match['bits']}")
+        return match.end()
+
+    def _table_row(self, match: re.Match, last: SpeedRun | None) -> int | None:
+        # A row once a header (or -multi's children) gave the sizes; or AES figures with no sizes, an error.
+        if self.sizes is None and not _AES.match(match["name"].strip()):
+            return None
+        self._row(match.start(), match["name"], _cells(match))
+        return match.end()
+
+    def _command(self, match: re.Match, last: SpeedRun | None) -> int:
         environment = {**self.session, **_assignments(match["env"])}
         run, end = SpeedRun(self.line_at(match.start()), environment=environment), match.end()
         words: list[str] = []
@@ -267,9 +291,6 @@ class _Reader:
         elif seconds > 0:
             run.timed.append(_figure(aes, name, size, count * size / seconds))
 
-    def _key_row(self, match: re.Match) -> None:
-        self._run(False, match.start()).skipped.append(f"{match['name']}{match['bits']}")
-
     def _row(self, at: int, name: str, figures: list[float]) -> None:
         run, name = self._run(False, at), name.strip()
         aes = _AES.match(name)
@@ -283,6 +304,15 @@ class _Reader:
             raise SpeedTextError(f"{self.source}:{line}: {len(figures)} figures for {len(self.sizes)} sizes "
                                  f"({', '.join(map(str, self.sizes))} bytes)", line)
         run.table += [_figure(aes, name, size, value) for size, value in zip(self.sizes, figures)]
+
+
+# In the order they are tried: a command line first, a table row (the loosest pattern) last.
+_READERS: list[tuple[re.Pattern, Callable[[_Reader, re.Match, SpeedRun | None], int | None]]] = [
+    (_COMMAND, _Reader._command), (_EXPORT, _Reader._export), (_UNSET, _Reader._unset),
+    (_ELAPSED, _Reader._elapsed), (_ENGINE_SET, _Reader._engine_set), (_DOING, _Reader._doing_notice),
+    (_MR_DT, _Reader._mr_dt), (_MR_R, _Reader._mr_r), (_VERSION, _Reader._version), (_CPUINFO, _Reader._cpuinfo),
+    (_CHILD, _Reader._forked), (_MR_SIZES, _Reader._mr_sizes), (_MR_FIGURES, _Reader._mr_figures),
+    (_TABLE_HEADER, _Reader._table_header), (_KEY_ROW, _Reader._key_row), (_TABLE_ROW, _Reader._table_row)]
 
 
 def _without_line_numbers(lines: list[str]) -> list[str]:
