@@ -147,39 +147,52 @@ class Measurement:
             notes.append(Note(NoteKind.DISTURBED, disturbed(s)))
         if s.noisy:
             notes.append(Note(NoteKind.NOISY, f"noisy: rounds inside a fork vary by {s.rsd:.1%} (rsd)"))
-        if s.levels:
-            shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
-                              f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
-            notes.append(Note(NoteKind.LEVELS, f"{len(s.levels)} levels: {shown}; forks settle at distinct speeds, "
-                                               "so the figure is their mean and more forks would not narrow it"))
-        elif s.few_forks:  # no interval worth reading, nor a spread to forecast from
-            notes.append(Note(NoteKind.FEW_SAMPLES, few_samples(s)))
-        elif target_error is not None and s.relative_error > target_error:
-            needed = forks_for(s, target_error, MAX_FORKS)
-            # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
-            shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
-            wider = f"interval ±{shown} after {_forks_counted(s)}, wider than the ±{target_error * 100:g}% aimed for"
-            if not needed:
-                notes.append(Note(NoteKind.OUT_OF_REACH, f"{wider} (at this spread not even {MAX_FORKS} forks would)"))
-            elif forks_cut:  # the limit stopped it, not the spread: its hint is the one that helps
-                notes.append(Note(NoteKind.TOTAL_TIME, f"{wider}: {cut} (about {needed} forks would reach it "
-                                                       "at this spread)"))
-            else:
-                notes.append(Note(NoteKind.IMPRECISE, f"{wider} (at this spread between forks about {needed} forks "
-                                                      "would reach it)"))
+        if precision := _precision(s, target_error, cut if forks_cut else None):
+            notes.append(precision)
         if forks_cut and not any(note.kind is NoteKind.TOTAL_TIME for note in notes):
             notes.append(Note(NoteKind.TOTAL_TIME, cut))
-        if self.busy:
-            timed_ms = s.jmh_score_ns * s.iterations / self.threads / 1e6
-            gc_share = self.busy["gc_ms"] / timed_ms
-            if gc_share >= GC_SHARE_NOTED or self.busy["jit_ms"]:
-                notes.append(Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
-                                                 f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms"))
+        if busy := self._busy_note():
+            notes.append(busy)
         if self.warmup is not None and not self.warmup["steady"]:
             notes.append(Note(NoteKind.NOT_STEADY, _warmup_ran_out(self.warmup)))
         if unsettled := unsteady(s):
             notes.append(Note(NoteKind.NOT_STEADY, unsettled))
         return notes
+
+    def _busy_note(self) -> Note | None:
+        """What the JVM's GC and JIT did during the timed rounds, where it is worth saying."""
+        if not self.busy:
+            return None
+        s = self.summary
+        timed_ms = s.jmh_score_ns * s.iterations / self.threads / 1e6
+        gc_share = self.busy["gc_ms"] / timed_ms
+        if gc_share < GC_SHARE_NOTED and not self.busy["jit_ms"]:
+            return None
+        return Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
+                                   f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms")
+
+
+def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note | None:
+    """How far the row's interval can be read: its levels, too few forks for one, or wider than
+    the target and why (the spread, or ``cut``: the time limit that stopped it); None: within it."""
+    if s.levels:
+        shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
+                          f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
+        return Note(NoteKind.LEVELS, f"{len(s.levels)} levels: {shown}; forks settle at distinct speeds, "
+                                     "so the figure is their mean and more forks would not narrow it")
+    if s.few_forks:  # no interval worth reading, nor a spread to forecast from
+        return Note(NoteKind.FEW_SAMPLES, few_samples(s))
+    if target_error is None or s.relative_error <= target_error:
+        return None
+    needed = forks_for(s, target_error, MAX_FORKS)
+    # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
+    shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
+    wider = f"interval ±{shown} after {_forks_counted(s)}, wider than the ±{target_error * 100:g}% aimed for"
+    if not needed:
+        return Note(NoteKind.OUT_OF_REACH, f"{wider} (at this spread not even {MAX_FORKS} forks would)")
+    if cut:  # the limit stopped it, not the spread: its hint is the one that helps
+        return Note(NoteKind.TOTAL_TIME, f"{wider}: {cut} (about {needed} forks would reach it at this spread)")
+    return Note(NoteKind.IMPRECISE, f"{wider} (at this spread between forks about {needed} forks would reach it)")
 
 
 @dataclass
