@@ -141,7 +141,7 @@ def test_a_total_time_stops_forks_the_rule_wants_and_the_rows_say_so(monkeypatch
 def test_under_a_total_time_the_cheapest_jobs_run_first_and_the_table_keeps_its_order(monkeypatch, tmp_path):
     # What a job leaves of its share goes only to those after it: the dear forks run last to get it.
     monkeypatch.setitem(ENGINES, "dear", SlowForkingFake("dear", 100.0, fork_seconds=0.03))
-    monkeypatch.setitem(ENGINES, "cheap", SlowForkingFake("cheap", 10.0, fork_seconds=0.003))
+    monkeypatch.setitem(ENGINES, "cheap", SlowForkingFake("cheap", 10.0, fork_seconds=0.003, shapes=("stream",)))
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=2, forks=3, max_forks=3)),
                 Matrix(engines=("dear", "cheap")))
     assert [job.engine for job in jobs] == ["dear", "dear", "cheap", "cheap"]
@@ -149,6 +149,9 @@ def test_under_a_total_time_the_cheapest_jobs_run_first_and_the_table_keeps_its_
     comparison = run(jobs, updates.append, output=tmp_path / "run.jsonl", total_time=5.0)
     assert [u.engine for u in updates if u.finished] == ["cheap", "cheap", "dear", "dear"]
     assert [row.engine for row in comparison.results] == ["fake dear"] * 2 + ["fake cheap"] * 2
+    # The run's workload is the one asked for, not that of the job that happened to run first.
+    assert comparison.metadata["workload"]["shape"] == "message"
+    assert comparison.metadata["workload"]["shapes"] == ["message", "stream"]
 
 
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:

@@ -92,12 +92,13 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
     come last and get what the others did not need. The table's order is the rows' own (Part.rank).
     """
+    started = datetime.datetime.now(datetime.timezone.utc)
+    # The run's workload as planned (its first job's), whatever order the jobs then run in.
+    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
+                **({"total_time_seconds": total_time} if total_time else {})}
     if total_time:
         forecast = Forecast([_job_plan(job) for job in jobs])
         jobs = [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
-    started = datetime.datetime.now(datetime.timezone.utc)
-    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
-                **({"total_time_seconds": total_time} if total_time else {})}
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
     ranked: list[tuple[tuple, Result]] = []
