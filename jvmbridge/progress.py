@@ -169,8 +169,9 @@ class TimeLimit:
     def share(self, index: int, run_elapsed: float) -> float:
         """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
         first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
-        spare = max(0.0, self.seconds - run_elapsed - sum(first_stages))
-        return first_stages[0] * (1 + spare / sum(first_stages)) if sum(first_stages) else spare
+        total = sum(first_stages)
+        spare = max(0.0, self.seconds - run_elapsed - total)
+        return first_stages[0] * (1 + spare / total) if total else spare
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
