@@ -157,6 +157,30 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
     assert first.split(" n/a ")[1].split()[0] == "-"  # rsd: forks of one round show no spread inside one
 
 
+class SpareRoundsEngine(FakeEngine):
+    """A fake whose "on" forks ran spare rounds, as measure.timed_rounds adds for disturbed ones:
+    fork i has i more than planned."""
+
+    def measure(self, workload, on):
+        measured = super().measure(workload, on)
+        if on:
+            forks = [[{"iterations": 1000, "ns": 1000 * self.ns}] * (workload.sampling.rounds + fork)
+                     for fork in range(workload.sampling.forks)]
+            measured.summary = summarize(forks, workload.sampling.forks)
+        return measured
+
+
+@pytest.mark.fast
+def test_samples_show_the_range_of_rounds_per_fork_where_forks_ran_spare_rounds(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "spare", SpareRoundsEngine("spare", 100.0))
+    one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=4, forks=3, max_forks=3))
+    comparison = run(plan(one, Matrix(engines=("spare",))), output=tmp_path / "run.jsonl")
+    table = render("compare", "table", comparison).splitlines()
+    header = next(line for line in table if line.startswith("#  "))
+    at = header.index("samples")
+    assert [line[at:].split()[0] for line in table if line[:2] in ("1 ", "2 ")] == ["3x4-6", "3x4"]  # 15 rounds, 12
+
+
 def strict_json(text: str):
     """json.loads as JavaScript's JSON.parse reads: NaN and Infinity are no JSON."""
     def refuse(constant: str):

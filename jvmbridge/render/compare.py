@@ -1,6 +1,7 @@
 """A `compare` run for people (table, Markdown) and for programs (JSON, CSV)."""
 from __future__ import annotations
 
+from collections import Counter
 
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
@@ -121,7 +122,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
              f"{row.ns_per_op:,.1f}", _error_percent(row), "-" if missing(row.rsd) else f"{row.rsd:.1%}", _si(row.ops_per_s),
              *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
-             f"{row.openssl_kbytes_per_s:,.0f}", f"{row.forks}x{row.rounds // row.forks}", f"{row.iterations:,}",
+             f"{row.openssl_kbytes_per_s:,.0f}", _samples(row), f"{row.iterations:,}",
              "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
              *([f"{row.jmh_score:,.1f}", _relative(row.jmh_error, row.jmh_score)] if comparison.jmh_columns else [])]
             for i, row in enumerate(frame.itertuples())]
@@ -147,7 +148,7 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in notes]
     lines += _hints(frame)
     lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks (-: one a fork); "
-                  "samples: forks x rounds per fork;",
+                  "samples: forks x rounds per fork (a range where forks ran more to replace disturbed ones);",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     if comparison.jmh_columns:
         lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
@@ -226,6 +227,15 @@ def _hints(frame) -> list[str]:
                 applies[hint].append(i + 1)
     return [f"  row{'s' if len(rows) > 1 else ''} {', '.join(map(str, rows))}: {hint}"
             for hint, rows in applies.items()]
+
+
+def _samples(row) -> str:
+    """Forks x rounds per fork: "12x4", or "12x4-6" where forks ran spare rounds in place of
+    disturbed ones (measure.timed_rounds); rows saved before rounds named their fork:
+    their rounds over their forks."""
+    per_fork = list(Counter(row.round_fork).values()) or [row.rounds // row.forks]
+    low, high = min(per_fork), max(per_fork)
+    return f"{row.forks}x{low}" + (f"-{high}" if high > low else "")
 
 
 def _error_percent(row) -> str:
