@@ -247,15 +247,58 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
     after arm: its Forks."""
     if len({len(arm.parts) for arm in arms}) > 1:
         raise ValueError("arms run in turns measure the same parts")
-    owners = [(arm, index) for arm in arms for index in range(len(arm.parts))]
-    samplings = [arm.samplings[index] for arm, index in owners]
-    done: list[list[ChildOutcome]] = [[] for _ in owners]
-    failed: list[ChildOutcome | None] = [None] * len(owners)
+    ledger = _Ledger(arms)
+    try:
+        for turn, order, wants in turns(len(arms), ledger.wanted):
+            for side in order:
+                pending = ledger.pending(arms[side], wants)
+                if pending:
+                    random.Random(f"{turn}/{side}").shuffle(pending)  # the child's parts, in an order of its own
+                    ledger.run(module, arms[side], pending, turn, on_hang)
+    except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
+        ledger.interrupted()
+    return ledger.forks()
 
-    def short_of_forks(i: int) -> bool:
-        return failed[i] is None and samplings[i].wants_another_fork(fork_rounds(done[i]), fork_warmups(done[i]))
 
-    def take(pending: list[int], outcome: ChildOutcome, turn: int, seconds: float = 0.0) -> list[dict] | None:
+class _Ledger:
+    """run_forks' account of every part of every arm (arm after arm): its sampling, the forks it
+    finished and the outcome that failed it, if one did."""
+
+    def __init__(self, arms: Sequence[Arm]):
+        self.owners = [(arm, index) for arm in arms for index in range(len(arm.parts))]
+        self.samplings = [arm.samplings[index] for arm, index in self.owners]
+        self.done: list[list[ChildOutcome]] = [[] for _ in self.owners]
+        self.failed: list[ChildOutcome | None] = [None] * len(self.owners)
+
+    def wanted(self) -> list[bool]:
+        """Per part, whether it wants another fork (progress.forks_wanted, arms' parts together)."""
+        return forks_wanted(self.samplings, [fork_rounds(d) for d in self.done], [fork_warmups(d) for d in self.done],
+                            [f is not None for f in self.failed], [index for _, index in self.owners])
+
+    def pending(self, arm: Arm, wants: list[bool]) -> list[int]:
+        """The parts of ``arm`` that want a fork this turn."""
+        return [i for i, (owner, _) in enumerate(self.owners) if owner is arm and wants[i]]
+
+    def run(self, module: str, arm: Arm, pending: list[int], turn: int, on_hang: OnHang | None) -> None:
+        """One child of ``arm`` measuring the ``pending`` parts, in that order; what it finished is
+        kept, the part it died or was stopped in fails, and all of them if it gave no answer."""
+        indices = [self.owners[i][1] for i in pending]
+        started = time.monotonic()
+        try:
+            outcome = run_child(module, {**arm.request, "parts": [arm.parts[i] for i in indices]}, arm.env,
+                                [arm.allowances[i] for i in indices] if arm.allowances else None, on_hang)
+        except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C (run_forks)
+            self._take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""), turn)
+            raise
+        answers = self._take(pending, outcome, turn, time.monotonic() - started)
+        if answers is None:
+            for i in pending:
+                self.failed[i] = outcome
+        elif len(answers) < len(pending):  # it died measuring this one
+            self.failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
+                                                              outcome.stderr, outcome.stopped)
+
+    def _take(self, pending: list[int], outcome: ChildOutcome, turn: int, seconds: float = 0.0) -> list[dict] | None:
         """Each answer the child gave to its part, kept or failed; the answers (None: none came back).
         ``seconds``: the child's wall time, shared among its parts as each one's fork_seconds."""
         answers = (outcome.result or {}).get("parts")
@@ -264,42 +307,19 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
         for i, answer in zip(pending, answers or []):
             each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
             if each.error:
-                failed[i] = each
+                self.failed[i] = each
             else:
-                done[i].append(each)
+                self.done[i].append(each)
         return answers
 
-    def wanted() -> list[bool]:
-        return forks_wanted(samplings, [fork_rounds(d) for d in done], [fork_warmups(d) for d in done],
-                            [f is not None for f in failed], [index for _, index in owners])
+    def interrupted(self) -> None:
+        """Ctrl-C: every part still short of its forks fails as interrupted."""
+        for i, (sampling, done) in enumerate(zip(self.samplings, self.done)):
+            if self.failed[i] is None and sampling.wants_another_fork(fork_rounds(done), fork_warmups(done)):
+                self.failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
 
-    try:
-        for turn, order, wants in turns(len(arms), wanted):
-            for side in order:
-                arm = arms[side]
-                pending = [i for i, (owner, _) in enumerate(owners) if owner is arm and wants[i]]
-                if not pending:
-                    continue
-                random.Random(f"{turn}/{side}").shuffle(pending)  # the child's parts, in an order of its own
-                started = time.monotonic()
-                try:
-                    outcome = run_child(module, {**arm.request, "parts": [arm.parts[owners[i][1]] for i in pending]},
-                                        arm.env, [arm.allowances[owners[i][1]] for i in pending]
-                                        if arm.allowances else None, on_hang)
-                except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C below
-                    take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""), turn)
-                    raise
-                answers = take(pending, outcome, turn, time.monotonic() - started)
-                if answers is None:
-                    for i in pending:
-                        failed[i] = outcome
-                elif len(answers) < len(pending):  # it died measuring this one
-                    failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
-                                                                 outcome.stderr, outcome.stopped)
-    except KeyboardInterrupt:  # in a child or between two: every part still short of its forks says so
-        for i in filter(short_of_forks, range(len(owners))):
-            failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
-    return [Forks(finished, failure) for finished, failure in zip(done, failed)]
+    def forks(self) -> list[Forks]:
+        return [Forks(finished, failure) for finished, failure in zip(self.done, self.failed)]
 
 
 def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, list[int], list[bool]]]:
