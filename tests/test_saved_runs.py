@@ -161,8 +161,8 @@ def test_report_columns_by_jdk(saved):
 
 def test_a_killed_worker_fails_its_configuration_alone(tmp_path):
     path = tmp_path / "killed.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", "--engine", "jvm", "--iterations", "3e7",
-                                "--output", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", "--engine", "jvm", "--iterations", "3e6",
+                                "--forks", "2", "--output", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Only this compare's worker (-P): another run on the machine (a CI job, say) keeps its own. The
     # first turn's first JVM: its setting fails; the other setting's forks go on.
     deadline = time.time() + 60
