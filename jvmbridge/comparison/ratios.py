@@ -141,47 +141,62 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
 
 
 def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
-    engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
-    # Name the shape only when an engine ran more than one (openssl speed is always a stream).
-    several_shapes = frame.groupby("engine")["shape"].nunique().max() > 1
-    shapes = list(dict.fromkeys(frame["shape"]))
+    rows = _OneOperation(frame)
+    return rows.speedups() + rows.versus_native()
 
-    rows = list(frame.itertuples())  # searched as tuples: a mask and a Series per pick took ms each
 
-    def pick(engine, accelerated: bool, implementation: str | None, shape: str | None):
-        return next((row for row in rows if row.engine == engine.label and row.accelerated == accelerated
+class _OneOperation:
+    """The rows of one operation (cipher, direction, size), as the ratios between them pick them."""
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+        self.engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
+        self.shapes = list(dict.fromkeys(frame["shape"]))
+        # Name the shape only when an engine ran more than one (openssl speed is always a stream).
+        several_shapes = frame.groupby("engine")["shape"].nunique().max() > 1
+        self.named_shape = {shape: f", {shape} shape" if several_shapes else "" for shape in self.shapes}
+        self.rows = list(frame.itertuples())  # searched as tuples: a mask and a Series per pick took ms each
+
+    def pick(self, engine, accelerated: bool, implementation: str | None, shape: str | None):
+        return next((row for row in self.rows if row.engine == engine.label and row.accelerated == accelerated
                      and (implementation is None or row.implementation == implementation)
                      and (shape is None or row.shape == shape)), None)
 
-    def subjects(engine) -> list[str | None]:
+    def subjects(self, engine) -> list[str | None]:
         """Each implementation of an engine compared per implementation (each JDK), else the engine as one."""
         if not engine.per_implementation:
             return [None]
-        return list(dict.fromkeys(frame.implementation[frame.engine == engine.label]))
+        return list(dict.fromkeys(self.frame.implementation[self.frame.engine == engine.label]))
 
-    named_shape = {shape: f", {shape} shape" if several_shapes else "" for shape in shapes}
-    found = []
-    for engine in engines:
-        for subject in subjects(engine):
-            for shape in shapes:
-                on, off = pick(engine, True, subject, shape), pick(engine, False, subject, shape)
-                if on is not None and off is not None:
-                    found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
-                                         f"{engine.subject(subject)}{named_shape[shape]}", on, off, one_run=True))
-    references = sorted((e for e in engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
-    if not references:
+    def speedups(self) -> list[Ratio]:
+        """Each engine's (each JDK's) acceleration on against off, shape by shape."""
+        found = []
+        for engine in self.engines:
+            for subject in self.subjects(engine):
+                for shape in self.shapes:
+                    on, off = self.pick(engine, True, subject, shape), self.pick(engine, False, subject, shape)
+                    if on is not None and off is not None:
+                        found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
+                                             f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True))
         return found
-    native = references[0]
-    for engine in (e for e in engines if e.reference_rank is None):
-        for subject in subjects(engine):
-            for shape in shapes:
-                for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
-                    row = pick(engine, accelerated, subject, shape)
-                    reference = pick(native, accelerated, None, shape)
-                    reference = reference if reference is not None else pick(native, accelerated, None, None)
-                    if row is not None and reference is not None:
-                        shapes_note = ("" if row.shape == reference.shape
-                                       else f" ({row.shape} against {reference.shape} shape)")
-                        found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                             f"{engine.subject(subject)}{shapes_note}", row, reference, one_run=True))
-    return found
+
+    def versus_native(self) -> list[Ratio]:
+        """Each engine without a reference rank (the JVM) against the best-ranked reference here, in
+        each acceleration state, in its own shape where the reference ran it, else in the reference's."""
+        references = sorted((e for e in self.engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
+        if not references:
+            return []
+        native, found = references[0], []
+        for engine in (e for e in self.engines if e.reference_rank is None):
+            for subject in self.subjects(engine):
+                for shape in self.shapes:
+                    for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
+                        row = self.pick(engine, accelerated, subject, shape)
+                        reference = self.pick(native, accelerated, None, shape)
+                        reference = reference if reference is not None else self.pick(native, accelerated, None, None)
+                        if row is not None and reference is not None:
+                            shapes_note = ("" if row.shape == reference.shape
+                                           else f" ({row.shape} against {reference.shape} shape)")
+                            found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
+                                                 f"{engine.subject(subject)}{shapes_note}", row, reference, one_run=True))
+        return found
