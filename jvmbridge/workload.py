@@ -184,8 +184,11 @@ class Sampling:
                  f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
                  "or levels")
         if self.iterations is None:
-            chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
-            return f"{self.rounds} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
+            # Rounds left to history are the default where no earlier run chose others; a row whose
+            # rounds were chosen says so (and the header is a run's, not its first row's).
+            rounds, chosen = ((Sampling.rounds, " (or as this host's earlier runs chose: notes)")
+                              if self.rounds_from_history else (self.rounds, ""))
+            return f"{rounds} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
         return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
 

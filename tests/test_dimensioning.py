@@ -137,6 +137,8 @@ def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and
     for part in (sixty_four, other_host[0].parts[0], given[0].parts[0]):
         assert part.workload.sampling.rounds == Sampling.rounds and not part.rounds_basis
     comparison = run(jobs, host_name="here", output=tmp_path / "third.jsonl")
+    # The header says what the run was asked, not the first row's choice (the row's note says that).
+    assert comparison.metadata["workload"]["budget"].startswith(f"{Sampling.rounds} rounds of 0.5 s per fork (or as")
     row = comparison.results[0]
     assert row.rounds == row.forks * sixteen.workload.sampling.rounds and row.rounds_basis == sixteen.rounds_basis
     assert [n.text for n in row.notes if n.kind is NoteKind.ROUNDS] == [sixteen.rounds_basis]
