@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 import pandas as pd
@@ -101,24 +102,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         jobs = [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
     writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
     writer.write("run", metadata=metadata)
-    ranked: list[tuple[tuple, Result]] = []
-    failures: list[tuple[str, str]] = []
+    record = _Record(writer)
     interrupted = False
-
-    def fail(label: str, error: str) -> None:
-        failures.append((label, error))
-        writer.write("failure", configuration=label, error=error)
-
-    def keep(part: Part, measurement: Measurement, forks_cut: int) -> None:
-        op = part.workload.operation
-        expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-        ranked.append((part.rank, measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis,
-                                                     forks_cut)))
-        # Its place in the table, as it finished out of order: report shows a run as compare did;
-        # its job's name, for later runs of it to find it (comparison.dimensioning).
-        writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
-                     row=row_record(ranked[-1][1]))
-
     watch = _Watch(jobs, progress or (lambda update: None), total_time)
     try:
         with _CtrlC() as ctrl_c:
@@ -132,25 +117,52 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
-                    cut = max((part.wanted - part.forks for part in last if part.wanted), default=0)
-                    for part, outcome in zip(job.parts, outcomes):
-                        if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
-                            fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
-                                 else f"{type(outcome).__name__}: {outcome}")
-                        else:
-                            keep(part, outcome, cut)
+                    record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0))
                 except KeyboardInterrupt:
                     for pending in jobs[index:]:
                         for part in pending.parts:
-                            fail(part.label, "interrupted before it finished")
+                            record.fail(part.label, "interrupted before it finished")
                     interrupted = True
                     break
             interrupted = interrupted or ctrl_c.pressed
-        writer.write("end", completed=len(ranked), failed=[label for label, _ in failures], interrupted=interrupted)
+        writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
+                     interrupted=interrupted)
     finally:
         writer.close()
-    rows = [result for _, result in sorted(ranked, key=lambda ranked_result: ranked_result[0])]
-    return comparison_of(rows, failures, metadata, interrupted, writer.path, writer.error)
+    rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
+    return comparison_of(rows, record.failures, metadata, interrupted, writer.path, writer.error)
+
+
+class _Record:
+    """What a run has measured and what failed, each written to the run's file the moment it exists."""
+
+    def __init__(self, writer: store.ResultWriter):
+        self.writer = writer
+        self.ranked: list[tuple[tuple, Result]] = []  # (its place in the table, the row), in finish order
+        self.failures: list[tuple[str, str]] = []
+
+    def job(self, job: Job, outcomes: Sequence[Measurement | Exception], forks_cut: int) -> None:
+        """A job's outcome per part: its measurement, or the exception that failed it."""
+        for part, outcome in zip(job.parts, outcomes):
+            if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
+                self.fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
+                          else f"{type(outcome).__name__}: {outcome}")
+            else:
+                self.keep(part, outcome, forks_cut)
+
+    def fail(self, label: str, error: str) -> None:
+        self.failures.append((label, error))
+        self.writer.write("failure", configuration=label, error=error)
+
+    def keep(self, part: Part, measurement: Measurement, forks_cut: int) -> None:
+        op = part.workload.operation
+        expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
+        result = measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis, forks_cut)
+        self.ranked.append((part.rank, result))
+        # Its place in the table, as it finished out of order: report shows a run as compare did;
+        # its job's name, for later runs of it to find it (comparison.dimensioning).
+        self.writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
+                          row=row_record(result))
 
 
 def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata: dict, interrupted: bool = False,
