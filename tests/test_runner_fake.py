@@ -157,6 +157,13 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
     assert first.split(" n/a ")[1].split()[0] == "-"  # rsd: forks of one round show no spread inside one
 
 
+def run_one(monkeypatch, tmp_path, engine: FakeEngine, sampling: Sampling):
+    """A run of ``engine`` alone (registered under its key) on one 16-byte workload."""
+    monkeypatch.setitem(ENGINES, engine.key, engine)
+    one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], sampling)
+    return run(plan(one, Matrix(engines=(engine.key,))), output=tmp_path / "run.jsonl")
+
+
 class SpareRoundsEngine(FakeEngine):
     """A fake whose "on" forks ran spare rounds, as measure.timed_rounds adds for disturbed ones:
     fork i has i more than planned."""
@@ -172,9 +179,7 @@ class SpareRoundsEngine(FakeEngine):
 
 @pytest.mark.fast
 def test_samples_show_the_range_of_rounds_per_fork_where_forks_ran_spare_rounds(monkeypatch, tmp_path):
-    monkeypatch.setitem(ENGINES, "spare", SpareRoundsEngine("spare", 100.0))
-    one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=4, forks=3, max_forks=3))
-    comparison = run(plan(one, Matrix(engines=("spare",))), output=tmp_path / "run.jsonl")
+    comparison = run_one(monkeypatch, tmp_path, SpareRoundsEngine("spare", 100.0), Sampling(rounds=4, forks=3, max_forks=3))
     table = render("compare", "table", comparison).splitlines()
     header = next(line for line in table if line.startswith("#  "))
     at = header.index("samples")
@@ -239,9 +244,7 @@ class NotedEngine(FakeEngine):
 
 @pytest.mark.fast
 def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_line(monkeypatch, tmp_path):
-    monkeypatch.setitem(ENGINES, "noted", NotedEngine("noted", 100.0))
-    one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=3, forks=2, max_forks=2))
-    comparison = run(plan(one, Matrix(engines=("noted",))), output=tmp_path / "run.jsonl")
+    comparison = run_one(monkeypatch, tmp_path, NotedEngine("noted", 100.0), Sampling(rounds=3, forks=2, max_forks=2))
     table = render("compare", "table", comparison)
     notes = table[table.index("Notes:"):].splitlines()[1:4]
     assert notes[0] == "  1, 2  one loop per message, timed inside"
