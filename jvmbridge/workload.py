@@ -184,16 +184,21 @@ class Sampling:
                  f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
                  "or levels")
         if self.iterations is None:
-            # Rounds left to history are the default where no earlier run chose others; a row whose
-            # rounds were chosen says so (and the header is a run's, not its first row's).
-            rounds, chosen = ((Sampling.rounds, " (or as this host's earlier runs chose: notes)")
-                              if self.rounds_from_history else (self.rounds, ""))
-            return f"{rounds} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
+            chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
+            return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
         return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
 
+    @property
+    def rounds_asked(self) -> int:
+        """The rounds per fork as the run was asked: ``rounds``, or the default where they are left to
+        history (dimensioning may have set a row's own: its note says so; the run's record and
+        header describe the run, not its first row)."""
+        return Sampling.rounds if self.rounds_from_history else self.rounds
+
     def as_dict(self) -> dict:
-        return {**asdict(self), "budget": self.budget()}
+        """As the run's metadata records it: the rounds as asked (rounds_asked)."""
+        return {**asdict(self), "rounds": self.rounds_asked, "budget": self.budget()}
 
 
 @dataclass(frozen=True)

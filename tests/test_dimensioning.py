@@ -139,6 +139,7 @@ def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and
     comparison = run(jobs, host_name="here", output=tmp_path / "third.jsonl")
     # The header says what the run was asked, not the first row's choice (the row's note says that).
     assert comparison.metadata["workload"]["budget"].startswith(f"{Sampling.rounds} rounds of 0.5 s per fork (or as")
+    assert comparison.metadata["workload"]["rounds"] == Sampling.rounds
     row = comparison.results[0]
     assert row.rounds == row.forks * sixteen.workload.sampling.rounds and row.rounds_basis == sixteen.rounds_basis
     assert [n.text for n in row.notes if n.kind is NoteKind.ROUNDS] == [sixteen.rounds_basis]
