@@ -8,6 +8,7 @@ saved, and how older saved rows are read, is jvmbridge.saved.schema's business.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -252,6 +253,14 @@ def wrong_bytes(row) -> bool:
     """Whether a row's engine computed bytes other than OpenSSL's (unknown counts as not)."""
     ok = getattr(row, "ciphertext_ok", None)  # a Result, a pandas row or an itertuples() tuple
     return not missing(ok) and not bool(ok)
+
+
+def rounds_per_fork(round_fork: list[int], rounds: int, forks: int) -> list[int]:
+    """How many rounds each fork ran, in fork order. Forks differ where some ran spare rounds in
+    place of disturbed ones (measure.timed_rounds), so the fewest is the count each was asked for;
+    rows saved before rounds named their fork: their rounds over their forks."""
+    counts = Counter(round_fork)
+    return [counts[fork] for fork in sorted(counts)] or [rounds // max(forks, 1)]
 
 
 def missing(value) -> bool:

@@ -67,6 +67,25 @@ def test_rounds_set_aside_leave_the_variances_as_the_rounds_kept_give_them():
 
 
 @pytest.mark.fast
+def test_what_a_fork_costs_beyond_its_rounds_counts_the_spare_rounds_each_fork_ran():
+    rows = []
+    for seed in range(3):  # forks of 4, 5 and 6 rounds (spare ones in place of disturbed ones), 2 s each
+        row = simulated_row(random.Random(seed), between=0.01, within=0.02, forks=3, rounds=6)
+        keep = [i for i, fork in enumerate(row["round_fork"]) if i % 6 < 4 + fork]
+        rows.append({**row, "rounds": 15, **{name: [row[name][i] for i in keep] for name in
+                                             ("round_fork", "round_ns_per_op", "round_iterations", "round_set_aside")}})
+    found = components(rows)
+    assert found is not None
+    # Each fork's 2 s less its own rounds: 5 on average (15 // 3 happens to agree; 16 would not).
+    assert found.fork_seconds == pytest.approx(2.0 - 5 * found.round_seconds, rel=1e-9)
+    uneven = [{**row, "rounds": 16, "round_fork": row["round_fork"] + [2],
+               **{name: row[name] + row[name][-1:] for name in ("round_ns_per_op", "round_iterations", "round_set_aside")}}
+              for row in rows]
+    found = components(uneven)
+    assert found is not None and found.fork_seconds == pytest.approx(2.0 - 16 / 3 * found.round_seconds, rel=1e-9)
+
+
+@pytest.mark.fast
 def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_target_is_out_of_reach():
     sampling = Sampling()  # 4 forks first, up to 12, ±2%
     alike_dear = Components(within=0.02 ** 2 * 1.6, between=0.0, fork_seconds=2.0, round_seconds=0.5, runs=3)

@@ -184,6 +184,10 @@ def test_samples_show_the_range_of_rounds_per_fork_where_forks_ran_spare_rounds(
     header = next(line for line in table if line.startswith("#  "))
     at = header.index("samples")
     assert [line[at:].split()[0] for line in table if line[:2] in ("1 ", "2 ")] == ["3x4-6", "3x4"]  # 15 rounds, 12
+    # JMH's one count a fork is the rounds each was asked for (15 // 3 would say 5); rawData keeps them all.
+    on, off = json.loads(render("compare", "jmh", comparison))
+    assert on["measurementIterations"] == off["measurementIterations"] == 4
+    assert [len(fork) for fork in on["primaryMetric"]["rawData"]] == [4, 5, 6]
 
 
 def strict_json(text: str):

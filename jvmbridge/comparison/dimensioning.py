@@ -24,6 +24,7 @@ import statistics
 from dataclasses import dataclass, replace
 
 from jvmbridge.engines import Job, Part
+from jvmbridge.results import rounds_per_fork
 from jvmbridge.saved import store
 from jvmbridge.stats import CONFIDENCE, t_quantile
 from jvmbridge.steady import STEADY_ROUNDS
@@ -134,9 +135,9 @@ def components(rows: list[dict]) -> Components | None:
 def row_components(row: dict) -> Components | None:
     """One saved row's components and costs (as schema.row_record writes it); None where it has
     fewer than two forks of two rounds or no forks' wall times (rows saved before they were)."""
-    per_fork = row["rounds"] // max(row["forks"], 1)
+    per_fork = rounds_per_fork(row["round_fork"], row["rounds"], row["forks"])
     seconds = [s for s in row.get("fork_seconds") or [] if s > 0]
-    if per_fork < 2 or len(row["fork_ns_per_op"]) < 2 or len(seconds) < 2:
+    if min(per_fork) < 2 or len(row["fork_ns_per_op"]) < 2 or len(seconds) < 2:
         return None
     figure = row["ns_per_op"]
     forks: list[list[float]] = [[] for _ in range(row["forks"])]
@@ -148,7 +149,7 @@ def row_components(row: dict) -> Components | None:
     left_in_summaries = within * statistics.fmean(1 / len(fork) for fork in forks if fork)
     between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - left_in_summaries)
     round_seconds = statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
-    return Components(within, between, max(0.0, statistics.fmean(seconds) - per_fork * round_seconds), round_seconds, 1)
+    return Components(within, between, max(0.0, statistics.fmean(seconds) - statistics.fmean(per_fork) * round_seconds), round_seconds, 1)
 
 
 def within_variance(forks: list[list[float]]) -> float:

@@ -1,12 +1,10 @@
 """A `compare` run for people (table, Markdown) and for programs (JSON, CSV)."""
 from __future__ import annotations
 
-from collections import Counter
-
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
-from jvmbridge.results import NoteKind, missing
+from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, fitted, markdown
@@ -231,9 +229,8 @@ def _hints(frame) -> list[str]:
 
 def _samples(row) -> str:
     """Forks x rounds per fork: "12x4", or "12x4-6" where forks ran spare rounds in place of
-    disturbed ones (measure.timed_rounds); rows saved before rounds named their fork:
-    their rounds over their forks."""
-    per_fork = list(Counter(row.round_fork).values()) or [row.rounds // row.forks]
+    disturbed ones (measure.timed_rounds)."""
+    per_fork = rounds_per_fork(row.round_fork, row.rounds, row.forks)
     low, high = min(per_fork), max(per_fork)
     return f"{row.forks}x{low}" + (f"-{high}" if high > low else "")
 

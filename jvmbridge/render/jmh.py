@@ -20,7 +20,7 @@ import numpy as np
 
 from jvmbridge import __version__
 from jvmbridge.engines import jdk_of, name_of
-from jvmbridge.results import missing
+from jvmbridge.results import missing, rounds_per_fork
 
 PERCENTILES = ("0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0")
 SECONDARY = "·jvmbridge.forkLowerQuartile"  # JMH's secondary metrics are named "·gc.alloc.rate" and so on
@@ -38,7 +38,9 @@ def _detail(row, name: str) -> str:
 
 
 def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
-    per_fork = row.rounds // row.forks if row.forks else row.rounds
+    # JMH's field is one count a fork: the rounds each was asked for (the fewest any ran); forks
+    # that ran spare rounds in place of disturbed ones show them in rawData.
+    per_fork = min(rounds_per_fork(row.round_fork, row.rounds, row.forks)) if row.forks else row.rounds
     by_fork: list[list[float]] = [[] for _ in range(row.forks)]
     for fork, ns in zip(row.round_fork, row.round_ns_per_op):
         by_fork[fork].append(ns)
