@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
+from jvmbridge.load import TICK_NS, cpu_ticks, steal_ticks
+
 RunLoop = Callable[[int], int]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total
 # compilation time: a plateau of interpreted or C1 code can look steady while C2 is still working.
@@ -132,18 +134,10 @@ def run_queue_wait_ns() -> int:
         return 0
 
 
-_TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
-
-
 def steal_ns() -> int:
     """Nanoseconds the hypervisor has run something else while this guest wanted its vCPUs
     (/proc/stat's steal), per vCPU on average; 0 where not reported."""
-    try:
-        with open("/proc/stat") as f:
-            fields = f.readline().split()
-        return int(int(fields[8]) * _TICK_NS / (os.cpu_count() or 1))
-    except (OSError, IndexError, ValueError):
-        return 0
+    return int(steal_ticks(cpu_ticks()) * TICK_NS / (os.cpu_count() or 1))
 
 
 @contextmanager

@@ -86,6 +86,11 @@ def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_hol
             assert (why == "disturbed") <= (share > 0.02) and (share > 0.02) <= bool(why)
     # The hogs' doing is named as such (the host's steal may take a round of its own besides).
     assert any("other threads or processes held the CPU for " in note for note in causes), causes
+    # The run says how busy the rest of the machine was: the hogs' 5 s on each vCPU (less what the
+    # loop kept of its own) beyond either quiet run's other work.
+    busy_cpu_seconds = [run["metadata"]["load"]["other_cpus"] * run["metadata"]["load"]["seconds"]
+                        for run in (before, busy, after)]
+    assert busy_cpu_seconds[1] > max(busy_cpu_seconds[0], busy_cpu_seconds[2]) + 4, busy_cpu_seconds
     # Quiet runs just before and after: this machine drifts between runs by more than one run's
     # interval (benchmarks/README.md: up to 9% four minutes apart), so the busy run's figure is held
     # to what both quiet runs span, widened by the drift between them and by UNSEEN: a hog on the

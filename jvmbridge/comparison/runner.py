@@ -21,6 +21,7 @@ from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
+from jvmbridge.load import LoadWatch
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
@@ -93,7 +94,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
     come last and get what the others did not need. The table's order is the rows' own (Part.rank).
     """
-    started = datetime.datetime.now(datetime.timezone.utc)
+    started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
     # The run's workload as planned (its first job's), whatever order the jobs then run in.
     metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
                 **({"total_time_seconds": total_time} if total_time else {})}
@@ -125,8 +126,10 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     interrupted = True
                     break
             interrupted = interrupted or ctrl_c.pressed
+        # Every child has ended by now, so what the machine did beyond them was other work.
+        metadata["load"] = (loaded := load.since()) and loaded.as_dict()
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
-                     interrupted=interrupted)
+                     interrupted=interrupted, load=metadata["load"])
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -179,9 +182,10 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     from before 0.3.0 lack their places: in finish order), its failures, whether it was interrupted."""
     records = [row for row in loaded.rows if row["run_id"] == run_id]
     records.sort(key=lambda row: row.get("position") or [])
-    metadata = {k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")}
-    failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     end = loaded.runs.get(run_id, {}).get("end") or {}
+    metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
+                "load": end.get("load")}
+    failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
                          Path(path) if path else None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
+from jvmbridge.load import load_text
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
@@ -28,6 +29,9 @@ UNITS = {
     "round_counters": "per round: cpu_ns (loop thread CPU time; openssl speed: its process's), wait_ns "
                       "(run-queue wait; openssl speed: its process's wall time less CPU time), steal_ns "
                       "(host steal per vCPU), gc_ms, jit_ms, each where read",
+    "metadata.load": "other_cpus: vCPUs other processes kept busy on average during the run (the machine's busy "
+                     "time less jvmbridge's and its children's); steal_cpus: vCPUs the host took (steal); seconds: "
+                     "the run's wall time; null where /proc/stat is unreadable",
     "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
 }
@@ -94,6 +98,8 @@ def _render(comparison: Comparison, tabulate) -> str:
         f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
         f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
     ]
+    if meta.get("load"):  # runs saved before it was recorded, or where /proc/stat is unreadable, do not say
+        lines.append(f"Load     {load_text(meta['load'])}")
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         lines.append("Env      left out of every measured JVM: "
                      + " ".join(f"{name}={value!r}" for name, value in meta["environment_left_out"].items())

@@ -159,7 +159,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})
     elif kind == "end":
-        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted")}
+        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted", "load")}
     elif kind in ("verification", "verification_end"):
         loaded.verifications.append({**record, "file": str(path)})
     else:

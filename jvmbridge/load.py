@@ -1,0 +1,82 @@
+"""What else ran on the machine while jvmbridge measured: other processes here, and the host.
+
+A round that other work delayed on its own CPU shows it as run-queue wait and is set aside
+(stats.disturbed), but work on the *other* vCPUs delays nothing a counter of the loop sees, and
+still slows it through the caches and memory they share (tests/test_round_telemetry.py: hogs on
+both vCPUs moved a C loop's figure 0.7-1.1% beyond what quiet runs span, rounds set aside). So a run says how busy the rest of the machine
+was: every CPU's busy time in /proc/stat less what this process and its children used, and the
+host's steal, each as vCPUs kept busy on average.
+"""
+from __future__ import annotations
+
+import os
+import resource
+import time
+from dataclasses import dataclass
+
+TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+# /proc/stat's first line: "cpu user nice system idle iowait irq softirq steal ...", in ticks.
+_BUSY_FIELDS = (0, 1, 2, 5, 6)  # user, nice, system, irq, softirq (guest time is inside user)
+_STEAL_FIELD = 7
+# Other work averaging more than this share of one vCPU is worth a word in a run's header.
+NOTICEABLE_CPUS = 0.1
+
+
+def cpu_ticks() -> list[int] | None:
+    """The machine's CPU time by kind, summed over CPUs (/proc/stat's "cpu" line); None where unreadable."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return [int(value) for value in fields[1:]] if fields[:1] == ["cpu"] else None
+    except (OSError, ValueError):
+        return None
+
+
+def steal_ticks(ticks: list[int] | None) -> int:
+    return ticks[_STEAL_FIELD] if ticks and len(ticks) > _STEAL_FIELD else 0
+
+
+def _own_cpu_ns() -> int:
+    """CPU time of this process and of its children that have ended (each reaped, as run_child does)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round((own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime) * 1e9)
+
+
+@dataclass(frozen=True)
+class Load:
+    seconds: float  # the wall time it covers
+    other_cpus: float  # vCPUs other processes kept busy on average (busy time here less jvmbridge's own)
+    steal_cpus: float  # vCPUs the host took on average (steal)
+    cpus: int
+
+    def as_dict(self) -> dict:
+        return {"seconds": self.seconds, "other_cpus": self.other_cpus, "steal_cpus": self.steal_cpus,
+                "cpus": self.cpus}
+
+
+class LoadWatch:
+    """Started where a run starts; ``since()`` gives the Load from then (None where /proc/stat is unreadable).
+    Children still running at ``since()`` count as others: call it once they have all ended."""
+
+    def __init__(self) -> None:
+        self._wall, self._ticks, self._own = time.perf_counter_ns(), cpu_ticks(), _own_cpu_ns()
+
+    def since(self) -> Load | None:
+        ticks = cpu_ticks()
+        if ticks is None or self._ticks is None:
+            return None
+        wall = max(time.perf_counter_ns() - self._wall, 1)
+        busy = sum(ticks[i] - self._ticks[i] for i in _BUSY_FIELDS) * TICK_NS
+        others = max(0.0, busy - (_own_cpu_ns() - self._own))
+        return Load(wall / 1e9, others / wall, (steal_ticks(ticks) - steal_ticks(self._ticks)) * TICK_NS / wall,
+                    os.cpu_count() or 1)
+
+
+def load_text(load: dict) -> str:
+    """A run's load as its header says it, from Load.as_dict."""
+    text = (f"other processes kept {load['other_cpus']:.2f} of the {load['cpus']} vCPUs busy on average during the "
+            f"run, the host took {load['steal_cpus']:.2f} (steal)")
+    if load["other_cpus"] >= NOTICEABLE_CPUS:
+        text += ("; rounds they delayed were set aside, but work on the other vCPUs also slows a loop through the "
+                 "caches and memory they share, which no counter shows: a quieter machine gives steadier figures")
+    return text

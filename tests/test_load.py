@@ -1,0 +1,74 @@
+"""What else ran on the machine during a run (jvmbridge.load): other processes' CPU time counted,
+jvmbridge's own and its children's not; the header and a saved run's report say it alike. Real
+processes burn real CPU here; the runner's engines are fakes (what is tested is the reading)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from jvmbridge.comparison.runner import plan, run, saved_comparison
+from jvmbridge.engines import ENGINES, Matrix
+from jvmbridge.load import NOTICEABLE_CPUS, LoadWatch, load_text
+from jvmbridge.render import render
+from jvmbridge.saved.store import read
+from test_runner_fake import FakeEngine, workloads
+
+BURN = "import time\nend = time.process_time() + {seconds}\nwhile time.process_time() < end: pass"
+
+
+def _burn_here(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+def _other_cpu_seconds(during) -> float:
+    """Other work's CPU seconds while ``during()`` ran, as a run would record it."""
+    watch = LoadWatch()
+    during()
+    load = watch.since()
+    assert load is not None and 0.0 <= load.steal_cpus <= load.cpus
+    return load.other_cpus * load.seconds
+
+
+def _another_process(seconds: float) -> None:
+    other = subprocess.Popen([sys.executable, "-c", BURN.format(seconds=seconds)])  # still running when read
+    time.sleep(seconds + 0.3)
+    other.wait()
+
+
+@pytest.mark.fast
+def test_another_process_counts_as_other_work_and_this_one_and_its_ended_children_do_not():
+    # Against what else this machine does in the same time (nothing, in CI), second by second.
+    background = _other_cpu_seconds(lambda: time.sleep(1.0))
+    ours = _other_cpu_seconds(lambda: (_burn_here(0.5),
+                                       subprocess.run([sys.executable, "-c", BURN.format(seconds=0.5)], check=True)))
+    assert ours < background + 0.25, (ours, background)
+    theirs = _other_cpu_seconds(lambda: _another_process(1.0))
+    assert background + 0.75 < theirs < background + 1.5, (theirs, background)
+
+
+@pytest.mark.fast
+def test_the_header_says_how_busy_the_machine_was_and_a_saved_runs_report_says_the_same(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
+    path = tmp_path / "run.jsonl"
+    comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("one",))), output=path)
+    load = comparison.metadata["load"]
+    assert load["cpus"] >= 1 and load["seconds"] > 0 and load["other_cpus"] >= 0
+    (line,) = [line for line in render("compare", "table", comparison).splitlines() if line.startswith("Load ")]
+    assert line == f"Load     {load_text(load)}"
+    loaded = read([path])
+    again = render("compare", "table", saved_comparison(loaded, next(iter(loaded.runs))))
+    assert line in again.splitlines()
+
+
+@pytest.mark.fast
+def test_a_busy_machine_is_said_to_give_less_steady_figures_and_a_quiet_one_is_not():
+    quiet = {"seconds": 100.0, "other_cpus": NOTICEABLE_CPUS / 2, "steal_cpus": 0.01, "cpus": 2}
+    assert load_text(quiet) == ("other processes kept 0.05 of the 2 vCPUs busy on average during the run, "
+                                "the host took 0.01 (steal)")
+    busy = {**quiet, "other_cpus": 0.85}
+    assert load_text(busy).startswith("other processes kept 0.85 of the 2 vCPUs busy") and "quieter machine" in load_text(busy)
