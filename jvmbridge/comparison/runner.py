@@ -127,7 +127,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     break
             interrupted = interrupted or ctrl_c.pressed
         # Every child has ended by now, so what the machine did beyond them was other work.
-        metadata["load"] = (loaded := load.since()) and loaded.as_dict()
+        metadata["load"] = (reading := load.since()) and reading.as_dict()
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
                      interrupted=interrupted, load=metadata["load"])
     finally:
