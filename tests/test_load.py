@@ -35,9 +35,10 @@ def _other_cpu_seconds(during) -> float:
 
 
 def _another_process(seconds: float) -> None:
-    other = subprocess.Popen([sys.executable, "-c", BURN.format(seconds=seconds)])  # still running when read
+    """A process that is not ours (orphaned at once, as a shell's background job whose shell exited)
+    burns ``seconds`` of CPU; waited for by the time it must have ended."""
+    subprocess.run(["sh", "-c", f"{sys.executable} -c '{BURN.format(seconds=seconds)}' &"], check=True)
     time.sleep(seconds + 0.3)
-    other.wait()
 
 
 @pytest.mark.fast
