@@ -18,7 +18,7 @@ TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
 # /proc/stat's first line: "cpu user nice system idle iowait irq softirq steal ...", in ticks.
 _BUSY_FIELDS = (0, 1, 2, 5, 6)  # user, nice, system, irq, softirq (guest time is inside user)
 _STEAL_FIELD = 7
-# Other work averaging more than this share of one vCPU is worth a word in a run's header.
+# Other work averaging at least this share of one vCPU while a row's job ran is worth a note on it.
 NOTICEABLE_CPUS = 0.1
 
 
@@ -74,9 +74,12 @@ class LoadWatch:
 
 def load_text(load: dict) -> str:
     """A run's load as its header says it, from Load.as_dict."""
-    text = (f"other processes kept {load['other_cpus']:.2f} of the {load['cpus']} vCPUs busy on average during the "
+    return (f"other processes kept {load['other_cpus']:.2f} of the {load['cpus']} vCPUs busy on average during the "
             f"run, the host took {load['steal_cpus']:.2f} (steal)")
-    if load["other_cpus"] >= NOTICEABLE_CPUS:
-        text += ("; rounds they delayed were set aside, but work on the other vCPUs also slows a loop through the "
-                 "caches and memory they share, which no counter shows: a quieter machine gives steadier figures")
-    return text
+
+
+def shared_text(load: Load) -> str | None:
+    """What a row says of the other processes that ran beside its job; None where they were too few to matter."""
+    if load.other_cpus < NOTICEABLE_CPUS:
+        return None
+    return f"other processes kept {load.other_cpus:.2f} of the {load.cpus} vCPUs busy on average while it ran"

@@ -40,6 +40,7 @@ class NoteKind(Enum):
     TOTAL_TIME = "total-time"  # the run's time limit stopped its forks before its stopping rule did
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
+    SHARED = "shared"  # other processes kept the machine busy while its job ran (jvmbridge.load)
 
     @property
     def hint(self) -> str | None:
@@ -52,7 +53,9 @@ _HINTS = {NoteKind.IMPRECISE: "more --forks (a larger first stage to decide from
                                  "would, or a wider --target-error",
           NoteKind.FEW_SAMPLES: "more --forks helps",
           NoteKind.TOTAL_TIME: "a longer --total-time, or none, gives each job the forks it wants",
-          NoteKind.INVALID: "`jvmbridge verify` finds the cause"}
+          NoteKind.INVALID: "`jvmbridge verify` finds the cause",
+          NoteKind.SHARED: "work on the other vCPUs slows a loop through the caches and memory they share, which "
+                           "no round's counters show: without the other processes the figures would be steadier"}
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,8 @@ class Result:
     rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
     in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
     fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
+    # vCPUs other processes kept busy on average while its job ran (jvmbridge.load); None: not read
+    other_cpus: float | None = None
 
 
 def wrong_bytes(row) -> bool:

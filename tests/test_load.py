@@ -3,6 +3,7 @@ jvmbridge's own and its children's not; the header and a saved run's report say 
 processes burn real CPU here; the runner's engines are fakes (what is tested is the reading)."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -12,6 +13,7 @@ import pytest
 from jvmbridge.comparison.runner import plan, run, saved_comparison
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.load import NOTICEABLE_CPUS, LoadWatch, load_text
+from jvmbridge.results import NoteKind
 from jvmbridge.render import render
 from jvmbridge.saved.store import read
 from test_runner_fake import FakeEngine, workloads
@@ -66,10 +68,34 @@ def test_the_header_says_how_busy_the_machine_was_and_a_saved_runs_report_says_t
     assert line in again.splitlines()
 
 
+class BesideOtherWork(FakeEngine):
+    """A fake whose "on" setting runs while another process (not jvmbridge's) burns a CPU."""
+
+    def measure(self, workload, on):
+        if on:
+            _another_process(0.6)
+        return super().measure(workload, on)
+
+
 @pytest.mark.fast
-def test_a_busy_machine_is_said_to_give_less_steady_figures_and_a_quiet_one_is_not():
-    quiet = {"seconds": 100.0, "other_cpus": NOTICEABLE_CPUS / 2, "steal_cpus": 0.01, "cpus": 2}
+def test_a_row_whose_job_ran_beside_other_work_says_so_and_the_advice_is_printed_once(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "beside", BesideOtherWork("beside", 100.0))
+    comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("beside",))),
+                     output=tmp_path / "run.jsonl")
+    # Each workload's job runs its settings in turn: "on" waits for the other process, "off" does not.
+    shared = [row for row in comparison.results if any(note.kind is NoteKind.SHARED for note in row.notes)]
+    assert shared and all(row.other_cpus is not None and row.other_cpus >= NOTICEABLE_CPUS for row in shared)
+    assert all(row.other_cpus is not None for row in comparison.results)
+    (note,) = [note.text for note in shared[0].notes if note.kind is NoteKind.SHARED]
+    assert note == f"other processes kept {shared[0].other_cpus:.2f} of the {os.cpu_count()} vCPUs busy on average while it ran"
+    table = render("compare", "table", comparison)
+    assert table.count(NoteKind.SHARED.hint) == 1  # the advice once, for every row it applies to
+    saved = read([tmp_path / "run.jsonl"]).rows
+    assert [row["other_cpus"] for row in saved] == pytest.approx([row.other_cpus for row in comparison.results])
+
+
+@pytest.mark.fast
+def test_the_header_states_the_runs_load_as_a_fact():
+    quiet = {"seconds": 100.0, "other_cpus": 0.05, "steal_cpus": 0.01, "cpus": 2}
     assert load_text(quiet) == ("other processes kept 0.05 of the 2 vCPUs busy on average during the run, "
                                 "the host took 0.01 (steal)")
-    busy = {**quiet, "other_cpus": 0.85}
-    assert load_text(busy).startswith("other processes kept 0.85 of the 2 vCPUs busy") and "quieter machine" in load_text(busy)

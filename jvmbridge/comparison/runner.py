@@ -21,12 +21,12 @@ from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
-from jvmbridge.load import LoadWatch
+from jvmbridge.load import Load, LoadWatch, shared_text
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.reference import encrypt_message
-from jvmbridge.results import Measurement, Note, Result
+from jvmbridge.results import Measurement, Note, NoteKind, Result
 from jvmbridge.saved.schema import frame_of, result_of, row_record
 from jvmbridge.workload import Workload
 
@@ -112,13 +112,15 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                 try:
                     if ctrl_c.pressed:  # one whose KeyboardInterrupt Python swallowed
                         raise KeyboardInterrupt
+                    beside = LoadWatch()
                     try:
                         with watch.job(index) as last:
                             outcomes = job.measure()
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
-                    record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0))
+                    record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
+                               beside.since())
                 except KeyboardInterrupt:
                     for pending in jobs[index:]:
                         for part in pending.parts:
@@ -144,23 +146,28 @@ class _Record:
         self.ranked: list[tuple[tuple, Result]] = []  # (its place in the table, the row), in finish order
         self.failures: list[tuple[str, str]] = []
 
-    def job(self, job: Job, outcomes: Sequence[Measurement | Exception], forks_cut: int) -> None:
-        """A job's outcome per part: its measurement, or the exception that failed it."""
+    def job(self, job: Job, outcomes: Sequence[Measurement | Exception], forks_cut: int, load: Load | None) -> None:
+        """A job's outcome per part: its measurement, or the exception that failed it; ``load``: what
+        else ran on the machine meanwhile."""
         for part, outcome in zip(job.parts, outcomes):
             if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
                 self.fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
                           else f"{type(outcome).__name__}: {outcome}")
             else:
-                self.keep(part, outcome, forks_cut)
+                self.keep(part, outcome, forks_cut, load)
 
     def fail(self, label: str, error: str) -> None:
         self.failures.append((label, error))
         self.writer.write("failure", configuration=label, error=error)
 
-    def keep(self, part: Part, measurement: Measurement, forks_cut: int) -> None:
+    def keep(self, part: Part, measurement: Measurement, forks_cut: int, load: Load | None) -> None:
         op = part.workload.operation
         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
         result = measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis, forks_cut)
+        if load:
+            shared = shared_text(load)
+            result = replace(result, other_cpus=load.other_cpus,
+                             notes=[*result.notes, *([Note(NoteKind.SHARED, shared)] if shared else [])])
         self.ranked.append((part.rank, result))
         # Its place in the table, as it finished out of order: report shows a run as compare did;
         # its job's name, for later runs of it to find it (comparison.dimensioning).

@@ -32,6 +32,7 @@ UNITS = {
     "metadata.load": "other_cpus: vCPUs other processes kept busy on average during the run (the machine's busy "
                      "time less jvmbridge's and its children's); steal_cpus: vCPUs the host took (steal); seconds: "
                      "the run's wall time; null where /proc/stat is unreadable",
+    "other_cpus": "vCPUs other processes kept busy on average while the row's job ran (null: not read)",
     "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
 }
