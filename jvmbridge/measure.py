@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
-from jvmbridge.load import TICK_NS, cpu_ticks, steal_ticks
+from jvmbridge.machine import TICK_NS, cpu_ticks, steal_ticks
 
 RunLoop = Callable[[int], int]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total

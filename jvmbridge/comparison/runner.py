@@ -21,7 +21,7 @@ from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.cpu import cpu_info, volatile_readings
-from jvmbridge.load import Load, LoadWatch, shared_text
+from jvmbridge.machine import Load, LoadWatch, shared_text
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios

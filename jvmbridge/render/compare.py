@@ -4,7 +4,7 @@ from __future__ import annotations
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
-from jvmbridge.load import load_text
+from jvmbridge.machine import load_text
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh

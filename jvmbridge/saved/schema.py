@@ -18,7 +18,7 @@ Result files and `compare --format json` share this layout and this version. His
    per fork (comparison.dimensioning); then in_turns (the job whose configurations ran their forks
    in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
    them read as [] and "". Then the run's total_time_seconds, where compare had --total-time.
-   Then the end record's "load" and each row's other_cpus (jvmbridge.load); rows without it read as None.
+   Then the end record's "load" and each row's other_cpus (jvmbridge.machine); rows without it read as None.
 """
 from __future__ import annotations
 
