@@ -83,27 +83,32 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.read_bytes())
-    cached = (cache or cache_dir()) / f"{'guard' if package else 'harness'}-{digest.hexdigest()[:16]}.jar"
-    _refuse_as_root(cached, "the Java harness")
+    cached = _trusted((cache or cache_dir()) / f"{'guard' if package else 'harness'}-{digest.hexdigest()[:16]}.jar",
+                      "the Java harness")
     if cached.is_file():
         return cached
-    javac = _find_javac()
-    _refuse_as_root(Path(javac).resolve().parent.parent, "javac's JDK", whole_tree=True)
-    return build_jar(cached, source_root, javac, package, GUARD_MANIFEST if package else None)
+    jdk = _trusted(Path(os.path.realpath(_find_javac())).parent.parent, "javac's JDK", whole_tree=True)
+    return build_jar(cached, source_root, str(jdk / "bin" / "javac"), package, GUARD_MANIFEST if package else None)
 
 
 def cache_dir() -> Path:
-    """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset): what jvmbridge builds on this machine."""
+    """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset), resolved and made 0700 if new: what
+    jvmbridge builds on this machine. Run as root, HarnessUnavailable where another user can change it."""
+    from jvmbridge.trust import NotTrusted, private_folder  # imported late: setup.py loads this file alone
+
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "jvmbridge"
+    try:
+        return private_folder(Path(base) / "jvmbridge", "the cache folder")
+    except NotTrusted as e:
+        raise HarnessUnavailable(str(e)) from None
 
 
-def _refuse_as_root(path: Path, what: str, whole_tree: bool = False) -> None:
-    """HarnessUnavailable, run as root, where another user can change ``path`` (jvmbridge.trust)."""
-    from jvmbridge.trust import NotTrusted, refuse_as_root  # imported late: setup.py loads this file alone
+def _trusted(path: Path, what: str, whole_tree: bool = False) -> Path:
+    """``path``'s real path; run as root, HarnessUnavailable where another user can change it (jvmbridge.trust)."""
+    from jvmbridge.trust import NotTrusted, trusted_path  # imported late: setup.py loads this file alone
 
     try:
-        refuse_as_root(path, what, whole_tree)
+        return trusted_path(path, what, whole_tree)
     except NotTrusted as e:
         raise HarnessUnavailable(str(e)) from None
 

@@ -1,9 +1,16 @@
-"""What root may execute or load: files that no other user can change.
+"""What root may execute, load or write into: paths that no other user can change.
 
 Run as root, jvmbridge starts JVMs (their launcher, libjvm.so and every library a JDK loads),
-runs javac and loads its own C loop from its cache. If a user other than root can write any of
-those files, the folder holding them, or a folder above it (which lets them swap it), running it
-as root hands them root. Not run as root, nothing is refused: a user can only hurt themself.
+runs javac, loads its own C loop from its cache, and writes runs, crash reports and fleet
+documents into its folders. If a user other than root can write any of those files, the folder
+holding them, or a folder above it (which lets them swap it), by mode bits or by an ACL entry,
+running or writing it as root hands them root. Not run as root, nothing is refused: a user can
+only hurt themself.
+
+The rule: a path is resolved once (:func:`trusted_path`, :func:`private_folder`), the real path
+and every folder above it are checked, and only the real path is used from then on, by this
+process and every child. A name that went through someone's link is never opened again, so
+repointing the link after the check changes nothing.
 """
 from __future__ import annotations
 
@@ -12,6 +19,7 @@ import grp
 import os
 import pwd
 import stat
+import struct
 from pathlib import Path
 
 
@@ -19,28 +27,70 @@ class NotTrusted(PermissionError):
     """Root was asked to run or load what another user can change: one line naming it and them."""
 
 
-def refuse_as_root(path: Path, what: str, whole_tree: bool = False) -> None:
-    """NotTrusted when running as root and a non-root user can change ``path`` (a file or
-    folder, the folders above it, and with ``whole_tree`` everything below it)."""
+def trusted_path(path: str | os.PathLike, what: str, whole_tree: bool = False) -> Path:
+    """The real path of ``path``, to be used instead of it from now on. Run as root, NotTrusted
+    when a non-root user can change it, a folder above it, or with ``whole_tree`` anything below."""
+    real = Path(os.path.realpath(path))
+    if os.geteuid() == 0:
+        reason = changeable_by_others(real, whole_tree)
+        if reason:
+            raise NotTrusted(f"{what} {path}: {reason}, so root will not run it")
+    return real
+
+
+def private_folder(path: str | os.PathLike, what: str) -> Path:
+    """The real path of a folder jvmbridge keeps its own files in (cache, runs, crash reports,
+    fleet documents), made 0700 where missing. Run as root, NotTrusted when another user can
+    change it or a folder above it: they could plant links where root writes, or swap what it loads."""
+    real = Path(os.path.realpath(path))
     if os.geteuid() != 0:
-        return
-    reason = changeable_by_others(Path(os.path.realpath(path)), whole_tree)
+        real.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return real
+    reason = changeable_by_others(real)  # the folders above, before root makes anything in them
+    if not reason:
+        real.mkdir(parents=True, exist_ok=True, mode=0o700)
+        reason = changeable_by_others.__wrapped__(real)  # all of it, now that it exists: not cached
     if reason:
-        raise NotTrusted(f"{what} {path}: {reason}, so root will not run it")
+        raise NotTrusted(f"{what} {path}: {reason}, so root will not use it")
+    return real
+
+
+def create_private_file(path: Path) -> int:
+    """A new file at ``path``, readable by this user alone, as an open descriptor: never an
+    existing file, never through a link (O_EXCL, O_NOFOLLOW), whatever someone planted there."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+
+def open_for_writing(path: Path, append: bool = False) -> int:
+    """A file the user named (--output, --export-*), opened for writing as a descriptor: its
+    folder resolved once and held open, the file itself never reached through a link, so a link
+    another user planted at that name does not turn root's write into a write of what it points to."""
+    folder = os.open(os.path.realpath(path.parent), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        how = os.O_APPEND if append else os.O_TRUNC
+        return os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | how, 0o644, dir_fd=folder)
+    except OSError as e:
+        e.filename = str(path)  # the whole path, not the name within the folder
+        raise
+    finally:
+        os.close(folder)
 
 
 @functools.lru_cache(maxsize=None)
 def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
-    """Why a non-root user can change what is at the real path ``path``, or None if none can."""
+    """Why a non-root user can change what is at the real path ``path``, or None if none can.
+    Cached: once root's alone, only root can change it."""
     for folder in reversed(path.parents):
-        if not folder.exists():  # what does not exist yet, root will make
+        try:
+            found = _loose(folder, os.lstat(folder), sticky_ok=True)
+        except FileNotFoundError:  # what does not exist yet, root will make
             return None
-        found = _loose(folder, os.stat(folder), sticky_ok=True)
         if found:
             return found
-    if not path.exists():
+    try:
+        found = _loose(path, os.lstat(path), sticky_ok=False)
+    except FileNotFoundError:
         return None
-    found = _loose(path, os.stat(path), sticky_ok=False)
     if found or not whole_tree or not path.is_dir():
         return found
     for top, folders, files in os.walk(path):
@@ -63,6 +113,8 @@ def _linked(link: Path) -> str | None:
 
 
 def _loose(path: Path, found: os.stat_result, sticky_ok: bool) -> str | None:
+    if stat.S_ISLNK(found.st_mode):  # a real path holds no link, unless someone swapped one in just now
+        return f"{path} became a link while it was checked"
     if found.st_uid != 0:
         return f"{path} is owned by {_user(found.st_uid)}"
     if found.st_mode & stat.S_IWGRP and found.st_gid != 0:
@@ -70,6 +122,32 @@ def _loose(path: Path, found: os.stat_result, sticky_ok: bool) -> str | None:
     # Others may add to a sticky folder (/tmp) but not replace root's entries in it.
     if found.st_mode & stat.S_IWOTH and not (sticky_ok and stat.S_ISDIR(found.st_mode) and found.st_mode & stat.S_ISVTX):
         return f"{path} is writable by every user"
+    return _acl_writer(path, stat.S_ISDIR(found.st_mode))
+
+
+# POSIX ACLs as Linux stores them in the xattrs (acl_ea.h): a version word, then entries of
+# tag, permissions, id. Named users and groups can write past the mode bits `ls -l` shows.
+_ACL_ATTRIBUTES = ("system.posix_acl_access", "system.posix_acl_default")
+_ACL_HEADER, _ACL_ENTRY = struct.Struct("<I"), struct.Struct("<HHI")
+_ACL_USER, _ACL_GROUP, _ACL_MASK = 0x02, 0x08, 0x10
+_ACL_WRITE = 0x02
+
+
+def _acl_writer(path: Path, is_folder: bool) -> str | None:
+    """Who other than root may write ``path`` through an ACL entry (a folder's default ACL too,
+    as it is given to what root creates there), or None."""
+    for attribute in _ACL_ATTRIBUTES[:2 if is_folder else 1]:
+        try:
+            raw = os.getxattr(path, attribute, follow_symlinks=False)
+        except OSError:  # no ACL, or a file system without them
+            continue
+        entries = [_ACL_ENTRY.unpack_from(raw, offset) for offset in range(_ACL_HEADER.size, len(raw), _ACL_ENTRY.size)]
+        mask = next((permissions for tag, permissions, _ in entries if tag == _ACL_MASK), 0o7)
+        for tag, permissions, who in entries:
+            if tag in (_ACL_USER, _ACL_GROUP) and who != 0 and permissions & mask & _ACL_WRITE:
+                writer = _user(who) if tag == _ACL_USER else f"group {_group(who)}"
+                kind = "an ACL entry" if attribute.endswith("access") else "a default ACL entry"
+                return f"{path} is writable by {writer} ({kind})"
     return None
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.procroot import resolve_inside
-from jvmbridge.trust import NotTrusted, refuse_as_root
+from jvmbridge.trust import NotTrusted, trusted_path
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
 # still find it so the user hears that reason rather than "not a JVM").
@@ -138,7 +138,7 @@ def trusted(java: JavaInstall) -> JavaInstall:
     """``java`` if it may run as this user: run as root, a JDK that any other user can change
     (a file, a folder, a folder above it) is an UntrustedJdk, as running it would run their code."""
     try:
-        refuse_as_root(java.home, "JDK", whole_tree=True)
+        trusted_path(java.home, "JDK", whole_tree=True)  # java.home is a real path already
     except NotTrusted as e:
         raise UntrustedJdk(f"{e}; to run it anyway: --java {java.home} --trust-jdk-owner") from None
     return java

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.trust import NotTrusted, refuse_as_root
+from jvmbridge.trust import NotTrusted, trusted_path
 
 UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
 # Read back in every run, whatever was asked: together they say what the AES path really is.
@@ -88,15 +88,17 @@ class UntrustedClasspath(ValueError):
 
 
 def classpath_entries(entries) -> tuple[str, ...]:
-    """Jars (or class folders) given one by one or as PATH-separated lists, one each. Each must
-    exist (a JVM skips a missing one without a word), and run as root none may be changeable by
-    another user: the JVM runs its classes as root, so that user's code would run as root."""
+    """The real paths of jars (or class folders) given one by one or as PATH-separated lists, one
+    each: a JVM is given these, never a name a link leads through, so a link repointed after the
+    check loads nothing new. Each must exist (a JVM skips a missing one without a word), and run as
+    root none may be changeable by another user: the JVM runs its classes as root."""
     parts = tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
+    real = []
     for part in parts:
         if not Path(part).exists():
             raise UntrustedClasspath(f"--classpath {part}: no such jar or folder")
         try:
-            refuse_as_root(Path(part), "--classpath", whole_tree=True)
+            real.append(str(trusted_path(part, "--classpath", whole_tree=True)))
         except NotTrusted as e:
             raise UntrustedClasspath(f"{e}; copy it where only root can change it") from None
-    return parts
+    return tuple(real)

@@ -11,8 +11,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from jvmbridge.harness import cache_dir
-from jvmbridge.trust import NotTrusted, refuse_as_root
+from jvmbridge.harness import HarnessUnavailable, cache_dir
+from jvmbridge.trust import NotTrusted, trusted_path
 
 SOURCE = Path(__file__).with_name("aesloop.c")
 
@@ -26,11 +26,10 @@ def library_path() -> Path:
     if not SOURCE.is_file():
         raise CLoopUnavailable("the C loop's source is missing from this installation: reinstall jvmbridge")
     source = SOURCE.read_bytes()
-    cache = cache_dir()
-    built = cache / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so"
     try:
-        refuse_as_root(built, "the C loop")  # root loads it into its own process
-    except NotTrusted as e:
+        built = trusted_path(cache_dir() / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so",
+                             "the C loop")  # root loads it into its own process
+    except (HarnessUnavailable, NotTrusted) as e:
         raise CLoopUnavailable(str(e)) from None
     if built.is_file():
         return built
@@ -38,7 +37,6 @@ def library_path() -> Path:
     if not compiler:
         raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
                                "Debian: apt install gcc libssl-dev")
-    cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:
         partial = Path(scratch) / built.name
         done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
