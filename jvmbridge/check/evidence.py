@@ -18,9 +18,9 @@ MESSAGE_BYTES = 4096
 
 def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds: float) -> Evidence:
     """Run ``mode``'s loop until its intrinsics show up in the inlining log, or ``max_seconds``."""
-    command = [str(java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *options, "-Xlog:jit+inlining=debug",
-               "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness",
-               "loop", mode.transformation, str(MESSAGE_BYTES), str(max_seconds)]
+    command = messages.java_command(java.home, UNLOCK_DIAGNOSTIC, *options, "-Xlog:jit+inlining=debug",
+                                     "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness",
+                                     "loop", mode.transformation, str(MESSAGE_BYTES), str(max_seconds))
     started = time.perf_counter()
     evidence = Evidence()
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

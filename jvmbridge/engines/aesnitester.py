@@ -11,6 +11,7 @@ from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_e
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
 from jvmbridge.harness import harness_jar
+from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
                                    setting_as_run)
@@ -47,9 +48,9 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
         raise WorkerError("AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread")
     options = (*setting.options, *extra_options)
     iterations = sampling.iterations or DEFAULT_ITERATIONS
-    command = [str(java.home / "bin" / "java"), *launch_options(options, java_major(java.release_version)),
-               "-cp", str(harness_jar()), "jvmbridge.harness.AesniTester", op.key.hex(), op.iv.hex(),
-               op.plaintext.decode("ascii"), str(iterations)]
+    command = messages.java_command(java.home, *launch_options(options, java_major(java.release_version)),
+                                    "-cp", str(harness_jar()), "jvmbridge.harness.AesniTester", op.key.hex(),
+                                    op.iv.hex(), op.plaintext.decode("ascii"), str(iterations))
     rounds: list[dict] = []
     said: dict = {}
     failed: ChildOutcome | None = None

@@ -2,11 +2,14 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
+import os
+import secrets
+
 from jvmbridge.child import (Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns, fork_warmups,
                              run_forks)
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job
-from jvmbridge.harness import harness_jar
+from jvmbridge.harness import HarnessUnavailable, harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall
@@ -18,6 +21,7 @@ from jvmbridge.measure import merge_warmups
 from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.stats import summarize
+from jvmbridge.trust import create_private_file
 from jvmbridge.workload import Operation, Workload
 from jvmbridge.worker_protocol import JvmPart, JvmRequest
 
@@ -168,10 +172,12 @@ def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[d
 def thread_dump(pid: int) -> str:
     """The hung JVM's threads (Thread.print over its attach socket), saved beside the crash
     reports: where they went, or why there are none."""
-    path = messages.crash_reports() / f"threads_pid{pid}.txt"
+    path = messages.crash_reports() / f"threads_pid{pid}-{secrets.token_hex(4)}.txt"
     try:
-        path.write_text(jcmd(pid, "Thread.print", timeout=20))
-    except (AttachError, OSError) as e:
+        threads = jcmd(pid, "Thread.print", timeout=20)
+        with os.fdopen(create_private_file(path), "w") as out:
+            out.write(threads)
+    except (AttachError, HarnessUnavailable, OSError) as e:
         return f"no thread dump ({e})"
     return f"its threads: {path}"  # the socket this attach made it open goes when run_child stops it
 

@@ -19,7 +19,7 @@ def print_flags_final(java: JavaInstall, options: list[str] | tuple[str, ...] = 
 
 def flags_and_warnings(java: JavaInstall, options: list[str] | tuple[str, ...] = ()) -> tuple[str, list[str]]:
     """:func:`print_flags_final`'s listing and the warnings the JVM printed about the options."""
-    command = [str(java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, "-XX:+PrintFlagsFinal", *options, "-version"]
+    command = messages.java_command(java.home, UNLOCK_DIAGNOSTIC, "-XX:+PrintFlagsFinal", *options, "-version")
     done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=120)
     if done.returncode != 0:
         said = messages.complaint(done.stdout + "\n" + done.stderr) or f"exit code {done.returncode}"

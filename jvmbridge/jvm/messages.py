@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from jvmbridge.harness import cache_dir
+from jvmbridge.harness import HarnessUnavailable, cache_dir
+from jvmbridge.trust import NotTrusted, private_folder
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
 # dies: the reason, and where its hs_err report went.
@@ -35,16 +36,24 @@ _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would
 
 def crash_reports() -> Path:
     """Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log)
-    rather than the user's working directory: the user's own cache, not a fixed name in /tmp that
-    another user could have made first (and then be handed root's crash reports)."""
-    folder = cache_dir() / "crashes"
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder
+    rather than the user's working directory or /tmp: a folder of the user's own cache, 0700, which
+    run as root no other user can change (jvmbridge.trust), so none can read root's crash reports
+    (environment, command line) or plant links where root writes."""
+    try:
+        return private_folder(cache_dir() / "crashes", "the crash report folder")
+    except NotTrusted as e:
+        raise HarnessUnavailable(str(e)) from None
 
 
 def crash_file_options() -> list[str]:
     folder = crash_reports()
     return [f"-XX:ErrorFile={folder}/hs_err_pid%p.log", f"-XX:ReplayDataFile={folder}/replay_pid%p.log"]
+
+
+def java_command(home: Path, *arguments: str) -> list[str]:
+    """``home``'s java with ``arguments``, crash reports going to :func:`crash_reports`: how
+    every JVM that jvmbridge starts as a process is started."""
+    return [str(home / "bin" / "java"), *crash_file_options(), *arguments]
 
 
 def crash_summary(output: str) -> list[str]:

@@ -105,11 +105,11 @@ def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case
     or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
     logged) every pass counts; once every pattern in ``until_wrong`` has diverged, the pass under
     way is the last."""
-    command = [str(target.java.home / "bin" / "java"), UNLOCK_DIAGNOSTIC, *target.options,
-               "-Xlog:jit+inlining=debug:stderr", *messages.crash_file_options(),
-               "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
-               str(plan_path), ",".join(patterns), *(["--trace"] if trace else []),
-               *(["--provider", target.provider_class] if target.provider_class else [])]
+    command = messages.java_command(
+        target.java.home, UNLOCK_DIAGNOSTIC, *target.options, "-Xlog:jit+inlining=debug:stderr",
+        "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
+        str(plan_path), ",".join(patterns), *(["--trace"] if trace else []),
+        *(["--provider", target.provider_class] if target.provider_class else []))
     return _Watch(mode, cases, budget, compiled_passes, prove, until_wrong).run(command)
 
 
