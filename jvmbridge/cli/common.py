@@ -11,6 +11,7 @@ import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
+from jvmbridge.trust import open_for_writing
 from jvmbridge.workload import parse_count, parse_sizes
 
 
@@ -106,7 +107,8 @@ def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool) -> bool:
     """``text`` written to ``path``, and said (``wrote``) unless ``quiet``; a failure in one line
     (``failed``), False."""
     try:
-        Path(path).write_text(text)
+        with open(open_for_writing(Path(path)), "w") as out:
+            out.write(text)
     except OSError as e:
         click.echo(f"jvmbridge: {failed}: {path}: {e.strerror}", err=True)
         return False

@@ -35,6 +35,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     """
     from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
     from jvmbridge.saved.store import data_dir
+    from jvmbridge.trust import NotTrusted, private_folder
 
     if print_playbook:
         click.echo(PLAYBOOK)
@@ -44,10 +45,11 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     if "," not in inventory and not Path(inventory).exists():
         raise click.UsageError(f"{inventory}: no such inventory file or folder (hosts by name: 'host1,host2,')")
     started = datetime.datetime.now(datetime.timezone.utc)
-    fetch_dir = Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}"
     try:
+        fetch_dir = private_folder(Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}",
+                                   "the fleet folder")  # root writes the hosts' documents there
         run_playbook(inventory, ansible_args, fetch_dir, Path(wheel) if wheel else None, run_compare)
-    except FleetError as e:
+    except (FleetError, NotTrusted) as e:
         raise click.ClickException(str(e)) from None
     if run_compare:
         _compare_report(fetch_dir, output_format, output, quiet, exports)

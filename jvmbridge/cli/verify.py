@@ -58,8 +58,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     targets = [Target(java, tuple(jvm_args), classpath, provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]
     started = datetime.datetime.now(datetime.timezone.utc)
-    path = output or store.default_path(started, f"{socket.gethostname()}-verify")
-    writer = store.ResultWriter(path, uuid.uuid4().hex[:12])
+    writer = store.ResultWriter(output, uuid.uuid4().hex[:12], started, f"{socket.gethostname()}-verify")
     sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
@@ -79,5 +78,5 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     if writer.error:
         click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)
     elif not quiet:
-        click.echo(f"jvmbridge: results saved to {path}", err=True)
+        click.echo(f"jvmbridge: results saved to {writer.path}", err=True)
     sys.exit(document["exit_code"] if exported else max(document["exit_code"], 2))  # 2: could not do all it was asked

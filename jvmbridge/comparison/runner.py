@@ -101,7 +101,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     if total_time:
         forecast = Forecast([_job_plan(job) for job in jobs])
         jobs = [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
-    writer = store.ResultWriter(output or store.default_path(started, metadata["host"]), uuid.uuid4().hex[:12])
+    writer = store.ResultWriter(output, uuid.uuid4().hex[:12], started, metadata["host"])
     writer.write("run", metadata=metadata)
     record = _Record(writer)
     interrupted = False

@@ -11,14 +11,17 @@ findings) and "verification_end" (host, CPU, exit code).
 from __future__ import annotations
 
 import datetime
+import itertools
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from jvmbridge import jsontext
 from jvmbridge.saved.schema import READABLE, SCHEMA_VERSION, upgrade_row
+from jvmbridge.trust import create_private_file, open_for_writing, private_folder
 
 
 def data_dir() -> Path:
@@ -27,23 +30,40 @@ def data_dir() -> Path:
 
 
 def default_path(started: datetime.datetime, host: str) -> Path:
-    """<data_dir>/runs/<UTC start>-<host>.jsonl."""
-    return data_dir() / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{host}.jsonl"
+    """<data_dir>/runs/<UTC start>-<host>.jsonl, the host's name made safe to be part of a file name."""
+    return data_dir() / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{file_name_part(host)}.jsonl"
+
+
+_NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name_part(text: str) -> str:
+    """``text`` (a host's name, which another party may choose) as part of a file name: no folder
+    separators and no leading dot, so "../../x" names no other folder."""
+    return _NOT_IN_FILE_NAMES.sub("_", text).lstrip(".") or "_"
 
 
 class ResultWriter:
     """Appends records to one run's file, flushing each so a crash loses nothing finished. A file
     that cannot be written (a full disk, a folder it may not create) does not stop the run: the
-    first error is kept in ``error`` (one line naming the file) and nothing more is written."""
+    first error is kept in ``error`` (one line naming the file) and nothing more is written.
 
-    def __init__(self, path: Path, run_id: str):
-        self.path, self.run_id = path, run_id
+    ``output`` is the file the user named, appended to; without it a new file at
+    :func:`default_path`, in a runs folder that run as root no other user can change
+    (jvmbridge.trust), created afresh (never an existing file or a link someone planted)."""
+
+    def __init__(self, output: Path | None, run_id: str, started: datetime.datetime, host: str):
+        self.path, self.run_id = output or default_path(started, host), run_id
         self.error: str | None = None
         self._file: TextIO | None = None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "a", encoding="utf-8")
-        except OSError as e:
+            if output:
+                output.parent.mkdir(parents=True, exist_ok=True)
+                descriptor = open_for_writing(output, append=True)
+            else:
+                descriptor, self.path = _new_file(self.path)
+            self._file = os.fdopen(descriptor, "a", encoding="utf-8")
+        except OSError as e:  # NotTrusted too
             self._failed(e)
 
     def write(self, record_type: str, **fields) -> None:
@@ -72,6 +92,18 @@ class ResultWriter:
             except OSError:
                 pass  # the first error is the one to tell
             self._file = None
+
+
+def _new_file(path: Path) -> tuple[int, Path]:
+    """A new file named ``path`` or, where a run of the same second has it, ``path`` with "-2", "-3"..."""
+    folder = private_folder(path.parent, "the runs folder")
+    for number in itertools.count(1):
+        name = path.name if number == 1 else f"{path.stem}-{number}{path.suffix}"
+        try:
+            return create_private_file(folder / name), folder / name
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
 
 
 @dataclass
