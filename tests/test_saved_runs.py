@@ -348,7 +348,7 @@ def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_m
     assert "no progress within" in failure["error"] and "(the deadline its budget gives): stopped" in failure["error"]
     dump = Path(failure["error"].split("its threads: ")[1].split()[0])
     assert dump.is_file() and "PlantedCipher.block" in dump.read_text()
-    pid = dump.name.removeprefix("threads_pid").removesuffix(".txt")
+    pid = dump.name.removeprefix("threads_pid").split("-")[0]  # threads_pid<pid>-<random>.txt
     # The stopped JVM's attach socket and perf data are not left in /tmp.
     assert not Path(f"/tmp/.java_pid{pid}").exists() and not list(Path("/tmp").glob(f"hsperfdata_*/{pid}"))
     left = subprocess.run(["pgrep", "-f", "planted.blockAt"], capture_output=True, text=True).stdout.split()
