@@ -12,7 +12,8 @@ The JVM accepts a peer that is root or has its own effective uid and gid. Run as
 talking is done by a forked child that first drops to the JVM's uid and gid (host root is
 nobody inside a user namespace, and a JVM's owner must gain nothing from us): the child can do
 what the JVM's owner could, never more. Before SIGQUIT is sent, the process must be catching it:
-a JVM started with -Xrs (or one not yet up) would be killed by it.
+a JVM started with -Xrs (or one not yet up) would be killed by it. Replies are read up to
+MAX_REPLY_BYTES, never further.
 """
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from jvmbridge.bounded import read_at_most
+from jvmbridge.jvm.printflags import MAX_TEXT_BYTES
 from jvmbridge.jvm.procroot import OutsideRoot, open_inside
 
 # How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
 SOCKET_WAIT_SECONDS = 10.0
 PROTOCOL_VERSION = b"1"
+# The most of a reply read (return code line and output): what its reader, printflags, takes.
+MAX_REPLY_BYTES = MAX_TEXT_BYTES
 
 
 class AttachError(RuntimeError):
@@ -90,30 +95,35 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
         finally:
             os._exit(0)
     os.close(write_end)
+    limit = 1 + MAX_REPLY_BYTES  # the child's "R" and the reply it read
+    answer = None
     try:
-        answer = _read_until(read_end, time.monotonic() + timeout)
+        answer = read_at_most(_reader_until(read_end, time.monotonic() + timeout), limit)
+    except TimeoutError:
+        pass
     finally:
         os.close(read_end)
-        if answer is None:
-            os.kill(child, signal.SIGKILL)
+        if answer is None or len(answer) > limit:
+            os.kill(child, signal.SIGKILL)  # our own child, not yet waited for: its pid is still its own
         os.waitpid(child, 0)
     if answer is None:
         raise AttachError(f"no answer within {timeout:g} s")
+    if len(answer) > limit:
+        raise AttachError(f"the attaching process sent more than {MAX_REPLY_BYTES // 2**20} MiB: not read further")
     if answer[:1] != b"R":
         raise AttachError(answer[1:].decode(errors="replace") or "the attaching process died")
     return answer[1:]
 
 
-def _read_until(fd: int, deadline: float) -> bytes | None:
-    chunks: list[bytes] = []
-    while True:
+def _reader_until(fd: int, deadline: float):
+    """``os.read`` of ``fd`` that raises TimeoutError once ``deadline`` has passed."""
+    def read(size: int) -> bytes:
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([fd], [], [], left)[0]:
-            return None
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
+            raise TimeoutError
+        return os.read(fd, size)
+
+    return read
 
 
 def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
@@ -131,11 +141,14 @@ def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
                 # Through our descriptor of the socket file itself: no path is looked up again.
                 connection.connect(f"/proc/self/fd/{listener}")
                 connection.sendall(b"\0".join([PROTOCOL_VERSION, command, argument, b"", b"", b""]))
-                return b"".join(iter(lambda: connection.recv(65536), b""))
+                reply = read_at_most(connection.recv, MAX_REPLY_BYTES)
         finally:
             os.close(listener)
     finally:
         os.close(tmp)
+    if len(reply) > MAX_REPLY_BYTES:
+        raise AttachError(f"the JVM's reply is larger than {MAX_REPLY_BYTES // 2**20} MiB: not read further")
+    return reply
 
 
 def _socket(tmp: int, target: Target) -> int | None:
