@@ -157,7 +157,7 @@ def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str
         live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
         table = parse(live_flags(live), source=f"pid {pid}")
         version = live_version(live)
-        guarded = live_property(pid, guard_state.PROPERTY)
+        guarded = live_property(live.process, guard_state.PROPERTY)
     except (WorkerError, FlagsParseError) as e:
         return {"pid": pid, "error": str(e), "verdicts": _unknown(modes, str(e))}
     return {"pid": pid, "java_home": str(live.java.home), "version": version, "command_line": live.command_line,

@@ -12,8 +12,9 @@ The JVM accepts a peer that is root or has its own effective uid and gid. Run as
 talking is done by a forked child that first drops to the JVM's uid and gid (host root is
 nobody inside a user namespace, and a JVM's owner must gain nothing from us): the child can do
 what the JVM's owner could, never more. Before SIGQUIT is sent, the process must be catching it:
-a JVM started with -Xrs (or one not yet up) would be killed by it. Replies are read up to
-MAX_REPLY_BYTES, never further.
+a JVM started with -Xrs (or one not yet up) would be killed by it. The JVM is followed by its pidfd
+(jvmbridge.jvm.process) from when it was found: if its pid now names another process, or its uid
+changed, nothing is written or signalled. Replies are read up to MAX_REPLY_BYTES, never further.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from pathlib import Path
 
 from jvmbridge.bounded import read_at_most
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES
+from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 from jvmbridge.jvm.procroot import OutsideRoot, open_inside
 
 # How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
@@ -44,29 +46,46 @@ class AttachError(RuntimeError):
 @dataclass(frozen=True)
 class Target:
     """A process as the attach needs it, from /proc/PID/status."""
-    pid: int  # as this host sees it
+    process: TrackedProcess
     ns_pid: int  # as the JVM sees itself (NSpid's innermost): the socket's and trigger's name
     uid: int  # effective uid and gid, as this host sees them
     gid: int
     catches_sigquit: bool
 
+    @property
+    def pid(self) -> int:  # as this host sees it
+        return self.process.pid
+
     @classmethod
-    def of(cls, pid: int) -> Target:
+    def of(cls, process: TrackedProcess) -> Target:
         fields = {}
         try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
                 key, _, value = line.partition(":")
                 fields[key] = value.split()
+            process.ensure_same()  # what was read is the found process's
         except FileNotFoundError:
             raise AttachError("no such process") from None
+        except ProcessChanged as e:
+            raise AttachError(str(e)) from None
         caught = int(fields["SigCgt"][0], 16)
-        return cls(pid, int(fields.get("NSpid", [pid])[-1]), int(fields["Uid"][1]), int(fields["Gid"][1]),
-                   bool(caught & (1 << (signal.SIGQUIT - 1))))
+        return cls(process, int(fields.get("NSpid", [process.pid])[-1]), int(fields["Uid"][1]),
+                   int(fields["Gid"][1]), bool(caught & (1 << (signal.SIGQUIT - 1))))
 
 
-def jcmd(pid: int, command: str, timeout: float = 30.0) -> str:
-    """What ``jcmd PID COMMAND`` prints, e.g. ``jcmd(pid, "VM.flags -all")``; AttachError otherwise."""
-    target = Target.of(pid)
+def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> str:
+    """What ``jcmd PID COMMAND`` prints, e.g. ``jcmd(pid, "VM.flags -all")``; AttachError otherwise.
+    Given a pid rather than the TrackedProcess found earlier, the process that has it now."""
+    if isinstance(process, int):
+        try:
+            tracked = TrackedProcess(process)
+        except OSError:
+            raise AttachError("no such process") from None
+        try:
+            return jcmd(tracked, command, timeout)
+        finally:
+            tracked.close()
+    target = Target.of(process)
     reply = _as_target(target, lambda: _attach_and_send(target, b"jcmd", command.encode()), timeout)
     code, _, output = reply.decode(errors="replace").partition("\n")
     if code.strip() != "0":
@@ -133,6 +152,7 @@ def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
     except (OutsideRoot, PermissionError) as e:
         raise AttachError(f"cannot reach the JVM's /tmp: {e.strerror or e}") from None
     try:
+        target.process.ensure_same()  # the /tmp opened is the found process's
         found = _socket(tmp, target)
         listener = found if found is not None else _start_listener(tmp, target)
         try:
@@ -173,7 +193,7 @@ def _start_listener(tmp: int, target: Target) -> int:
                           "which would end it: not signalled")
     where, name = _trigger(tmp, target)
     try:
-        os.kill(target.pid, signal.SIGQUIT)
+        target.process.send_signal(signal.SIGQUIT)
         deadline = time.monotonic() + SOCKET_WAIT_SECONDS
         pause = 0.02
         while time.monotonic() < deadline:
@@ -199,6 +219,12 @@ def _trigger(tmp: int, target: Target) -> tuple[int, str]:
     except OSError:
         pass
     places.append(os.dup(tmp))
+    try:
+        target.process.ensure_same()  # the working directory opened is the found process's
+    except ProcessChanged:
+        for where in places:
+            os.close(where)
+        raise
     chosen = None
     for where in places:
         if chosen is None and _created(name, where):

@@ -1,6 +1,7 @@
 """Running JVMs: which processes are JVMs, which JDK each runs, and their flags, read through
 HotSpot's attach socket (jvmbridge.jvm.attach). Nothing of the JVM's installation is executed:
-its jcmd, in a container or in a user's home, may be anyone's program."""
+its jcmd, in a container or in a user's home, may be anyone's program. Each JVM is followed by
+its pidfd from when it is found (jvmbridge.jvm.process), so a pid taken over meanwhile is left alone."""
 from __future__ import annotations
 
 import os
@@ -11,19 +12,41 @@ from pathlib import Path
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, resolve_java
+from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 
 
 @dataclass(frozen=True)
 class LiveJvm:
-    pid: int
+    process: TrackedProcess
     java: JavaInstall
     command_line: str
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
 
 
 def live_jvm(pid: int) -> LiveJvm:
     """The running JVM with this pid; WorkerError with one clear line when it is not one: gone,
     not a JVM, or a JVM this user may not inspect."""
-    proc = Path(f"/proc/{pid}")
+    try:
+        process = TrackedProcess(pid)
+    except (OSError, ProcessChanged):
+        raise NotAJvm(f"pid {pid}: no such process") from None
+    try:
+        found = _found(process)
+        process.ensure_same()  # all that was read through /proc/PID was the found process's
+    except ProcessChanged as e:
+        process.close()
+        raise NotAJvm(str(e)) from None
+    except BaseException:
+        process.close()
+        raise
+    return found
+
+
+def _found(process: TrackedProcess) -> LiveJvm:
+    pid, proc = process.pid, Path(f"/proc/{process.pid}")
     try:
         # The command line is anyone's to read; the executable's link only the owner's (and root's).
         arguments = (proc / "cmdline").read_bytes().split(b"\0")
@@ -38,7 +61,7 @@ def live_jvm(pid: int) -> LiveJvm:
         java = _java_of(proc, exe)
     except JvmNotFound:
         raise NotAJvm(f"pid {pid}: not a JVM ({exe})") from None
-    return LiveJvm(pid, java, b" ".join(arguments).decode(errors="replace").strip())
+    return LiveJvm(process, java, b" ".join(arguments).decode(errors="replace").strip())
 
 
 def _java_of(proc: Path, exe: str) -> JavaInstall:
@@ -108,7 +131,7 @@ def all_live_jvms() -> list[LiveJvm]:
 
 def live_flags(live: LiveJvm) -> str:
     """What `jcmd PID VM.flags -all` prints, read over the JVM's attach socket."""
-    listing = _ask(live.pid, "VM.flags -all")
+    listing = _ask(live.process, "VM.flags -all")
     if "[Global flags]" not in listing:
         said = listing.strip().splitlines()
         raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {said[-1] if said else 'no output'}")
@@ -118,14 +141,14 @@ def live_flags(live: LiveJvm) -> str:
 def live_version(live: LiveJvm) -> str:
     """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
     without a release file, or a release file that lies, cannot hide."""
-    said = _ask(live.pid, "VM.version").splitlines()
+    said = _ask(live.process, "VM.version").splitlines()
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
 
 
-def live_property(pid: int, name: str) -> str | None:
+def live_property(process: int | TrackedProcess, name: str) -> str | None:
     """A system property of the running JVM (`VM.system_properties` over its attach socket: the
     JVM's own listing, no code of ours in it), or None where it has none."""
-    listing = _ask(pid, "VM.system_properties")
+    listing = _ask(process, "VM.system_properties")
     for line in listing.splitlines():
         key, separator, value = _unescaped(line).partition("=")
         if separator and key == name:
@@ -145,8 +168,9 @@ def _unescaped(line: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, line)
 
 
-def _ask(pid: int, command: str) -> str:
+def _ask(process: int | TrackedProcess, command: str) -> str:
+    pid = process if isinstance(process, int) else process.pid
     try:
-        return jcmd(pid, command)
+        return jcmd(process, command)
     except (AttachError, OSError) as e:
         raise WorkerError(f"pid {pid}: attach failed ({command.split()[0]}): {e}") from None

@@ -1,0 +1,73 @@
+"""A process followed from the moment it is found, so that nothing meant for it reaches another.
+
+A pid names whichever process has it now. Between finding a JVM and attaching to it (a scan waits
+10-30 s on each silent JVM) the JVM may end and its pid go to another process, which root would
+then write a trigger file for and send SIGQUIT. A pidfd names the process it was opened on for
+good: signals sent through it reach that process or none. What is read through /proc/PID is that
+process's if the pidfd's process is still there after the read (a pid is not reused while its
+process lives), and the start time and uid read then must be those found at first.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import weakref
+from pathlib import Path
+
+
+class ProcessChanged(RuntimeError):
+    """The process found has ended, or its pid now names another: one line saying which."""
+
+
+class TrackedProcess:
+    """The process that has ``pid`` now, with its start time and effective uid."""
+
+    def __init__(self, pid: int):
+        self.pid = pid
+        self.pidfd = os.pidfd_open(pid)  # ProcessLookupError when there is none
+        self._closer = weakref.finalize(self, os.close, self.pidfd)
+        try:
+            self.start_time, self.uid = _identity(pid)
+            self._check_alive()
+        except BaseException:
+            self.close()
+            raise
+
+    def ensure_same(self) -> None:
+        """ProcessChanged unless /proc/PID still shows the process found, with the uid it had:
+        called before each privileged step, and after opening anything through /proc/PID."""
+        try:
+            now = _identity(self.pid)
+        except (FileNotFoundError, ProcessLookupError):
+            now = None
+        self._check_alive()  # after the read: alive now means what was read was its
+        if now != (self.start_time, self.uid):
+            raise ProcessChanged(f"pid {self.pid} changed since it was found (start time {self.start_time} -> "
+                                 f"{now[0]}, uid {self.uid} -> {now[1]}): given up" if now else
+                                 f"pid {self.pid} ended since it was found: given up")
+
+    def send_signal(self, number: int) -> None:
+        """``number`` to the process found, never to one that took its pid."""
+        self.ensure_same()
+        signal.pidfd_send_signal(self.pidfd, number)
+
+    def close(self) -> None:
+        self._closer()
+
+    def _check_alive(self) -> None:
+        try:
+            signal.pidfd_send_signal(self.pidfd, 0)
+        except ProcessLookupError:
+            raise ProcessChanged(f"pid {self.pid} ended since it was found: given up") from None
+        except PermissionError:  # another user's process: there, which is all this asks
+            pass
+
+
+def _identity(pid: int) -> tuple[int, int]:
+    """Start time (clock ticks after boot, field 22 of /proc/PID/stat) and effective uid."""
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    # The command name (field 2) may hold spaces and parentheses: the fields after it follow the last ")".
+    start_time = int(stat.rpartition(b")")[2].split()[19])
+    uid = next(int(line.split()[2]) for line in Path(f"/proc/{pid}/status").read_bytes().splitlines()
+               if line.startswith(b"Uid:"))
+    return start_time, uid
