@@ -19,7 +19,7 @@ from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.guard import state as guard_state
-from jvmbridge.jvm.live import LiveJvm, live_flags, live_jvm, live_property, live_version
+from jvmbridge.jvm.live import DELETED, LiveJvm, UncheckableJvm, live_flags, live_jvm, live_property, live_version
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
@@ -57,7 +57,7 @@ class JdkPart(_Checked, total=False):
 class LivePart(_Checked, total=False):
     """One running JVM, read over its attach socket; ``error`` instead of the rest where it could not be."""
     pid: int
-    java_home: str
+    java_home: str  # ending " (deleted)" where the JDK was removed or replaced since the JVM started
     version: str
     command_line: str
     error: str
@@ -78,18 +78,19 @@ class CheckDocument(TypedDict):
 
 
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
-               pids: list[int], all_jvms: list[LiveJvm], max_seconds: float,
+               pids: list[int], all_jvms: list[LiveJvm | UncheckableJvm], max_seconds: float,
                progress: Progress | None = None, verify: Sweep | None = None,
                host_name: str | None = None, left_out: list[SkippedJdk] | tuple[()] = ()) -> CheckDocument:
     """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
     ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
-    found but not run (as root, another user can change them), each reported as not checked."""
+    found but not run (as root, another user can change them), each reported as not checked;
+    ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked."""
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
     jdks += [JdkPart(java_home=str(skipped.java.home), version=skipped.java.release_version,
                      options=list(jvm_options), error=str(skipped), verdicts=_unknown(modes, str(skipped)))
              for skipped in left_out]
-    asked: list[int | LiveJvm] = [*pids, *all_jvms]
+    asked: list[int | LiveJvm | UncheckableJvm] = [*pids, *all_jvms]
     live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
@@ -151,19 +152,26 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
             "verdicts": verdicts}
 
 
-def _check_live(pid_or_jvm: int | LiveJvm, modes: list[Mode], features: list[str]) -> LivePart:
-    pid = pid_or_jvm if isinstance(pid_or_jvm, int) else pid_or_jvm.pid
+def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str]) -> LivePart:
+    if isinstance(asked, UncheckableJvm):
+        return _unchecked_live(asked.pid, str(asked), modes)
+    pid = asked if isinstance(asked, int) else asked.pid
     try:
-        live = live_jvm(pid) if isinstance(pid_or_jvm, int) else pid_or_jvm
+        live = live_jvm(pid) if isinstance(asked, int) else asked
         table = parse(live_flags(live), source=f"pid {pid}")
         version = live_version(live)
         guarded = live_property(live.process, guard_state.PROPERTY)
     except (WorkerError, FlagsParseError) as e:
-        return {"pid": pid, "error": str(e), "verdicts": _unknown(modes, str(e))}
-    return {"pid": pid, "java_home": str(live.java.home), "version": version, "command_line": live.command_line,
+        return _unchecked_live(pid, str(e), modes)
+    java_home = str(live.java.home) + (DELETED if live.jdk_deleted else "")
+    return {"pid": pid, "java_home": java_home, "version": version, "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
             "guard": [state.as_dict() for state in guard_state.parse(guarded)] if guarded else [],
             "verdicts": [decide(mode, java_major(version), features, table, None).as_dict() for mode in modes]}
+
+
+def _unchecked_live(pid: int, reason: str, modes: list[Mode]) -> LivePart:
+    return {"pid": pid, "error": reason, "verdicts": _unknown(modes, reason)}
 
 
 def with_verification(verdict: Verdict, verified: dict) -> Verdict:

@@ -11,8 +11,12 @@ from pathlib import Path
 
 from jvmbridge.child import WorkerError
 from jvmbridge.jvm.attach import AttachError, jcmd
-from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, resolve_java
+from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, UnreadableRelease, resolve_java
 from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
+
+# How the kernel shows an executable or library whose file was removed or replaced since it was
+# loaded (a JDK package upgrade does it to every JVM still running the old one).
+DELETED = " (deleted)"
 
 
 @dataclass(frozen=True)
@@ -20,10 +24,19 @@ class LiveJvm:
     process: TrackedProcess
     java: JavaInstall
     command_line: str
+    jdk_deleted: bool = False  # its java (and libjvm) were removed or replaced since it started
 
     @property
     def pid(self) -> int:
         return self.process.pid
+
+
+class UncheckableJvm(WorkerError):
+    """A process that is a JVM, but whose JDK cannot be read: checked no further, said why."""
+
+    def __init__(self, pid: int, reason: str):
+        super().__init__(f"pid {pid}: {reason}")
+        self.pid = pid
 
 
 def live_jvm(pid: int) -> LiveJvm:
@@ -57,25 +70,68 @@ def _found(process: TrackedProcess) -> LiveJvm:
         program, perf_data = arguments[0].decode(errors="replace"), _has_perf_data(pid)
         kind = WorkerError if _looks_like_a_jvm(program, perf_data) else NotAJvm
         raise kind(unreadable(pid, program, _owner(proc), os.geteuid(), perf_data)) from None
+    command_line = b" ".join(arguments).decode(errors="replace").strip()
+    if exe.endswith(DELETED):
+        return LiveJvm(process, _deleted_java_of(proc, exe), command_line, jdk_deleted=True)
     try:
         java = _java_of(proc, exe)
+    except UnreadableRelease as e:
+        raise UncheckableJvm(pid, str(e)) from None
     except JvmNotFound:
         raise NotAJvm(f"pid {pid}: not a JVM ({exe})") from None
-    return LiveJvm(process, java, b" ".join(arguments).decode(errors="replace").strip())
+    return LiveJvm(process, java, command_line)
 
 
 def _java_of(proc: Path, exe: str) -> JavaInstall:
     """The JVM the process runs. One in a container runs a file of its own root, which
     /proc/PID/root shows to the host; its exe link reads as a path in that root, or under the
     root's own path where that is visible here."""
+    root, inside = _in_its_root(proc, exe)
+    return resolve_java(inside) if root is None else resolve_java(inside, root=root)
+
+
+def _in_its_root(proc: Path, path: str) -> tuple[Path | None, str]:
+    """Where a path the kernel shows for the process (its exe, a mapped file) is: None and the
+    path itself on this host's root, or the process's root and the path inside it."""
     if not _other_mount_namespace(proc):
-        return resolve_java(exe)
+        return None, path
     try:
         root = os.readlink(proc / "root")
     except OSError:
-        return resolve_java(exe)
-    inside = exe[len(root.rstrip("/")):] if root != "/" and exe.startswith(root.rstrip("/") + "/") else exe
-    return resolve_java(inside, root=proc / "root")
+        return None, path
+    inside = path[len(root.rstrip("/")):] if root != "/" and path.startswith(root.rstrip("/") + "/") else path
+    return proc / "root", inside
+
+
+def _deleted_java_of(proc: Path, exe: str) -> JavaInstall:
+    """The JVM of a process whose java file is gone (its JDK was upgraded or removed): a JVM if
+    HotSpot's libjvm is mapped in it, deleted or not. Its JDK's files are no longer the ones it
+    runs, so none is read; its version comes from the JVM itself (VM.version)."""
+    libjvm = _mapped_libjvm(proc)
+    if libjvm is None:
+        raise NotAJvm(f"pid {proc.name}: not a JVM ({exe}, no libjvm mapped)")
+    java = Path(_as_seen_here(proc, exe.removesuffix(DELETED)))
+    return JavaInstall(java.parent.parent, Path(_as_seen_here(proc, libjvm)), "unknown")
+
+
+def _as_seen_here(proc: Path, path: str) -> str:
+    """A path the kernel shows for the process, as a path on this host (through /proc/PID/root)."""
+    root, inside = _in_its_root(proc, path)
+    return path if root is None else f"{root}/{inside.lstrip('/')}"
+
+
+def _mapped_libjvm(proc: Path) -> str | None:
+    """The path of the libjvm.so the process has mapped (as the kernel shows it), or None."""
+    try:
+        with open(proc / "maps", "rb") as maps:  # the kernel's text: one line per mapping, each short
+            for line in maps:
+                fields = line.rstrip(b"\n").split(maxsplit=5)
+                path = fields[5].decode(errors="replace").removesuffix(DELETED) if len(fields) == 6 else ""
+                if Path(path).name == "libjvm.so":
+                    return path
+    except OSError:  # gone meanwhile
+        pass
+    return None
 
 
 def _other_mount_namespace(proc: Path) -> bool:
@@ -117,13 +173,17 @@ def _has_perf_data(pid: int) -> bool:
     return any(Path("/tmp").glob(f"hsperfdata_*/{pid}"))
 
 
-def all_live_jvms() -> list[LiveJvm]:
-    """Every process on this host whose executable is a JVM's launcher."""
-    found = []
+def all_live_jvms() -> list[LiveJvm | UncheckableJvm]:
+    """Every process on this host whose executable is a JVM's launcher (or was: a JVM whose JDK
+    was replaced since), and as UncheckableJvm each JVM whose JDK could not be read. Processes
+    this user may not inspect are left out (run as root, the kernel hides few)."""
+    found: list[LiveJvm | UncheckableJvm] = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
                 found.append(live_jvm(int(entry.name)))
+            except UncheckableJvm as e:
+                found.append(e)
             except WorkerError:
                 continue
     return sorted(found, key=lambda live: live.pid)
