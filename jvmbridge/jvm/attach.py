@@ -79,7 +79,7 @@ def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> 
     if isinstance(process, int):
         try:
             tracked = TrackedProcess(process)
-        except OSError:
+        except (OSError, ProcessChanged):  # none, or it ended while being found
             raise AttachError("no such process") from None
         try:
             return jcmd(tracked, command, timeout)
