@@ -43,13 +43,6 @@ def open_file_inside(root: Path, path: str) -> int | None:
         os.close(found)
 
 
-def resolve_inside(root: Path, path: str) -> str:
-    """``path`` with its links followed as the process in ``root`` sees them."""
-    fd, inside = open_inside(root, path)
-    os.close(fd)
-    return inside
-
-
 def _walk(root_fd: int, pending: list[str], hops: int) -> tuple[int, str]:
     names: list[str] = []  # real directories from the root to where the walk stands
     fd = os.dup(root_fd)
