@@ -94,19 +94,20 @@ def test_an_error_naming_hostile_text_is_one_escaped_line(tmp_path):
 
 
 @pytest.mark.fast
-def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_one_line(tmp_path):
+def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_a_host_not_checked(tmp_path):
     document = _check_document()
     document["live_jvms"][0]["verdicts"][0]["status"] = "totally active \x1b[2J"
     (tmp_path / "odd.json").write_text(json.dumps(document))
     done = run_cli("report", str(tmp_path / "odd.json"))
-    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
-    assert "a verdict this jvmbridge does not know" in done.stderr and "\x1b" not in done.stderr
+    assert done.returncode == 2 and done.stderr == "", done.stderr
+    (row,) = [line for line in done.stdout.splitlines() if "not checked" in line and "odd.json" in line]
+    assert "a verdict this jvmbridge does not know" in row and "\x1b" not in done.stdout, row
 
 
 @pytest.mark.fast
 @pytest.mark.parametrize("broken", ["no verdicts", "no pid", "verdicts not a list", "guard of another shape",
                                     "jdk without version"])
-def test_a_document_missing_what_a_check_document_has_is_one_line(tmp_path, broken):
+def test_a_document_missing_what_a_check_document_has_is_a_host_not_checked(tmp_path, broken):
     document = _check_document()
     live = document["live_jvms"][0]
     if broken == "no verdicts":
@@ -120,8 +121,7 @@ def test_a_document_missing_what_a_check_document_has_is_one_line(tmp_path, brok
     else:
         document["jdks"] = [{"java_home": "/opt/jdk", "verdicts": []}]
     (tmp_path / "host.json").write_text(json.dumps(document))
-    done = run_cli("report", str(tmp_path / "host.json"))
-    assert done.returncode == 2 and done.stdout == "", done.stdout
-    (line,) = done.stderr.splitlines()
-    assert line.startswith(f"jvmbridge: error: {tmp_path / 'host.json'}: ") and "not a complete `jvmbridge check` " \
-        "document" in line and "\x1b" not in line, line
+    done = run_cli("report", str(tmp_path / "host.json"), "--format", "json")
+    assert done.returncode == 2 and done.stderr == "", done.stderr
+    (why,) = json.loads(done.stdout)["unchecked"].values()
+    assert why.startswith(f"{tmp_path / 'host.json'}: not a complete `jvmbridge check` document"), why

@@ -191,11 +191,8 @@ def javas_or_usage_error(java_paths, all_jdks: bool = False, trust_given: bool =
 
 
 def read_fleet(paths: list):
-    """The fleet report of the `check` documents at ``paths``; a file that is not one is a one-line
-    usage error (exit 2, as a host that could not be checked)."""
-    from jvmbridge.fleet.report import FleetFileError, fleet_of, read_documents
+    """The fleet report of the `check` documents at ``paths``; a file that is not one (or not a
+    complete one) is a host not checked, with the reason."""
+    from jvmbridge.fleet.report import fleet_of, read_documents
 
-    try:
-        return fleet_of(read_documents(paths), sources=paths)
-    except FleetFileError as e:
-        raise click.UsageError(str(e)) from None
+    return fleet_of(read_documents(paths), sources=paths)

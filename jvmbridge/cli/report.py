@@ -36,11 +36,9 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
     Given `check --format json` documents (files, or folders of them as `jvmbridge fleet` saves):
     one fleet table, host x JDK or JVM x mode, exit code as `check`'s over every host.
     """
-    from jvmbridge.fleet.report import is_check_document
-
     paths = [path for given in map(Path, files)
              for path in (sorted(given.glob("*.json")) if given.is_dir() else [given])]
-    if paths and all(map(is_check_document, paths)):
+    if _check_documents(paths):
         if baseline:
             raise click.UsageError("--baseline compares saved `compare` runs, not `check` documents")
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
@@ -49,6 +47,14 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
     width = terminal_width(wide)
     if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)
+
+
+def _check_documents(paths: list[Path]) -> bool:
+    """Whether ``paths`` are a fleet's `check` documents: *.json files, at least one of them a
+    `check` document (one that is not becomes a host not checked, as a hostile host's would)."""
+    from jvmbridge.fleet.report import is_check_document
+
+    return bool(paths) and all(path.suffix == ".json" for path in paths) and any(map(is_check_document, paths))
 
 
 def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool,

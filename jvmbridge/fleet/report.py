@@ -1,11 +1,15 @@
 """Many hosts' `check` documents as one fleet report: a row per host x JDK or running JVM x mode.
 
 A host that could not be checked is a document too ({"host": ..., "unchecked": why}, written by
-`jvmbridge fleet`), so a saved fleet directory reports the same later and nothing is dropped.
+`jvmbridge fleet`), so a saved fleet directory reports the same later and nothing is dropped. A
+document that is not a complete `check` document (a hostile host's, a truncated or hand-edited one)
+makes its host "not checked", with the reason; every other host is still reported.
 """
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,28 +17,65 @@ from pathlib import Path
 from jvmbridge.guard.state import ModeState, summary
 from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit, exit_code as verdicts_exit
 
+# A `check` document is a few kB per JDK or JVM it checked; one larger than this came from no
+# jvmbridge, and is not read further (a host's file must not cost the controller its memory).
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+
 
 class FleetFileError(ValueError):
-    """A file that is not a `check` document."""
+    """A file that is not a `check` document (or not a complete one): why, in one line."""
+
+
+def read_document(path: Path) -> dict:
+    """The `check` document (or record of a host not checked) at ``path``; FleetFileError saying
+    why the file is not one."""
+    try:
+        data = _read_bounded(Path(path))
+    except OSError as e:
+        raise FleetFileError(f"cannot be read: {e.strerror}") from None
+    try:
+        document = json.loads(data)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise FleetFileError("not JSON") from None
+    except RecursionError:
+        raise FleetFileError("JSON nested deeper than a `check` document ever is") from None
+    if not (isinstance(document, dict) and isinstance(document.get("host"), str)
+            and ("jdks" in document or "unchecked" in document)):
+        raise FleetFileError("not a `jvmbridge check --format json` document")
+    return document
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of the regular file ``path``, at most MAX_DOCUMENT_BYTES; a FIFO or a device
+    (which never ends) is refused unread."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # O_NONBLOCK: a FIFO's open waits for no writer
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FleetFileError("not a regular file")
+        data = file.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise FleetFileError(f"larger than {MAX_DOCUMENT_BYTES >> 20} MiB, more than any `check` document")
+    return data
 
 
 def is_check_document(path: Path) -> bool:
     """A JSON file holding one `check` document (or a fleet record of a host not checked)."""
     try:
-        document = json.loads(Path(path).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        read_document(path)
+    except FleetFileError:
         return False
-    return isinstance(document, dict) and "host" in document and ("jdks" in document or "unchecked" in document)
+    return True
 
 
-def read_documents(paths: list[Path]) -> list[dict]:
-    """The documents at ``paths``; FleetFileError naming the first that is not a `check` document
-    (fleet_of names one that is incomplete)."""
+def read_documents(paths: Sequence[Path]) -> list[dict]:
+    """The documents at ``paths``; one that is not a `check` document becomes the record of a host
+    not checked, named as its file (`jvmbridge fleet` saves each host's as <host>.json), with why."""
     documents = []
     for path in paths:
-        if not is_check_document(path):
-            raise FleetFileError(f"{path}: not a `jvmbridge check --format json` document")
-        documents.append(json.loads(Path(path).read_text()))
+        try:
+            documents.append(read_document(path))
+        except FleetFileError as e:
+            documents.append({"host": Path(path).stem, "unchecked": f"{path}: {e}"})
     return documents
 
 
@@ -93,19 +134,19 @@ class Fleet:
 
 
 def fleet_of(documents: list[dict], sources: Sequence[object] = ()) -> Fleet:
-    """The fleet of ``documents``; ``sources`` (the files they were read from) name a document
-    that is not a complete one in the FleetFileError."""
+    """The fleet of ``documents``; one that is not a complete `check` document makes its host not
+    checked, the reason naming its file (from ``sources``, the files they were read from)."""
     rows, unchecked, hosts = [], {}, []
     for index, document in enumerate(documents):
-        host = str(document["host"])
+        host = document["host"] if isinstance(document.get("host"), str) else f"document {index + 1}"
         hosts.append(host)
-        if "unchecked" in document:
-            unchecked[host] = str(document["unchecked"])
-            continue
         try:
-            rows += _host_rows(host, document)
+            if "unchecked" in document:
+                unchecked[host] = _text(document, "unchecked")
+            else:
+                rows += _host_rows(host, document)
         except FleetFileError as e:
-            raise FleetFileError(f"{sources[index]}: {e}" if index < len(sources) else str(e)) from None
+            unchecked[host] = f"{sources[index]}: {e}" if index < len(sources) else str(e)
     return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
 
 
@@ -120,26 +161,44 @@ def _host_rows(host: str, document: dict) -> list[FleetRow]:
         for live in document.get("live_jvms", []):
             command = str(live.get("command_line", ""))
             guarded = ("" if "guard" not in live else
-                       summary([ModeState(s["mode"], s["status"], s["detail"]) for s in live["guard"]]) if live["guard"] else "no guard")
+                       summary([_guard_state(s) for s in live["guard"]]) if live["guard"] else "no guard")
             rows += _rows(host, f"pid {live['pid']}" + (f" {command[:60]}" if command else ""), live, guarded)
     except KeyError as e:
-        raise FleetFileError(f"{host}: not a complete `jvmbridge check` document (no {e} where one belongs)") from None
-    except (TypeError, AttributeError) as e:
-        raise FleetFileError(f"{host}: not a complete `jvmbridge check` document (a value of another kind: {e})"
+        raise FleetFileError(f"not a complete `jvmbridge check` document (no {e} where one belongs)") from None
+    except (TypeError, AttributeError, RecursionError) as e:
+        raise FleetFileError(f"not a complete `jvmbridge check` document (a value of another kind: {e})"
                              ) from None
     return rows
 
 
 def _rows(host: str, jvm: str, part: dict, guard: str = "") -> list[FleetRow]:
-    return [FleetRow(host, jvm, v["mode"], _status(host, v["status"]), v["reason"], v.get("fix", ""), guard)
-            for v in part["verdicts"]]
+    return [FleetRow(host, jvm, _text(v, "mode"), _status(_text(v, "status")), _text(v, "reason"),
+                     _text(v, "fix", ""), guard) for v in part["verdicts"]]
 
 
-def _status(host: str, status: str) -> Status:
+def _guard_state(state: dict) -> ModeState:
+    return ModeState(_text(state, "mode"), _text(state, "status"), _text(state, "detail"))
+
+
+def _text(part: dict, key: str, default: str | None = None) -> str:
+    """``part[key]``, which the report shows as text: a FleetFileError if it is anything else (a
+    null, a number, a list)."""
+    value = part[key] if default is None else part.get(key, default)
+    if not isinstance(value, str):
+        raise FleetFileError(f"not a complete `jvmbridge check` document ({key!r} is "
+                             f"{_JSON_KINDS.get(type(value), 'not text')}, not text)")
+    return value
+
+
+_JSON_KINDS = {type(None): "null", bool: "true or false", int: "a number", float: "a number", list: "a list",
+               dict: "an object"}
+
+
+def _status(status: str) -> Status:
     try:
         return Status(status)
     except ValueError:  # a document from a newer jvmbridge, or one that was tampered with
-        raise FleetFileError(f"{host}: a verdict this jvmbridge does not know: {status!r}") from None
+        raise FleetFileError(f"a verdict this jvmbridge does not know: {status[:60]!r}") from None
 
 
 def _count(things, one: str, many: str = "") -> str:
