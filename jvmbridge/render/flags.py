@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from jvmbridge.jvm.printflags import FlagTable
-from jvmbridge.render.text import align, as_json, as_lines, markdown
+from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
 
 # 1: first format (sources, flags with type/name/value/kind/origin/why).
 SCHEMA_VERSION = 1
@@ -57,7 +57,7 @@ def _render(document: FlagsDocument, tabulate) -> str:
 
 
 def render_csv(document: FlagsDocument) -> str:
-    return document.frame.to_csv(index=False)
+    return csv_of_frame(document.frame)
 
 
 def render_json(document: FlagsDocument) -> str:

@@ -1,14 +1,12 @@
 """A fleet report: every host's verdicts in one table, the reason and fix where not active."""
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import asdict
 
 from jvmbridge.fleet.report import Fleet
 from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render.html import page
-from jvmbridge.render.text import align, as_json, as_lines, markdown
+from jvmbridge.render.text import align, as_json, as_lines, csv_text, markdown
 
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
 
@@ -39,9 +37,7 @@ def render_markdown(fleet: Fleet) -> str:
 
 
 def render_csv(fleet: Fleet) -> str:
-    out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows([_header(fleet), *_cells(fleet)])
-    return out.getvalue()
+    return csv_text([_header(fleet), *_cells(fleet)])
 
 
 def render_json(fleet: Fleet) -> str:

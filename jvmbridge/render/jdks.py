@@ -1,10 +1,7 @@
 """`jvmbridge jdks` output: one row per JVM found, with whether JPype can drive it."""
 from __future__ import annotations
 
-import csv
-import io
-
-from jvmbridge.render.text import align, as_json, as_lines, markdown
+from jvmbridge.render.text import align, as_json, as_lines, csv_text, markdown
 
 _HEADER = ["found in", "java home", "version", "vendor", "arch", "JPype"]
 
@@ -23,12 +20,8 @@ def render_markdown(rows: list[dict]) -> str:
 
 
 def render_csv(rows: list[dict]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["found_in", "java_home", "version", "vendor", "arch", "jpype", "why_not"],
-                            lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return out.getvalue()
+    fields = ["found_in", "java_home", "version", "vendor", "arch", "jpype", "why_not"]
+    return csv_text([fields, *([row[field] for field in fields] for row in rows)])
 
 
 def render_json(rows: list[dict]) -> str:

@@ -11,7 +11,7 @@ import pandas as pd
 from jvmbridge.saved.history import RunComparison, Versus, number_runs
 from jvmbridge.render import jmh
 from jvmbridge.render.html import page
-from jvmbridge.render.text import align, as_json, as_lines, markdown
+from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
 SCHEMA_VERSION = 1
@@ -66,7 +66,7 @@ def _render(document: RunsDocument, tabulate) -> str:
 
 
 def render_csv(document: RunsDocument) -> str:
-    return document.comparison.table.to_csv(index=False)
+    return csv_of_frame(document.comparison.table)
 
 
 def render_json(document: RunsDocument) -> str:

@@ -2,9 +2,16 @@
 and text from hosts and processes made safe to print."""
 from __future__ import annotations
 
+import csv
+import html
+import io
 import re
 import textwrap
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from jvmbridge import jsontext
 
@@ -32,6 +39,37 @@ def as_lines(lines: list[str]) -> str:
 def _escape(found: re.Match) -> str:
     char = found.group()
     return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+# A spreadsheet runs a cell that begins with one of these as a formula (=HYPERLINK(...),
+# @SUM(...), -2+3+cmd|' /C calc'!A0): OWASP's "CSV injection". Such a cell gets a ' before it,
+# which the spreadsheet shows as text; a number, or "-" alone (a table's "none"), is left as it is.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER_OR_DASH = re.compile(r"-|-?\d+(\.\d*)?([eE][-+]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell safe to open in a spreadsheet and to print: a text that a spreadsheet would take
+    for a formula prefixed with ', and its control characters escaped (printable) as on a terminal,
+    so a terminal and a pipe get the same text; a value that is not text (a number) as it is."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(_FORMULA_STARTS) and not _NUMBER_OR_DASH.fullmatch(value):
+        value = "'" + value
+    return printable(value)
+
+
+def csv_text(rows: Iterable[Iterable[Any]]) -> str:
+    """``rows`` (header first) as CSV, each cell a csv_cell."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([csv_cell(cell) for cell in row] for row in rows)
+    return out.getvalue()
+
+
+def csv_of_frame(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV (no index), each cell and column name a csv_cell."""
+    return frame.apply(lambda column: column.map(csv_cell)).rename(columns=csv_cell).to_csv(index=False,
+                                                                                       lineterminator="\n")
 
 
 # A column wrapped to fit a terminal keeps at least this many characters a line; with less room
@@ -120,7 +158,9 @@ def markdown_block(rows: list[list[str]], indent: str = "") -> list[str]:
 def fence_prose(text: str) -> str:
     """A Markdown document whose tables are tables and whose other lines stay as written: each run
     of lines that are not a table (a header, a list of notes, a summary) becomes a fenced block, so
-    a renderer neither joins them into one paragraph nor reads a note after a table as its row."""
+    a renderer neither joins them into one paragraph nor reads a note after a table as its row.
+    In the tables, &, < and > are written as HTML's entities: text from hosts is shown, never
+    run as HTML (inside a fence a renderer shows it as it is)."""
     out: list[str] = []
     block: list[str] = []
 
@@ -133,7 +173,7 @@ def fence_prose(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("|") or not line.strip():
             flush()
-            out.append(line)
+            out.append(html.escape(line, quote=False))  # outside a fence a renderer runs HTML: <script>, <img onerror>
         else:
             block.append(line)
     flush()

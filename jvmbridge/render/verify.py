@@ -2,13 +2,11 @@
 (as text or Markdown); a row per JDK and mode as CSV; the document itself as JSON."""
 from __future__ import annotations
 
-import csv
 import functools
-import io
 from typing import Callable
 
 from jvmbridge.cpu import features_text
-from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block
+from jvmbridge.render.text import aligned_block, as_json, as_lines, csv_text, markdown_block
 from jvmbridge.verify.sweep import PATTERN_MEANING
 
 _SUMMARY = {0: "Every mode checked computed the same bytes as OpenSSL.",
@@ -34,18 +32,16 @@ _CSV_HEADER = ["java_home", "version", "options", "provider_class", "mode", "ver
 
 def render_csv(document: dict) -> str:
     """A row per JDK and mode; the smallest failing case of each call pattern in one cell."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_CSV_HEADER)
+    rows = [_CSV_HEADER]
     for jdk in document["jdks"]:
         for mode in jdk["modes"]:
             failing = "; ".join(f"{f['pattern']} AES-{f['key_bits']} {f['direction']} {f['size']} B: {f['what']}"
                                 for f in mode["findings"])
-            writer.writerow([jdk["java_home"], jdk["version"], " ".join(jdk["options"]), jdk["provider_class"] or "",
-                             mode["mode"], mode["status"], mode["passes"], mode["compiled_passes"],
-                             " ".join(mode["mode_intrinsics_seen"]), _or_blank(mode["proven_after_seconds"]),
-                             mode["seconds"], mode["error"] or "", failing])
-    return out.getvalue()
+            rows.append([jdk["java_home"], jdk["version"], " ".join(jdk["options"]), jdk["provider_class"] or "",
+                         mode["mode"], mode["status"], mode["passes"], mode["compiled_passes"],
+                         " ".join(mode["mode_intrinsics_seen"]), _or_blank(mode["proven_after_seconds"]),
+                         mode["seconds"], mode["error"] or "", failing])
+    return csv_text(rows)
 
 
 def _or_blank(value) -> str:
