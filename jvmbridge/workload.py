@@ -44,9 +44,20 @@ def parse_count(value: str | int | float) -> int:
         number = Decimal(str(value).strip())
     except InvalidOperation:
         raise ValueError(f"{value!r} is not a number (examples: 1e8, 100000000, 1_000_000)") from None
-    if not number.is_finite() or number != number.to_integral_value():
+    if not number.is_finite():
+        raise ValueError(f"{value!r} is not a whole number")
+    check_iterations(number)  # first: 1e999999999 overflows Decimal's rounding, and would take int() minutes
+    if number != number.to_integral_value():
         raise ValueError(f"{value!r} is not a whole number")
     return int(number)
+
+
+def check_iterations(count: int | Decimal) -> None:
+    """ValueError, in one line however large ``count`` is, unless 1 <= count <= MAX_ITERATIONS."""
+    if not 1 <= count <= MAX_ITERATIONS:
+        # Decimal formats any size (a float overflows past 1e308; abs() a Decimal past 1e999999).
+        shown = f"{count:,}" if isinstance(count, int) and -10**15 < count < 10**15 else f"{Decimal(count):.3g}"
+        raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
 
 
 @dataclass(frozen=True)
@@ -131,9 +142,8 @@ class Sampling:
     threads: int = 1
 
     def __post_init__(self):
-        if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATIONS:
-            shown = f"{self.iterations:,}" if self.iterations < 10**15 else f"{self.iterations:.3g}"
-            raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
+        if self.iterations is not None:
+            check_iterations(self.iterations)
         if not 1 <= self.rounds <= (self.iterations or self.rounds):
             raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
         if not 1 <= self.threads <= MAX_THREADS:

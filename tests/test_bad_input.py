@@ -1,6 +1,8 @@
 """Bad input: one clear line, exit 2 for usage and 1 for run failures, never a traceback."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import run_cli
@@ -76,10 +78,24 @@ def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
 @pytest.mark.parametrize("args, line", [
     (["compare", "--sizes", "16,,64"],
      "jvmbridge: error: Invalid value for '--sizes' / '--message-size': '16,,64' has an empty size between commas"),
-    (["compare", "--iterations", "1e99"], "jvmbridge: error: iterations must be between 1 and 1e+12, not 1e+99"),
+    (["compare", "--iterations", "1e99"],
+     "jvmbridge: error: Invalid value for '--iterations': iterations must be between 1 and 1e+12, not 1e+99"),
+    # Past a float's range (OverflowError), and past what Decimal rounds or int() builds in a second.
+    (["compare", "--iterations", "1e400"],
+     "jvmbridge: error: Invalid value for '--iterations': iterations must be between 1 and 1e+12, not 1e+400"),
+    (["compare", "--iterations", "1e999999999"],
+     "jvmbridge: error: Invalid value for '--iterations': iterations must be between 1 and 1e+12, not 1e+999999999"),
+    (["compare", "--engine", "openssl-cli", "--openssl", "/nonexistent"],
+     "jvmbridge: error: engine openssl-cli cannot run: no `/nonexistent` command (--openssl PATH)"),
+    (["compare", "--engine", "openssl-cli", "--java", "/nonexistent"],
+     "jvmbridge: error: --java is for the engines that run a JVM (jvm, aesnitester); none of those asked for "
+     "(openssl-cli) does"),
+    (["compare", "--engine", "pyca", "--engine", "c-loop", "--all-jdks", "--jvm-arg=-Xmx1g"],
+     "jvmbridge: error: --all-jdks and --jvm-arg are for the engines that run a JVM (jvm, aesnitester); none of "
+     "those asked for (pyca, c-loop) does"),
 ])
 def test_what_is_wrong_is_said_in_one_short_line(args, line):
-    done = run_cli(*args)
+    done = run_cli(*args, timeout=60)
     assert done.returncode == 2 and done.stderr.splitlines() == [line]
 
 
@@ -116,3 +132,13 @@ def test_a_jvm_option_java_refuses_is_quoted_verbatim_before_anything_is_measure
     done = run_cli("compare", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
     assert_clean_failure(done, 2, "Unrecognized VM option 'NoSuchFlag'")
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "run.jsonl").exists()
+
+
+@pytest.mark.fast
+def test_a_check_document_with_nulls_is_its_host_not_checked(tmp_path):
+    verdict = {"mode": "CBC", "status": "active", "reason": None, "fix": None}
+    (tmp_path / "web-1.json").write_text(json.dumps(
+        {"host": "web-1", "jdks": [{"java_home": None, "version": None, "options": None, "verdicts": [verdict]}]}))
+    done = run_cli("report", str(tmp_path / "web-1.json"))
+    assert done.returncode == 2 and done.stderr == "", done.stderr
+    assert "not checked  " in done.stdout and "('reason' is null, not text)" in done.stdout, done.stdout

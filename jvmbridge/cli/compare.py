@@ -109,7 +109,10 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet
         raise click.UsageError(str(e)) from None
     from jvmbridge.comparison.runner import left_out
 
-    for key, why in left_out(request.matrix).items():
+    out = left_out(request.matrix)
+    if out.keys() >= set(request.matrix.engines):  # nothing would run: bad input, not an empty run
+        raise click.UsageError("; ".join(f"engine {key} cannot run: {why}" for key, why in out.items()))
+    for key, why in out.items():
         click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
     from jvmbridge.cli.live import CompareProgress, wanted  # rich, loaded only by the commands that draw
 

@@ -69,8 +69,10 @@ class CompareRequest:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
         for name in self.provider:
             provider(name)  # a ValueError names the choices
-        javas = (find_javas(self.java, self.all_jdks, self.trust_jdk_owner)
-                 if any(ENGINES[key].runs_on_jvms for key in self.engine) else [])
+        runs_jvms = any(ENGINES[key].runs_on_jvms for key in self.engine)
+        if not runs_jvms:
+            self._refuse_jvm_options()
+        javas = find_javas(self.java, self.all_jdks, self.trust_jdk_owner) if runs_jvms else []
         for java in javas if self.jvm_arg else ():
             # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
             try:
@@ -81,3 +83,14 @@ class CompareRequest:
                         tuple(self.engine), self.openssl, tuple(self.openssl_arg), self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)
+
+    def _refuse_jvm_options(self) -> None:
+        """A ValueError naming the JVM options given when no engine asked for runs a JVM: left
+        unused they would be ignored in silence (a --java path that does not exist included)."""
+        given = [option for option, value in (("--java", self.java), ("--all-jdks", self.all_jdks),
+                                              ("--jvm-arg", self.jvm_arg), ("--classpath", self.classpath)) if value]
+        if given:
+            on_jvms = [key for key, engine in ENGINES.items() if engine.runs_on_jvms]
+            raise ValueError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for the engines that "
+                             f"run a JVM ({', '.join(on_jvms)}); none of those asked for "
+                             f"({', '.join(dict.fromkeys(self.engine))}) does")
