@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -132,6 +134,38 @@ def test_a_jvm_option_java_refuses_is_quoted_verbatim_before_anything_is_measure
     done = run_cli("compare", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
     assert_clean_failure(done, 2, "Unrecognized VM option 'NoSuchFlag'")
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "run.jsonl").exists()
+
+
+def run_cli_into_a_full_disk(*args: str) -> subprocess.CompletedProcess:
+    """The CLI with its stdout on /dev/full, where every write fails as on a full disk (ENOSPC)."""
+    with open("/dev/full", "w") as full:
+        return subprocess.run([sys.executable, "-m", "jvmbridge", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+
+
+FULL = "jvmbridge: error: the output could not be written to stdout: No space left on device"
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("output_format", ["table", "json"])
+def test_a_report_stdout_cannot_take_exits_74_in_one_line(tmp_path, output_format):
+    # All active: 0 had it been printed; 1 (the old exit code) would say "not active".
+    (tmp_path / "web-1.json").write_text(json.dumps(
+        {"host": "web-1", "jdks": [{"java_home": "/jdk", "version": "17", "options": [],
+                                    "verdicts": [{"mode": "CBC", "status": "active", "reason": "", "fix": ""}]}]}))
+    done = run_cli_into_a_full_disk("report", str(tmp_path), "--format", output_format)
+    assert done.returncode == 74 and done.stderr.splitlines() == [FULL], done.stderr
+
+
+@pytest.mark.fast
+def test_help_that_stdout_cannot_take_exits_74_in_one_line():
+    done = run_cli_into_a_full_disk("--help")
+    assert done.returncode == 74 and done.stderr.splitlines() == [FULL], done.stderr
+
+
+def test_a_check_whose_document_stdout_cannot_take_is_not_called_not_active():
+    done = run_cli_into_a_full_disk("check", "--no-verify", "--mode", "cbc", "--mode-time", "1", "--quiet")
+    assert done.returncode == 74 and done.stderr.splitlines() == [FULL], done.stderr
 
 
 @pytest.mark.fast

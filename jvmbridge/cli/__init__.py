@@ -2,8 +2,10 @@
 
 Exit codes, for every command: 0 ok, 1 a run failed, (check) something is not active or
 (verify, check) some JVM computed wrong bytes, 2 bad usage or input (check, verify: could not
-tell), 130 interrupted.
+tell), 74 the output could not be written to stdout (a full disk, a pipe closed early), 130
+interrupted.
 """
+import contextlib
 import os
 import sys
 import warnings
@@ -32,24 +34,82 @@ class OneLineErrors(click.Group):
     def main(self, *args, **kwargs):
         # A library warning (a JDK left out, ...) is one line too.
         warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {printable(str(message))}", err=True)
+        stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
+        try:
+            try:
+                status = self._status(*args, **kwargs)
+            except SystemExit as e:  # a command's sys.exit(exit code)
+                status = e.code
+            sys.stdout.flush()  # what was printed must reach stdout, or the exit code says it did not
+        except OutputFailed as e:
+            status = _output_failed(e)
+        finally:
+            sys.stdout = stdout
+        sys.exit(status)
+
+    def _status(self, *args, **kwargs):
+        """The command run: its exit code, an error said in one line."""
         try:
             status = super().main(*args, standalone_mode=False, **kwargs)
         except _NO_ARGS_IS_HELP as e:  # plain `jvmbridge`: the help, not an error
             click.echo(e.ctx.get_help() if e.ctx else e.format_message())
-            sys.exit(0)
+            return 0
         except click.ClickException as e:
             click.echo(f"jvmbridge: error: {printable(e.format_message())}", err=True)
-            sys.exit(e.exit_code)
+            return e.exit_code
         except click.Abort:
             click.echo("jvmbridge: interrupted", err=True)
-            sys.exit(130)
+            return 130
+        except OutputFailed:
+            raise
         except Exception as e:  # a bug: one line for the user, the traceback on request
             if os.environ.get("JVMBRIDGE_DEBUG"):
                 raise
             click.echo(f"jvmbridge: internal error: {type(e).__name__}: {printable(str(e))} "
                        "(set JVMBRIDGE_DEBUG=1 for the traceback, and please report it)", err=True)
-            sys.exit(1)
-        sys.exit(status if isinstance(status, int) else 0)
+            return 1
+        return status if isinstance(status, int) else 0
+
+
+# The exit code when stdout could not take the output (a full disk, a pipe closed early): sysexits'
+# EX_IOERR, apart from every code a command gives (check's 1 is "not active").
+OUTPUT_FAILED = 74
+
+
+class OutputFailed(Exception):
+    """stdout refused what a command printed to it (its OSError inside): not a bug, not bad input."""
+
+
+class _Stdout:
+    """sys.stdout, whose write or flush failing is an OutputFailed, told apart from any other OSError."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise OutputFailed(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise OutputFailed(e) from None
+
+    def __getattr__(self, name: str):  # isatty, fileno, encoding ...: the stream's own
+        return getattr(self._stream, name)
+
+
+def _output_failed(failure: OutputFailed) -> int:
+    """``failure`` said in one line; OUTPUT_FAILED."""
+    error = failure.args[0]
+    click.echo(f"jvmbridge: error: the output could not be written to stdout: {error.strerror or error}", err=True)
+    # What stdout still holds goes nowhere: Python's own flush at exit would fail again (exit 120).
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return OUTPUT_FAILED
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
