@@ -21,7 +21,7 @@ def render_markdown(rows: list[dict]) -> str:
 
 def render_csv(rows: list[dict]) -> str:
     fields = ["found_in", "java_home", "version", "vendor", "arch", "jpype", "why_not"]
-    return csv_text([fields, *([row[field] for field in fields] for row in rows)])
+    return csv_text([fields, *([row.get(field) for field in fields] for row in rows)])
 
 
 def render_json(rows: list[dict]) -> str:
