@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -161,6 +162,18 @@ def test_a_report_stdout_cannot_take_exits_74_in_one_line(tmp_path, output_forma
 def test_help_that_stdout_cannot_take_exits_74_in_one_line():
     done = run_cli_into_a_full_disk("--help")
     assert done.returncode == 74 and done.stderr.splitlines() == [FULL], done.stderr
+
+
+@pytest.mark.fast
+def test_a_reader_that_closed_the_pipe_gets_no_error_line_and_the_exit_code_says_so():
+    read, write = os.pipe()
+    os.close(read)  # as `| head` does once it has its lines
+    try:
+        done = subprocess.run([sys.executable, "-m", "jvmbridge", "--help"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert done.returncode == 74 and done.stderr == "", done.stderr
 
 
 def test_a_check_whose_document_stdout_cannot_take_is_not_called_not_active():

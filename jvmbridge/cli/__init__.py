@@ -6,6 +6,7 @@ tell), 74 the output could not be written to stdout (a full disk, a pipe closed 
 interrupted.
 """
 import contextlib
+import errno
 import os
 import sys
 import warnings
@@ -103,9 +104,10 @@ class _Stdout:
 
 
 def _output_failed(failure: OutputFailed) -> int:
-    """``failure`` said in one line; OUTPUT_FAILED."""
+    """``failure`` said in one line (unless the reader closed the pipe); OUTPUT_FAILED."""
     error = failure.args[0]
-    click.echo(f"jvmbridge: error: the output could not be written to stdout: {error.strerror or error}", err=True)
+    if error.errno != errno.EPIPE:  # a reader that stopped early (`| head`) has what it wanted: no word
+        click.echo(f"jvmbridge: error: the output could not be written to stdout: {error.strerror or error}", err=True)
     # What stdout still holds goes nowhere: Python's own flush at exit would fail again (exit 120).
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
