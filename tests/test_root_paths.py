@@ -228,3 +228,17 @@ def test_a_runs_folder_another_user_owns_is_refused_and_the_run_still_printed(fo
     assert (f"the runs folder {folder}/jvmbridge/runs: {folder} is owned by uid {TENANT}, "
             "so root will not use it") in done.stderr
     assert list(folder.rglob("*")) == []
+
+
+@pytest.mark.fast
+def test_an_openssl_command_another_user_can_change_is_refused_before_it_runs(folder):
+    theirs = folder / "bin" / "openssl"
+    theirs.parent.mkdir()
+    theirs.write_text(f"#!/bin/sh\nid > {folder}/ran-as\n")
+    theirs.chmod(0o755)
+    subprocess.run(["chown", "-R", f"{TENANT}:{TENANT}", str(folder / "bin")], check=True)
+    done = run_cli("compare", "--engine", "openssl-cli", "--openssl", str(theirs), "--sizes", "16")
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.splitlines() == [f"jvmbridge: error: --openssl {theirs}: {theirs.parent} is owned by uid "
+                                        f"{TENANT}, so root will not run it; copy it where only root can change it"]
+    assert not (folder / "ran-as").exists()

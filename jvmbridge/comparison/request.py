@@ -4,6 +4,7 @@ Validated once, here: anything wrong is a ValueError of one line.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 
 from jvmbridge.engines import ENGINES, Matrix, default_engines
@@ -12,6 +13,7 @@ from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
+from jvmbridge.trust import NotTrusted, trusted_path
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
                                 parse_sizes)
 
@@ -80,7 +82,8 @@ class CompareRequest:
             except WorkerError as e:
                 raise ValueError(str(e)) from None
         matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), classpath_entries(self.classpath),
-                        tuple(self.engine), self.openssl, tuple(self.openssl_arg), self.shared_jvm)
+                        tuple(self.engine), _trusted_command(self.openssl, "--openssl"), tuple(self.openssl_arg),
+                        self.shared_jvm)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)
 
@@ -94,3 +97,14 @@ class CompareRequest:
             raise ValueError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for the engines that "
                              f"run a JVM ({', '.join(on_jvms)}); none of those asked for "
                              f"({', '.join(dict.fromkeys(self.engine))}) does")
+
+
+def _trusted_command(name: str, what: str) -> str:
+    """The real path of the command ``name`` (a path, or a name on PATH), run by that path alone
+    from here on; ``name`` itself where there is no such command (the engine then says so). Run as
+    root, a ValueError where another user can change it (jvmbridge.trust)."""
+    found = shutil.which(name)
+    try:
+        return str(trusted_path(found, what)) if found else name
+    except NotTrusted as e:
+        raise ValueError(f"{e}; copy it where only root can change it") from None

@@ -33,10 +33,14 @@ def library_path() -> Path:
         raise CLoopUnavailable(str(e)) from None
     if built.is_file():
         return built
-    compiler = shutil.which(os.environ.get("CC") or "cc") or (None if "CC" in os.environ else shutil.which("gcc"))
-    if not compiler:
+    found = shutil.which(os.environ.get("CC") or "cc") or (None if "CC" in os.environ else shutil.which("gcc"))
+    if not found:
         raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
                                "Debian: apt install gcc libssl-dev")
+    try:
+        compiler = str(trusted_path(found, "the C compiler"))
+    except NotTrusted as e:
+        raise CLoopUnavailable(str(e)) from None
     with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:
         partial = Path(scratch) / built.name
         done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
