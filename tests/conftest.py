@@ -106,7 +106,7 @@ def provider_jar(prefix: str) -> Path:
     """A provider jar that `gradle providerJars` (run by .ci/run) fetched from Maven Central."""
     jars = sorted(PROVIDER_JARS.glob(f"{prefix}*.jar"))
     if not jars:
-        pytest.skip(f"no {prefix} jar in {PROVIDER_JARS}: run `gradle providerJars`")
+        pytest.skip(f"no {prefix} jar in {PROVIDER_JARS}: run `gradle providerJars` (gradle: `apt-get install gradle`)")
     return jars[-1]
 
 
@@ -226,8 +226,11 @@ ARM64_PACKAGES = "openjdk-17-jre-headless,openssl"
 
 
 def cannot(why: str):
-    """Skip, saying why; in CI (.ci/run installs the tools) that is a failure."""
-    (pytest.fail if os.environ.get("CI") else pytest.skip)(why)
+    """Skip, saying why (which tool is missing and how to get it); in CI (.ci/run installs the
+    tools) that is a failure. Called at a test module's top level too: the whole module skips."""
+    if os.environ.get("CI"):
+        pytest.fail(why, pytrace=False)
+    pytest.skip(why, allow_module_level=True)
 
 
 def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools: tuple[str, ...] = ()) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, jdk_homes, run_cli, stop_jvm
+from conftest import REPO, cannot, jdk_homes, run_cli, stop_jvm
 from jvmbridge.fleet.report import MAX_DOCUMENT_BYTES, fleet_of, read_documents
 from jvmbridge.harness import harness_jar
 
@@ -31,7 +31,7 @@ def ssh_hosts(tmp_path_factory):
     """A function giving N sshd instances on loopback (root logs in with a key made here), and the
     private key; stopped after the module."""
     if not (Path(SSHD).is_file() and shutil.which("ssh") and shutil.which("ansible-playbook")):
-        (pytest.fail if os.environ.get("CI") else pytest.skip)("needs sshd (Debian openssh-server) and ansible-core")
+        cannot("needs sshd and ansible-playbook: `apt-get install openssh-server` and `pip install '.[fleet]'`")
     keys = tmp_path_factory.mktemp("ssh")
     for name in ("host_key", "client_key"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys / name)], check=True)

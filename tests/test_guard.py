@@ -181,7 +181,7 @@ def test_the_mbean_says_what_the_property_says(tmp_path, built_by):
     # The agent as `pip install .` builds it, and as Gradle does (`gradle guardJar`, which .ci/run runs).
     agent = guard_jar() if built_by == "pip" else GRADLE_GUARD_JAR
     if not agent.is_file():
-        pytest.skip(f"no {agent}: run `gradle guardJar`")
+        pytest.skip(f"no {agent}: run `gradle guardJar` (gradle: `apt-get install gradle`)")
     classes = tmp_path / "classes"
     javac = subprocess.run(["javac", "--release", "11", "-d", str(classes),
                             str(Path(__file__).parent / "java" / "mbean" / "ReadGuard.java")], capture_output=True, text=True)

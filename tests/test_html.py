@@ -14,7 +14,7 @@ import browser
 from conftest import cannot, run_cli
 
 if not browser.chromium():
-    cannot("needs Debian's chromium (.ci/run installs it)")
+    cannot("needs chromium: `apt-get install chromium` (Debian's; .ci/run installs it)")
 
 ROWS = "[...document.querySelectorAll('table tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
 NOTHING_RUN = "document.scripts.length + document.querySelectorAll('iframe, object, embed, img, link').length"
