@@ -22,7 +22,10 @@ Result files and `compare --format json` share this layout and this version. His
 """
 from __future__ import annotations
 
-from dataclasses import fields
+import math
+import statistics
+import typing
+from dataclasses import MISSING, fields
 
 import pandas as pd
 
@@ -34,6 +37,29 @@ READABLE = (1, 2, 3)
 POOLED_STATISTIC = ("the median of every round of every fork, pooled (saved before jvmbridge 0.3.0); interval: of "
                     "the mean of those rounds, as JMH's")
 _FIELDS = [f.name for f in fields(Result)]
+# Fields a row of today's layout may lack (added later in schema 3): their defaults.
+_DEFAULTED = {f.name for f in fields(Result) if f.default is not MISSING or f.default_factory is not MISSING}
+_TYPES = typing.get_type_hints(Result)
+# What 0.1.0 (schema 1) added to its rows as it grew, and what a row saved before each addition
+# means; every other field of today's layout is in every schema 1 row (tests/data/run-0.1.0-first.jsonl).
+_ADDED_IN_0_1_0 = {
+    "direction": lambda row, workload: "encrypt",  # --direction came later: they encrypted
+    "threads": lambda row, workload: 1,  # --threads came later: one loop
+    "ops_per_s_per_thread": lambda row, workload: row["ops_per_s"] / row["threads"],
+    "forks": lambda row, workload: 1,  # forks came later: one process per setting
+    "ns_per_op_error": lambda row, workload: None,  # no interval then
+    "confidence": lambda row, workload: 0.999,  # JMH's, as 0.1.0's intervals were
+    "bytes_checked_after_loop": lambda row, workload: False,  # checked from 0.2.0 on
+    # The run's cipher, which every row of a file saved before --cipher shares.
+    "cipher": lambda row, workload: workload.get("cipher"),
+}
+# The run's metadata as readers use it; every version wrote these (the rest is shown where present).
+_METADATA_NEEDED = ("jvmbridge_version", "started_utc", "host", "kernel", "cpu", "workload")
+_CPU_NEEDED = ("model", "features")
+
+
+class RecordError(ValueError):
+    """One record that cannot be read: the message names the field and why."""
 
 
 def row_record(result: Result) -> dict:
@@ -50,23 +76,149 @@ def result_of(record: dict) -> Result:
     return Result(**fields_)
 
 
-def upgrade_row(row: dict, version: int) -> dict:
-    """A row record of ``version`` in today's layout."""
+def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
+    """A row record of ``version`` in today's layout; ``workload``: its run's metadata["workload"],
+    which names what rows of early 0.1.0 files do not say. RecordError names what is missing or wrong."""
+    if not isinstance(row, dict):
+        raise RecordError(f'"row" is {_shown(row)}, not an object')
     if version == 1:
-        row = dict(row)
-        details = {key: row.pop(key) for key in list(row) if key not in _FIELDS and key != "ns_per_op_mean"}
-        notes = row.get("notes") or ""
-        row.update(details=details, direction=row.get("direction", "encrypt"),
-                   # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
-                   notes=[Note(_kind_of_v1_note(text), text).as_dict() for text in notes.split("; ")
-                          if text and not text.startswith("more --")])
+        row = _flat_to_nested(row, workload or {})
     if version < 3:
-        row = dict(row)
-        row.update(jmh_score=row.pop("ns_per_op_mean", row.get("ns_per_op")), jmh_error=row.get("ns_per_op_error"),
-                   statistic=POOLED_STATISTIC, fork_ns_per_op=[], levels=[], disturbed_rounds=0, round_fork=[],
-                   round_iterations=[], round_set_aside=[], fork_steadiness=[],
-                   round_lost_share=[], round_counters=[])
+        row = _pooled_to_forks(row)
+    _check_row(row)
     return row
+
+
+def _flat_to_nested(row: dict, workload: dict) -> dict:
+    """Schema 1: engine details beside the figures, notes one string; early rows lack later fields."""
+    row = dict(row)
+    details = {key: row.pop(key) for key in list(row) if key not in _FIELDS and key != "ns_per_op_mean"}
+    for name, default in _ADDED_IN_0_1_0.items():
+        if name not in row and _needs(row, name):
+            row[name] = default(row, workload)
+    notes = row.get("notes")
+    if not isinstance(notes, str):
+        raise RecordError(f'"row.notes" is {_shown(notes)}: schema 1 wrote notes as one text')
+    row.update(details=details,
+               # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
+               notes=[Note(_kind_of_v1_note(text), text).as_dict() for text in notes.split("; ")
+                      if text and not text.startswith("more --")])
+    return row
+
+
+def _needs(row: dict, name: str) -> bool:
+    """Whether a default for ``name`` can be derived (ops per thread needs the row's ops_per_s)."""
+    return name != "ops_per_s_per_thread" or "ops_per_s" in row
+
+
+def _pooled_to_forks(row: dict) -> dict:
+    """Before schema 3 a row's figure pooled every round; JMH's mean is kept as jmh_score."""
+    row = dict(row)
+    rounds = row.get("round_ns_per_op")
+    pooled_mean = statistics.fmean(rounds) if _numbers(rounds) and rounds else row.get("ns_per_op")
+    row.update(jmh_score=row.pop("ns_per_op_mean", pooled_mean), jmh_error=row.get("ns_per_op_error"),
+               statistic=POOLED_STATISTIC, fork_ns_per_op=[], levels=[], disturbed_rounds=0,
+               round_fork=_forks_in_turn(rounds, row.get("forks")), round_iterations=[], round_set_aside=[],
+               fork_steadiness=[], round_lost_share=[], round_counters=[])
+    return row
+
+
+def _forks_in_turn(rounds, forks) -> list[int]:
+    """Each round's fork, where forks ran one after another with as many rounds each (before 0.3.0);
+    [] where the rounds do not split so."""
+    if not isinstance(rounds, list) or not isinstance(forks, int) or forks < 1 or len(rounds) % forks:
+        return []
+    return [i * forks // len(rounds) for i in range(len(rounds))]
+
+
+def _check_row(row: dict) -> None:
+    """Every field of today's layout there (or defaulted), of its type; notes of known kinds."""
+    for name in _FIELDS:
+        if name not in row:
+            if name in _DEFAULTED:
+                continue
+            raise RecordError(f'the row has no "{name}", which every row of its schema version has')
+        if name != "notes" and not _fits(row[name], _TYPES[name]):
+            raise RecordError(f'"row.{name}" is {_shown(row[name])}, not {_type_name(_TYPES[name])}')
+    kinds = {kind.value for kind in NoteKind}
+    for note in row["notes"] if isinstance(row["notes"], list) else [None]:
+        if not (isinstance(note, dict) and note.get("kind") in kinds and isinstance(note.get("text"), str)):
+            raise RecordError(f'"row.notes" holds {_shown(note)}, not a {{"kind", "text"}} of a known kind')
+
+
+def _fits(value, hint) -> bool:
+    """Whether a JSON value is of a Result field's type (as far as JSON can say: an int is a float)."""
+    origin, parts = typing.get_origin(hint), typing.get_args(hint)
+    if parts and origin is not list:  # X | None
+        return any(_fits(value, part) for part in parts)
+    if origin is list:
+        return isinstance(value, list) and all(_fits(item, parts[0]) for item in value)
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return _numbers([value])
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, hint)
+
+
+def _numbers(values) -> bool:
+    return isinstance(values, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def _type_name(hint) -> str:
+    return str(hint).replace("typing.", "").replace("<class '", "").replace("'>", "")
+
+
+def _shown(value) -> str:
+    """A value as an error line shows it: short, one line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def check_metadata(metadata) -> None:
+    """RecordError unless a run's metadata holds what readers use (every version wrote it)."""
+    if not isinstance(metadata, dict):
+        raise RecordError(f'"metadata" is {_shown(metadata)}, not an object')
+    for name in _METADATA_NEEDED:
+        if name not in metadata:
+            raise RecordError(f'the run\'s metadata has no "{name}", which every version wrote')
+    for name in ("cpu", "workload"):
+        if not isinstance(metadata[name], dict):
+            raise RecordError(f'"metadata.{name}" is {_shown(metadata[name])}, not an object')
+    for name in _CPU_NEEDED:
+        if name not in metadata["cpu"]:
+            raise RecordError(f'the run\'s metadata has no "cpu.{name}", which every version wrote')
+
+
+def upgrade_metadata(metadata: dict, rows: list[dict]) -> dict:
+    """A run's metadata (check_metadata's) with what 0.1.0's first files lacked, the workload's
+    sizes, ciphers and budget, taken from its ``rows``."""
+    workload = metadata["workload"]
+    return {**metadata, "workload": {
+        **workload, "sizes": workload.get("sizes") or sorted({row["message_bytes"] for row in rows}),
+        "ciphers": workload.get("ciphers") or list(dict.fromkeys(row["cipher"] for row in rows)),
+        "budget": workload.get("budget") or _budget(workload)}}
+
+
+def _budget(workload: dict) -> str:
+    """What 0.1.0's first files say of the time a run took: --iterations split into --rounds."""
+    if workload.get("iterations") and workload.get("rounds"):
+        return f"{workload['iterations']:,} messages in {workload['rounds']} rounds, 1 fork"
+    return "budget not recorded"
+
+
+def non_finite(value, where: str = "") -> str | None:
+    """The first place in a parsed record holding NaN or an infinity (JSON has no word for them:
+    jvmbridge writes null), as "row.ns_per_op" or "row.round_ns_per_op[2]"; None: there is none."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        found = non_finite(item, f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}".lstrip("."))
+        if found is not None:
+            return found
+    return None
 
 
 def _kind_of_v1_note(text: str) -> NoteKind:

@@ -15,12 +15,14 @@ import itertools
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from jvmbridge import jsontext
-from jvmbridge.saved.schema import READABLE, SCHEMA_VERSION, upgrade_row
+from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_metadata, non_finite,
+                                    upgrade_metadata, upgrade_row)
 from jvmbridge.trust import create_private_file, open_for_writing, private_folder
 
 
@@ -116,34 +118,80 @@ class Loaded:
 
 
 class ResultFileError(ValueError):
-    """A file with nothing readable in it."""
+    """A file with nothing readable in it, or a record in it that no jvmbridge wrote."""
+
+
+# The most a run file may hold. The largest runs here (a sweep of every size and cipher) save a few
+# MB; the cap keeps a device, a FIFO or a huge file from taking the memory of whoever reads it.
+MAX_RUN_FILE_BYTES = 64 * 2**20
 
 
 def read(paths: list[str | Path]) -> Loaded:
-    """Every readable record of ``paths``; bad lines are reported in ``problems`` and skipped.
+    """Every readable record of ``paths``; lines that are not JSON (a run killed mid-line) are
+    reported in ``problems`` and skipped. A record that no jvmbridge wrote (a field missing or of
+    the wrong type, NaN) refuses the whole file, naming the line and the field: ResultFileError.
 
     A file that does not start with a JSON record is read as saved `openssl speed` output.
     """
     loaded = Loaded()
     for path in map(Path, paths):
-        before = len(loaded.rows)
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as e:
-            raise ResultFileError(f"{path}: {e.strerror}") from None
-        lines = text.splitlines()
+        text = read_text_limited(path)
         if text.strip() and not text.lstrip().startswith("{"):
             _read_speed_text(loaded, path, text)
-            continue
-        for number, line in enumerate(lines, 1):
-            if line.strip():
-                _read_record(loaded, path, number, line, last=number == len(lines))
-        if len(loaded.rows) == before and any(v["file"] == str(path) for v in loaded.verifications):
-            raise ResultFileError(f"{path}: `verify` results, which report does not show: "
-                                  "`jvmbridge verify --format json` prints them")
-        if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
-            raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
+        else:
+            _read_run_file(loaded, path, text)
     return loaded
+
+
+def read_text_limited(path: Path, limit: int = MAX_RUN_FILE_BYTES) -> str:
+    """The text of the regular file at ``path``, at most ``limit`` bytes; ResultFileError (one
+    line) for anything else. Opened without blocking, so a FIFO is refused rather than waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        raise ResultFileError(f"{path}: {e.strerror}") from None
+    with os.fdopen(fd, "rb") as file:
+        kind = os.fstat(fd).st_mode
+        if not stat.S_ISREG(kind):
+            raise ResultFileError(f"{path}: not a regular file ({_kind_of(kind)}): runs are read from files only")
+        data = file.read(limit + 1)  # the size fstat gave may have grown since
+    if len(data) > limit:
+        raise ResultFileError(f"{path}: larger than {limit // 2**20} MiB, more than any run file jvmbridge writes; "
+                              "not read")
+    return data.decode("utf-8", errors="replace")
+
+
+def _kind_of(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
+             stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
+
+
+def _read_run_file(loaded: Loaded, path: Path, text: str) -> None:
+    before = len(loaded.rows)
+    runs: set[str] = set()  # the runs this file describes
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                _read_record(loaded, path, number, line, last=number == len(lines), runs=runs)
+            except RecordError as e:
+                raise ResultFileError(f"{path}:{number}: {e}") from None
+    _upgrade_runs(loaded, runs)
+    if len(loaded.rows) == before and any(v["file"] == str(path) for v in loaded.verifications):
+        raise ResultFileError(f"{path}: `verify` results, which report does not show: "
+                              "`jvmbridge verify --format json` prints them")
+    if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
+        raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
+
+
+def _upgrade_runs(loaded: Loaded, runs: set[str]) -> None:
+    """The metadata of ``runs`` in today's layout, once their rows are read (early 0.1.0 files
+    leave what the workload was to them)."""
+    for run_id in runs:
+        rows = [row for row in loaded.rows if row["run_id"] == run_id]
+        run = loaded.runs[run_id]
+        loaded.runs[run_id] = {**upgrade_metadata(run.pop("metadata"), rows), **run}
 
 
 def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
@@ -164,7 +212,7 @@ def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
         loaded.rows += [{**row, "run_id": run_id} for row in run.rows]
 
 
-def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool) -> None:
+def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool, runs: set[str]) -> None:
     where = f"{path}:{number}"
     try:
         record = json.loads(line)
@@ -172,21 +220,35 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
         loaded.problems.append(f"{where}: {'truncated last line' if last else 'not JSON'}, skipped")
         return
     if not isinstance(record, dict) or "schema_version" not in record:
-        loaded.problems.append(f"{where}: not a jvmbridge record, skipped")
+        loaded.problems.append(f"{where}: not a jvmbridge record (no \"schema_version\"), skipped")
         return
     version = record["schema_version"]
-    if version not in READABLE:
+    if version not in READABLE or isinstance(version, bool):
         newer = isinstance(version, int) and version > SCHEMA_VERSION
         loaded.problems.append(f"{where}: schema version {version!r}; "
                                + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
                                   else f"this jvmbridge reads versions {', '.join(map(str, READABLE))}") + ", skipped")
         return
-    kind, run_id = record.get("type"), record.get("run_id", "")
+    if (field_ := non_finite(record)) is not None:
+        raise RecordError(f'"{field_}" is NaN or infinite, which no jvmbridge writes (an undefined figure is null)')
+    kind, run_id = record.get("type"), record.get("run_id")
+    if not isinstance(run_id, str):
+        raise RecordError(f'"run_id" is {run_id!r}, not a run\'s name')
     if kind == "run":
-        loaded.runs[run_id] = {**record.get("metadata", {}), "file": str(path)}
+        if "metadata" not in record:
+            raise RecordError('a "run" record without "metadata"')
+        check_metadata(record["metadata"])
+        loaded.runs[run_id] = {"metadata": record["metadata"], "file": str(path)}
+        runs.add(run_id)
     elif kind == "measurement":
-        loaded.rows.append({**upgrade_row(record.get("row", {}), version), "run_id": run_id,
-                            **{key: record[key] for key in ("position", "job") if key in record}})
+        if run_id not in runs:
+            raise RecordError(f"a measurement of run {run_id!r}, whose \"run\" record is not before it in the file"
+                              + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
+        if "row" not in record:
+            raise RecordError('a "measurement" record without "row"')
+        workload = loaded.runs[run_id]["metadata"]["workload"]
+        loaded.rows.append({**upgrade_row(record["row"], version, workload),
+                            "run_id": run_id, **{key: record[key] for key in ("position", "job") if key in record}})
     elif kind == "failure":
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})
@@ -195,4 +257,5 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool)
     elif kind in ("verification", "verification_end"):
         loaded.verifications.append({**record, "file": str(path)})
     else:
-        loaded.problems.append(f"{where}: unknown record type {kind!r}, skipped")
+        loaded.problems.append(f"{where}: " + (f"unknown record type {kind!r}" if "type" in record else 'no "type"')
+                               + ", skipped")
