@@ -1,11 +1,17 @@
-"""Saved results across versions: a file 0.1.0 wrote (tests/data/run-0.1.0.jsonl, from a real
-`compare` run of that version) still loads and reports with the same figures."""
+"""Saved results across versions: every shape of run file a release wrote (tests/data/run-*.jsonl,
+each from a real `compare` run of that version) still loads and reports with the same figures, and
+a record missing any field loads or says in one line which field."""
 from __future__ import annotations
 
+import copy
 import json
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from jvmbridge.results import NoteKind
@@ -34,12 +40,12 @@ def test_the_old_file_is_version_1_and_reads_in_todays_layout():
 
 @pytest.mark.fast
 def test_old_notes_get_their_kinds_and_lose_the_hints_now_printed_once():
-    upgraded = upgrade_row({"notes": "INVALID: wrong; noisy: rounds vary by 9.0% (rsd); more --max-forks, a "
-                                     "longer --round-time or a quieter machine helps; JVM said: hello",
-                            "java_home": "/jdk"}, 1)
+    row = {**saved_rows()[0], "notes": "INVALID: wrong; noisy: rounds vary by 9.0% (rsd); more --max-forks, a "
+                                       "longer --round-time or a quieter machine helps; JVM said: hello"}
+    upgraded = upgrade_row(row, 1)
     assert [n["kind"] for n in upgraded["notes"]] == [NoteKind.INVALID.value, NoteKind.NOISY.value,
                                                       NoteKind.ENGINE.value]
-    assert upgraded["details"] == {"java_home": "/jdk"}
+    assert upgraded["details"]["java_home"] == "/usr/lib/jvm/java-17-openjdk-amd64"
 
 
 def test_the_old_file_reports_its_figures(tmp_path):
@@ -77,3 +83,83 @@ def test_report_says_once_when_runs_computed_their_figures_differently(tmp_path)
     notes = json.loads(run_cli("report", "--format", "json", str(OLD), str(new)).stdout)["notes"]
     (said,) = [note for note in notes if note.startswith("runs computed ns/op differently")]
     assert "run 1: the median of every round of every fork, pooled" in said and "run 2: the mean over forks" in said
+
+
+# One file per shape of run file a release wrote, each from a real `compare` of that version's code
+# (`git archive <commit>`, JVM and openssl speed rows): 0.1.0's first (204f011: flat rows without
+# cipher, threads, forks or intervals), 0.1.0 as released (1917bcb: before bytes_checked_after_loop),
+# 0.1.0 late (the file above), 0.2.0 (1e56ca2: schema 2) and 0.3.0 (schema 3).
+DATA = Path(__file__).parent / "data"
+SHAPES = ["run-0.1.0-first.jsonl", "run-0.1.0-early.jsonl", "run-0.1.0.jsonl", "run-0.2.0.jsonl", "run-0.3.0.jsonl"]
+EXPORTS = ("markdown", "csv", "json", "jmh", "html")
+
+
+def report_everywhere(tmp_path: Path, *files: Path) -> subprocess.CompletedProcess:
+    """`report FILES` as a table, with every other format exported beside it."""
+    exports = [arg for f in EXPORTS for arg in (f"--export-{f}", str(tmp_path / f"report.{f}"))]
+    return run_cli("report", *map(str, files), *exports, "--quiet")
+
+
+def measurements(path: Path) -> list[dict]:
+    return [record["row"] for record in map(json.loads, path.read_text().splitlines()) if record["type"] == "measurement"]
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_released_shape_reports_in_every_format(shape, tmp_path):
+    saved = DATA / shape
+    done = report_everywhere(tmp_path, saved)  # one run: as compare showed it
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    rows = json.loads((tmp_path / "report.json").read_text())["results"]
+    assert sorted(row["ns_per_op"] for row in rows) == sorted(row["ns_per_op"] for row in measurements(saved))
+    assert len(json.loads((tmp_path / "report.jmh").read_text())) == len(rows)
+    assert all((tmp_path / f"report.{f}").stat().st_size > 500 for f in EXPORTS)
+    beside = DATA / ("run-0.3.0.jsonl" if shape != "run-0.3.0.jsonl" else "run-0.1.0-first.jsonl")
+    done = report_everywhere(tmp_path, saved, beside)  # two runs side by side
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert json.loads((tmp_path / "report.json").read_text())["columns"] == ["run 1", "run 2"]
+
+
+def key_paths(value, above: tuple = ()):
+    """Every key of every object in a record, as a path from the record (list items by index)."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(value, dict):
+            yield (*above, key)
+        yield from key_paths(item, (*above, key))
+
+
+def without(record: dict, path: tuple) -> dict:
+    record = copy.deepcopy(record)
+    holder = record
+    for key in path[:-1]:
+        holder = holder[key]
+    del holder[path[-1]]
+    return record
+
+
+@st.composite
+def a_dropped_field(draw):
+    """A shape's records with one key taken out of one record (at any depth), and the key's path."""
+    records = [json.loads(line) for line in (DATA / draw(st.sampled_from(SHAPES))).read_text().splitlines()]
+    number = draw(st.integers(0, len(records) - 1))
+    path = draw(st.sampled_from(list(key_paths(records[number]))))
+    return [*records[:number], without(records[number], path), *records[number + 1:]], path
+
+
+@pytest.mark.fast
+@settings(max_examples=25, deadline=None)
+@given(a_dropped_field())
+def test_a_record_missing_any_field_loads_or_says_which_in_one_line(dropped):
+    records, path = dropped
+    with tempfile.TemporaryDirectory() as folder:
+        saved = Path(folder) / "dropped.jsonl"
+        saved.write_text("".join(json.dumps(record) + "\n" for record in records))
+        done = run_cli("report", str(saved), "--format", "json")
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr, (path, done.stderr)
+    if done.returncode != 0:
+        assert done.returncode == 2, (path, done.stderr)
+        (line,) = done.stderr.splitlines()
+        # Named: the key, or where it sat in a list (a note without "kind" is a bad "row.notes").
+        names = [str(key) for key, after in zip(path, (*path[1:], None)) if not isinstance(after, int)]
+        assert str(saved) in line and names[-1] in line, (path, line)

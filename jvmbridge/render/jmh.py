@@ -63,8 +63,9 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
         "measurementBatchSize": 1,
         "params": {key: _param(value) for key, value in params.items()},
         "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, by_fork),
+        # Rows saved before 0.3.0 have no fork summaries: their figure pooled every round.
         "secondaryMetrics": {SECONDARY: _metric(row.ns_per_op, _defined(row.ns_per_op_error), row.fork_ns_per_op,
-                                                [[ns] for ns in row.fork_ns_per_op])},
+                                                [[ns] for ns in row.fork_ns_per_op])} if row.fork_ns_per_op else {},
     }
 
 

@@ -38,7 +38,7 @@ POOLED_STATISTIC = ("the median of every round of every fork, pooled (saved befo
                     "the mean of those rounds, as JMH's")
 _FIELDS = [f.name for f in fields(Result)]
 # Fields a row of today's layout may lack (added later in schema 3): their defaults.
-_DEFAULTED = {f.name for f in fields(Result) if f.default is not MISSING or f.default_factory is not MISSING}
+_DEFAULTED = {f.name: f for f in fields(Result) if f.default is not MISSING or f.default_factory is not MISSING}
 _TYPES = typing.get_type_hints(Result)
 # What 0.1.0 (schema 1) added to its rows as it grew, and what a row saved before each addition
 # means; every other field of today's layout is in every schema 1 row (tests/data/run-0.1.0-first.jsonl).
@@ -53,6 +53,10 @@ _ADDED_IN_0_1_0 = {
     # The run's cipher, which every row of a file saved before --cipher shares.
     "cipher": lambda row, workload: workload.get("cipher"),
 }
+# The engine details each engine's rows are named by (jvmbridge.engines: name(), jdk()), by label.
+_DETAILS_NAMING = {"JVM": ("provider", "jdk_version"), "AESNITester (whole run)": ("jdk_version",)}
+# What the end record says of the machine's load (machine.Load.as_dict), where it was read.
+_LOAD_FIGURES = ("cpus", "other_cpus", "steal_cpus")
 # The run's metadata as readers use it; every version wrote these (the rest is shown where present).
 _METADATA_NEEDED = ("jvmbridge_version", "started_utc", "host", "kernel", "cpu", "workload")
 _CPU_NEEDED = ("model", "features")
@@ -135,15 +139,24 @@ def _check_row(row: dict) -> None:
     """Every field of today's layout there (or defaulted), of its type; notes of known kinds."""
     for name in _FIELDS:
         if name not in row:
-            if name in _DEFAULTED:
+            if name in _DEFAULTED:  # written out, so rows of a frame agree on it beside newer ones
+                row[name] = _default(name)
                 continue
             raise RecordError(f'the row has no "{name}", which every row of its schema version has')
         if name != "notes" and not _fits(row[name], _TYPES[name]):
             raise RecordError(f'"row.{name}" is {_shown(row[name])}, not {_type_name(_TYPES[name])}')
+    for name in _DETAILS_NAMING.get(row["engine"], ()):
+        if not isinstance(row["details"].get(name), str):
+            raise RecordError(f'"row.details.{name}" is {_shown(row["details"].get(name))}: its engine\'s rows are named by it')
     kinds = {kind.value for kind in NoteKind}
     for note in row["notes"] if isinstance(row["notes"], list) else [None]:
         if not (isinstance(note, dict) and note.get("kind") in kinds and isinstance(note.get("text"), str)):
             raise RecordError(f'"row.notes" holds {_shown(note)}, not a {{"kind", "text"}} of a known kind')
+
+
+def _default(name: str):
+    field_ = _DEFAULTED[name]
+    return field_.default_factory() if field_.default_factory is not MISSING else field_.default
 
 
 def _fits(value, hint) -> bool:
@@ -189,6 +202,17 @@ def check_metadata(metadata) -> None:
     for name in _CPU_NEEDED:
         if name not in metadata["cpu"]:
             raise RecordError(f'the run\'s metadata has no "cpu.{name}", which every version wrote')
+
+
+def check_load(load) -> None:
+    """RecordError unless the end record's "load" is null (not read) or all its figures."""
+    if load is None:
+        return
+    if not isinstance(load, dict):
+        raise RecordError(f'"load" is {_shown(load)}, not an object')
+    for name in _LOAD_FIGURES:
+        if not _numbers([load.get(name)]):
+            raise RecordError(f'"load.{name}" is {_shown(load.get(name))}, not a number')
 
 
 def upgrade_metadata(metadata: dict, rows: list[dict]) -> dict:

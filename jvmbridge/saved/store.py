@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TextIO
 
 from jvmbridge import jsontext
-from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_metadata, non_finite,
-                                    upgrade_metadata, upgrade_row)
+from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_load, check_metadata,
+                                    non_finite, upgrade_metadata, upgrade_row)
 from jvmbridge.trust import create_private_file, open_for_writing, private_folder
 
 
@@ -253,6 +253,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool,
         loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
                                 "error": record.get("error")})
     elif kind == "end":
+        check_load(record.get("load"))
         loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted", "load")}
     elif kind in ("verification", "verification_end"):
         loaded.verifications.append({**record, "file": str(path)})
