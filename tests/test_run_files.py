@@ -95,3 +95,13 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     os.mkfifo(fifo)
     done = read_in_a_child(str(fifo))
     assert done.returncode == 1 and done.stderr == f"{fifo}: not a regular file (a FIFO): runs are read from files only\n"
+
+
+@pytest.mark.fast
+def test_report_refuses_a_device_and_a_fifo_in_one_line(tmp_path):
+    fifo = tmp_path / "run.jsonl"
+    os.mkfifo(fifo)
+    for path, kind in ((Path("/dev/zero"), "a character device"), (fifo, "a FIFO")):
+        done = run_cli("report", str(path), timeout=60)
+        assert done.returncode == 2 and done.stderr == f"jvmbridge: error: {path}: not a regular file ({kind}): " \
+                                                       "runs are read from files only\n", done.stderr
