@@ -171,8 +171,8 @@ def test_a_hostile_document_makes_its_host_not_checked_and_the_rest_is_reported(
     assert why["nulls"].endswith("nulls.json: not a complete `jvmbridge check` document ('mode' is null, not text)")
     assert why["null-host"].endswith("null-host.json: not a `jvmbridge check --format json` document")
     assert why["huge"].endswith(f"huge.json: larger than {MAX_DOCUMENT_BYTES >> 20} MiB, more than any `check` document")
-    assert why["endless"].endswith("endless.json: not a regular file")
-    assert why["fifo"].endswith("fifo.json: not a regular file")
+    assert why["endless"].endswith("endless.json: not a regular file (a character device)")
+    assert why["fifo"].endswith("fifo.json: not a regular file (a FIFO)")
     assert report["summary"].startswith("8 hosts, 2 JDKs and JVMs checked; 6 hosts not checked: ")
 
 

@@ -8,12 +8,11 @@ makes its host "not checked", with the reason; every other host is still reporte
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
 from jvmbridge.guard.state import ModeState, summary
 from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit, exit_code as verdicts_exit
 
@@ -30,9 +29,13 @@ def read_document(path: Path) -> dict:
     """The `check` document (or record of a host not checked) at ``path``; FleetFileError saying
     why the file is not one."""
     try:
-        data = _read_bounded(Path(path))
+        data = read_regular_file(Path(path), MAX_DOCUMENT_BYTES)
     except OSError as e:
         raise FleetFileError(f"cannot be read: {e.strerror}") from None
+    except NotAFile as e:
+        raise FleetFileError(str(e)) from None
+    except TooLarge as e:
+        raise FleetFileError(f"{e}, more than any `check` document") from None
     try:
         document = json.loads(data)
     except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -43,19 +46,6 @@ def read_document(path: Path) -> dict:
             and ("jdks" in document or "unchecked" in document)):
         raise FleetFileError("not a `jvmbridge check --format json` document")
     return document
-
-
-def _read_bounded(path: Path) -> bytes:
-    """The bytes of the regular file ``path``, at most MAX_DOCUMENT_BYTES; a FIFO or a device
-    (which never ends) is refused unread."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # O_NONBLOCK: a FIFO's open waits for no writer
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise FleetFileError("not a regular file")
-        data = file.read(MAX_DOCUMENT_BYTES + 1)
-    if len(data) > MAX_DOCUMENT_BYTES:
-        raise FleetFileError(f"larger than {MAX_DOCUMENT_BYTES >> 20} MiB, more than any `check` document")
-    return data
 
 
 def is_check_document(path: Path) -> bool:

@@ -15,12 +15,12 @@ import itertools
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 from jvmbridge import jsontext
+from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
 from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_load, check_metadata,
                                     non_finite, upgrade_metadata, upgrade_row)
 from jvmbridge.trust import create_private_file, open_for_writing, private_folder
@@ -145,26 +145,16 @@ def read(paths: list[str | Path]) -> Loaded:
 
 def read_text_limited(path: Path, limit: int = MAX_RUN_FILE_BYTES) -> str:
     """The text of the regular file at ``path``, at most ``limit`` bytes; ResultFileError (one
-    line) for anything else. Opened without blocking, so a FIFO is refused rather than waited on."""
+    line) for anything else."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        data = read_regular_file(path, limit)
     except OSError as e:
         raise ResultFileError(f"{path}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as file:
-        kind = os.fstat(fd).st_mode
-        if not stat.S_ISREG(kind):
-            raise ResultFileError(f"{path}: not a regular file ({_kind_of(kind)}): runs are read from files only")
-        data = file.read(limit + 1)  # the size fstat gave may have grown since
-    if len(data) > limit:
-        raise ResultFileError(f"{path}: larger than {limit // 2**20} MiB, more than any run file jvmbridge writes; "
-                              "not read")
+    except NotAFile as e:
+        raise ResultFileError(f"{path}: {e}: runs are read from files only") from None
+    except TooLarge as e:
+        raise ResultFileError(f"{path}: {e}, more than any run file jvmbridge writes; not read") from None
     return data.decode("utf-8", errors="replace")
-
-
-def _kind_of(mode: int) -> str:
-    kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
-             stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
-    return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
 def _read_run_file(loaded: Loaded, path: Path, text: str) -> None:
