@@ -105,3 +105,11 @@ def test_report_refuses_a_device_and_a_fifo_in_one_line(tmp_path):
         done = run_cli("report", str(path), timeout=60)
         assert done.returncode == 2 and done.stderr == f"jvmbridge: error: {path}: not a regular file ({kind}): " \
                                                        "runs are read from files only\n", done.stderr
+
+
+@pytest.mark.fast
+def test_a_record_nested_past_the_parser_is_skipped_in_one_line(tmp_path):
+    deep = edited(tmp_path, 1, lambda line: '{"a": ' * 5000 + "1" + "}" * 5000)
+    done = run_cli("report", str(deep))
+    assert "internal error" not in done.stderr and done.returncode == 0, done.stderr
+    assert f"{deep}:2: JSON nested deeper than any jvmbridge record, skipped" in done.stderr

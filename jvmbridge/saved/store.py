@@ -209,6 +209,9 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool,
     except json.JSONDecodeError:
         loaded.problems.append(f"{where}: {'truncated last line' if last else 'not JSON'}, skipped")
         return
+    except RecursionError:
+        loaded.problems.append(f"{where}: JSON nested deeper than any jvmbridge record, skipped")
+        return
     if not isinstance(record, dict) or "schema_version" not in record:
         loaded.problems.append(f"{where}: not a jvmbridge record (no \"schema_version\"), skipped")
         return
