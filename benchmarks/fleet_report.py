@@ -4,6 +4,8 @@ Writes N generated `check` documents (default 2,000 hosts: two JDKs and a runnin
 modes, one host in fifty with UseAES off, one in a hundred unreachable), then times the real CLI
 `jvmbridge report DIR` on them, table and JSON, 5 runs each (median, min-max), and the folder's size.
 Issue 14's target: under 2 s on this 2-core machine.
+
+    python benchmarks/fleet_report.py [HOSTS]
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import _common
 
 
 def verdicts(off: bool) -> list[dict]:
@@ -37,15 +41,22 @@ def document(i: int) -> dict:
                            "verdicts": verdicts(i % 50 == 7)}], "exit_code": 0}
 
 
-def main(hosts: int = 2000) -> None:
+def main() -> None:
+    parser = _common.parser(__doc__)
+    parser.add_argument("hosts", nargs="?", type=int, default=2000, help="check documents to write (default 2000)")
+    args = parser.parse_args()
+    _common.begin(args)
+    hosts, runs = (20, 1) if args.quick else (args.hosts, 5)
+    figures: dict = {"hosts": hosts}
     with tempfile.TemporaryDirectory() as folder:
         for i in range(hosts):
             (Path(folder) / f"host-{i:05d}.json").write_text(json.dumps(document(i)))
         size = sum(p.stat().st_size for p in Path(folder).iterdir())
         print(f"{hosts} documents, {size / 1e6:.1f} MB")
+        figures["megabytes"] = size / 1e6
         for output in ("table", "json"):
             times = []
-            for _ in range(5):
+            for _ in range(runs):
                 start = time.perf_counter()
                 done = subprocess.run([sys.executable, "-m", "jvmbridge", "report", folder, "--format", output],
                                       capture_output=True, text=True)
@@ -53,7 +64,9 @@ def main(hosts: int = 2000) -> None:
             assert done.returncode in (1, 2), done.stderr
             print(f"report --format {output}: {statistics.median(times):.2f} s [{min(times):.2f}-{max(times):.2f}], "
                   f"{len(done.stdout.splitlines())} lines")
+            figures[f"report_{output}_seconds"] = times
+    _common.save(args, figures)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2000)
+    main()
