@@ -8,19 +8,38 @@ each engine's overhead per fork (its seconds beyond the timed rounds), the forec
 """
 from __future__ import annotations
 
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import _common
 import jvmbridge
 from jvmbridge.engines import ENGINES
 from jvmbridge.workload import Sampling
 
 
+# Quick mode's run, unless the options given say otherwise: one C-loop job of one short fork.
+QUICK = {"engine": "c-loop", "rounds": 2, "round_time": 0.01, "forks": 1, "max_forks": 1}
+
+
+def option(argument: str) -> tuple[str, object]:
+    """KEY=VALUE as the API takes it: a number as a number (rounds=2), anything else as given."""
+    key, value = argument.split("=", 1)
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, value
+
+
 def main() -> None:
-    options = dict(argument.split("=", 1) for argument in sys.argv[1:])
-    if "engine" in options:
+    parser = _common.parser(__doc__)
+    parser.add_argument("options", nargs="*", metavar="KEY=VALUE", help="compare's options as API keywords")
+    args = parser.parse_args()
+    _common.begin(args)
+    options = {**(QUICK if args.quick else {}), **dict(map(option, args.options))}
+    if isinstance(options.get("engine"), str):
         options["engine"] = options["engine"].split(",")
     updates = []
     started = time.monotonic()
@@ -30,6 +49,7 @@ def main() -> None:
     total = time.monotonic() - started
     print(f"{len(frame)} rows in {total:.1f} s\n")
     print(f"{'job':>4} {'seconds':>8} {'forks':>5} {'overhead/fork':>13} {'guess':>6}  label")
+    figures: dict = {"rows": len(frame), "seconds": total, "jobs": [], "forecasts": []}
     sampling = Sampling(rounds=int(options.get("rounds", Sampling.rounds)),
                         round_seconds=float(options.get("round_time", Sampling.round_seconds)))
     for _, update in updates:
@@ -39,12 +59,16 @@ def main() -> None:
             overhead = update.job_elapsed / forks - engine.timed_seconds(sampling) * len(update.parts) if forks else 0
             print(f"{update.job + 1:>4} {update.job_elapsed:>8.1f} {forks:>5} {overhead:>13.2f} "
                   f"{engine.fork_overhead_seconds:>6.2f}  {update.label}")
+            figures["jobs"].append({"job": update.job + 1, "label": update.label, "seconds": update.job_elapsed,
+                                    "forks": forks, "overhead_per_fork": overhead,
+                                    "guess": engine.fork_overhead_seconds})
     print(f"\n{'at':>6} {'forecast left':>13} {'really left':>11} {'error':>6}")
     for share in (0.25, 0.5, 0.75):
         at, update = max(((at, u) for at, u in updates if at <= share * total), key=lambda pair: pair[0])
         left = total - at
         print(f"{share:>6.0%} {update.seconds_left:>13.1f} {left:>11.1f} {update.seconds_left / left - 1:>+6.0%}")
-
+        figures["forecasts"].append({"at": share, "forecast_left": update.seconds_left, "really_left": left})
+    _common.save(args, figures)
 
 
 if __name__ == "__main__":
