@@ -24,28 +24,35 @@ rounds per fork that take the least time once at least that many forks run: the 
 from __future__ import annotations
 
 import math
-import sys
 import time
-from dataclasses import replace
+from dataclasses import fields, replace
 
+import _common
 from jvmbridge.api import run_comparison
 from jvmbridge.comparison.dimensioning import row_components
 from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.saved.schema import row_record
 from jvmbridge.stats import CONFIDENCE
+from jvmbridge.workload import MAX_FORKS
 
 TARGET = 0.02
+# Quick mode's compare, unless options are given: the C loop, two forks (a spread between them) of two 10 ms rounds.
+QUICK = ["--engine", "c-loop", "--rounds", "2", "--round-time", "0.01", "--forks", "2", "--max-forks", "2"]
 
 
 def main() -> None:
     from jvmbridge.cli.compare import compare as command
 
-    context = command.make_context("compare", sys.argv[1:])
-    options = {k: v for k, v in context.params.items()
-               if k not in ("java_paths", "output", "output_format", "jmh_columns", "quiet", "host_name", "exports",
-                            "wide", "name")}
+    parser = _common.parser(__doc__)
+    args, compare_options = parser.parse_known_args()  # the rest are compare's, read by its own parser
+    _common.begin(args)
+    context = command.make_context("compare", compare_options or (QUICK if args.quick else []))
+    # compare's own options under their own names, as the CLI passes them (not its output's: --format, --quiet, ...)
+    accepted = {field.name for field in fields(CompareRequest) if field.init}
+    options = {k: v for k, v in context.params.items() if k in accepted}
     request = CompareRequest(java=context.params["java_paths"], **options)
-    sampling = replace(request.workloads[0].sampling, target_error=TARGET, max_forks=10**6)  # forecasts past the limit
+    # Forecasts up to the most forks Sampling allows, past the run's own limit.
+    sampling = replace(request.workloads[0].sampling, target_error=TARGET, max_forks=MAX_FORKS)
     begun = time.perf_counter()
     comparison = run_comparison(request)
     ended = time.perf_counter() - begun
@@ -53,6 +60,7 @@ def main() -> None:
           "s_b: between forks; c_fork: a fork's cost beyond its rounds\n")
     print(f"{'row':<52} {'w':>6} {'s_b':>6} {'c_fork':>7} {'KJ r*':>6} {'r':>3} {'forks':>5} {'s':>6} "
           f"{'best r':>6} {'forks':>5} {'s':>6}")
+    rows = []
     for row in comparison.results:
         found = row_components(row_record(row))
         if found is None:  # openssl speed: a fork of one round, nothing to choose
@@ -67,8 +75,13 @@ def main() -> None:
         print(f"{name:<52} {math.sqrt(found.within):>6.2%} {math.sqrt(found.between):>6.2%} "
               f"{found.fork_seconds:>6.1f}s {kj:>6} {per_fork:>3} {n_now:>5} {s_now:>5.0f}s {best:>6} {n_best:>5} "
               f"{s_best:>5.0f}s")
+        rows.append({"row": name, "within": math.sqrt(found.within), "between": math.sqrt(found.between),
+                     "fork_seconds": found.fork_seconds, "kalibera_jones_r": kj, "rounds": per_fork,
+                     "forks": n_now, "seconds": s_now, "best_rounds": best, "best_forks": n_best,
+                     "best_seconds": s_best})
     print(f"\nwall time {ended:.0f} s; forks and seconds: what ±{TARGET:.0%} takes at the variances seen "
           f"(Stein's t of the first stage; at least its {sampling.first_stage} forks)")
+    _common.save(args, {"target": TARGET, "wall_seconds": ended, "rows": rows})
 
 
 if __name__ == "__main__":
