@@ -16,15 +16,18 @@ import subprocess
 import sys
 import time
 
+import _common
 from jvmbridge.workload import SWEEP_SIZES
 
 ENGINES = ("--engine", "jvm", "--engine", "openssl-cli")
+# Quick mode: `openssl speed` alone (no JVM to start) at one size, one fork of one round.
+QUICK = ("--engine", "openssl-cli", "--forks", "1", "--max-forks", "1", "--rounds", "1")
+QUICK_SIZES = (16,)
 
 
-def compare(*args: str) -> tuple[list[dict], float]:
+def compare(command: list[str], *args: str) -> tuple[list[dict], float]:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "jvmbridge", "compare", *ENGINES, *args, "--quiet",
-                           "--format", "json"], capture_output=True, text=True)
+    done = subprocess.run([*command, *args, "--quiet", "--format", "json"], capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode not in (0, 1):
         sys.exit(f"compare {' '.join(args)} failed: {done.stderr.strip()}")
@@ -36,23 +39,32 @@ def key(row: dict) -> tuple:
 
 
 def main() -> None:
-    sweeps = {name: compare("--sizes", "sweep", *args) for name, args in (("shared JVM", ("--shared-jvm",)),
-                                                                          ("sweep", ()))}
+    parser = _common.parser(__doc__)
+    args = parser.parse_args()
+    _common.begin(args)
+    command = [*_common.jvmbridge_command(args.quick), "compare", *(QUICK if args.quick else ENGINES)]
+    sizes, sweep = (QUICK_SIZES, ",".join(map(str, QUICK_SIZES))) if args.quick else (SWEEP_SIZES, "sweep")
+    sweeps = {name: compare(command, "--sizes", sweep, *options)
+              for name, options in (("shared JVM", ("--shared-jvm",)), ("sweep", ()))}
     per_size, per_size_seconds = [], 0.0
-    for size in SWEEP_SIZES:
-        rows, seconds = compare("--sizes", str(size))
+    for size in sizes:
+        rows, seconds = compare(command, "--sizes", str(size))
         per_size += rows
         per_size_seconds += seconds
+    figures: dict = {"runs": {}, "against_per_size": {}}
     for name, (rows, seconds) in {**sweeps, "per size": (per_size, per_size_seconds)}.items():
         within = sum(r["ns_per_op_error"] is not None and r["ns_per_op_error"] / r["ns_per_op"] <= 0.02
                      for r in rows)
         print(f"{name}: {seconds:.0f} s ({per_size_seconds / seconds:.2f}x faster than the per-size runs); "
               f"{within} of {len(rows)} rows within ±2%; forks {sum(r['forks'] for r in rows)}")
+        figures["runs"][name] = {"seconds": seconds, "rows": len(rows), "rows_within_2_percent": within,
+                                 "forks": sum(r["forks"] for r in rows)}
     by_key = {key(r): r for r in per_size}
     for name, (rows, _) in sweeps.items():
         print(f"\n{name} against the per-size runs:\n")
         print("| row | ns/op | ±99.9% | forks | per size ns/op | ±99.9% | forks | ratio | intervals overlap |")
         print("|---|---|---|---|---|---|---|---|---|")
+        figures["against_per_size"][name] = []
         for row in rows:
             other = by_key.get(key(row))
             if other is None:
@@ -63,6 +75,9 @@ def main() -> None:
             print(f"| {row['engine']}, {row['setting']}, {row['message_bytes']} B | {a:,.1f} | ±{ea / a:.1%} | "
                   f"{row['forks']} | {b:,.1f} | ±{eb / b:.1%} | {other['forks']} | {a / b:.3f} | "
                   f"{'yes' if overlap else 'no'} |")
+            figures["against_per_size"][name].append({"row": list(key(row)), "ns_per_op": a, "per_size_ns_per_op": b,
+                                                      "ratio": a / b, "intervals_overlap": overlap})
+    _common.save(args, figures)
 
 
 if __name__ == "__main__":
