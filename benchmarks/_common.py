@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -34,7 +35,23 @@ def save(args: argparse.Namespace, figures: dict | list, skipped: str | None = N
     """The figures to --json's file, if given."""
     if args.json:
         document = {"script": Path(sys.argv[0]).name, "quick": args.quick, "skipped": skipped, "figures": figures}
-        args.json.write_text(json.dumps(document, indent=1, default=str) + "\n")
+        args.json.write_text(json.dumps(_finite(document), indent=1, allow_nan=False, default=_plain) + "\n")
+
+
+def _finite(value):
+    """JSON has no Infinity or NaN: such a figure (an interval there is none of) is written as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _plain(value):
+    """A numpy number (from a pandas row) as Python's, anything else json cannot write as text."""
+    return _finite(value.item()) if hasattr(value, "item") else str(value)
 
 
 def skip(args: argparse.Namespace, needs: str) -> NoReturn:

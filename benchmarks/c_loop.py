@@ -9,18 +9,24 @@
 """
 from __future__ import annotations
 
-import sys
-
+import _common
 import jvmbridge
 from jvmbridge.comparison.ratios import RatioKind, speedup
 
 SIZES = (16, 38, 1024, 16384)
+# Quick mode: one size, one fork of two 10 ms rounds per row, one JVM for both shapes (half the JVMs to start).
+QUICK = {"sizes": [16], "forks": 1, "max_forks": 1, "rounds": 2, "round_time": 0.01, "shared_jvm": True}
 
 
 def main() -> None:
-    max_forks = int(sys.argv[sys.argv.index("--max-forks") + 1]) if "--max-forks" in sys.argv else 3
-    frame = jvmbridge.compare(engine=["jvm", "c-loop", "openssl-cli"], sizes=list(SIZES),
-                              shape=["message", "stream"], max_forks=max_forks)
+    parser = _common.parser(__doc__)
+    parser.add_argument("--max-forks", type=int, default=3, help="compare's --max-forks (default 3)")
+    args = parser.parse_args()
+    _common.begin(args)
+    options = QUICK if args.quick else {"sizes": list(SIZES), "max_forks": args.max_forks}
+    frame = jvmbridge.compare(engine=["jvm", "c-loop", "openssl-cli"], shape=["message", "stream"], **options)
+    sizes = options["sizes"]
+    figures: dict = {"output": str(frame.attrs["output"]), "stream": [], "message": []}
     print(f"{frame.attrs['metadata']['cpu']['model']}; {', '.join(sorted(set(frame.implementation)))}; "
           f"saved to {frame.attrs['output']}")
 
@@ -30,19 +36,24 @@ def main() -> None:
         return rows.iloc[0] if len(rows) else None
 
     print("\nstream shape, AES-NI on: C loop against openssl speed (ratio of means, 99.9% interval)")
-    for size in SIZES:
+    for size in sizes:
         c, speed = row("OpenSSL C loop (jvmbridge)", "stream", size, True), row("OpenSSL speed (C loop)", "stream", size, True)
         ratio = speedup(RatioKind.VERSUS, "", c, speed)
         print(f"  {size:>6} B: C {c.ns_per_op:9.1f} ns, openssl speed {speed.ns_per_op:9.1f} ns, "
               f"C is {ratio.describe()} as fast")
+        figures["stream"].append({"bytes": size, "c_ns": c.ns_per_op, "speed_ns": speed.ns_per_op,
+                                  "ratio": ratio.as_dict()})
     print("\nmessage shape: JVM against the C loop (ratio of means; above 1: the JVM is faster)")
-    for size in SIZES:
+    for size in sizes:
         for accelerated, state in ((True, "on "), (False, "off")):
             java, c = row("JVM", "message", size, accelerated), row("OpenSSL C loop (jvmbridge)", "message", size,
                                                                      accelerated)
             ratio = speedup(RatioKind.VERSUS, "", java, c)
             print(f"  {size:>6} B, acceleration {state}: JVM {java.ns_per_op:10.1f} ns, C {c.ns_per_op:10.1f} ns, "
                   f"{ratio.describe()}")
+            figures["message"].append({"bytes": size, "accelerated": accelerated, "jvm_ns": java.ns_per_op,
+                                       "c_ns": c.ns_per_op, "ratio": ratio.as_dict()})
+    _common.save(args, figures)
 
 
 if __name__ == "__main__":
