@@ -14,13 +14,15 @@ few ms a round), so no statistic can leave it out by picking rounds.
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
+import _common
 from jvmbridge.api import compare, load
 
 ROUNDS = 10
+# Quick mode: the C loop alone (no JVM to start), two forks (a spread between them) of two 10 ms rounds.
+QUICK = {"engine": ["c-loop"], "rounds": 2, "forks": 2, "max_forks": 2, "round_time": 0.01}
 
 
 def lower_quartile(values: list[float]) -> float:
@@ -54,20 +56,27 @@ def fork_rounds(row) -> list[list[float]]:
 
 
 def main() -> None:
-    arguments = sys.argv[1:]
+    parser = _common.parser(__doc__)
+    parser.add_argument("arguments", nargs="*", metavar="FORKS | RUN1.jsonl RUN2.jsonl",
+                        help="forks per run (default 8), or two saved runs instead")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the two runs' files in DIR")
+    args = parser.parse_args()
+    _common.begin(args)
+    arguments = args.arguments
     if arguments and arguments[0].endswith(".jsonl"):
         frames = [load(path) for path in arguments[:2]]
     else:
         forks = int(arguments[0]) if arguments else 8
-        keep = Path(arguments[arguments.index("--keep") + 1]) if "--keep" in arguments else None
+        options = QUICK if args.quick else {"engine": ["jvm", "c-loop"], "rounds": ROUNDS, "forks": forks,
+                                            "max_forks": forks}
         with tempfile.TemporaryDirectory() as scratch:
-            folder = keep or Path(scratch)
-            frames = [compare(engine=["jvm", "c-loop"], rounds=ROUNDS, forks=forks, max_forks=forks,
-                              output=folder / f"run{number}.jsonl") for number in (1, 2)]
+            folder = args.keep or Path(scratch)
+            frames = [compare(**options, output=folder / f"run{number}.jsonl") for number in (1, 2)]
     runs = [{f"{row.engine}, {row.setting}": fork_rounds(row) for row in frame.itertuples()} for frame in frames]
     first = frames[0].iloc[0]
     print(f"{first.forks} forks x {first.rounds // first.forks} rounds per row, two runs one after the other\n")
     print(f"{'row':<44} {'statistic':<17} {'forks rsd 1':>11} {'forks rsd 2':>11} {'run 2 / run 1':>13}")
+    found = []
     for name in runs[0]:
         for statistic, function in CANDIDATES.items():
             figures, spreads = [], []
@@ -76,6 +85,8 @@ def main() -> None:
                 figures.append(statistics.fmean(per_fork))
                 spreads.append(statistics.stdev(per_fork) / figures[-1])
             print(f"{name:<44} {statistic:<17} {spreads[0]:>11.2%} {spreads[1]:>11.2%} {figures[1] / figures[0]:>13.4f}")
+            found.append({"row": name, "statistic": statistic, "forks_rsd": spreads, "run_2_over_run_1": figures[1] / figures[0]})
+    _common.save(args, {"forks": int(first.forks), "rounds_per_fork": int(first.rounds // first.forks), "rows": found})
 
 
 if __name__ == "__main__":

@@ -11,9 +11,10 @@ deviation: what the figure's interval is made of).
 from __future__ import annotations
 
 import statistics
-import sys
+import tempfile
 from pathlib import Path
 
+import _common
 from jvmbridge.api import compare, load
 
 PAIRS = {"message": "OpenSSL C loop (jvmbridge)", "stream": "OpenSSL speed (C loop)"}
@@ -28,22 +29,36 @@ def spreads(row) -> tuple[float, float]:
 
 
 def main() -> None:
-    if len(sys.argv) > 1:
-        frame = load(sys.argv[1])
+    parser = _common.parser(__doc__)
+    parser.add_argument("run", nargs="?", type=Path, help="a saved run (default: a fresh compare)")
+    args = parser.parse_args()
+    _common.begin(args)
+    if args.run:
+        frame = load(args.run)
+    elif args.quick:  # the message shape alone, one fork of two 10 ms rounds per row, saved nowhere
+        with tempfile.TemporaryDirectory() as scratch:
+            frame = compare(engine=["jvm", "c-loop"], sizes=[38], shape="message", forks=1, max_forks=1, rounds=2,
+                            round_time=0.01, output=Path(scratch) / "spread.jsonl")
     else:
         frame = compare(engine=["jvm", "c-loop", "openssl-cli"], sizes=[38, 16384], shape=["message", "stream"],
                         output=Path("spread.jsonl"))
+    rows = []
     print(f"{'row':<58} {'rounds MAD':>10} {'forks rsd':>9} {'forks':>5}   against its native kind")
     for row in frame[frame.engine == "JVM"].itertuples():
         native = frame[(frame.engine == PAIRS[row.shape]) & (frame.message_bytes == row.message_bytes)
                        & (frame.accelerated == row.accelerated) & (frame["shape"] == row.shape)]
         mad, fork_rsd = spreads(row)
         line = f"{f'JVM {row.setting}, {row.shape}, {row.message_bytes} B':<58} {mad:>10.2%} {fork_rsd:>9.2%} {row.forks:>5}"
+        rows.append({"row": f"JVM {row.setting}, {row.shape}, {row.message_bytes} B", "rounds_mad": mad,
+                     "forks_rsd": fork_rsd, "forks": row.forks, "native": []})
         for other in native.itertuples():
             other_mad, other_rsd = spreads(other)
+            rows[-1]["native"].append({"engine": other.engine, "rounds_mad": other_mad, "forks_rsd": other_rsd,
+                                       "forks": other.forks})
             line += (f"   {other.engine} {other_mad:.2%} / {other_rsd:.2%} ({other.forks} forks): "
                      f"{mad / other_mad if other_mad else float('inf'):.1f}x / {fork_rsd / other_rsd:.1f}x")
         print(line)
+    _common.save(args, {"rows": rows})
 
 
 if __name__ == "__main__":
