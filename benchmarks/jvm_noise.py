@@ -20,11 +20,14 @@ inside the rounds. Prints one line per fork, then the medians per arm.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import statistics
 import subprocess
 import sys
+
+import _common
 
 # (warm-up seconds at least, chunks agreeing within, shape, JVM options): the loop as compare runs
 # it, a longer and stricter warm-up, the stream shape (update into one buffer: no allocation, no
@@ -37,9 +40,14 @@ ARMS = {"jvm-1s-5%": (1.0, 0.05, "message", ()), "jvm-3s-2%": (3.0, 0.02, "messa
         "jvm-serial-16m": (1.0, 0.05, "message", ("-XX:+UseSerialGC", "-Xmn16m")),
         "jvm-thp": (1.0, 0.05, "message", ("-XX:+UseTransparentHugePages",))}
 ROUNDS = 10
+# How each fork is timed: rounds (openssl: runs of 1 s), round seconds, warm-up seconds at most;
+# quick mode's the least that still gives a spread of rounds, for one arm of each kind of fork.
+TIMING = {"rounds": ROUNDS, "round_seconds": 0.5, "warmup_max_seconds": 15.0}
+QUICK_TIMING = {"rounds": 2, "round_seconds": 0.01, "warmup_max_seconds": 1.0}
+QUICK_ARMS = ("jvm-1s-5%", "c-message", "openssl")
 
 
-def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
+def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
     import jpype
 
     from jvmbridge.harness import harness_jar
@@ -60,10 +68,11 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[st
         return sum(int(c.getCollectionCount()) for c in collectors)
 
     loop = harness.run if shape == "message" else harness.runStream
-    warmup = warm_up(lambda n: int(loop(n)), min_seconds, 15.0,
+    max_seconds = timing["warmup_max_seconds"]
+    warmup = warm_up(lambda n: int(loop(n)), min(min_seconds, max_seconds), max_seconds,
                      lambda: int(compiler.getTotalCompilationTime()), tolerance)
     per_op, cpu_over_wall, gc, jit, counted = [], [], 0, 0, gc_count()
-    for n in round_counts(None, ROUNDS, 0.5, warmup.ns_per_op):
+    for n in round_counts(None, timing["rounds"], timing["round_seconds"], warmup.ns_per_op):
         cpu0, gc0, jit0 = threads.getCurrentThreadCpuTime(), gc_ms(), compiler.getTotalCompilationTime()
         ns = int(loop(n))
         cpu_over_wall.append((threads.getCurrentThreadCpuTime() - cpu0) / ns)
@@ -73,22 +82,25 @@ def jvm_fork(min_seconds: float, tolerance: float, shape: str, options: tuple[st
             "gc_count": gc_count() - counted, "jit_ms": jit}
 
 
-def c_fork(shape: str) -> dict:
+def c_fork(timing: dict, shape: str) -> dict:
     from jvmbridge.engines.c_loop import loop_part
     from jvmbridge.native import c_worker
     from jvmbridge.native.c_loop import library_path
     from jvmbridge.workload import Operation, Sampling, Workload
 
     # The C engine's own worker and request (compare's C loop rows), with the JVM arms' warm-up and rounds.
-    part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=ROUNDS, round_seconds=0.5)))
-    request = {"library": str(library_path()), "warmup_min_seconds": 1.0, "warmup_max_seconds": 15.0, "parts": [part]}
+    part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=timing["rounds"],
+                                                               round_seconds=timing["round_seconds"])))
+    max_seconds = timing["warmup_max_seconds"]
+    request = {"library": str(library_path()), "warmup_min_seconds": min(1.0, max_seconds),
+               "warmup_max_seconds": max_seconds, "parts": [part]}
     rounds = c_worker.handle(request, lambda partial: None)["parts"][0]["rounds"]
     return {"per_op": [r["ns"] / r["iterations"] for r in rounds]}
 
 
-def openssl_fork() -> dict:
+def openssl_fork(timing: dict) -> dict:
     per_op = []
-    for _ in range(ROUNDS):
+    for _ in range(timing["rounds"]):
         said = subprocess.run(["openssl", "speed", "-elapsed", "-mr", "-seconds", "1", "-bytes", "38", "-evp",
                                "aes-256-cbc"], capture_output=True, text=True)
         count, seconds = re.search(r"\+R:(\d+):[^:]+:([\d.]+)", said.stdout + said.stderr).groups()
@@ -107,16 +119,25 @@ def describe(arm: str, fork: dict) -> str:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--fork"]:
-        arm = sys.argv[2]
-        print(json.dumps(openssl_fork() if arm == "openssl" else c_fork(arm[2:]) if arm.startswith("c-")
-                         else jvm_fork(*ARMS[arm])))
+    parser = _common.parser(__doc__)
+    parser.add_argument("forks", nargs="?", type=int, help="forks per arm (default 6; quick: 1)")
+    parser.add_argument("arms", nargs="*", help="arms to run (default: every arm; quick: one of each kind)")
+    parser.add_argument("--fork", metavar="ARM", help=argparse.SUPPRESS)  # one fork, in a process of its own
+    args = parser.parse_args()
+    timing = QUICK_TIMING if args.quick else TIMING
+    if args.fork:
+        arm = args.fork
+        print(json.dumps(openssl_fork(timing) if arm == "openssl" else c_fork(timing, arm[2:]) if arm.startswith("c-")
+                         else jvm_fork(timing, *ARMS[arm])))
         return
-    forks = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    found: dict[str, list[dict]] = {arm: [] for arm in (sys.argv[2:] or (*ARMS, "c-message", "c-stream", "openssl"))}
+    _common.begin(args)
+    forks = args.forks or (1 if args.quick else 6)
+    arms = args.arms or (QUICK_ARMS if args.quick else (*ARMS, "c-message", "c-stream", "openssl"))
+    found: dict[str, list[dict]] = {arm: [] for arm in arms}
     for _ in range(forks):
         for arm in found:  # in turns: each arm sees the same spells of a busy machine
-            done = subprocess.run([sys.executable, __file__, "--fork", arm], capture_output=True, text=True, check=True)
+            done = subprocess.run([sys.executable, __file__, "--fork", arm, *(["--quick"] if args.quick else [])],
+                                  capture_output=True, text=True, check=True)
             fork = json.loads(done.stdout.strip().splitlines()[-1])
             fork["rsd"] = statistics.stdev(fork["per_op"]) / statistics.fmean(fork["per_op"])
             found[arm].append(fork)
@@ -126,6 +147,7 @@ def main() -> None:
         print(f"{arm:14} median rsd over {len(done)} forks {statistics.median(f['rsd'] for f in done):.2%}; "
               f"median ns/op {statistics.median(statistics.median(f['per_op']) for f in done):.1f}; "
               f"worst first/median {max(f['per_op'][0] / statistics.median(f['per_op']) for f in done):.3f}")
+    _common.save(args, {"timing": timing, "forks": found})
 
 
 if __name__ == "__main__":
