@@ -13,15 +13,22 @@ fork by fork, so a busy spell of the machine falls on all of them.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import subprocess
 import sys
 
+import _common
+
 ARMS = ("alone", "after", "own-class")
+# Each measurement's warm-up (seconds at least, at most) and rounds (count, seconds); quick mode's
+# the least that still times the loop.
+TIMING = {"warmup": (1.0, 15.0), "rounds": (5, 0.5)}
+QUICK_TIMING = {"warmup": (0.1, 1.0), "rounds": (2, 0.01)}
 
 
-def fork(arm: str, size: int, other: int) -> float:
+def fork(timing: dict, arm: str, size: int, other: int) -> float:
     import jpype
 
     from jvmbridge.harness import harness_jar
@@ -40,8 +47,8 @@ def fork(arm: str, size: int, other: int) -> float:
         def run(n: int) -> int:
             return int(harness.run(n))
 
-        warmup = warm_up(run, 1.0, 15.0, lambda: int(compiler.getTotalCompilationTime()))
-        return statistics.median(run(n) / n for n in round_counts(None, 5, 0.5, warmup.ns_per_op))
+        warmup = warm_up(run, *timing["warmup"], lambda: int(compiler.getTotalCompilationTime()))
+        return statistics.median(run(n) / n for n in round_counts(None, *timing["rounds"], warmup.ns_per_op))
 
     if arm != "alone":
         median_ns(shared, other)
@@ -55,23 +62,34 @@ def fork(arm: str, size: int, other: int) -> float:
 
 
 def main() -> None:
-    if sys.argv[1:2] == ["--fork"]:
-        print(json.dumps(fork(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))))
+    parser = _common.parser(__doc__)
+    parser.add_argument("forks", nargs="?", type=int, help="forks per arm (default 4; quick: 1)")
+    parser.add_argument("size", nargs="?", type=int, default=16, help="message bytes measured (default 16)")
+    parser.add_argument("other", nargs="?", type=int, default=16384, help="message bytes measured first (default 16384)")
+    parser.add_argument("--fork", metavar="ARM", help=argparse.SUPPRESS)  # one fork, in a process of its own
+    args = parser.parse_args()
+    timing = QUICK_TIMING if args.quick else TIMING
+    size, other = args.size, args.other
+    if args.fork:
+        print(json.dumps(fork(timing, args.fork, size, other)))
         return
-    forks, size, other = (int(a) for a in (sys.argv[1:] + ["4", "16", "16384"][len(sys.argv) - 1:])[:3])
+    _common.begin(args)
+    forks = args.forks or (1 if args.quick else 4)
     found: dict[str, list[float]] = {arm: [] for arm in ARMS}
     for _ in range(forks):
         for arm in ARMS:
-            done = subprocess.run([sys.executable, __file__, "--fork", arm, str(size), str(other)],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run([sys.executable, __file__, "--fork", arm, str(forks), str(size), str(other),
+                                   *(["--quick"] if args.quick else [])], capture_output=True, text=True, check=True)
             found[arm].append(json.loads(done.stdout.strip().splitlines()[-1]))
             print(f"{arm:10} {found[arm][-1]:10.1f} ns/op", flush=True)
     alone = statistics.median(found["alone"])
-    print(f"\n{size} B messages, median ns/op of {forks} forks (each the median of its 5 rounds):")
+    print(f"\n{size} B messages, median ns/op of {forks} forks (each the median of its {timing['rounds'][0]} rounds):")
     for arm, values in found.items():
         name = arm if arm == "alone" else f"{arm} {other} B"
         print(f"{name:22} {statistics.median(values):10.1f}  x{statistics.median(values) / alone:.2f}  "
               f"[{', '.join(f'{v:.1f}' for v in values)}]")
+    _common.save(args, {"size": size, "other": other, "timing": timing, "ns_per_op": found,
+                        "against_alone": {arm: statistics.median(values) / alone for arm, values in found.items()}})
 
 
 if __name__ == "__main__":
