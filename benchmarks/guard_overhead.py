@@ -20,21 +20,24 @@ same ratio for the window itself. Issue 28's target: within 1% after the window.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import threading
 import time
+from argparse import Namespace
 from pathlib import Path
 
+import _common
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm.live import live_property
 from jvmbridge.stats import half_width
 
 GUARDS_THREADS = ("jvmbridge-guard", "JFR ")  # comm is cut at 15 characters: both guard threads read "jvmbridge-guard"
-WARM_UP = 10  # seconds of each JVM's run left out before its "before" figure
+# Quick mode, whatever else is given: one pair of 16 s runs, the guard proving CBC alone after 1 s
+# (its answers came 7-10 s into a run on this busy 2-vCPU machine).
+QUICK = {"pairs": 1, "delay": 1, "seconds": 16, "modes": "cbc", "warm_up": 0, "after_at_least": 5}
 
 
 def cpu_ticks(pid: int) -> tuple[int, int]:
@@ -91,12 +94,12 @@ def settled_at(workload: Workload, deadline: float) -> tuple[float, str]:
 
 
 class Pair:
-    def __init__(self, java: str, number: int, args: argparse.Namespace):
+    def __init__(self, java: str, number: int, args: Namespace):
         cpus = sorted(os.sched_getaffinity(0))
         first, second = (cpus[0], cpus[-1]) if number % 2 == 0 else (cpus[-1], cpus[0])
         guarded = Workload(java, first, args.seconds, f"modes={args.modes},delay={args.delay}")
         plain = Workload(java, second, args.seconds, None)
-        self.settled, said = settled_at(guarded, guarded.started + args.seconds - 15)
+        self.settled, said = settled_at(guarded, guarded.started + args.seconds - args.after_at_least)
         if not all(state.status == "verified" for state in parse(said)):
             raise SystemExit(f"the guard did not verify every mode: {said}")
         start = int(self.settled) + 2
@@ -105,7 +108,7 @@ class Pair:
         at_end = cpu_ticks(guarded.process.pid)
         self.guard_share = (at_end[0] - at_window[0]) / max(1, at_end[1] - at_window[1])
         g, p = guarded.finish(), plain.finish()
-        before = slice(WARM_UP, args.delay)
+        before = slice(args.warm_up, args.delay)
         window = slice(args.delay, int(self.settled))
         after = slice(start, len(g) - 1)
         self.window_cost = _ratio(g, p, before, window)
@@ -122,13 +125,20 @@ def _ratio(guarded: list[int], plain: list[int], before: slice, then: slice) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _common.parser(__doc__)
     parser.add_argument("--java", default="java")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--delay", type=int, default=30, help="the guard's delay: seconds before it starts")
     parser.add_argument("--seconds", type=int, default=100, help="each JVM's run")
     parser.add_argument("--modes", default="cbc+ctr+gcm", help="the modes the guard proves")
+    parser.add_argument("--warm-up", type=int, default=10, help="seconds of each JVM's run left out before its "
+                                                                "\"before\" figure")
+    parser.add_argument("--after-at-least", type=int, default=15,
+                        help="seconds each run keeps after the guard's answers, at least, for the \"after\" figure")
     args = parser.parse_args()
+    if args.quick:
+        vars(args).update(QUICK)
+    _common.begin(args)
     pairs = []
     print(f"{'pair':>4} {'with: before':>13} {'after':>9} {'without: before':>16} {'after':>9} {'answers at':>11} "
           f"{'in window':>10} {'after':>7} {'guard CPU after':>16}")
@@ -138,14 +148,18 @@ def main() -> None:
         print(f"{number + 1:>4} {pair.g_before:>13,.0f} {pair.g_after:>9,.0f} {pair.p_before:>16,.0f} "
               f"{pair.p_after:>9,.0f} {pair.settled:>10.0f}s {pair.window_cost:>10.3f} {pair.after_cost:>7.3f} "
               f"{pair.guard_share:>15.3%}", flush=True)
+    figures: dict = {"pairs": [dict(vars(pair)) for pair in pairs]}
     for name, costs in (("in the window", [p.window_cost for p in pairs]), ("after it", [p.after_cost for p in pairs])):
         mean = statistics.fmean(costs)
         error = half_width(statistics.stdev(costs), len(costs)) if len(costs) > 1 else float("inf")
         print(f"guarded/plain, each against its own rate before the guard started, {name}: {mean:.3f} ±{error:.3f} "
               f"(95%, {len(costs)} pairs)")
+        figures[f"cost {name}"] = {"mean": mean, "half_width_95": error}
     shares = [p.guard_share for p in pairs]
     print(f"the guard's and the flight recorder's threads after the window: {statistics.fmean(shares):.3%} of the "
           f"guarded JVM's CPU (highest {max(shares):.3%}; clock ticks of {os.sysconf('SC_CLK_TCK')} Hz)")
+    figures["guard_cpu_share_after"] = {"mean": statistics.fmean(shares), "highest": max(shares)}
+    _common.save(args, figures)
 
 
 if __name__ == "__main__":
