@@ -14,14 +14,18 @@ import sys
 import time
 from pathlib import Path
 
+import _common
+
 REPEATS = 3
 TARGET_SECONDS = 30.0
+# Quick mode: one run of the first JDK, CBC alone, verify's own short sweep (`verify --quick`) for 1 s.
+QUICK_VERIFY = ["--mode", "cbc", "--quick", "--jdk-time", "1"]
 
 
-def verify(java_home: str) -> tuple[dict, float]:
+def verify(java_home: str, options: list[str]) -> tuple[dict, float]:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "jvmbridge", "verify", "--java", java_home, "--format", "json",
-                           "--quiet", "--output", "/dev/null"], capture_output=True, text=True)
+                           "--quiet", "--output", "/dev/null", *options], capture_output=True, text=True)
     seconds = time.perf_counter() - started
     if done.returncode == 2:
         sys.exit(f"verify could not run on {java_home}: {done.stderr[-1000:]}")
@@ -35,12 +39,20 @@ def default_homes() -> list[str]:
 
 
 def main() -> None:
-    homes = sys.argv[1:] or default_homes()
+    parser = _common.parser(__doc__)
+    parser.add_argument("homes", nargs="*", metavar="JAVA_HOME", help="JDKs to verify (default: the JDKs found here)")
+    args = parser.parse_args()
+    _common.begin(args)
+    homes = args.homes or default_homes()
+    repeats, options = (1, QUICK_VERIFY) if args.quick else (REPEATS, [])
+    if args.quick:
+        homes = homes[:1]
     print("| JDK | verdicts | wall s (median [min-max] of %d) | per mode: sweep s, passes (after JIT), intrinsics seen after s | within %g s |"
-          % (REPEATS, TARGET_SECONDS))
+          % (repeats, TARGET_SECONDS))
     print("|---|---|---|---|---|")
+    figures = []
     for home in homes:
-        runs = [verify(home) for _ in range(REPEATS)]
+        runs = [verify(home, options) for _ in range(repeats)]
         walls = [seconds for _, seconds in runs]
         document = runs[-1][0]
         (jdk,) = document["jdks"]
@@ -50,6 +62,9 @@ def main() -> None:
         median = statistics.median(walls)
         print(f"| {Path(home).name} {jdk['version']} | {verdicts} | {median:.1f} [{min(walls):.1f}-{max(walls):.1f}] "
               f"| {modes} | {'yes' if max(walls) <= TARGET_SECONDS else 'NO'} |")
+        figures.append({"java_home": home, "version": jdk["version"], "wall_seconds": walls, "modes": jdk["modes"],
+                        "within_target": max(walls) <= TARGET_SECONDS})
+    _common.save(args, {"target_seconds": TARGET_SECONDS, "jdks": figures})
 
 
 if __name__ == "__main__":
