@@ -25,8 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+import _common
 from jvmbridge.stats import paired_log_half_width
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +41,24 @@ SPEED_SIZES = [16, 64, 256, 1024, 8192, 16384]
 MASK = "~0x200000200000000:~0x60000000000:~0:~0:~0"
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What each side runs: the JVM rows' shapes, JMH's settings, the `openssl speed` sizes and seconds,
+    and how jvmbridge is run (its command, and options added to each compare)."""
+    shapes: tuple[str, ...] = ("message", "stream")
+    jmh_args: tuple[str, ...] = tuple(JMH_ARGS)
+    sizes: tuple[int, ...] = tuple(SPEED_SIZES)
+    speed_seconds: int = 3
+    jvmbridge: tuple[str, ...] = tuple(_common.jvmbridge_command(quick=False))
+    compare_options: tuple[str, ...] = ()
+
+
+# Quick mode: the message shape, one JMH fork of one 100 ms round, one size, a fork of two 10 ms rounds a row.
+QUICK = Plan(shapes=("message",), jmh_args=("-f", "1", "-wi", "0", "-i", "1", "-r", "100ms"), sizes=(16,),
+             speed_seconds=1, jvmbridge=tuple(_common.jvmbridge_command(quick=True)),
+             compare_options=("--forks", "1", "--max-forks", "1", "--rounds", "2", "--round-time", "0.01"))
+
+
 def timed(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float]:
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)
@@ -47,33 +67,37 @@ def timed(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, fl
     return done, time.perf_counter() - started
 
 
-def jvmbridge(*args: str) -> tuple[list[dict], float]:
-    done, seconds = timed([sys.executable, "-m", "jvmbridge", "compare", "--quiet", "--format", "json", *args])
+def jvmbridge(plan: Plan, *args: str) -> tuple[list[dict], float]:
+    done, seconds = timed([*plan.jvmbridge, "compare", "--quiet", "--format", "json", *plan.compare_options, *args])
     return json.loads(done.stdout)["results"], seconds
 
 
-def jmh(shape: str, accelerated: bool) -> tuple[dict, float]:
+def jmh(plan: Plan, shape: str, accelerated: bool) -> tuple[dict, float]:
     with tempfile.TemporaryDirectory() as scratch:
         result = Path(scratch) / "jmh.json"
         extra = [] if accelerated else ["-jvmArgsAppend", OFF]
-        _, seconds = timed(["java", "-jar", str(JMH_JAR), f"AesBench.{shape}$", "-p", "size=38", *JMH_ARGS,
+        _, seconds = timed(["java", "-jar", str(JMH_JAR), f"AesBench.{shape}$", "-p", "size=38", *plan.jmh_args,
                             *extra, "-rf", "json", "-rff", str(result)])
         metric = json.loads(result.read_text())[0]["primaryMetric"]
-    return {"ns": metric["score"], "error": metric["scoreError"]}, seconds
+    error = float(metric["scoreError"])  # "NaN" where JMH ran a single iteration: no interval
+    return {"ns": metric["score"], "error": None if math.isnan(error) else error}, seconds
 
 
-def openssl_table(aesni: bool) -> tuple[dict[int, float], float]:
+def openssl_table(plan: Plan, aesni: bool) -> tuple[dict[int, float], float]:
     """openssl speed's own table (1000s of bytes/s) as ns per operation, by size."""
     env = {k: v for k, v in os.environ.items() if k != "OPENSSL_ia32cap"}
     if not aesni:
         env["OPENSSL_ia32cap"] = MASK
-    done, seconds = timed(["openssl", "speed", "-elapsed", "-seconds", "3", "-evp", "aes-256-cbc"], env=env)
+    # Its own six sizes, or the single size -bytes asks for (quick mode's).
+    sizes = [] if plan.sizes == tuple(SPEED_SIZES) else ["-bytes", str(*plan.sizes)]
+    done, seconds = timed(["openssl", "speed", "-elapsed", "-seconds", str(plan.speed_seconds), *sizes, "-evp",
+                           "aes-256-cbc"], env=env)
     row = next(line for line in done.stdout.splitlines() if line.upper().startswith("AES-256-CBC"))
     kilobytes = [float(v) for v in re.findall(r"([\d.]+)k", row)]
-    return {size: size / (k * 1000) * 1e9 for size, k in zip(SPEED_SIZES, kilobytes)}, seconds
+    return {size: size / (k * 1000) * 1e9 for size, k in zip(plan.sizes, kilobytes)}, seconds
 
 
-def jvm_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]],
+def jvm_turn(plan: Plan, pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]],
                                                float, float]:
     """One turn of the JVM cases: jvmbridge's rows and JMH's, in an order drawn here; by case,
     (figure, half-width) each, and each side's wall time. ``pooled`` gets, by case, jvmbridge's
@@ -83,14 +107,15 @@ def jvm_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], 
     seconds = {"jvmbridge": 0.0, "jmh": 0.0}
 
     def run_ours() -> None:
-        rows, seconds["jvmbridge"] = jvmbridge("--engine", "jvm", "--shape", "message", "--shape", "stream")
+        shapes = [option for shape in plan.shapes for option in ("--shape", shape)]
+        rows, seconds["jvmbridge"] = jvmbridge(plan, "--engine", "jvm", *shapes)
         ours.update({f"JVM {r['setting']}, {r['shape']} vs JMH": (r["ns_per_op"], r["ns_per_op_error"]) for r in rows})
         pooled.update({f"JVM {r['setting']}, {r['shape']} vs JMH": r["jmh_score"] for r in rows})
 
     def run_theirs() -> None:
-        for shape in ("message", "stream"):
+        for shape in plan.shapes:
             for accelerated in (True, False):
-                reference, took = jmh(shape, accelerated)
+                reference, took = jmh(plan, shape, accelerated)
                 seconds["jmh"] += took
                 setting = "intrinsics on" if accelerated else "intrinsics off"
                 theirs[f"JVM {setting}, {shape} vs JMH"] = (reference["ns"], reference["error"])
@@ -100,7 +125,7 @@ def jvm_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], 
     return ours, theirs, seconds["jvmbridge"], seconds["jmh"]
 
 
-def native_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float | None]], float, float]:
+def native_turn(plan: Plan, pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float | None]], float, float]:
     """One turn of the `openssl speed` cases: jvmbridge's rows and speed's own tables, in an order
     drawn here (``pooled`` as jvm_turn's, left as it is: speed's table has no rounds to pool)."""
     ours: dict[str, tuple[float, float]] = {}
@@ -111,12 +136,12 @@ def native_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]
         return f"openssl speed row, AES-NI {'on' if aesni else 'off'}, {size} B vs openssl speed's table"
 
     def run_ours() -> None:
-        rows, seconds["jvmbridge"] = jvmbridge("--engine", "openssl-cli", "--sizes", ",".join(map(str, SPEED_SIZES)))
+        rows, seconds["jvmbridge"] = jvmbridge(plan, "--engine", "openssl-cli", "--sizes", ",".join(map(str, plan.sizes)))
         ours.update({case(r["accelerated"], r["message_bytes"]): (r["ns_per_op"], r["ns_per_op_error"]) for r in rows})
 
     def run_theirs() -> None:
         for aesni in (True, False):
-            table, took = openssl_table(aesni)
+            table, took = openssl_table(plan, aesni)
             seconds["speed"] += took
             theirs.update({case(aesni, size): (ns, None) for size, ns in table.items()})
 
@@ -125,9 +150,10 @@ def native_turn(pooled: dict[str, float]) -> tuple[dict[str, tuple[float, float]
     return ours, theirs, seconds["jvmbridge"], seconds["speed"]
 
 
-def line(case: str, pairs: list[tuple[tuple[float, float | None], tuple[float, float | None]]]) -> str:
+def line(case: str, pairs: list[tuple[tuple[float, float | None], tuple[float, float | None]]], found: list) -> str:
     """A case's row: each turn's ratio (jvmbridge over the reference), their geometric mean and its
-    95% interval over turns, the verdict on 1.00 +/- 0.03, and the widest interval each side had."""
+    95% interval over turns, the verdict on 1.00 +/- 0.03, and the widest interval each side had;
+    appended to ``found`` as figures."""
     ratios = [ours[0] / theirs[0] for ours, theirs in pairs]
     logs = [math.log(r) for r in ratios]
     centre = math.exp(statistics.fmean(logs))
@@ -142,14 +168,23 @@ def line(case: str, pairs: list[tuple[tuple[float, float | None], tuple[float, f
         errors = [pair[side][1] / pair[side][0] for pair in pairs if pair[side][1] is not None]
         return f"±{max(errors):.1%}" if errors else "-"
     per_turn = ", ".join(f"{r:.3f}" for r in ratios)
+    found.append({"case": case, "jvmbridge_ns": [p[0][0] for p in pairs], "reference_ns": [p[1][0] for p in pairs],
+                  "ratios": ratios, "ratio": centre, "low": low, "high": high, "verdict": verdict})
     return (f"| {case} | {statistics.fmean(p[0][0] for p in pairs):,.1f} | {widest(0)} "
             f"| {statistics.fmean(p[1][0] for p in pairs):,.1f} | {widest(1)} | {per_turn} "
             f"| {centre:.3f} [{low:.3f}-{high:.3f}] | {verdict} |")
 
 
 def main() -> None:
-    turns = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    parser = _common.parser(__doc__)
+    parser.add_argument("turns", nargs="?", type=int, help="turns (default 3; quick: 1)")
+    args = parser.parse_args()
+    _common.begin(args)
+    turns = args.turns or (1 if args.quick else 3)
+    plan = QUICK if args.quick else Plan()
     if not JMH_JAR.is_file():
+        if args.quick:  # no Gradle build in quick mode: .ci/run builds the jar before it runs the benchmarks
+            _common.skip(args, f"{JMH_JAR.relative_to(ROOT)}: run `gradle jmhJar`")
         timed(["gradle", "--no-daemon", "-q", "jmhJar"], cwd=ROOT)
     print(f"jvmbridge agreement benchmark, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {turns} turns\n")
     print("| case (38-byte AES-256-CBC unless said) | jvmbridge ns/op (mean of turns) | widest ±95% "
@@ -162,23 +197,27 @@ def main() -> None:
         for turn, names in ((jvm_turn, ("jvmbridge JVM rows", "JMH")),
                             (native_turn, ("jvmbridge openssl-cli rows", "openssl speed tables"))):
             pooled: dict[str, float] = {}
-            ours, theirs, ours_took, theirs_took = turn(pooled)
+            ours, theirs, ours_took, theirs_took = turn(plan, pooled)
             seconds[names[0]] += ours_took
             seconds[names[1]] += theirs_took
             for case, figure in ours.items():
                 by_case.setdefault(case, []).append((figure, theirs[case]))
             for case, score in pooled.items():
                 pooled_by_case.setdefault(case, []).append((score, theirs[case][0]))
+    found: list[dict] = []
     for case, pairs in by_case.items():
-        print(line(case, pairs))
+        print(line(case, pairs, found))
     # What of a difference is the statistic (a lower quartile of forks against a mean of every round)
     # and what is the harness: jvmbridge's own rounds pooled as JMH pools them, against JMH.
     print("\njvmbridge's rounds pooled as JMH pools them (its rows' jmh_score) against JMH, each turn: "
           + "; ".join(f"{case.removesuffix(' vs JMH')} " + ", ".join(f"{ours / theirs:.3f}" for ours, theirs in pairs)
                       for case, pairs in pooled_by_case.items()))
     print(f"\nWall time over {turns} turns: " + "; ".join(f"{name} {took:.0f} s" for name, took in seconds.items())
-          + f". JMH as configured here: {' '.join(JMH_ARGS)}; its defaults would need at least "
+          + f". JMH as configured here: {' '.join(plan.jmh_args)}; its defaults would need at least "
           f"{JMH_DEFAULT_SECONDS * 4} s for the 4 JVM points ({JMH_DEFAULT_SECONDS} s a point).")
+    _common.save(args, {"turns": turns, "cases": found, "seconds": seconds,
+                        "pooled_against_jmh": {case: [ours / theirs for ours, theirs in pairs]
+                                               for case, pairs in pooled_by_case.items()}})
 
 
 if __name__ == "__main__":
