@@ -62,14 +62,14 @@ def skip(args: argparse.Namespace, needs: str) -> NoReturn:
 
 
 def short_warm_ups() -> None:
-    """Warm-ups of at most a second in compare's engines: on a busy machine a JVM never settles and
+    """Warm-ups of at most half a second in compare's engines: on a busy machine a JVM never settles and
     each fork would wait out the 15 s cap, which proving the code path does not need."""
     from jvmbridge.engines import jvm, native
 
     # Read first: a renamed constant fails here instead of leaving quick mode slow.
     assert jvm.WARMUP_MAX_SECONDS and native.NATIVE_WARMUP["warmup_max_seconds"]
-    jvm.WARMUP_MIN_SECONDS, jvm.WARMUP_MAX_SECONDS = 0.2, 1.0
-    native.NATIVE_WARMUP.update(warmup_min_seconds=0.1, warmup_max_seconds=0.5)
+    jvm.WARMUP_MIN_SECONDS, jvm.WARMUP_MAX_SECONDS = 0.1, 0.5
+    native.NATIVE_WARMUP.update(warmup_min_seconds=0.1, warmup_max_seconds=0.3)
 
 
 def jvmbridge_command(quick: bool) -> list[str]:

@@ -43,7 +43,7 @@ ROUNDS = 10
 # How each fork is timed: rounds (openssl: runs of 1 s), round seconds, warm-up seconds at most;
 # quick mode's the least that still gives a spread of rounds, for one arm of each kind of fork.
 TIMING = {"rounds": ROUNDS, "round_seconds": 0.5, "warmup_max_seconds": 15.0}
-QUICK_TIMING = {"rounds": 2, "round_seconds": 0.01, "warmup_max_seconds": 1.0}
+QUICK_TIMING = {"rounds": 2, "round_seconds": 0.01, "warmup_max_seconds": 0.5}
 QUICK_ARMS = ("jvm-1s-5%", "c-message", "openssl")
 
 

@@ -25,7 +25,7 @@ ARMS = ("alone", "after", "own-class")
 # Each measurement's warm-up (seconds at least, at most) and rounds (count, seconds); quick mode's
 # the least that still times the loop.
 TIMING = {"warmup": (1.0, 15.0), "rounds": (5, 0.5)}
-QUICK_TIMING = {"warmup": (0.1, 1.0), "rounds": (2, 0.01)}
+QUICK_TIMING = {"warmup": (0.1, 0.5), "rounds": (2, 0.01)}
 
 
 def fork(timing: dict, arm: str, size: int, other: int) -> float:
