@@ -36,7 +36,7 @@ from jvmbridge.stats import half_width
 
 GUARDS_THREADS = ("jvmbridge-guard", "JFR ")  # comm is cut at 15 characters: both guard threads read "jvmbridge-guard"
 # Quick mode, whatever else is given: one pair of 16 s runs, the guard proving CBC alone after 1 s
-# (its answers came 7-10 s into a run on this busy 2-vCPU machine).
+# (it answered about 7 s into a run on this busy 2-vCPU machine, leaving 5 s for the "after" figure).
 QUICK = {"pairs": 1, "delay": 1, "seconds": 16, "modes": "cbc", "warm_up": 0, "after_at_least": 5}
 
 
