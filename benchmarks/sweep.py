@@ -20,8 +20,8 @@ import _common
 from jvmbridge.workload import SWEEP_SIZES
 
 ENGINES = ("--engine", "jvm", "--engine", "openssl-cli")
-# Quick mode: `openssl speed` alone (no JVM to start) at one size, one fork of one round.
-QUICK = ("--engine", "openssl-cli", "--forks", "1", "--max-forks", "1", "--rounds", "1")
+# Quick mode: the C loop alone (no JVM to start, no 1 s `openssl speed` runs) at one size, a fork of two 10 ms rounds.
+QUICK = ("--engine", "c-loop", "--forks", "1", "--max-forks", "1", "--rounds", "2", "--round-time", "0.01")
 QUICK_SIZES = (16,)
 
 
