@@ -64,7 +64,11 @@ def main() -> None:
                                     "guess": engine.fork_overhead_seconds})
     print(f"\n{'at':>6} {'forecast left':>13} {'really left':>11} {'error':>6}")
     for share in (0.25, 0.5, 0.75):
-        at, update = max(((at, u) for at, u in updates if at <= share * total), key=lambda pair: pair[0])
+        made = [(at, u) for at, u in updates if at <= share * total]
+        if not made:  # a run so short that its first forecast came later
+            print(f"{share:>6.0%} {'-':>13}")
+            continue
+        at, update = max(made, key=lambda pair: pair[0])
         left = total - at
         print(f"{share:>6.0%} {update.seconds_left:>13.1f} {left:>11.1f} {update.seconds_left / left - 1:>+6.0%}")
         figures["forecasts"].append({"at": share, "forecast_left": update.seconds_left, "really_left": left})
