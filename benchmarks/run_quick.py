@@ -9,6 +9,7 @@ not strict JSON with its figures. Prints each script's seconds.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -41,6 +42,9 @@ def problem_with(output: Path) -> str | None:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*", metavar="NAME", help="scripts to run (default: every one)")
+    chosen = scripts(parser.parse_args().names)
     failed = []
     total = 0.0
     with tempfile.TemporaryDirectory(prefix="jvmbridge-quick-") as scratch:
@@ -49,7 +53,7 @@ def main() -> int:
         env = {**os.environ, "XDG_DATA_HOME": str(folder / "data"), "TMPDIR": str(folder / "tmp"),
                # this checkout's jvmbridge, wherever another is installed
                "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
-        for script in scripts(sys.argv[1:]):
+        for script in chosen:
             output = folder / f"{script.stem}.json"
             started = time.monotonic()
             done = subprocess.run([sys.executable, str(script), "--quick", "--json", str(output)], cwd=folder, env=env,
@@ -64,7 +68,7 @@ def main() -> int:
                 print(f"{done.stdout[-3000:]}{done.stderr[-3000:]}", file=sys.stderr)
     # The load says how busy the (often shared) machine was, which the seconds depend on.
     print(f"{total:6.1f} s  in all, load average {os.getloadavg()[0]:.1f} at the end; "
-          + (f"FAILED: {', '.join(failed)}" if failed else f"{len(scripts(sys.argv[1:]))} scripts ok"))
+          + (f"FAILED: {', '.join(failed)}" if failed else f"{len(chosen)} scripts ok"))
     return 1 if failed else 0
 
 
