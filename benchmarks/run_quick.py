@@ -62,7 +62,7 @@ def main() -> int:
             total += seconds
             problem = f"exit {done.returncode}" if done.returncode else problem_with(output)
             skipped = next((line for line in done.stdout.splitlines() if line.startswith("skipped: ")), "")
-            print(f"{seconds:6.1f} s  {script.name}  {problem and 'FAILED: ' + problem or skipped or 'ok'}", flush=True)
+            print(f"{seconds:6.1f} s  {script.name}  {f'FAILED: {problem}' if problem else skipped or 'ok'}", flush=True)
             if problem:
                 failed.append(script.name)
                 print(f"{done.stdout[-3000:]}{done.stderr[-3000:]}", file=sys.stderr)
