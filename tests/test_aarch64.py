@@ -8,7 +8,7 @@ import pytest
 import json
 from pathlib import Path
 
-from conftest import run_arm64, run_cli
+from helpers import DATA, REPO, run_arm64, run_cli
 from jvmbridge.cpu import cpu_info, cpuinfo_fields
 from jvmbridge.jvm.printflags import parse
 from jvmbridge.platforms import current
@@ -16,7 +16,7 @@ from jvmbridge.platforms.aarch64 import AES, CPUID, NEON, PMULL, SHA1, SHA256, A
 
 # A Cortex-A55's first block, as published in
 # https://marcin.juszkiewicz.com.pl/2022/11/08/from-the-diary-of-aarch64-porter-arm-cpu-features-table/
-CORTEX_A55 = Path(__file__).parent / "data" / "cpuinfo-aarch64-cortex-a55.txt"
+CORTEX_A55 = DATA / "cpuinfo-aarch64-cortex-a55.txt"
 JAVA = "usr/lib/jvm/java-17-openjdk-arm64/bin/java"
 
 
@@ -86,6 +86,6 @@ def test_emulation_is_told_from_cpuinfo_and_said_once_in_the_report():
 def test_the_accp_jar_is_chosen_per_architecture_in_gradle_and_the_platforms_alike():
     from jvmbridge.platforms.x86_64 import X86_64
 
-    gradle = (Path(__file__).parent.parent / "build.gradle").read_text()
+    gradle = (REPO / "build.gradle").read_text()
     for platform in (AArch64(), X86_64()):
         assert f"'{platform.accp_classifier}'" in gradle

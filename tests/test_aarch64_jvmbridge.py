@@ -4,11 +4,10 @@ nothing here is timed, and figures must say they were emulated."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from conftest import run_cli, run_jvmbridge_arm64
+from helpers import DATA, run_cli, run_jvmbridge_arm64
 
-GRAVITON3 = Path(__file__).parent / "data" / "cpuinfo-aarch64-graviton3.txt"
+GRAVITON3 = DATA / "cpuinfo-aarch64-graviton3.txt"
 
 
 def _verdicts(part: dict) -> dict[str, dict]:

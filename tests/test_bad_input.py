@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import run_cli
+from helpers import run_cli
 
 
 def assert_clean_failure(done, code, *fragments):

@@ -1,28 +1,13 @@
 """`jvmbridge check`: verdicts from the real CPU, real JVM flags and real JIT logs; live JVMs."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 
 import pytest
 
-from conftest import jdk_homes, run_cli, stop_jvm
+from helpers import check_json, cpu_has_aes, jdk_homes, run_cli, stop_jvm, verdicts
 from jvmbridge.harness import harness_jar
-
-
-def check_json(*args) -> tuple[subprocess.CompletedProcess, dict]:
-    done = run_cli("check", "--json", *args)
-    assert "Traceback" not in done.stderr
-    return done, json.loads(done.stdout)
-
-
-def verdicts(part) -> dict[str, dict]:
-    return {v["mode"]: v for v in part["verdicts"]}
-
-
-def cpu_has_aes() -> bool:
-    return "aes" in open("/proc/cpuinfo").read().split()
 
 
 @pytest.mark.skipif(not cpu_has_aes(), reason="needs a CPU with AES-NI")

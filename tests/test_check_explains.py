@@ -4,12 +4,10 @@ The x86 cases run the real JVM with a lowered UseSSE/UseAVX (HotSpot turns the A
 without a word); the fix probe runs the real JVM with the option it would offer."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
-from test_check import check_json, cpu_has_aes, verdicts
+from helpers import DATA, check_json, cpu_has_aes, run_cli, verdicts
 from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.check.tryfix import tried
 from jvmbridge.intrinsics.verdict import Status, decide
@@ -19,7 +17,6 @@ from jvmbridge.jvm.printflags import parse
 from jvmbridge.platforms import current
 from jvmbridge.platforms.aarch64 import AArch64
 
-DATA = Path(__file__).parent / "data"
 x86_with_aes = pytest.mark.skipif(current().name != "x86_64" or not cpu_has_aes(), reason="needs an x86 CPU with AES-NI")
 
 

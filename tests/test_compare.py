@@ -8,7 +8,7 @@ import statistics
 
 import pytest
 
-from conftest import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats import t_quantile
 
@@ -182,7 +182,7 @@ def test_python_api_returns_a_dataframe():
 
 
 def test_third_party_providers_beside_sunjce(quick):
-    from conftest import provider_jar
+    from helpers import provider_jar
 
     jars = f"{provider_jar('bcprov')}:{provider_jar('AmazonCorrettoCryptoProvider')}"
     done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC",
@@ -279,7 +279,7 @@ def test_cipher_and_key_bits_together_or_unknown_cipher_are_usage_errors():
 
 
 def test_a_combination_a_provider_cannot_do_says_so(quick):
-    from conftest import provider_jar
+    from helpers import provider_jar
 
     done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "ACCP", "--cipher", "aes-256-cfb",
                           "--classpath", str(provider_jar("AmazonCorrettoCryptoProvider")))

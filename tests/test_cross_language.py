@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import jdk_homes, provider_jar
+from helpers import jdk_homes, provider_jar
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
 from jvmbridge.reference import encrypt_message

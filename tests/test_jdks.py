@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import jdk_homes, run_cli, run_json
+from helpers import jdk_homes, run_cli, run_json
 
 
 def listed(*args) -> list[dict]:

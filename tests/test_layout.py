@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "jvmbridge"
+from helpers import REPO
+
+PACKAGE = REPO / "jvmbridge"
 # Left out: fleet/callback_plugins/*, which Ansible loads beside the play, not as part of the package:
 # `import jvmbridge.fleet.callback_plugins.jvmbridge_unchecked` fails without Ansible (the `fleet`
 # extra), and that is fine for a plug-in only Ansible loads; and __main__, whose import runs the CLI.

@@ -5,32 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from markdown_it import MarkdownIt
 
+from helpers import FakeEngine, structure, workloads
 from jvmbridge.render import render
 from jvmbridge.render.text import fence_prose
 
 pytestmark = pytest.mark.fast
-RENDERER = MarkdownIt("commonmark").enable("table")
-
-
-def structure(text: str) -> tuple[list[int], list[str]]:
-    """(body rows of each table, the content of each fenced block) as the renderer sees them."""
-    tokens = RENDERER.parse(text)
-    tables, rows, fences, in_body = [], 0, [], False
-    for token in tokens:
-        if token.type == "tbody_open":
-            in_body, rows = True, 0
-        elif token.type == "tbody_close":
-            in_body = False
-            tables.append(rows)
-        elif token.type == "tr_open" and in_body:
-            rows += 1
-        elif token.type == "fence":
-            fences.append(token.content)
-        elif token.type == "paragraph_open":
-            raise AssertionError(f"a paragraph the renderer would join: {text!r}")
-    return tables, fences
 
 
 def test_a_note_after_a_table_is_not_read_as_its_row():
@@ -61,7 +41,6 @@ def test_jdks_and_fleet_render_every_row():
 def test_a_compare_document_renders_its_rows_and_keeps_its_sections(monkeypatch, tmp_path):
     from jvmbridge.comparison.runner import plan, run
     from jvmbridge.engines import ENGINES, Matrix
-    from test_runner_fake import FakeEngine, workloads
 
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")

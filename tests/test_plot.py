@@ -1,21 +1,20 @@
 """report's figure (saved.plot.figure_of), read back from the matplotlib objects it draws: one colour
 per engine in every panel, whole labels, the legend clear of the panels, an interval that would
 stretch an axis clipped and marked, bars for one size, the runs against the baseline drawn.
-Runs come from the real runner on fake engines (tests/test_runner_fake.py)."""
+Runs come from the real runner on fake engines (tests/helpers.py)."""
 from __future__ import annotations
 
 import warnings
 
 import pytest
 
+from helpers import FakeEngine
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.saved.history import compare_runs, tidy_frame
 from jvmbridge.saved.plot import AXIS_SPAN, figure_of, svg_of
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
-
-from test_runner_fake import FakeEngine
 
 pytestmark = pytest.mark.fast
 matplotlib = pytest.importorskip("matplotlib")

@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from helpers import FakeEngine
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, TimeLimit, forks_wanted
 from jvmbridge.render import render
@@ -20,8 +21,6 @@ from jvmbridge.results import NoteKind
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import FEW_FORKS, summarize
 from jvmbridge.workload import Sampling, combinations
-
-from test_runner_fake import FakeEngine
 
 
 class ForkingFake(FakeEngine):

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from conftest import run_cli
+from helpers import DATA, run_cli
 from jvmbridge.native.published import acceleration, platform_of
 from jvmbridge.native.speed_text import SpeedTextError, parse_speed_text
 
-DATA = Path(__file__).parent / "data"
 PUBLISHED = DATA / "published"
 TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DATA / "openssl-1.1.1-speed-evp.txt"]
 # A code block's line numbers belong to its lines: reflowed, they are glued to words nothing can tell apart.

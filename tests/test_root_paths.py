@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
+from helpers import REPO, TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
 from jvmbridge.jvm.messages import java_command
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
 from jvmbridge.saved.store import ResultWriter, file_name_part
@@ -188,7 +188,7 @@ def test_every_jvm_jvmbridge_starts_writes_its_crash_reports_into_the_private_cr
     assert f"-XX:ErrorFile={folder}/hs_err_pid%p.log" in command
     assert folder.stat().st_mode & 0o777 == 0o700
     # Every place that starts a JVM as a process goes through java_command.
-    package = Path(__file__).resolve().parent.parent / "jvmbridge"
+    package = REPO / "jvmbridge"
     builders = [str(path.relative_to(package)) for path in package.rglob("*.py")
                 if '"bin" / "java"' in path.read_text() or "'bin' / 'java'" in path.read_text()]
     assert builders == ["jvm/messages.py"]

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from conftest import rounds_per_fork, run_json
+from helpers import rounds_per_fork, run_json
 
 QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet"]
 UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from helpers import DATA, run_cli
 from jvmbridge.saved.store import MAX_RUN_FILE_BYTES
 
-GOOD = Path(__file__).parent / "data" / "run-0.3.0.jsonl"
+GOOD = DATA / "run-0.3.0.jsonl"
 
 
 def edited(tmp_path: Path, number: int, change) -> Path:

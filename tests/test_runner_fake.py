@@ -1,59 +1,28 @@
 """The runner, ratios, notes and the compare report on fake engines: seconds, no JVM, no OpenSSL.
 
-The engines here are fakes on purpose: they test what sits around engines (planning, saving,
-failures, statistics, ratios, rendering), never an engine itself.
+The engines here are fakes on purpose (FakeEngine in tests/helpers.py, and variants below): they
+test what sits around engines (planning, saving, failures, statistics, ratios, rendering), never
+an engine itself.
 """
 from __future__ import annotations
 
 import json
 import math
-import random
 import re
 from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
-from jvmbridge.child import WorkerError
-from jvmbridge.engines import ENGINES, Engine, Job, Matrix
+from helpers import FakeEngine, run_cli, workloads
+from jvmbridge.engines import ENGINES, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.comparison.ratios import RatioKind
 from jvmbridge.render import render
-from jvmbridge.results import Measurement, NoteKind
+from jvmbridge.results import NoteKind
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import summarize
 from jvmbridge.saved.store import read
-from jvmbridge.workload import Sampling, Workload, combinations
-
-
-class FakeEngine(Engine):
-    """Measures nothing: its rounds are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
-    per byte, with a relative spread ``noise``; ``fail_off`` makes its unaccelerated setting fail."""
-    accelerator = "fake acceleration"
-
-    def __init__(self, key, ns, slowdown=4.0, noise=0.001, rank=None, shapes=("message", "stream"),
-                 wraps=None, fail_off=False, slow_below=0):
-        self.key, self.label, self.ns, self.slowdown, self.noise = key, f"fake {key}", ns, slowdown, noise
-        self.reference_rank, self.shapes, self.wraps, self.fail_off = rank, shapes, wraps, fail_off
-        self.overhead = "wrapper" if wraps else ""
-        self.slow_below = slow_below  # messages shorter than this take a path 10x slower (a cliff)
-
-    def jobs(self, workload, matrix, tag):
-        return [Job.of(f"{self.label}, {'on' if on else 'off'}{tag}", workload, lambda on=on: self.measure(workload, on))
-                for on in (True, False)]
-
-    def measure(self, workload: Workload, on: bool) -> Measurement:
-        if self.fail_off and not on:
-            raise WorkerError(f"{self.label} off: failed on purpose")
-        draw = random.Random(f"{self.key}{on}{workload}")
-        sampling = workload.sampling
-        size = workload.operation.message_bytes
-        centre = self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
-        forks = [[{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
-                  for _ in range(sampling.rounds)] for _ in range(sampling.forks)]
-        return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
-                           accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
-                           summary=summarize(forks, sampling.forks), ciphertext=None)
+from jvmbridge.workload import Sampling, combinations
 
 
 @pytest.fixture
@@ -65,10 +34,6 @@ def engines(monkeypatch):
     for key, engine in fakes.items():
         monkeypatch.setitem(ENGINES, key, engine)
     return fakes
-
-
-def workloads(**sampling):
-    return combinations([(128, "cbc")], ["encrypt"], [16, 1024], ["message"], Sampling(**{"rounds": 5, **sampling}))
 
 
 @pytest.mark.fast

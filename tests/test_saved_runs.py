@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+from helpers import DATA, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
 from jvmbridge.saved.schema import SCHEMA_VERSION
 
 
@@ -127,7 +127,7 @@ def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_pa
 
 
 def test_report_columns_by_size_lays_out_a_published_text_as_openssl_speed_printed_it():
-    published = Path(__file__).parent / "data" / "published" / "with-and-without-aesni.txt"
+    published = DATA / "published" / "with-and-without-aesni.txt"
     done, report = run_json("report", str(published), "--columns", "size")
     assert done.returncode == 0, done.stderr
     assert report["columns"] == ["16 bytes", "64 bytes", "256 bytes", "1024 bytes", "8192 bytes", "16384 bytes"]
@@ -365,7 +365,7 @@ def test_a_full_disk_is_one_line_and_the_table_still_prints():
 
 
 def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_untouched():
-    from conftest import TEST_DATA_HOME, USERS_DATA_DIR
+    from helpers import TEST_DATA_HOME, USERS_DATA_DIR
 
     def listing() -> set[Path]:
         return set(USERS_DATA_DIR.rglob("*")) if USERS_DATA_DIR.exists() else set()

@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import run_cli
+from helpers import DATA, run_cli
 from jvmbridge.results import NoteKind
 from jvmbridge.saved.schema import SCHEMA_VERSION, upgrade_row
 from jvmbridge.saved.store import read
 
-OLD = Path(__file__).parent / "data" / "run-0.1.0.jsonl"
+OLD = DATA / "run-0.1.0.jsonl"
 
 
 def saved_rows() -> list[dict]:
@@ -89,7 +89,6 @@ def test_report_says_once_when_runs_computed_their_figures_differently(tmp_path)
 # (`git archive <commit>`, JVM and openssl speed rows): 0.1.0's first (204f011: flat rows without
 # cipher, threads, forks or intervals), 0.1.0 as released (1917bcb: before bytes_checked_after_loop),
 # 0.1.0 late (the file above), 0.2.0 (1e56ca2: schema 2) and 0.3.0 (schema 3).
-DATA = Path(__file__).parent / "data"
 SHAPES = ["run-0.1.0-first.jsonl", "run-0.1.0-early.jsonl", "run-0.1.0.jsonl", "run-0.2.0.jsonl", "run-0.3.0.jsonl"]
 EXPORTS = ("markdown", "csv", "json", "jmh", "html")
 

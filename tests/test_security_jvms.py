@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk_homes, stop_jvm, tenant_folder, wait_attachable
+from helpers import TENANT, jdk_homes, stop_jvm, tenant_folder, wait_attachable
 from jvmbridge.harness import harness_jar
 
 LOOP = ["-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
@@ -262,7 +262,7 @@ def copied_jdk(real: Path, home: Path) -> Path:
 
 
 def check_json(*args: str) -> tuple[subprocess.CompletedProcess, dict]:
-    from conftest import run_cli
+    from helpers import run_cli
 
     done = run_cli("check", "--json", *args)
     assert "Traceback" not in done.stderr, done.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
+from helpers import TENANT, jdk_homes, planted_jdk, run_cli, tenant_folder
 from jvmbridge import compare
 from jvmbridge.trust import changeable_by_others
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from scipy import stats
 
-from conftest import run_cli
+from helpers import run_cli
 from jvmbridge.child import Arm, fork_turns, run_forks
 from jvmbridge.comparison.ratios import RatioKind, speedup
 from jvmbridge.stats import FEW_FORKS, half_width

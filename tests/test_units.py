@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from helpers import REPO
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge import measure
 from jvmbridge.measure import round_counts, split_iterations
@@ -272,13 +273,12 @@ def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wan
 def test_the_version_is_one_and_the_changelog_names_it():
     import subprocess
     import sys
-    from pathlib import Path
 
     from jvmbridge import __version__
 
     said = subprocess.run([sys.executable, "-m", "jvmbridge", "--version"], capture_output=True, text=True).stdout
     assert said.strip() == f"jvmbridge, version {__version__}"
-    changelog = (Path(__file__).resolve().parent.parent / "CHANGELOG.md").read_text()
+    changelog = (REPO / "CHANGELOG.md").read_text()
     assert f"\n## {__version__} (" in changelog
 
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 from markdown_it import MarkdownIt
 
-from conftest import run_cli
+from helpers import run_cli
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import align, csv_cell, markdown, printable
 

