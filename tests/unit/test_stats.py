@@ -19,7 +19,6 @@ from jvmbridge.stats import (CONFIDENCE, DISTURBED_SHARE, fork_summary, forks_fo
 from jvmbridge.steady import Steadiness, Steady, classify
 from jvmbridge.workload import Sampling
 
-pytestmark = pytest.mark.fast
 TRUE_NS = 100.0
 
 

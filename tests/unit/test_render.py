@@ -9,7 +9,6 @@ from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import markdown
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("document", FORMATS)
 def test_every_listed_format_has_its_renderer_and_no_other_exists(document):
     module = importlib.import_module(f"jvmbridge.render.{document}")
@@ -17,18 +16,15 @@ def test_every_listed_format_has_its_renderer_and_no_other_exists(document):
     assert offered == set(FORMATS[document])
 
 
-@pytest.mark.fast
 def test_a_format_a_document_lacks_is_refused():
     with pytest.raises(ValueError, match="check has no html format; it has table, markdown, csv, json"):
         render("check", "html", {})
 
 
-@pytest.mark.fast
 def test_markdown_escapes_pipes_inside_cells():
     assert markdown([["a", "b"], ["x | y", "z"]]) == ["| a | b |", "|---|---|", "| x \\| y | z |"]
 
 
-@pytest.mark.fast
 def test_jdks_in_every_format():
     rows = [{"found_in": "PATH", "java_home": "/jdk", "version": "17.0.15", "vendor": "Debian", "arch": "x86_64",
              "jpype": True, "why_not": None}]
@@ -38,7 +34,6 @@ def test_jdks_in_every_format():
     assert '"java_home": "/jdk"' in render("jdks", "json", rows)
 
 
-@pytest.mark.fast
 def test_the_widest_column_wraps_to_fit_and_keeps_every_word_and_the_rows_apart():
     from jvmbridge.render.text import align
 
@@ -58,7 +53,6 @@ def test_the_widest_column_wraps_to_fit_and_keeps_every_word_and_the_rows_apart(
     assert align([["a" * 50, "b"], ["x", reason]], width=60)[1].endswith(reason)
 
 
-@pytest.mark.fast
 def test_check_and_fleet_tables_fit_a_narrow_terminal():
     from jvmbridge.fleet.report import fleet_of
 

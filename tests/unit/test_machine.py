@@ -43,7 +43,6 @@ def _another_process(seconds: float) -> None:
     time.sleep(seconds + 0.3)
 
 
-@pytest.mark.fast
 def test_another_process_counts_as_other_work_and_this_one_and_its_ended_children_do_not():
     # Against what else this machine does in the same time (nothing, in CI), second by second.
     background = _other_cpu_seconds(lambda: time.sleep(1.0))
@@ -54,7 +53,6 @@ def test_another_process_counts_as_other_work_and_this_one_and_its_ended_childre
     assert background + 0.75 < theirs < background + 1.5, (theirs, background)
 
 
-@pytest.mark.fast
 def test_the_header_says_how_busy_the_machine_was_and_a_saved_runs_report_says_the_same(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     path = tmp_path / "run.jsonl"
@@ -77,7 +75,6 @@ class BesideOtherWork(FakeEngine):
         return super().measure(workload, on)
 
 
-@pytest.mark.fast
 def test_a_row_whose_job_ran_beside_other_work_says_so_and_the_advice_is_printed_once(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "beside", BesideOtherWork("beside", 100.0))
     comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("beside",))),
@@ -94,7 +91,6 @@ def test_a_row_whose_job_ran_beside_other_work_says_so_and_the_advice_is_printed
     assert [row["other_cpus"] for row in saved] == pytest.approx([row.other_cpus for row in comparison.results])
 
 
-@pytest.mark.fast
 def test_the_header_states_the_runs_load_as_a_fact():
     quiet = {"seconds": 100.0, "other_cpus": 0.05, "steal_cpus": 0.01, "cpus": 2}
     assert load_text(quiet) == ("other processes kept 0.05 of the 2 vCPUs busy on average during the run, "

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from helpers import FakeEngine, structure, workloads
 from jvmbridge.render import render
 from jvmbridge.render.text import fence_prose
-
-pytestmark = pytest.mark.fast
 
 
 def test_a_note_after_a_table_is_not_read_as_its_row():

@@ -28,7 +28,6 @@ def _sum_rule_log_width(slow, fast) -> float:
                     * (fast.ns_per_op + fast.ns_per_op_error) / (slow.ns_per_op - slow.ns_per_op_error))
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("forks, spreads", [
     ((3, 3), (0.02, 0.02)),  # as few forks as a row gets an interval with, alike
     ((4, 12), (0.05, 0.01)),  # a short noisy row against a long quiet one: Welch's case
@@ -51,7 +50,6 @@ def test_the_interval_of_two_independent_rows_covers_the_true_ratio_and_is_narro
     assert statistics.median(widths) < (0.8 if spreads[0] == spreads[1] else 0.95) * statistics.median(sum_widths)
 
 
-@pytest.mark.fast
 def test_two_intervals_that_overlap_can_still_say_which_is_faster():
     # 100 ± 3 against 105 ± 3: the ranges meet (103 > 102), yet the ratio's interval excludes 1.
     value, low, high, significant = quotient(105, 3, 100, 3)
@@ -59,7 +57,6 @@ def test_two_intervals_that_overlap_can_still_say_which_is_faster():
     assert not quotient(102, 3, 100, 3)[3]
 
 
-@pytest.mark.fast
 def test_a_side_without_error_leaves_the_other_sides_interval_and_a_single_figure_none():
     assert quotient(110, 11, 100, 0) == pytest.approx((1.1, 0.99, 1.21, False))
     assert quotient(100, 0, 50, 5)[1:3] == pytest.approx((100 / 55, 100 / 45))

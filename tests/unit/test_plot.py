@@ -16,7 +16,6 @@ from jvmbridge.saved.plot import AXIS_SPAN, figure_of, svg_of
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 
-pytestmark = pytest.mark.fast
 matplotlib = pytest.importorskip("matplotlib")
 
 

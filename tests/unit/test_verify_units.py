@@ -1,8 +1,6 @@
 """The fast tier for verify: sizes, cases, inputs, known bugs, reduction and rendering (no JVM)."""
 from __future__ import annotations
 
-import pytest
-
 from jvmbridge.intrinsics.jitlog import is_inlining_log
 from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.check.host import with_verification
@@ -18,7 +16,6 @@ from jvmbridge.verify.sweep import Divergence, SweepOutcome
 AVX512 = ["aes", "avx2", "vaes", "avx512f"]
 
 
-@pytest.mark.fast
 def test_sweep_sizes_cover_every_small_size_and_the_stride_edges():
     sizes = sweep_sizes()
     assert sizes == sorted(set(sizes))
@@ -28,7 +25,6 @@ def test_sweep_sizes_cover_every_small_size_and_the_stride_edges():
     assert set(range(81)) <= set(quick_sizes()) and max(quick_sizes()) < 2048
 
 
-@pytest.mark.fast
 def test_cases_group_by_key_and_direction_smallest_first():
     planned = cases([16, 0, 5])
     assert [c.id for c in planned] == list(range(18))
@@ -36,7 +32,6 @@ def test_cases_group_by_key_and_direction_smallest_first():
         (128, "encrypt", 0), (128, "encrypt", 5), (128, "encrypt", 16), (128, "decrypt", 0)]
 
 
-@pytest.mark.fast
 def test_inputs_are_repeatable_and_decryption_takes_openssls_ciphertext():
     for mode in ("cbc", "ctr", "gcm", "cfb", "ecb"):
         encrypt, decrypt = cases([33], key_bits=[192])
@@ -47,7 +42,6 @@ def test_inputs_are_repeatable_and_decryption_takes_openssls_ciphertext():
     assert len(inputs(MODES["gcm"], encrypt).aad) == 0 and len(inputs(MODES["gcm"], encrypt).iv) == 12
 
 
-@pytest.mark.fast
 def test_jdk_8292158_matches_affected_versions_on_avx512_only():
     (bug,) = [b for b in KNOWN_BUGS if b.id == "JDK-8292158"]
     assert bug.affects("17.0.3") and bug.affects("11.0.17") and bug.affects("19.0.1")
@@ -58,7 +52,6 @@ def test_jdk_8292158_matches_affected_versions_on_avx512_only():
     assert matching("cbc", "UseAESIntrinsics", "17.0.3", AVX512) is None
 
 
-@pytest.mark.fast
 def test_fixed_versions_nobody_confirmed_are_unknown_not_guessed():
     (gcm,) = [b for b in KNOWN_BUGS if b.id == "JDK-8371864"]
     assert gcm.affects("25.0.3") is None and "unknown" in gcm.describe()
@@ -69,7 +62,6 @@ def _divergence(case, pattern, index=3):
                       actual_length=case.size)
 
 
-@pytest.mark.fast
 def test_findings_keep_the_smallest_case_per_pattern():
     planned = {c.size: c for c in cases([5, 9, 40], key_bits=[128], directions=["encrypt"])}
     outcome = SweepOutcome(divergences=[_divergence(planned[40], "updates"), _divergence(planned[9], "updates"),
@@ -79,7 +71,6 @@ def test_findings_keep_the_smallest_case_per_pattern():
     assert found["updates"].divergence.what() == "first differs at byte 3 (JVM aa, OpenSSL bb)"
 
 
-@pytest.mark.fast
 def test_a_finding_blamed_on_a_diagnostic_flag_needs_the_unlock():
     (case,) = cases([5], key_bits=[128], directions=["encrypt"])
     finding = Finding("ctr", "updates", case, None, None, 1, reproduced=True, culprit="UseAESCTRIntrinsics")
@@ -104,7 +95,6 @@ BANNER = """#
 """
 
 
-@pytest.mark.fast
 def test_crash_banner_keeps_the_signal_and_the_frame():
     assert crash_summary(BANNER) == ["SIGSEGV (0xb) at pc=0x00007f3c21159bdb, pid=4402, tid=4415",
                                      "V  [libjvm.so+0x559bdb]  ciObjectFactory::create_new_metadata(Metadata*)+0x2b"]
@@ -129,7 +119,6 @@ def _finding(pattern: str) -> dict:
             "attribution": "the intrinsic: right with -XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics"}
 
 
-@pytest.mark.fast
 def test_a_cause_shared_by_every_pattern_is_printed_once_and_the_bug_once_anyway():
     document = {"jvmbridge_version": "0", "exit_code": 1, "cpu": {"model": "cpu", "features": AVX512},
                 "sweep": {"reference": "OpenSSL", "sizes": 2, "smallest": 0, "largest": 5, "key_bits": [128],
@@ -146,7 +135,6 @@ def test_a_cause_shared_by_every_pattern_is_printed_once_and_the_bug_once_anyway
     assert text.rstrip().endswith("do not trust it as configured.")
 
 
-@pytest.mark.fast
 def test_check_verdicts_carry_the_verification():
     active = Verdict("CTR", "active", "JIT used CounterMode::implCrypt (intrinsic) within 0.2 s")
     assert with_verification(active, _mode([])).status == Status.VERIFIED
@@ -159,7 +147,6 @@ def test_check_verdicts_carry_the_verification():
     assert wrong.status == Status.WRONG and "AES-128 encrypt of 5 bytes" in wrong.reason and "JDK-8292158" in wrong.reason
 
 
-@pytest.mark.fast
 def test_the_inlining_log_is_told_from_the_jvms_own_complaints():
     # Seen in CI: C2 prints some decisions without the `[jit,inlining]` decorations, and one such
     # line came last on stderr, in place of the harness's "cannot load JCE provider" line.

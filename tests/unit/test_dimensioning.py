@@ -34,7 +34,6 @@ def simulated_row(draw: random.Random, between: float, within: float, forks: int
             "fork_seconds": [fork_seconds] * forks}
 
 
-@pytest.mark.fast
 def test_the_components_come_back_from_rows_of_known_between_and_within_fork_spread():
     draw = random.Random(1)
     apart = components([simulated_row(draw, between=0.03, within=0.01) for _ in range(5)])
@@ -51,7 +50,6 @@ def test_the_components_come_back_from_rows_of_known_between_and_within_fork_spr
     assert components([{**simulated_row(draw, 0.0, 0.02), "fork_seconds": []} for _ in range(3)]) is None
 
 
-@pytest.mark.fast
 def test_rounds_set_aside_leave_the_variances_as_the_rounds_kept_give_them():
     rows = [simulated_row(random.Random(seed), between=0.01, within=0.02) for seed in range(3)]
     disturbed = []
@@ -66,7 +64,6 @@ def test_rounds_set_aside_leave_the_variances_as_the_rounds_kept_give_them():
     assert (with_aside.within, with_aside.between) == pytest.approx((kept.within, kept.between), rel=1e-9)
 
 
-@pytest.mark.fast
 def test_what_a_fork_costs_beyond_its_rounds_counts_the_spare_rounds_each_fork_ran():
     rows = []
     for seed in range(3):  # forks of 4, 5 and 6 rounds (spare ones in place of disturbed ones), 2 s each
@@ -85,7 +82,6 @@ def test_what_a_fork_costs_beyond_its_rounds_counts_the_spare_rounds_each_fork_r
     assert found is not None and found.fork_seconds == pytest.approx(2.0 - 16 / 3 * found.round_seconds, rel=1e-9)
 
 
-@pytest.mark.fast
 def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_target_is_out_of_reach():
     sampling = Sampling()  # 4 forks first, up to 12, ±2%
     alike_dear = Components(within=0.02 ** 2 * 1.6, between=0.0, fork_seconds=2.0, round_seconds=0.5, runs=3)
@@ -132,7 +128,6 @@ class NoisyForks(Engine):
         return out
 
 
-@pytest.mark.fast
 def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and_says_so(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setitem(ENGINES, "noisy", NoisyForks())

@@ -1,11 +1,7 @@
 """What a guard's property says, read and summarised (fast: the text as the agent writes it)."""
 from __future__ import annotations
 
-import pytest
-
 from jvmbridge.guard.state import parse, summary
-
-pytestmark = pytest.mark.fast
 
 WRITTEN = ("CBC verified 2026-12-01T18:49:48Z (27 passes, the last 5 after C2 compiled the self-test and SunJCE's "
            "CipherBlockChaining, 308 cases x 5 call patterns); "

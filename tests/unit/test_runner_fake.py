@@ -36,7 +36,6 @@ def engines(monkeypatch):
     return fakes
 
 
-@pytest.mark.fast
 def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_its_own(engines):
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5)),
                 Matrix(engines=("subject", "c")))
@@ -46,7 +45,6 @@ def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_i
     assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
 
 
-@pytest.mark.fast
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("subject", "c", "py"))), output=tmp_path / "run.jsonl")
     by_label = {r.label: r for r in comparison.ratios}
@@ -59,7 +57,6 @@ def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_refere
     assert not any("vs fake py" in label for label in by_label)
 
 
-@pytest.mark.fast
 def test_a_wrapper_many_times_slower_than_what_it_wraps_is_said_to_measure_itself(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("c", "py"))), output=tmp_path / "run.jsonl")
     frame = comparison.frame
@@ -68,7 +65,6 @@ def test_a_wrapper_many_times_slower_than_what_it_wraps_is_said_to_measure_itsel
     assert noted[16].kind is NoteKind.PYTHON_OVERHEAD and noted[16].text.startswith("dominated by wrapper overhead: 10x")
 
 
-@pytest.mark.fast
 def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_reported(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "flaky", FakeEngine("flaky", 100.0, fail_off=True))
     saved = tmp_path / "run.jsonl"
@@ -82,7 +78,6 @@ def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_rep
     assert [f["configuration"] for f in loaded.failures] == [label for label, _ in comparison.failures]
 
 
-@pytest.mark.fast
 def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
     comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
@@ -94,7 +89,6 @@ def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp
     assert all(any(n["kind"] == "out-of-reach" for n in row.notes) for row in comparison.frame.itertuples())
 
 
-@pytest.mark.fast
 def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("one",))),
@@ -104,7 +98,6 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
     assert "rows 1, 2, 3, 4: more --forks helps" in render("compare", "table", comparison)
 
 
-@pytest.mark.fast
 def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypatch, tmp_path):
     # AESNITester's shape: each fork is one whole run; its +-5630% helped no one.
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0, noise=0.02))
@@ -142,7 +135,6 @@ class SpareRoundsEngine(FakeEngine):
         return measured
 
 
-@pytest.mark.fast
 def test_samples_show_the_range_of_rounds_per_fork_where_forks_ran_spare_rounds(monkeypatch, tmp_path):
     comparison = run_one(monkeypatch, tmp_path, SpareRoundsEngine("spare", 100.0), Sampling(rounds=4, forks=3, max_forks=3))
     table = render("compare", "table", comparison).splitlines()
@@ -162,7 +154,6 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=refuse)
 
 
-@pytest.mark.fast
 def test_json_documents_and_saved_runs_are_strict_json_with_null_for_what_is_not_defined(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     saved = tmp_path / "run.jsonl"
@@ -175,7 +166,6 @@ def test_json_documents_and_saved_runs_are_strict_json_with_null_for_what_is_not
         strict_json(line)
 
 
-@pytest.mark.fast
 def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")
@@ -185,7 +175,6 @@ def test_an_emulated_cpu_is_said_once_above_the_figures(monkeypatch, tmp_path):
     assert table.count("EMULATED qemu-user") == 1 and table.index("EMULATED") < table.index("ns/op")
 
 
-@pytest.mark.fast
 def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "smooth", FakeEngine("smooth", 100.0))
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=8192))
@@ -211,7 +200,6 @@ class NotedEngine(FakeEngine):
         return measured
 
 
-@pytest.mark.fast
 def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_line(monkeypatch, tmp_path):
     comparison = run_one(monkeypatch, tmp_path, NotedEngine("noted", 100.0), Sampling(rounds=3, forks=2, max_forks=2))
     table = render("compare", "table", comparison)
@@ -222,7 +210,6 @@ def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_l
     assert table.count("one loop per message") == 1
 
 
-@pytest.mark.fast
 def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_finished_in(engines, tmp_path):
     from jvmbridge.saved.history import compare_runs, configuration, tidy_frame
 
@@ -234,7 +221,6 @@ def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_fi
     assert shown == [configuration(row) for row in comparison.frame.itertuples()]
 
 
-@pytest.mark.fast
 def test_report_compares_with_the_baseline_asked_for_a_column_or_a_file(engines, tmp_path):
     from jvmbridge.saved.history import compare_runs, tidy_frame
 
@@ -250,7 +236,6 @@ def test_report_compares_with_the_baseline_asked_for_a_column_or_a_file(engines,
         compare_runs(frame, "run", "run 3")
 
 
-@pytest.mark.fast
 def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_cliff(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "cliff", FakeEngine("cliff", 100.0, slow_below=16))
     sizes = combinations([(128, "cbc")], ["encrypt"], [0, 16], ["message"], Sampling(rounds=5))
@@ -258,7 +243,6 @@ def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_clif
     assert [(c.smaller, c.larger, c.what) for c in comparison.cliffs] == [(0, 16, "a larger message takes less time")] * 2
 
 
-@pytest.mark.fast
 def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
@@ -280,7 +264,6 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
     assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns, encrypt, 16 B"
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("shares_jit", [True, False])
 def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, shares_jit):
     fake = engines["subject"]
@@ -291,7 +274,6 @@ def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, sha
     assert ("in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled" in table) is shares_jit
 
 
-@pytest.mark.fast
 def test_report_keeps_every_shape_apart_and_shows_the_latest_run_of_a_repeat(monkeypatch, tmp_path):
     from jvmbridge.saved.history import compare_runs, tidy_frame
 
@@ -315,7 +297,6 @@ def test_report_keeps_every_shape_apart_and_shows_the_latest_run_of_a_repeat(mon
     assert all(value > 55 for value in shown)  # 60-ish: the second run's, whichever file came first
 
 
-@pytest.mark.fast
 def test_jmhs_pooled_figure_is_a_column_when_asked_for_and_labelled_as_jmhs(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("subject",))), output=tmp_path / "run.jsonl")
     assert "JMH score" not in render("compare", "table", comparison)
@@ -329,7 +310,6 @@ def test_jmhs_pooled_figure_is_a_column_when_asked_for_and_labelled_as_jmhs(engi
     assert any(line.startswith("JMH score: JMH's figure") for line in table)
 
 
-@pytest.mark.fast
 def test_rows_that_differ_only_in_the_users_options_are_configurations_of_their_own():
     import pandas as pd
 
@@ -349,7 +329,6 @@ def test_rows_that_differ_only_in_the_users_options_are_configurations_of_their_
     assert not any("repeat a configuration" in note for note in compared.notes)
 
 
-@pytest.mark.fast
 def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and_says_which(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("subject", "c", "py"))), output=tmp_path / "run.jsonl")
     full = render("compare", "table", comparison).splitlines()
@@ -366,7 +345,6 @@ def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and
                               and "  " in line])  # every row still there
 
 
-@pytest.mark.fast
 def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines, tmp_path):
     from jvmbridge.saved.history import compare_runs, tidy_frame
 
@@ -384,7 +362,6 @@ def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines
     assert against.baseline == "alpha (run 3)" and "zulu vs alpha (run 3)" in against.table.columns
 
 
-@pytest.mark.fast
 def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines, tmp_path):
     paths = []
     for name in ("before", "after"):
@@ -407,7 +384,6 @@ def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines
                                                              for r in results[:rows // 2]]
 
 
-@pytest.mark.fast
 def test_a_report_wider_than_the_terminal_wraps_its_columns_into_blocks_never_a_row(engines, tmp_path):
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.saved.history import compare_runs, tidy_frame

@@ -43,13 +43,11 @@ def with_field(line: str, keys: tuple[str, ...], value) -> str:
     return json.dumps(record)  # Python's json writes NaN and Infinity as those words, as a forged file has them
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("metadata", [5, None, "text", [1]])
 def test_metadata_that_is_not_an_object(tmp_path, metadata):
     refused(edited(tmp_path, 0, lambda line: with_field(line, ("metadata",), metadata)), ":1:", '"metadata"')
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("keys, value", [(("row", "ns_per_op"), float("nan")), (("row", "ns_per_op_error"), float("inf")),
                                          (("row", "round_ns_per_op"), [1.0, float("-inf")]),
                                          (("row", "message_bytes"), "16"), (("row", "notes"), [{"kind": "?", "text": ""}])])
@@ -57,13 +55,11 @@ def test_a_figure_that_is_nan_infinite_or_of_another_type(tmp_path, keys, value)
     refused(edited(tmp_path, 1, lambda line: with_field(line, keys, value)), ":2:", f'"{".".join(keys)}')
 
 
-@pytest.mark.fast
 def test_a_huge_literal_is_infinite_too(tmp_path):
     refused(edited(tmp_path, 1, lambda line: line.replace('"ns_per_op": ', '"ns_per_op": 1e400, "x": ', 1)),
             ":2:", '"row.ns_per_op"')
 
 
-@pytest.mark.fast
 def test_a_file_larger_than_the_cap_is_not_read(tmp_path):
     big = tmp_path / "big.jsonl"
     big.write_text(GOOD.read_text())
@@ -82,14 +78,12 @@ def read_in_a_child(path: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60, preexec_fn=limit)
 
 
-@pytest.mark.fast
 def test_a_device_is_refused_unread():
     done = read_in_a_child("/dev/zero")
     assert done.returncode == 1 and done.stderr == "/dev/zero: not a regular file (a character device): " \
                                                    "runs are read from files only\n", done.stderr
 
 
-@pytest.mark.fast
 def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     fifo = tmp_path / "run.jsonl"
     os.mkfifo(fifo)
@@ -97,7 +91,6 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
     assert done.returncode == 1 and done.stderr == f"{fifo}: not a regular file (a FIFO): runs are read from files only\n"
 
 
-@pytest.mark.fast
 def test_report_refuses_a_device_and_a_fifo_in_one_line(tmp_path):
     fifo = tmp_path / "run.jsonl"
     os.mkfifo(fifo)
@@ -107,7 +100,6 @@ def test_report_refuses_a_device_and_a_fifo_in_one_line(tmp_path):
                                                        "runs are read from files only\n", done.stderr
 
 
-@pytest.mark.fast
 def test_a_record_nested_past_the_parser_is_skipped_in_one_line(tmp_path):
     deep = edited(tmp_path, 1, lambda line: '{"a": ' * 5000 + "1" + "}" * 5000)
     done = run_cli("report", str(deep))

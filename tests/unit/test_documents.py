@@ -14,7 +14,6 @@ import io
 import json
 
 import pandas as pd
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import FakeEngine, structure
@@ -30,7 +29,6 @@ from jvmbridge.saved.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 
-pytestmark = pytest.mark.fast
 EXAMPLES = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 # Text as hosts, processes and files hand it over: pipes, commas, quotes, backticks, newlines, controls.
