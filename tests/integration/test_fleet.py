@@ -1,9 +1,10 @@
 """The fleet: a real `ansible-playbook` run over real SSH (Debian's sshd on 127.0.0.1 ports, one
-per host) against hosts that differ, then the fleet report on what came back."""
+per host) against hosts that differ, then the fleet report on what came back.
+
+Split by tier: here what needs a process; the rest is in tests/unit/test_fleet.py."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from helpers import REPO, cannot, jdk_homes, run_cli, stop_jvm
-from jvmbridge.fleet.report import MAX_DOCUMENT_BYTES, fleet_of, read_documents
+from jvmbridge.fleet.report import fleet_of, read_documents
 from jvmbridge.harness import harness_jar
 
 SSHD = "/usr/sbin/sshd"
@@ -132,58 +133,6 @@ def test_a_report_of_saved_documents_exits_2_when_a_host_was_not_checked(tmp_pat
     assert fleet.exit_code == 2 and fleet.unchecked == {"b": "unreachable: Connection refused"}
     done = run_cli("report", str(tmp_path), "--format", "csv")
     assert done.returncode == 2 and "b,-,-,not checked,unreachable: Connection refused," in done.stdout
-
-
-GOOD_HOST = {"jdks": [{"java_home": "/jdk", "version": "17", "options": [],
-                       "verdicts": [{"mode": "CTR", "status": "active", "reason": "", "fix": ""}]}], "live_jvms": []}
-
-
-@pytest.fixture
-def hostile_fleet(tmp_path):
-    """A saved fleet folder: two good hosts' documents among hostile ones, as hosts of the fleet
-    could send back (every host controls its own document)."""
-    folder = tmp_path / "fleet"
-    folder.mkdir()
-    for host in ("web-1", "web-2"):
-        (folder / f"{host}.json").write_text(json.dumps({"host": host, **GOOD_HOST}))
-    nesting = 100_000
-    (folder / "deep.json").write_text('{"host": "deep", "jdks": ' + "[" * nesting + "]" * nesting + "}")
-    nulls = {"java_home": None, "version": None, "options": None,
-             "verdicts": [{"mode": None, "status": "active", "reason": None, "fix": None}]}
-    (folder / "nulls.json").write_text(json.dumps({"host": "nulls", "jdks": [nulls]}))
-    (folder / "null-host.json").write_text(json.dumps({"host": None, "jdks": None}))
-    with open(folder / "huge.json", "wb") as huge:  # sparse: past the cap without using the disk
-        huge.truncate(MAX_DOCUMENT_BYTES + 1)
-    (folder / "endless.json").symlink_to("/dev/zero")
-    os.mkfifo(folder / "fifo.json")  # no writer: a read of it would wait forever
-    return folder
-
-
-@pytest.mark.fast
-def test_a_hostile_document_makes_its_host_not_checked_and_the_rest_is_reported(hostile_fleet):
-    done = run_cli("report", str(hostile_fleet), "--format", "json", timeout=60)
-    assert done.returncode == 2 and done.stderr == "", done.stderr
-    report = json.loads(done.stdout)
-    assert {(row["host"], row["status"]) for row in report["rows"]} == {("web-1", "active"), ("web-2", "active")}
-    why = report["unchecked"]
-    assert why.keys() == {"deep", "nulls", "null-host", "huge", "endless", "fifo"}
-    assert why["deep"].endswith("deep.json: JSON nested deeper than a `check` document ever is")
-    assert why["nulls"].endswith("nulls.json: not a complete `jvmbridge check` document ('mode' is null, not text)")
-    assert why["null-host"].endswith("null-host.json: not a `jvmbridge check --format json` document")
-    assert why["huge"].endswith(f"huge.json: larger than {MAX_DOCUMENT_BYTES >> 20} MiB, more than any `check` document")
-    assert why["endless"].endswith("endless.json: not a regular file (a character device)")
-    assert why["fifo"].endswith("fifo.json: not a regular file (a FIFO)")
-    assert report["summary"].startswith("8 hosts, 2 JDKs and JVMs checked; 6 hosts not checked: ")
-
-
-@pytest.mark.fast
-def test_the_table_of_a_hostile_fleet_shows_every_host(hostile_fleet):
-    done = run_cli("report", str(hostile_fleet), timeout=60)
-    assert done.returncode == 2 and done.stderr == "", done.stderr
-    lines = done.stdout.splitlines()
-    assert [line.split()[0] for line in lines[1:9]] == ["web-1", "web-2", "deep", "endless", "fifo", "huge",
-                                                        "null-host", "nulls"]
-    assert lines[-1].startswith("8 hosts, 2 JDKs and JVMs checked; 6 hosts not checked: ")
 
 
 def test_report_refuses_a_folder_without_check_documents(tmp_path):

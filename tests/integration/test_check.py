@@ -1,4 +1,6 @@
-"""`jvmbridge check`: verdicts from the real CPU, real JVM flags and real JIT logs; live JVMs."""
+"""`jvmbridge check`: verdicts from the real CPU, real JVM flags and real JIT logs; live JVMs.
+
+Split by tier: here what needs a process; the rest is in tests/unit/test_check.py."""
 from __future__ import annotations
 
 import os
@@ -125,19 +127,6 @@ def test_a_jvm_that_refuses_attach_is_told_apart():
         stop_jvm(closed)
     assert done.returncode == 2
     assert document["live_jvms"][0]["error"].startswith(f"pid {closed.pid}: attach failed (VM.flags): ")
-
-
-@pytest.mark.fast
-@pytest.mark.parametrize("program, owner, euid, perf_data, says", [
-    ("/sbin/init", 0, 0, False, "not a JVM (/sbin/init)"),
-    ("/usr/bin/java", 1000, 1001, False, "a JVM this user may not inspect (owned by uid 1000)"),
-    ("/opt/app/launcher", 1000, 1001, True, "a JVM this user may not inspect"),  # its perf data tells
-    ("java", 0, 0, True, "a JVM the kernel hides even from root"),
-])
-def test_an_unreadable_process_is_told_apart_by_what_can_be_seen(program, owner, euid, perf_data, says):
-    from jvmbridge.jvm.live import unreadable
-
-    assert unreadable(7, program, owner, euid, perf_data).startswith(f"pid 7: {says}")
 
 
 def test_bad_java_path_is_a_usage_error(tmp_path):

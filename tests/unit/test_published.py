@@ -1,20 +1,18 @@
 """`openssl speed` text as people publish it (1.0.2 to 3.x; table, -mr, -multi; pasted with or
-without its line breaks) read beside measured runs, every run of a text with its own setting."""
+without its line breaks) read beside measured runs, every run of a text with its own setting.
+
+Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest is in
+tests/integration/test_published.py."""
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from helpers import DATA, run_cli
+from helpers import DATA, report, rows_by_configuration, run_cli
 from jvmbridge.native.published import acceleration, platform_of
-from jvmbridge.native.speed_text import SpeedTextError, parse_speed_text
+from jvmbridge.native.speed_text import parse_speed_text
 
 PUBLISHED = DATA / "published"
 TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DATA / "openssl-1.1.1-speed-evp.txt"]
@@ -22,17 +20,6 @@ TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DAT
 REFLOWABLE = [path for path in TEXTS if path.name != "numbered-code-block.txt"]
 
 
-def report(*args) -> tuple[dict, str]:
-    done = run_cli("report", "--format", "json", *map(str, args))
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout), done.stderr
-
-
-def rows_by_configuration(document: dict) -> dict[str, dict]:
-    return {row["configuration"]: row for row in document["comparison"]}
-
-
-@pytest.mark.fast
 def test_a_paste_that_lost_its_line_breaks_reads_as_the_table_it_was():
     (run,) = parse_speed_text((PUBLISHED / "one-line-paste.txt").read_text(), "paste")
     assert run.version == "OpenSSL 3.0.2" and run.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=0x7ffaf3ff")
@@ -44,7 +31,6 @@ def test_a_paste_that_lost_its_line_breaks_reads_as_the_table_it_was():
     assert "read back from the text's CPUINFO line" in document["notes"][0]
 
 
-@pytest.mark.fast
 def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
     path = PUBLISHED / "with-and-without-aesni.txt"
     first, second = parse_speed_text(path.read_text(), "post")
@@ -68,7 +54,6 @@ def test_with_and_without_aesni_are_two_runs_each_with_its_setting():
     assert round(versus["times"], 2) == round(97774.93 / 287257.26, 2) and versus["high"] is None
 
 
-@pytest.mark.fast
 def test_a_baseline_other_than_the_first_column():
     path = PUBLISHED / "with-and-without-aesni.txt"
     by_setting, _ = report("--columns", "setting", "--baseline", "AES-NI off", path)
@@ -79,7 +64,6 @@ def test_a_baseline_other_than_the_first_column():
     assert refused.returncode == 2 and "names no column; the columns are run 1, run 2" in refused.stderr
 
 
-@pytest.mark.fast
 def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
     path = PUBLISHED / "vendor-custom-sizes-engine.txt"
     (run,) = parse_speed_text(path.read_text(), "vendor")
@@ -93,7 +77,6 @@ def test_custom_glued_sizes_an_engine_and_other_algorithms_listed_as_skipped():
     assert skipped in stderr and skipped in document["problems"][0]
 
 
-@pytest.mark.fast
 def test_a_code_block_copied_with_its_line_numbers_and_an_engine_named_by_the_output():
     path = PUBLISHED / "numbered-code-block.txt"
     first, second = parse_speed_text(path.read_text(), "guide")
@@ -110,7 +93,6 @@ def test_a_code_block_copied_with_its_line_numbers_and_an_engine_named_by_the_ou
     assert "not stated: -provider, -multi, -elapsed" in document["notes"][1]  # -engine is stated
 
 
-@pytest.mark.fast
 def test_a_windows_session_with_prompts_paths_crlf_and_set():
     path = PUBLISHED / "windows-prompt.txt"
     assert b"\r\n" in path.read_bytes()
@@ -124,7 +106,6 @@ def test_a_windows_session_with_prompts_paths_crlf_and_set():
     assert "AES-NI off (read back from the text's CPUINFO line: AES-NI unused" in document["notes"][1]
 
 
-@pytest.mark.fast
 def test_1_0_2_low_level_ige_beside_evp():
     document, _ = report(PUBLISHED / "openssl-1.0.2-ige-and-evp.txt")
     rows = rows_by_configuration(document)
@@ -134,7 +115,6 @@ def test_1_0_2_low_level_ige_beside_evp():
     assert "without -evp: its low-level AES functions have no AES-NI path" in document["notes"][0]
 
 
-@pytest.mark.fast
 def test_a_text_with_only_the_doing_lines():
     (run,) = parse_speed_text((PUBLISHED / "doing-lines-only.txt").read_text(), "doing")
     assert run.figures[0].bytes_per_s == pytest.approx(85402138 * 16 / 3.00)
@@ -144,7 +124,6 @@ def test_a_text_with_only_the_doing_lines():
     assert "not stated: -engine, -provider, -multi, -elapsed" in document["notes"][0]
 
 
-@pytest.mark.fast
 def test_an_aarch64_text_is_read_with_armcap():
     text = ("$ OPENSSL_armcap=0x0 openssl speed -evp aes-128-gcm -bytes 1024\n"
             "Doing AES-128-GCM for 3s on 1024 size blocks: 612043 AES-128-GCM's in 3.00s\n")
@@ -156,7 +135,6 @@ def test_an_aarch64_text_is_read_with_armcap():
         False, "OPENSSL_armcap=0x0 given to the command, not read back: the text has no CPUINFO line")
 
 
-@pytest.mark.fast
 def test_figures_below_10000_bytes_per_second_are_printed_without_k():
     (run,) = parse_speed_text("type 16 bytes 64 bytes\naes-256-cbc 9876.54 12345.67k\n", "slow")
     assert [f.bytes_per_s for f in run.figures] == [pytest.approx(9876.54), pytest.approx(12345670)]
@@ -168,7 +146,6 @@ def figures_and_settings(text: str) -> list:
             for run in parse_speed_text(text, "text")]
 
 
-@pytest.mark.fast
 @settings(max_examples=60, deadline=None)
 @given(path=st.sampled_from(REFLOWABLE), data=st.data())
 def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
@@ -180,7 +157,6 @@ def test_reflowing_any_text_keeps_its_runs_figures_and_settings(path, data):
     assert figures_and_settings(" ".join(text.split())) == figures_and_settings(text)  # all on one line
 
 
-@pytest.mark.fast
 def test_the_old_1_0_2_table_with_spaced_names_and_five_sizes():
     (run,) = parse_speed_text((DATA / "openssl-1.0.2-speed.txt").read_text(), "old")
     assert run.version == "OpenSSL 1.0.2k-fips 26 Jan 2017"
@@ -188,7 +164,6 @@ def test_the_old_1_0_2_table_with_spaced_names_and_five_sizes():
     assert sorted({f.message_bytes for f in run.figures}) == [16, 64, 256, 1024, 8192]
 
 
-@pytest.mark.fast
 def test_the_table_unit_is_thousands_of_bytes_per_second():
     document, _ = report(DATA / "openssl-1.0.2-speed.txt")
     row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI off | aes-256-cbc 16 B"]
@@ -196,74 +171,8 @@ def test_the_table_unit_is_thousands_of_bytes_per_second():
     assert row["run 1 ns/op"] == pytest.approx(1000.0)
 
 
-@pytest.mark.fast
 def test_openssl_1_1_1_evp_table():
     (run,) = parse_speed_text((DATA / "openssl-1.1.1-speed-evp.txt").read_text(), "evp")
     assert run.version.startswith("OpenSSL 1.1.1f")
     assert [f.message_bytes for f in run.figures] == [16, 64, 256, 1024, 8192, 16384]
     assert run.figures[-1].bytes_per_s == pytest.approx(743391.91e3)
-
-
-needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
-
-
-def speed(tmp_path, name, *args, env=None) -> Path:
-    """Real `openssl speed` output of this machine, saved as a user would."""
-    done = subprocess.run(["openssl", "speed", "-seconds", "1", *args], capture_output=True, text=True,
-                          timeout=120, env=env)
-    path = tmp_path / name
-    path.write_text(done.stdout)
-    return path
-
-
-@needs_openssl
-def test_this_machines_table_mr_and_multi_output(tmp_path):
-    (table,) = parse_speed_text(speed(tmp_path, "t.txt", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "t")
-    (mr,) = parse_speed_text(speed(tmp_path, "mr.txt", "-mr", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "mr")
-    (multi,) = parse_speed_text(speed(tmp_path, "m.txt", "-multi", "2", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "m")
-    for run in (table, mr, multi):
-        assert [(f.cipher, f.message_bytes) for f in run.figures] == [("aes-128-cbc", 64)]
-    for run in (table, multi):  # -mr output carries no CPUINFO line
-        assert run.cpuinfo.startswith("CPUINFO: OPENSSL_ia32cap=")
-    # -mr gives bytes/s, the table 1000s of bytes/s: both must land on the same scale.
-    assert 0.2 < mr.figures[0].bytes_per_s / table.figures[0].bytes_per_s < 5
-    assert multi.processes == 2 and table.processes is None  # output alone does not show -multi 1
-
-
-@needs_openssl
-def test_this_machines_two_runs_in_one_file_read_back_on_and_off(tmp_path):
-    on = speed(tmp_path, "on.txt", "-bytes", "1024", "-evp", "aes-128-gcm").read_text()
-    off = speed(tmp_path, "off.txt", "-bytes", "1024", "-evp", "aes-128-gcm",
-                env={**os.environ, "OPENSSL_ia32cap": "~0x200000200000000"}).read_text()
-    both = tmp_path / "both.txt"
-    both.write_text(" ".join((on + off).split()))  # and pasted without line breaks
-    document, _ = report("--columns", "setting", both)
-    assert document["columns"] == ["AES-NI on", "AES-NI off"]
-    (row,) = document["comparison"]
-    assert row["AES-NI off ns/op"] > row["AES-NI on ns/op"]
-
-
-@needs_openssl
-def test_published_figures_sit_beside_a_measured_run(tmp_path):
-    measured = tmp_path / "run.jsonl"
-    done = run_cli("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
-                   "--message-size", "64", "--quiet", "--output", str(measured))
-    assert done.returncode == 0, done.stderr
-    saved = speed(tmp_path, "published.txt", "-bytes", "64", "-evp", "aes-256-cbc")
-    document, _ = report(measured, saved)
-    row = rows_by_configuration(document)["OpenSSL speed (C loop) | AES-NI on | aes-256-cbc 64 B"]
-    assert row["run 1 ns/op"] and row["run 2 ns/op"]  # the same configuration, both sources
-
-
-@pytest.mark.parametrize("text, fragment", [
-    ("hello\n", "no AES figures of `openssl speed` output"),
-    ("aes-128 cbc 1.00k 2.00k\n", ":1: figures for aes-128 cbc before any size header"),
-    ("type 16 bytes 64 bytes\naes-128 cbc 1.00k\n", ":2: 1 figures for 2 sizes (16, 64 bytes)"),
-])
-def test_malformed_text_names_the_line(tmp_path, text, fragment):
-    path = tmp_path / "speed.txt"
-    path.write_text(text)
-    with pytest.raises(SpeedTextError):
-        parse_speed_text(text, str(path))
-    done = run_cli("report", str(path))
-    assert done.returncode == 2 and fragment in done.stderr and len(done.stderr.splitlines()) == 1

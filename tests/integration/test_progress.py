@@ -1,0 +1,100 @@
+"""Progress while compare, verify and check run: the runner's updates (on fake engines, fast), the
+time-left forecast (fast, on known costs), and the live display of the real CLI on a terminal.
+
+Split by tier: here what needs a process; the rest is in tests/unit/test_progress.py."""
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+import time
+
+from jvmbridge.stats import FEW_FORKS
+
+
+def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:
+    """Run the CLI with stderr on a pseudo-terminal (as a person at one) and stdout on a pipe: what
+    each carried, and the exit code."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", *arguments], stdout=subprocess.PIPE,
+                               stderr=terminal, env={**os.environ, "COLUMNS": "160", **(env or {})})
+    os.close(terminal)
+    drawn = bytearray()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([controller], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
+            break
+    stdout = process.stdout.read().decode() if process.stdout else ""
+    process.wait(timeout=30)
+    os.close(controller)
+    return stdout, drawn.decode(errors="replace"), process.returncode
+
+
+def _frames(drawn: str) -> list[str]:
+    """The distinct screens the display drew, without terminal controls."""
+    pieces = re.split(r"\x1b\[\d*A|\x1b\[\?25l", drawn)
+    return list(dict.fromkeys(p for p in (re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", p).strip() for p in pieces) if p))
+
+
+COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
+           "--forks", "3", "--max-forks", "3"]
+
+
+def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_document(tmp_path):
+    stdout, drawn, code = _on_a_terminal([*COMPARE, "--format", "json", "-o", str(tmp_path / "run.jsonl")],
+                                         {"NO_COLOR": "1"})
+    assert code == 0, drawn[-2000:]
+    document = json.loads(stdout)  # nothing but the document on the pipe
+    assert len(document["results"]) == 4
+    frames = _frames(drawn)
+    redrawn = [f for f in frames if "so far, about" in f]
+    assert len(redrawn) >= 8, frames  # redrawn in place as it went, not a line per step
+    assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
+    # Two jobs, each a configuration's two settings in turns (a line each while it runs).
+    running = [line for f in redrawn for line in f.splitlines() if re.search(r"^\[\d/2\] +\d+ s .* · fork \d of 3", line.strip())]
+    assert {re.search(r"\[(\d)/2\]", line).group(1) for line in running} == {"1", "2"}
+    for setting in ("intrinsics on", "intrinsics off", "C loop, AES-NI on", "C loop, AES-NI off"):
+        assert any(setting in line for line in running), setting
+    assert any(re.search(r"fork 3 of 3 · [\d.,]+ ns/op so far$", line) for line in running)
+    # Each finished job with its forks and each setting's interval, as the table's rows will show
+    # them: none where fewer than FEW_FORKS forks kept a round (the host took every round of one),
+    # though the saved row keeps its interval of two forks.
+    [finished] = {line for f in frames for line in f.splitlines() if re.search(r"✓ \[1/2\] +\d+ s JVM .* · 3 fork\(s\) · ", line)}
+    figures = finished.split(" · 3 fork(s) · ")[1].split("; ")
+    assert len(figures) == 2
+    for figure, row in zip(figures, document["results"]):
+        interval = r" ±[\d.]+%" if len(row["fork_ns_per_op"]) >= FEW_FORKS else ""
+        assert re.fullmatch(rf"[\d.,]+ ns/op{interval}", figure), (figure, row["fork_ns_per_op"])
+    assert not re.search(r"\x1b\[[0-9;]*[0-9]m", drawn.replace("\x1b[0m", "").replace("\x1b[?25l", "")), \
+        "NO_COLOR: no colours"
+    assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end
+
+
+def test_quiet_and_a_pipe_get_no_progress(tmp_path):
+    quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2"]
+    _, drawn, code = _on_a_terminal([*quick, "-q", "-o", str(tmp_path / "a.jsonl")])
+    assert code == 0 and "so far" not in drawn
+    done = subprocess.run([sys.executable, "-m", "jvmbridge", *quick, "-o", str(tmp_path / "b.jsonl")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "so far" not in done.stderr and "results saved to" in done.stderr
+
+
+def test_verify_numbers_its_steps_and_times_them():
+    _, drawn, code = _on_a_terminal(["verify", "--quick", "--mode", "cbc", "--mode", "ctr", "--jdk-time", "4"])
+    assert code == 0, drawn[-2000:]
+    frames = _frames(drawn)
+    assert any(re.search(r"\[1/2\] +\d+ s .*CBC, \d+ cases x \d+ call patterns", f) for f in frames), frames
+    assert any(re.search(r"✓ \[1/2\] +\d+ s .*CBC.*\n\s*\[2/2\] +\d+ s .*CTR", f) for f in frames), frames

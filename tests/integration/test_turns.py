@@ -1,0 +1,57 @@
+"""Two configurations' forks in turns (child.run_forks with two arms) and the ratio from their
+pairs (comparison.ratios): real child processes of a Python worker whose speed its environment
+sets (no engine), simulated forks on a host that slows for a while, and the native engines'
+AES-NI on and off in a real compare.
+
+Split by tier: here what needs a process; the rest is in tests/unit/test_turns.py."""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+
+import pytest
+from scipy import stats
+
+from helpers import run_cli
+from jvmbridge.stats import FEW_FORKS
+
+
+def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():
+    done = run_cli("compare", "--engine", "c-loop", "--engine", "openssl-cli", "--round-time", "0.05", "--rounds", "2",
+                   "--forks", "4", "--max-forks", "4", "--quiet", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    rows = document["results"]
+    assert document["metadata"]["workloads_per_fork"] == 1  # each child measures one setting's one workload
+    speedups = [ratio for ratio in document["ratios"] if ratio["kind"] == "speedup"]
+    assert len(rows) == 4 and len(speedups) == 2
+    for (on, off), ratio in zip((rows[:2], rows[2:]), speedups):
+        assert (on["setting"], off["setting"]) == ("AES-NI on", "AES-NI off")
+        assert on["in_turns"] == off["in_turns"] and on["in_turns"].endswith("AES-NI on and off in turns")
+        assert on["forks"] == off["forks"] == 4  # as many forks each: run pair by pair
+        # A fork whose every round the host disturbed has no summary, nor a turn to pair by; a row
+        # whose every round it disturbed has the least disturbed rounds' figure, and no turns.
+        for row in (on, off):
+            summarized = len(row["fork_ns_per_op"]) if "" in row["round_set_aside"] else 0
+            assert len(row["fork_turns"]) == summarized and set(row["fork_turns"]) <= {0, 1, 2, 3}
+        theirs = dict(zip(on["fork_turns"], on["fork_ns_per_op"]))
+        logs = [math.log(slow / theirs[turn]) for turn, slow in zip(off["fork_turns"], off["fork_ns_per_op"]) if turn in theirs]
+        assert ratio["times"] == pytest.approx(off["ns_per_op"] / on["ns_per_op"])
+        assert ratio["paired_turns"] == (len(logs) if len(logs) >= FEW_FORKS else 0)
+        if ratio["paired_turns"]:
+            spread = math.exp(stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)))
+            assert (ratio["low"], ratio["high"]) == pytest.approx((ratio["times"] / spread, ratio["times"] * spread))
+
+
+def test_a_total_time_stops_the_turns_of_a_real_engine_and_its_rows_say_so():
+    # ±0.01% is out of any reach: without the limit the C loop's settings would run 40 turns.
+    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.05", "--rounds", "2", "--forks", "3",
+                   "--max-forks", "40", "--target-error", "0.01", "--total-time", "8", "--quiet", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["metadata"]["total_time_seconds"] == 8
+    on, off = document["results"]
+    assert 3 <= on["forks"] == off["forks"] < 40  # still in turns, pair by pair
+    for row in (on, off):
+        assert [note["kind"] for note in row["notes"]].count("total-time") == 1

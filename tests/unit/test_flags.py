@@ -1,0 +1,35 @@
+"""`jvmbridge flags`: real JVMs' PrintFlagsFinal, saved text from JDK 8 on, and hostile input.
+
+Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest is in
+tests/integration/test_flags.py."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from helpers import run_cli
+from jvmbridge.jvm.printflags import FlagsParseError, parse
+
+
+@pytest.mark.parametrize("words", [["--nmae", "AES"], ["--jvm-args=-XX:-UseAES"], ["-XX:-UseAES"]])
+def test_options_flags_does_not_know_are_a_usage_error_and_never_reach_java(words):
+    done = run_cli("flags", *words)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "the JVM refused" not in done.stderr  # click's own word, before any JVM starts
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
+       | st.lists(st.sampled_from(["     bool UseAES  = true  {product} {default}", "[Global flags]",
+                                   "    ccstr X = {diagnostic}", " bool Y := false {product}", "{", "}",
+                                   "= = {a} {b} {c}", "\x00"]), max_size=8).map("\n".join))
+def test_parser_fuzz_returns_flags_or_a_clear_error(text):
+    try:
+        table = parse(text)
+    except FlagsParseError as e:
+        assert str(e).startswith("input: ")
+        return
+    assert table.flags
+    for flag in table.flags.values():
+        assert flag.name and flag.type and flag.kind is not None
