@@ -5,7 +5,7 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * For tests/test_guard.py: run with the guard agent, waits until the MBean jvmbridge:type=Guard says
+ * For tests/integration/test_guard.py: run with the guard agent, waits until the MBean jvmbridge:type=Guard says
  * every mode has an answer (at most 120 s), then prints its State and its Modes, one per line.
  */
 public final class ReadGuard {
