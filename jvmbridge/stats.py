@@ -15,7 +15,7 @@ far forks differ. Here:
   spread of rounds inside forks and that between forks. How many forks run is decided from the
   first ones (Stein's two-stage procedure), and the interval is never narrower than Stein's from
   those: deciding on whatever spread the forks so far happened to show would stop on luck, and
-  such intervals cover the true value less often than they claim (tests/test_stats.py);
+  such intervals cover the true value less often than they claim (tests/unit/test_stats.py);
 - fork summaries in groups far apart, compared with the spread inside forks, are *levels*.
 
 JMH's pooled Score ± Error (99.9%) over every round is kept beside, for reading next to JMH output.

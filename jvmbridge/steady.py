@@ -2,7 +2,7 @@
 of its warm-up chunks and timed rounds, by PELT on mean and variance as Barrett et al. ("Virtual
 Machine Warmup Blows Hot and Cold", OOPSLA 2017; ruptures implements PELT). Their penalty, 15 log n,
 was set for series of 2000 in-process iterations; a fork here has 20-50 points, where it missed a
-30% decay over 20 chunks (tests/test_stats.py), so the penalty is BIC's for a change that adds three
+30% decay over 20 chunks (tests/unit/test_stats.py), so the penalty is BIC's for a change that adds three
 parameters (where, the new mean, the new variance): 3 log n.
 
 A fork is *flat* (no change), *warm-up* (faster after its last change), *slowdown* (slower after

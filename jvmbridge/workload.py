@@ -178,7 +178,7 @@ class Sampling:
         stage is done, then as many as those first say it takes to bring the interval within the
         target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
         (stats): stopping whenever the interval so far happens to look narrow would stop on luck
-        (seen in tests/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
+        (seen in tests/unit/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
         JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
         chunks, where the figure finds where forks settled (stats.summarize)."""
         first = self.first_stage

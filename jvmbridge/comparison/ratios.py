@@ -79,7 +79,7 @@ def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -
     error) is taken to the log scale, where the log of a quotient is a difference, and the two are
     combined in quadrature: two independent estimates' variances add, so do the squares of their
     half-widths at one confidence (t quantiles of few forks make this err wide, never narrow:
-    tests/test_ratios.py). A side without error leaves the other's interval, scaled; one reaching
+    tests/unit/test_ratios.py). A side without error leaves the other's interval, scaled; one reaching
     0 leaves the quotient unbounded that way. Adding the half-widths instead would make two
     overlapping 95% intervals a test at far more than 95%."""
     down = math.hypot(_log_reach(top, -top_error), _log_reach(bottom, bottom_error))
