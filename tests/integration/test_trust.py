@@ -60,7 +60,7 @@ def test_root_loads_no_c_loop_or_harness_from_a_cache_another_user_owns(folder):
     done = run_cli("compare", "--engine", "c-loop", "--quiet", "--round-time", "0.1", "--rounds", "3",
                    "--max-forks", "2", "-o", str(folder / "run.jsonl"), env=env)
     refused = f"the cache folder {folder}/jvmbridge: {folder} is owned by uid {TENANT}, so root will not use it"
-    assert f"jvmbridge: engine c-loop left out: {refused}" in done.stderr, done.stderr
+    assert done.returncode == 2 and done.stderr.splitlines() == [f"jvmbridge: error: engine c-loop cannot run: {refused}"]
     done = run_cli("check", "--mode", "cbc", env=env)
     assert done.returncode == 2 and done.stderr.splitlines() == [f"jvmbridge: error: {refused}"], done.stderr
     assert not list(folder.rglob("*.so")) and not list(folder.rglob("*.jar"))
