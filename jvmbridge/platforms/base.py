@@ -2,10 +2,19 @@
 registry (jvmbridge.platforms) that picks this machine's."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:  # printflags needs nothing of the platforms; imported for the types only
-    from jvmbridge.jvm.printflags import Flag
+
+class FlagValue(Protocol):
+    """What a platform reads of a JVM flag: its value as PrintFlagsFinal prints it (the flags are
+    jvmbridge.jvm.printflags.Flag, a layer above: the platforms know nothing of the JVM side)."""
+
+    @property
+    def value(self) -> str: ...
+
+
+F = TypeVar("F", bound=FlagValue)
 
 
 # How Platform.emulation() starts for a process whose instructions qemu translates one by one under
@@ -53,12 +62,12 @@ class Platform:
     # so a running JVM whose diagnostic flags are hidden is still read right.
     implied_off: dict[str, tuple[str, ...]] = {"UseAESIntrinsics": ("UseAES",)}
 
-    def held_off(self, flags: dict) -> dict[str, tuple[Flag, int]]:
+    def held_off(self, flags: Mapping[str, F]) -> dict[str, tuple[F, int]]:
         """Intrinsic flag -> (the level flag holding it off, the level it needs), from PrintFlagsFinal's
         flags: on x86 a lowered UseSSE turns AES intrinsics off with no word about why."""
         return {}
 
-    def slowed(self, flags: dict, features: list[str] | None) -> Flag | None:
+    def slowed(self, flags: Mapping[str, F], features: list[str] | None) -> F | None:
         """The level flag that keeps this CPU's widest AES stubs unused, if one does."""
         return None
 
