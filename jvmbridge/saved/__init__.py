@@ -1,3 +1,3 @@
 """Saved runs: the record layout and its versions (schema), JSON-lines files written as results
-finish and read back whatever survives (store), runs side by side (history) and their figures
-(plot)."""
+finish and read back whatever survives (store), and `openssl speed` text people publish read as
+runs of their own (speed_text finds every run in it, published gives each its setting)."""

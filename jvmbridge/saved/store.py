@@ -21,8 +21,10 @@ from typing import TextIO
 
 from jvmbridge import jsontext
 from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
+from jvmbridge.saved.published import speed_text_runs
 from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_load, check_metadata,
                                     non_finite, upgrade_metadata, upgrade_row)
+from jvmbridge.saved.speed_text import SpeedTextError
 from jvmbridge.trust import create_private_file, open_for_writing, private_folder
 
 
@@ -185,9 +187,6 @@ def _upgrade_runs(loaded: Loaded, runs: set[str]) -> None:
 
 
 def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
-    from jvmbridge.native.published import speed_text_runs
-    from jvmbridge.native.speed_text import SpeedTextError
-
     try:
         runs, skipped = speed_text_runs(path, text)
     except SpeedTextError as e:

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import DATA, report, rows_by_configuration, run_cli
-from jvmbridge.native.published import acceleration, platform_of
-from jvmbridge.native.speed_text import parse_speed_text
+from jvmbridge.saved.published import acceleration, platform_of
+from jvmbridge.saved.speed_text import parse_speed_text
 
 PUBLISHED = DATA / "published"
 TEXTS = sorted(PUBLISHED.glob("*.txt")) + [DATA / "openssl-1.0.2-speed.txt", DATA / "openssl-1.1.1-speed-evp.txt"]

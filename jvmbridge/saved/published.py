@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jvmbridge import __version__
 from jvmbridge.engines.native import OpensslSpeedEngine
-from jvmbridge.native.speed_text import SpeedFigure, SpeedRun, parse_speed_text
+from jvmbridge.saved.speed_text import SpeedFigure, SpeedRun, parse_speed_text
 from jvmbridge.platforms import Platform, known
 from jvmbridge.platforms.x86_64 import X86_64
 from jvmbridge.results import Measurement
