@@ -70,7 +70,7 @@ def load(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     Unreadable lines are skipped and listed in ``frame.attrs["problems"]``; a file with nothing
     readable raises ValueError.
     """
-    from jvmbridge.saved.history import tidy_frame
+    from jvmbridge.report.history import tidy_frame
 
     loaded = store.read([paths] if isinstance(paths, (str, Path)) else list(paths))
     frame = tidy_frame(loaded)

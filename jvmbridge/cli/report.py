@@ -9,7 +9,7 @@ import click
 
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
                                   print_document, quiet_option, read_fleet, terminal_width, write_exports)
-from jvmbridge.saved.columns import COLUMN_KINDS
+from jvmbridge.report.columns import COLUMN_KINDS
 
 
 @click.command()
@@ -77,7 +77,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
                 width: int | None = None) -> bool:
     """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be
     saved. ``width``: the terminal's, which the table for people is fitted to (None: as wide as it is)."""
-    from jvmbridge.saved.history import compare_runs, tidy_frame
+    from jvmbridge.report.history import compare_runs, tidy_frame
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.saved.store import ResultFileError, read
 
@@ -111,7 +111,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)
     if plot_path:
-        from jvmbridge.saved.plot import PlotUnavailable, plot_runs
+        from jvmbridge.render.plot import PlotUnavailable, plot_runs
 
         try:
             plot_runs(frame, comparison, Path(plot_path))

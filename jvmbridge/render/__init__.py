@@ -3,7 +3,8 @@
 A document is what a command produces (a compare run, a flag listing, a check or verify
 document, the JDKs found, saved runs side by side); each has a module here with one
 `render_<format>(document) -> str` per format listed below. A command's --format choices come
-from this table, so a format added for one document never changes another's.
+from this table, so a format added for one document never changes another's. Beside them:
+text.py (tables, and text made safe to print), html.py (the page), plot.py (report's figure).
 """
 from __future__ import annotations
 

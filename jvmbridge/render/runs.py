@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 import markupsafe
 import pandas as pd
 
-from jvmbridge.saved.history import RunComparison, Versus, number_runs
+from jvmbridge.report.history import RunComparison, Versus, number_runs
 from jvmbridge.render import jmh
 from jvmbridge.render.html import page
+from jvmbridge.render.plot import PlotUnavailable, svg_of
 from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
 
 # 1: first format (runs, comparison rows, notes, problems).
@@ -103,8 +104,6 @@ def _cell(value) -> str:
 def render_html(document: RunsDocument) -> str:
     """A page: the table with each figure's interval and each ratio coloured by what it says, the
     figure inline, the notes."""
-    from jvmbridge.saved.plot import PlotUnavailable, svg_of
-
     comparison = document.comparison
     table = comparison.table
     rows = [[_html_cell(comparison, record["configuration"], column, record[column]) for column in table.columns]

@@ -25,7 +25,7 @@ from jvmbridge.render.flags import FlagsDocument
 from jvmbridge.render.runs import RunsDocument
 from jvmbridge.render.text import printable
 from jvmbridge.comparison.runner import plan, run
-from jvmbridge.saved.history import compare_runs, tidy_frame
+from jvmbridge.report.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 

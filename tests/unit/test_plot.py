@@ -11,8 +11,8 @@ import pytest
 from helpers import FakeEngine
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.comparison.runner import plan, run
-from jvmbridge.saved.history import compare_runs, tidy_frame
-from jvmbridge.saved.plot import AXIS_SPAN, figure_of, svg_of
+from jvmbridge.report.history import compare_runs, tidy_frame
+from jvmbridge.render.plot import AXIS_SPAN, figure_of, svg_of
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 
@@ -105,7 +105,7 @@ def test_zero_byte_messages_draw_an_axis_of_their_own(tmp_path, monkeypatch):
 def test_a_speedup_of_settings_in_turns_is_drawn_with_its_paired_interval_only_inside_one_run():
     import pandas as pd
 
-    from jvmbridge.saved.plot import _speedups
+    from jvmbridge.render.plot import _speedups
 
     def row(accelerated: bool, fork_ns: list[float], run_id: str) -> dict:
         return {"message_bytes": 16, "colour_key": "C loop", "run": "nightly", "shape": "message",

@@ -211,7 +211,7 @@ def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_l
 
 
 def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_finished_in(engines, tmp_path):
-    from jvmbridge.saved.history import compare_runs, configuration, tidy_frame
+    from jvmbridge.report.history import compare_runs, configuration, tidy_frame
 
     path = tmp_path / "run.jsonl"
     comparison = run(plan(workloads(), Matrix(engines=("subject", "py"))), output=path)
@@ -222,7 +222,7 @@ def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_fi
 
 
 def test_report_compares_with_the_baseline_asked_for_a_column_or_a_file(engines, tmp_path):
-    from jvmbridge.saved.history import compare_runs, tidy_frame
+    from jvmbridge.report.history import compare_runs, tidy_frame
 
     paths = [tmp_path / "before.jsonl", tmp_path / "after.jsonl"]
     for path in paths:
@@ -275,7 +275,7 @@ def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, sha
 
 
 def test_report_keeps_every_shape_apart_and_shows_the_latest_run_of_a_repeat(monkeypatch, tmp_path):
-    from jvmbridge.saved.history import compare_runs, tidy_frame
+    from jvmbridge.report.history import compare_runs, tidy_frame
 
     monkeypatch.setitem(ENGINES, "c", FakeEngine("c", 50.0, shapes=("message", "stream")))
     both = combinations([(128, "cbc")], ["encrypt"], [38], ["message", "stream"], Sampling(rounds=5))
@@ -313,7 +313,7 @@ def test_jmhs_pooled_figure_is_a_column_when_asked_for_and_labelled_as_jmhs(engi
 def test_rows_that_differ_only_in_the_users_options_are_configurations_of_their_own():
     import pandas as pd
 
-    from jvmbridge.saved.history import compare_runs
+    from jvmbridge.report.history import compare_runs
 
     base = dict(engine="OpenSSL speed (C loop)", implementation="OpenSSL 3", setting="AES-NI on", accelerated=True,
                 cipher="aes-256-cbc", direction="encrypt", shape="stream", message_bytes=16, threads=1,
@@ -346,7 +346,7 @@ def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and
 
 
 def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines, tmp_path):
-    from jvmbridge.saved.history import compare_runs, tidy_frame
+    from jvmbridge.report.history import compare_runs, tidy_frame
 
     paths = []
     for name in ("zulu", "alpha", "alpha", None):  # not in alphabetical order; one name twice; one unnamed
@@ -386,7 +386,7 @@ def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines
 
 def test_a_report_wider_than_the_terminal_wraps_its_columns_into_blocks_never_a_row(engines, tmp_path):
     from jvmbridge.render.runs import RunsDocument
-    from jvmbridge.saved.history import compare_runs, tidy_frame
+    from jvmbridge.report.history import compare_runs, tidy_frame
 
     paths = [tmp_path / f"run{i}.jsonl" for i in range(6)]
     for path in paths:

@@ -19,7 +19,7 @@ from jvmbridge.cpu import features_text
 from jvmbridge.engines import name_of
 from jvmbridge.comparison.ratios import RatioKind, speedup
 from jvmbridge.render.text import printable
-from jvmbridge.saved.history import RunComparison, Versus, number_runs
+from jvmbridge.report.history import RunComparison, Versus, number_runs
 
 WIDTH = 16  # inches, at DPI: a PNG 1600 pixels wide
 DPI = 100
