@@ -1,5 +1,5 @@
 """jvmbridge: is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
-__version__ = "0.3.0"  # CHANGELOG.md says what each version brought
+from jvmbridge.version import __version__ as __version__  # re-exported: jvmbridge.__version__
 
 __all__ = ["compare", "load"]
 

@@ -8,7 +8,7 @@ import datetime
 import socket
 from typing import Callable, TypedDict
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.check.evidence import observe
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.check.tryfix import tried

@@ -13,7 +13,7 @@ import warnings
 
 import click
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 import pandas as pd
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs

@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 import functools
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.render.text import printable
 
 

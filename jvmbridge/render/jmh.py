@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.engines import jdk_of, name_of
 from jvmbridge.results import missing, rounds_per_fork
 

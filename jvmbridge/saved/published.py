@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.engines.native import OpensslSpeedEngine
 from jvmbridge.saved.speed_text import SpeedFigure, SpeedRun, parse_speed_text
 from jvmbridge.platforms import Platform, known

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jvmbridge import __version__
+from jvmbridge.version import __version__
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.child import WorkerError
