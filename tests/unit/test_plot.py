@@ -1,4 +1,4 @@
-"""report's figure (saved.plot.figure_of), read back from the matplotlib objects it draws: one colour
+"""report's figure (render.plot.figure_of), read back from the matplotlib objects it draws: one colour
 per engine in every panel, whole labels, the legend clear of the panels, an interval that would
 stretch an axis clipped and marked, bars for one size, the runs against the baseline drawn.
 Runs come from the real runner on fake engines (tests/helpers.py)."""
