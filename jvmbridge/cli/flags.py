@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
+from jvmbridge.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_options, format_option, java_option,
                                   javas_or_usage_error, output_option, print_document, quiet_option, terminal_width,
@@ -64,14 +66,16 @@ def _notes(source: str, table: FlagTable) -> list[str]:
 
 
 def _read_text(path: str) -> str:
+    too_large = f"{path}: larger than {MAX_TEXT_BYTES // 2**20} MiB, not PrintFlagsFinal output"
     try:
-        if path == "-":
-            data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
-        else:
-            with open(path, "rb") as f:
-                data = f.read(MAX_TEXT_BYTES + 1)
+        data = (read_at_most(sys.stdin.buffer.read, MAX_TEXT_BYTES) if path == "-"
+                else read_regular_file(Path(path), MAX_TEXT_BYTES))  # a FIFO or /dev/zero refused unread
     except OSError as e:
         raise click.UsageError(f"{path}: {e.strerror}") from None
+    except NotAFile as e:
+        raise click.UsageError(f"{path}: {e}") from None
+    except TooLarge:
+        raise click.UsageError(too_large) from None
     if len(data) > MAX_TEXT_BYTES:
-        raise click.UsageError(f"{path}: larger than {MAX_TEXT_BYTES // 2**20} MiB, not PrintFlagsFinal output")
+        raise click.UsageError(too_large)
     return data.decode("utf-8", errors="replace")

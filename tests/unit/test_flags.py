@@ -4,6 +4,9 @@ Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest 
 tests/integration/test_flags.py."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -33,3 +36,12 @@ def test_parser_fuzz_returns_flags_or_a_clear_error(text):
     assert table.flags
     for flag in table.flags.values():
         assert flag.name and flag.type and flag.kind is not None
+
+
+def test_a_fifo_or_a_device_given_to_from_is_refused_unread(tmp_path):
+    fifo = tmp_path / "flags.txt"
+    os.mkfifo(fifo)  # opened for reading as a file, it would wait for a writer for ever
+    for path, kind in ((fifo, "a FIFO"), (Path("/dev/zero"), "a character device")):
+        done = run_cli("flags", "--from", str(path), timeout=60)
+        assert done.returncode == 2 and done.stderr.splitlines() == [
+            f"jvmbridge: error: {path}: not a regular file ({kind})"], done.stderr
