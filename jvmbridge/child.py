@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,12 +145,13 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
                         remove_jvm_files(process.pid)  # before the reap: the pid is still this child's
                         stdout, stderr = process.communicate()
                         return ChildOutcome(_load(result_path), process.returncode, stdout, stderr, stopped)
+            # Inside the try: a Ctrl-C once the child has ended still hands on what it saved.
+            return ChildOutcome(_load(result_path), process.returncode, stdout, stderr)
         except KeyboardInterrupt:  # stop the child; its saved parts still count
             process.kill()
             remove_jvm_files(process.pid)
             process.wait()
             raise Interrupted(_load(result_path)) from None
-        return ChildOutcome(_load(result_path), process.returncode, stdout, stderr)
 
 
 class _Progress:
@@ -290,13 +292,14 @@ class _Ledger:
         except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C (run_forks)
             self._take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""), turn)
             raise
-        answers = self._take(pending, outcome, turn, time.monotonic() - started)
-        if answers is None:
-            for i in pending:
-                self.failed[i] = outcome
-        elif len(answers) < len(pending):  # it died measuring this one
-            self.failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
-                                                              outcome.stderr, outcome.stopped)
+        with _ctrl_c_deferred():  # a Ctrl-C now would lose the forks the child finished: it waits for their booking
+            answers = self._take(pending, outcome, turn, time.monotonic() - started)
+            if answers is None:
+                for i in pending:
+                    self.failed[i] = outcome
+            elif len(answers) < len(pending):  # it died measuring this one
+                self.failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
+                                                                  outcome.stderr, outcome.stopped)
 
     def _take(self, pending: list[int], outcome: ChildOutcome, turn: int, seconds: float = 0.0) -> list[dict] | None:
         """Each answer the child gave to its part, kept or failed; the answers (None: none came back).
@@ -320,6 +323,23 @@ class _Ledger:
 
     def forks(self) -> list[Forks]:
         return [Forks(finished, failure) for finished, failure in zip(self.done, self.failed)]
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred() -> Iterator[None]:
+    """SIGINT held back for the block and raised as KeyboardInterrupt after it (where this is the
+    main thread, the only one Python gives signals to)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, list[int], list[bool]]]:
