@@ -319,7 +319,8 @@ def test_the_jvm_forks_leave_nothing_in_tmp():
 
 def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
     # One run: its table on stdout, its data exported beside.
-    done = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--export-json", str(tmp_path / "run.json"))
+    done = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--max-forks", "1",
+                   "--export-json", str(tmp_path / "run.json"))
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "run.json").read_text())
     assert data["metadata"]["workload"]["threads"] == 2
