@@ -11,7 +11,6 @@ findings) and "verification_end" (host, CPU, exit code).
 from __future__ import annotations
 
 import datetime
-import itertools
 import json
 import os
 import re
@@ -101,13 +100,13 @@ class ResultWriter:
 def _new_file(path: Path) -> tuple[int, Path]:
     """A new file named ``path`` or, where a run of the same second has it, ``path`` with "-2", "-3"..."""
     folder = private_folder(path.parent, "the runs folder")
-    for number in itertools.count(1):
-        name = path.name if number == 1 else f"{path.stem}-{number}{path.suffix}"
+    name, number = path.name, 1
+    while True:
         try:
             return create_private_file(folder / name), folder / name
         except FileExistsError:
-            continue
-    raise AssertionError("unreachable")
+            number += 1
+            name = f"{path.stem}-{number}{path.suffix}"
 
 
 @dataclass
