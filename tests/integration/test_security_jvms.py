@@ -7,6 +7,7 @@ container's root or is a 1 GiB sparse file, and a JVM whose JDK is removed under
 Split by tier: here what needs a process; the rest is in tests/unit/test_security_jvms.py."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -161,6 +162,25 @@ def copied_jdk(real: Path, home: Path) -> Path:
     return home
 
 
+@pytest.fixture
+def copied_home():
+    """A copied JDK (copied_jdk) in a folder of its own, removed after the test."""
+    folder = tenant_folder()
+    yield copied_jdk(jdk_homes()[0], folder / "jdk")
+    shutil.rmtree(folder)
+
+
+@contextlib.contextmanager
+def running(home: Path, *options: str):
+    """A JVM of ``home`` running the AES loop, attachable; stopped after."""
+    jvm = subprocess.Popen([str(home / "bin" / "java"), *options, *LOOP], stdout=subprocess.DEVNULL)
+    try:
+        wait_attachable(jvm.pid)
+        yield jvm
+    finally:
+        stop_jvm(jvm)
+
+
 def check_json(*args: str) -> tuple[subprocess.CompletedProcess, dict]:
     from helpers import run_cli
 
@@ -170,21 +190,15 @@ def check_json(*args: str) -> tuple[subprocess.CompletedProcess, dict]:
     return done, json.loads(done.stdout)
 
 
-def test_a_jvm_whose_jdk_was_removed_is_still_checked():
+def test_a_jvm_whose_jdk_was_removed_is_still_checked(copied_home):
     from jvmbridge.jvm.discovery import resolve_java
 
-    folder = tenant_folder()
-    home = copied_jdk(jdk_homes()[0], folder / "jdk")
-    jvm = subprocess.Popen([str(home / "bin" / "java"), "-XX:-UseAES", *LOOP], stdout=subprocess.DEVNULL)
-    try:
-        wait_attachable(jvm.pid)
+    home = copied_home
+    with running(home, "-XX:-UseAES") as jvm:
         shutil.rmtree(home)
         assert os.readlink(f"/proc/{jvm.pid}/exe") == f"{home}/bin/java (deleted)"
         _, by_pid = check_json("--pid", str(jvm.pid))
         _, scanned = check_json("--all-jvms")
-    finally:
-        stop_jvm(jvm)
-        shutil.rmtree(folder)
     (live,) = by_pid["live_jvms"]
     assert [part for part in scanned["live_jvms"] if part["pid"] == jvm.pid] == [live]
     assert "error" not in live, live
@@ -194,20 +208,14 @@ def test_a_jvm_whose_jdk_was_removed_is_still_checked():
     assert {v["status"] for v in live["verdicts"]} == {"disabled by a flag"}
 
 
-def test_a_jvm_whose_jdk_has_a_gigabyte_release_file_is_listed_unchecked_saying_why():
-    folder = tenant_folder()
-    home = copied_jdk(jdk_homes()[0], folder / "jdk")
+def test_a_jvm_whose_jdk_has_a_gigabyte_release_file_is_listed_unchecked_saying_why(copied_home):
+    home = copied_home
     (home / "release").unlink()
     with open(home / "release", "wb") as release:
         release.truncate(1 << 30)
-    jvm = subprocess.Popen([str(home / "bin" / "java"), *LOOP], stdout=subprocess.DEVNULL)
-    try:
-        wait_attachable(jvm.pid)
+    with running(home) as jvm:
         done, by_pid = check_json("--pid", str(jvm.pid))
         _, scanned = check_json("--all-jvms")
-    finally:
-        stop_jvm(jvm)
-        shutil.rmtree(folder)
     (live,) = by_pid["live_jvms"]
     assert done.returncode == 2
     assert live["error"] == f"pid {jvm.pid}: {home}/release: larger than 64 KiB, not a JDK's release file"
