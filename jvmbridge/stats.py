@@ -22,6 +22,7 @@ JMH's pooled Score ± Error (99.9%) over every round is kept beside, for reading
 """
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
@@ -227,6 +228,7 @@ def half_width(stdev: float, samples: int, confidence: float = CONFIDENCE) -> fl
     return t_quantile(1 - (1 - confidence) / 2, samples - 1) * stdev / math.sqrt(samples)
 
 
+@functools.lru_cache(maxsize=256)  # a stopping rule asks for the same few quantiles again and again
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile of Student's t with df degrees of freedom."""
     from scipy.special import stdtrit  # 0.2 s to import: only where an interval is computed

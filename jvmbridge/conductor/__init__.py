@@ -1,0 +1,8 @@
+"""The conductor: every configuration of a comparison live at once, each in a warmed worker, run
+in short slices in a fresh random order each cycle, so that every ratio is taken between slices
+that ran moments apart; forks are added until those ratios are sharp.
+
+``pairing``: the statistics of paired slices; ``plan``: what runs and which ratios are asked;
+``slices``: the worker's side of the conversation and the parent's handle on a worker;
+``conduct``: the loop itself.
+"""

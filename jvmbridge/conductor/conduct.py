@@ -1,0 +1,268 @@
+"""The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
+slices in a fresh random order (randomized multiple interleaved trials, Abedi & Brecht 2017, at
+slice level), forks added until every ratio asked for is within the target error.
+
+Per fork: every worker process starts at once; each configuration is warmed up, one after
+another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
+for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
+``iterations``, to an equal share of exactly that many operations per fork.
+"""
+from __future__ import annotations
+
+import contextlib
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from jvmbridge.child import WorkerError
+from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks
+from jvmbridge.measure import split_iterations
+from jvmbridge.stats import disturbed
+
+# Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
+# below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
+SLICE_SECONDS = 0.05
+CYCLES = 20
+MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
+MAX_FORKS = 12
+
+
+class Worker(Protocol):
+    """What the conductor asks of a worker (slices.WorkerProcess, or a fake one in tests)."""
+
+    def ready(self) -> dict: ...
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict: ...
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict: ...
+    def finish(self) -> list[dict]: ...
+    def printed(self) -> str: ...
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """How to start one worker for a fork, and how long its parts may warm up."""
+    start: Callable[[], Worker]
+    warmup_min_seconds: float
+    warmup_max_seconds: float
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One thing measured: a part of a worker (one shape of one JVM with its flags)."""
+    label: str
+    worker: str  # the key of its WorkerSpec
+    part: int
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A ratio the run is for: how many times faster ``faster`` runs than ``slower``."""
+    label: str
+    slower: str  # configuration labels
+    faster: str
+
+
+@dataclass(frozen=True)
+class Pace:
+    slice_seconds: float = SLICE_SECONDS
+    cycles: int = CYCLES
+    iterations: int | None = None  # exactly this many operations per configuration and fork
+    min_forks: int = MIN_FORKS
+    max_forks: int = MAX_FORKS
+    target_error: float = 0.02
+    time_limit: float | None = None  # seconds: no fork starts that would end after it
+
+
+@dataclass
+class Fork:
+    number: int
+    identity: dict[str, dict] = field(default_factory=dict)  # worker -> what it said of itself
+    warmups: dict[str, dict] = field(default_factory=dict)  # configuration -> its warm-up
+    slices: dict[str, list[dict]] = field(default_factory=dict)  # configuration -> its slices, cycle by cycle
+    evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
+    printed: dict[str, str] = field(default_factory=dict)  # worker -> what its process printed
+    seconds: float = 0.0
+
+
+@dataclass
+class Conducted:
+    forks: list[Fork]
+    failures: dict[str, str]  # configuration -> why it stopped
+    ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
+    stopped: str  # why no more forks ran
+    interrupted: bool = False
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where the run stands, for progress: after each cycle."""
+    fork: int  # 0-based, the fork running
+    forks_planned: int
+    cycle: int
+    cycles: int
+    elapsed: float
+    seconds_left: float | None
+
+
+def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
+            pace: Pace = Pace(), progress: Callable[[Status], None] | None = None) -> Conducted:
+    """Forks until every asked ratio is within ``pace.target_error`` (after ``min_forks``), or
+    ``max_forks``, or the time limit. A worker that fails fails its configurations, for this fork
+    and the rest; the others go on. Ctrl-C keeps the forks that finished."""
+    run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
+    try:
+        while (why := run.enough()) is None:
+            run.fork()
+    except KeyboardInterrupt:
+        return run.conducted("interrupted", interrupted=True)
+    return run.conducted(why)
+
+
+class _Run:
+    def __init__(self, workers, configurations, asked, pace: Pace, progress):
+        self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
+        self.progress = progress
+        self.forks: list[Fork] = []
+        self.failures: dict[str, str] = {}
+        self.started = time.monotonic()
+
+    def live(self) -> list[Configuration]:
+        return [c for c in self.configurations if c.label not in self.failures]
+
+    def per_fork(self, ratio: Asked) -> list[float]:
+        """The ratio in each fork that both sides finished."""
+        found = (paired(f.slices[ratio.slower], f.slices[ratio.faster]) for f in self.forks
+                 if ratio.slower in f.slices and ratio.faster in f.slices)
+        return [r for r in found if r is not None]
+
+    def ratios(self) -> dict[str, Interval]:
+        return {ratio.label: over_forks(per_fork, self.pace.min_forks) for ratio in self.asked if (per_fork := self.per_fork(ratio))}
+
+    def forks_wanted(self) -> int:
+        """Forks in all: the first stage, then as many as its spread asks to bring every live ratio
+        within the target (pairing.forks_for), at most the limit."""
+        first = self.pace.min_forks
+        if len(self.forks) < first:
+            return first
+        live = {c.label for c in self.live()}
+        return max([first, *(forks_for(self.per_fork(r)[:first], self.pace.target_error, self.pace.max_forks)
+                              for r in self.asked if {r.slower, r.faster} <= live)])
+
+    def enough(self) -> str | None:
+        """Why no more forks should run, or None."""
+        if not self.live():
+            return "every configuration failed"
+        done = len(self.forks)
+        if done >= self.forks_wanted():
+            if done >= self.pace.max_forks:
+                return f"the limit of {self.pace.max_forks} forks"
+            return f"the forks the first {self.pace.min_forks} asked for to bring every ratio within ±{self.pace.target_error:.0%}"
+        if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
+            return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
+        return None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def fork_seconds(self) -> float:
+        return statistics.fmean(f.seconds for f in self.forks) if self.forks else 0.0
+
+    def seconds_left(self, fork_started: float, share_done: float, planned: int) -> float | None:
+        """The forks still wanted at the forks' pace so far; within the first fork, from its own pace."""
+        this_fork = time.monotonic() - fork_started
+        per_fork = self.fork_seconds() or (this_fork / share_done if share_done > 0 else None)
+        if per_fork is None:
+            return None
+        return max(0.0, per_fork * (planned - len(self.forks)) - this_fork)
+
+    def fork(self) -> None:
+        fork = Fork(len(self.forks))
+        started, planned = time.monotonic(), self.forks_wanted()
+        handles: dict[str, Worker] = {}
+        try:
+            for key in dict.fromkeys(c.worker for c in self.live()):  # all start before any is waited for
+                with self._failing(key):
+                    handles[key] = self.workers[key].start()
+            for key, handle in handles.items():
+                with self._failing(key):
+                    fork.identity[key] = handle.ready()
+            ready = {key: handle for key, handle in handles.items() if key in fork.identity}
+            self._warm(fork, ready)
+            counts = self._counts(fork)
+            cycles = len(next(iter(counts.values()), []))
+            for cycle in range(cycles):
+                order = [c for c in self.live() if c.label in counts]
+                random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
+                for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
+                    with self._failing(c.worker):
+                        expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
+                        fork.slices.setdefault(c.label, []).append(
+                            ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
+                self.progress(Status(fork.number, planned, cycle + 1, cycles, self.elapsed(),
+                                     self.seconds_left(started, (cycle + 1) / cycles, planned)))
+            for key, handle in ready.items():
+                if key not in {c.worker for c in self.live()}:
+                    continue
+                with self._failing(key):
+                    evidence = handle.finish()
+                    fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
+        finally:
+            for key, handle in handles.items():
+                handle.stop()
+                fork.printed[key] = handle.printed()
+        fork.seconds = time.monotonic() - started
+        # A configuration whose worker failed this fork keeps only the forks it finished.
+        fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
+        self.forks.append(fork)
+
+    @contextlib.contextmanager
+    def _failing(self, key: str) -> Iterator[None]:
+        """A WorkerError inside fails every configuration worker ``key`` holds."""
+        try:
+            yield
+        except WorkerError as e:
+            for c in self.live():
+                if c.worker == key:
+                    self.failures[c.label] = str(e)
+
+    def _warm(self, fork: Fork, handles: Mapping[str, Worker]) -> None:
+        order = self.live()
+        random.Random(f"{fork.number}/warm").shuffle(order)
+        for c in (c for c in order if c.worker in handles):
+            if c.label in self.failures:
+                continue
+            spec = self.workers[c.worker]
+            with self._failing(c.worker):
+                fork.warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds, spec.warmup_max_seconds)
+
+    def _counts(self, fork: Fork) -> dict[str, list[int]]:
+        """Operations per slice, cycle by cycle, for each configuration warmed up in this fork."""
+        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in self.live() if c.label in fork.warmups}
+        if not speeds:
+            return {}
+        iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
+        if iterations is None:
+            return {label: [max(1, round(slice_ns / max(ns, 1e-3)))] * self.pace.cycles for label, ns in speeds.items()}
+        # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
+        cycles = min(iterations, max(self.pace.cycles, round(iterations * statistics.median(speeds.values()) / slice_ns)))
+        return {label: split_iterations(iterations, cycles) for label in speeds}
+
+    def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
+        return Conducted(self.forks, dict(self.failures), self.ratios(), stopped, interrupted)
+
+
+def paired(slower: list[dict], faster: list[dict]) -> float | None:
+    """One fork's ratio of two configurations' slices, over the cycles where neither slice lost
+    time to other work (stats.disturbed), as the rows' figures leave such slices out."""
+    kept = [not disturbed(a) and not disturbed(b) for a, b in zip(slower, faster)]
+    return fork_ratio([ns_per_op(s) for s in slower], [ns_per_op(s) for s in faster], kept)
+
+
+def ns_per_op(slice_: dict) -> float:
+    return slice_["ns"] / slice_["iterations"]
+
+
+__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]

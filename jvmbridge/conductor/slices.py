@@ -1,0 +1,168 @@
+"""The conversation between the conductor and a worker process, both sides.
+
+A worker holds one configuration's process (a JVM with its flags, OpenSSL with its CPU mask) and
+the loops of its parts (each shape it measures), and does only what it is told: warm a part up,
+time a slice of N operations of it, give the evidence its loops leave (the bytes they computed).
+Commands come as JSON lines on stdin; replies go as JSON lines to a pipe of their own, as a JVM
+prints what it likes on stdout and stderr (kept in files, read back for its warnings).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from jvmbridge.child import WorkerError, measured_environment, remove_jvm_files
+from jvmbridge.measure import Activity, RunLoop, timed_rounds, warm_up
+
+# The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
+START_SECONDS = 60.0
+# A command's deadline beyond the time it should take: a worker that misses it hangs, and is stopped.
+GRACE_SECONDS = 20.0
+
+
+@dataclass
+class Loop:
+    """One part of a worker: its timed loop and what else to read around each slice."""
+    run: RunLoop
+    evidence: Callable[[], dict]  # what the loop computed, read after the fork's last slice
+    activity: Activity | None = None  # a counter that moves while the code still changes (the JIT's)
+    counters: dict[str, Activity] = field(default_factory=dict)  # read around each slice (gc_ms, jit_ms)
+
+
+Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags read back; its parts' loops)
+
+
+def serve(open_loops: Callable[[dict], Opened]) -> None:
+    """A worker process's main: ``open_loops(request)`` sets the process up (the request is stdin's
+    first line); then each command is answered until "finish"."""
+    replies = os.fdopen(int(sys.argv[1]), "w", buffering=1)
+
+    def reply(message: dict) -> None:
+        replies.write(json.dumps(message) + "\n")
+
+    request = json.loads(sys.stdin.readline())
+    _pin_this_thread(request.get("measuring_cpu"))
+    status = 0
+    try:
+        identity, loops = open_loops(request)
+        reply({"ready": identity})
+        for line in sys.stdin:
+            command = json.loads(line)
+            if command["do"] == "finish":
+                reply({"evidence": [loop.evidence() for loop in loops]})
+                break
+            reply(_answer(command, loops[command["part"]]))
+    except WorkerError as e:
+        reply({"error": str(e)})
+        status = 1
+    replies.close()
+    sys.stdout.flush()
+    # os._exit: a started JVM's shutdown can hang or crash once the replies are safely sent.
+    remove_jvm_files(os.getpid())
+    os._exit(status)
+
+
+def _answer(command: dict, loop: Loop) -> dict:
+    if command["do"] == "warm":
+        return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
+    (slice_,) = timed_rounds(loop.run, [command["iterations"]], 1, loop.counters)
+    return {"slice": slice_}
+
+
+def _pin_this_thread(cpu: int | None) -> None:
+    """Keep the measuring thread on one vCPU (Linux applies this to the calling thread only), so a
+    JVM's compiler and collector threads, started later, may use the others."""
+    if cpu is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {cpu})
+
+
+class WorkerProcess:
+    """The conductor's handle on one worker process: started at once, asked one thing at a time."""
+
+    def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None):
+        self.module = module
+        read_end, write_end = os.pipe()
+        self.output = tempfile.TemporaryFile("w+")  # the process's own prints (a JVM's warnings)
+        self.process = subprocess.Popen([sys.executable, "-m", module, str(write_end)], stdin=subprocess.PIPE,
+                                        stdout=self.output, stderr=subprocess.STDOUT, text=True,
+                                        env=dict(env) if env is not None else measured_environment(), pass_fds=(write_end,))
+        os.close(write_end)
+        self.replies = os.fdopen(read_end, "r")
+        self._buffer = ""
+        self.send(dict(request))
+
+    def send(self, message: dict) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+
+    def ready(self) -> dict:
+        """The worker's identity once it is set up; WorkerError with its reason if it failed."""
+        return self._reply(START_SECONDS)["ready"]
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds})
+        return self._reply(max_seconds + GRACE_SECONDS)["warmup"]
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        self.send({"do": "slice", "part": part, "iterations": iterations})
+        return self._reply(10 * expected_seconds + GRACE_SECONDS)["slice"]
+
+    def finish(self) -> list[dict]:
+        """Each part's evidence; the process then exits."""
+        self.send({"do": "finish"})
+        evidence = self._reply(GRACE_SECONDS)["evidence"]
+        self.stop()
+        return evidence
+
+    def printed(self) -> str:
+        """What the process printed on stdout and stderr so far."""
+        self.output.seek(0)
+        return self.output.read()
+
+    def stop(self) -> None:
+        """Ends the process (at once, if it has not exited) and what a JVM leaves behind."""
+        if self.process.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=2)
+        if self.process.poll() is None:
+            self.process.kill()
+            remove_jvm_files(self.process.pid)  # before the reap: the pid is still this process's
+            self.process.wait()
+        with contextlib.suppress(OSError):
+            assert self.process.stdin is not None
+            self.process.stdin.close()
+        self.replies.close()
+
+    def _reply(self, seconds: float) -> dict:
+        deadline = time.monotonic() + seconds
+        while "\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
+                self.stop()
+                raise WorkerError(f"{self.module} gave no answer within {seconds:.3g} s: stopped")
+            chunk = os.read(self.replies.fileno(), 65536).decode()
+            if not chunk:  # the process ended without a reply: what it printed last says why
+                self.stop()
+                raise WorkerError(self._died())
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split("\n", 1)
+        message = json.loads(line)
+        if "error" in message:
+            self.stop()
+            raise WorkerError(message["error"])
+        return message
+
+    def _died(self) -> str:
+        lines = [line.strip() for line in self.printed().splitlines() if line.strip()]
+        said = f": {lines[-1][:200]}" if lines else ""
+        return f"the worker exited (status {self.process.returncode}){said}"
