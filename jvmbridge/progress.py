@@ -43,13 +43,14 @@ class Update:
 
 
 Progress = Callable[[Update], None]
-_listener: ContextVar[Callable[[list[PartSoFar]], None] | None] = ContextVar("fork_listener", default=None)
+Listener = Callable[[list[PartSoFar], "float | None"], None]  # where parts stand; the job's own time left, if known
+_listener: ContextVar[Listener | None] = ContextVar("fork_listener", default=None)
 # The runner's time limit for the running job: the most forks a part may run, given those it has finished.
 _fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", default=None)
 
 
 @contextmanager
-def listening(listener: Callable[[list[PartSoFar]], None], cap: Callable[[int], int] | None = None) -> Iterator[None]:
+def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> Iterator[None]:
     """While inside, forks_wanted reports to ``listener`` (the runner, for the job it runs) and
     plans no more forks than ``cap`` allows (TimeLimit): the engines report and stop without each
     passing a callback through its own layers."""
@@ -59,6 +60,14 @@ def listening(listener: Callable[[list[PartSoFar]], None], cap: Callable[[int], 
     finally:
         _listener.reset(tokens[0])
         _fork_cap.reset(tokens[1])
+
+
+def report(parts: list[PartSoFar], seconds_left: float | None = None) -> None:
+    """Where the running job's parts stand, told to the runner listening (if any); ``seconds_left``:
+    the job's own forecast of its time left, where it has one (the conductor's)."""
+    listener = _listener.get()
+    if listener is not None:
+        listener(parts, seconds_left)
 
 
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
@@ -93,7 +102,7 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             error = summary.relative_error if summary and not summary.few_forks else math.inf
             parts.append(PartSoFar(len(done), planned[index], summary.figure_ns if summary else None, error,
                                    by_rule[index] if by_rule[index] > planned[index] else None))
-        listener(parts)
+        listener(parts, None)
     return [len(done) < wanted for done, wanted in zip(forks, planned)]
 
 

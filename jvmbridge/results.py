@@ -98,6 +98,9 @@ class Measurement:
     # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
+    # Its forks ran every configuration of its job at once in slices, interleaved cycle by cycle
+    # (jvmbridge.conductor): ratios pair its slices cycle by cycle, not only its forks.
+    interleaved: bool = False
 
     def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "",
                forks_cut: int = 0) -> "Result":
@@ -132,7 +135,8 @@ class Measurement:
             bytes_checked_after_loop=self.loop_bytes_checked,
             notes=self._notes(target_error, forks_cut) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
             details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
-            in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [])
+            in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [],
+            interleaved=self.interleaved, first_stage=s.first_stage)
 
     def _notes(self, target_error: float | None, forks_cut: int = 0) -> list[Note]:
         s = self.summary
@@ -252,6 +256,8 @@ class Result:
     fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
     # vCPUs other processes kept busy on average while its job ran (jvmbridge.machine); None: not read
     other_cpus: float | None = None
+    interleaved: bool = False  # its rounds are slices run cycle by cycle with the other rows of in_turns
+    first_stage: int = 0  # the forks that decided how many ran (Stein's first stage); 0: not saved
 
 
 def wrong_bytes(row) -> bool:

@@ -12,6 +12,7 @@ from enum import Enum
 
 import pandas as pd
 
+from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import ENGINES, by_label
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
 from jvmbridge.stats import CONFIDENCE, FEW_FORKS, paired_log_half_width
@@ -32,10 +33,12 @@ class Ratio:
     high: float  # in turns (``turns``), else from the two figures' intervals in quadrature (quotient)
     significant: bool  # False when the interval holds 1
     turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
+    interleaved: bool = False  # from slices that ran cycle by cycle in those forks (conductor.pairing)
 
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
-                "high": self.high, "confidence": CONFIDENCE, "significant": self.significant, "paired_turns": self.turns}
+                "high": self.high, "confidence": CONFIDENCE, "significant": self.significant, "paired_turns": self.turns,
+                "interleaved": self.interleaved}
 
     def describe(self) -> str:
         """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired, 6
@@ -44,6 +47,8 @@ class Ratio:
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
+        if self.interleaved:
+            return shown + f" (paired slices, {self.turns} forks)"
         return shown + (f" (paired, {self.turns} turns)" if self.turns else "")
 
 
@@ -57,12 +62,39 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) 
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
+    if one_run and _interleaved(slower, faster):
+        pairs = paired_slices(slower, faster)
+        if len(pairs) >= 2:
+            interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
+            return Ratio(kind, label, interval.value, interval.low, interval.high,
+                         not interval.low <= 1 <= interval.high, len(pairs), interleaved=True)
     pairs = paired_forks(slower, faster) if one_run else []
     if len(pairs) < FEW_FORKS:
         return Ratio(kind, label, *quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster)))
     value, spread = float(slower.ns_per_op / faster.ns_per_op), math.exp(paired_log_half_width(pairs))
     return Ratio(kind, label, value, value / spread, value * spread, not value / spread <= 1 <= value * spread,
                  len(pairs))
+
+
+def _interleaved(top, bottom) -> bool:
+    return all(not missing(getattr(row, "interleaved", None)) and bool(row.interleaved) for row in (top, bottom)) \
+        and top.in_turns == bottom.in_turns
+
+
+def paired_slices(top, bottom) -> list[float]:
+    """Per fork both rows finished, top's ns/op over bottom's from their slices cycle by cycle, as
+    the conductor's stopping rule took them (conductor.conduct.paired)."""
+    found = []
+    for fork in sorted(set(top.round_fork) & set(bottom.round_fork)):
+        a, b = _fork_slices(top, fork), _fork_slices(bottom, fork)
+        if len(a) == len(b) and (ratio := fork_ratio(a, b)):
+            found.append(ratio)
+    return found
+
+
+def _fork_slices(row, fork: int) -> list[float]:
+    """One fork's slices of a row (ns/op), in cycle order."""
+    return [ns for ns, at in zip(row.round_ns_per_op, row.round_fork) if at == fork]
 
 
 def paired_forks(top, bottom) -> list[float]:

@@ -20,6 +20,8 @@ from jvmbridge.version import __version__
 from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
+from jvmbridge.comparison.hostspeed import host_speed
+from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.machine import Load, LoadWatch, shared_text
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
@@ -57,7 +59,7 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
-    jobs = []
+    jobs: list[Job] = []
     for engine_index, engine in enumerate(engines):
         position: dict[Workload, int] = {}  # what the engine runs -> the first workload that asked for it
         for index, workload in enumerate(workloads):
@@ -66,7 +68,9 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
             position.setdefault(runs, index)
         tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
                               else varying - {"shapes"})) for runs, index in position.items()]
-        engine_jobs = engine.jobs_for(tagged, matrix)
+        settings = engine.sliced(tagged, matrix) if matrix.interleaved else []
+        engine_jobs = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
+            else engine.jobs_for(tagged, matrix)
         for job in engine_jobs:
             job.engine = engine.key
         seen: dict[int, int] = {}
@@ -75,6 +79,9 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
             part.rank = (at, engine_index, seen.setdefault(at, 0))
             seen[at] += 1
         jobs += engine_jobs
+    together = [job for job in jobs if isinstance(job, InterleavedJob)]
+    if len(together) > 1:  # every sliced engine's settings in one job, so that all of them run interleaved
+        jobs = [job for job in jobs if not isinstance(job, InterleavedJob)] + [InterleavedJob.merged(together)]
     return sorted(jobs, key=lambda job: min(part.rank for part in job.parts))
 
 
@@ -118,6 +125,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                             outcomes = job.measure()
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
+                    if job.yardstick:
+                        metadata["host_speed"] = host_speed(job.yardstick, YARDSTICK_NAME)
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
                     record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
                                beside.since())
@@ -131,7 +140,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         # Every child has ended by now, so what the machine did beyond them was other work.
         metadata["load"] = (reading := load.since()) and reading.as_dict()
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
-                     interrupted=interrupted, load=metadata["load"])
+                     interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"))
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -191,7 +200,7 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     records.sort(key=lambda row: row.get("position") or [])
     end = loaded.runs.get(run_id, {}).get("end") or {}
     metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                "load": end.get("load")}
+                "load": end.get("load"), "host_speed": end.get("host_speed")}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
@@ -232,7 +241,7 @@ class _Watch:
             def cap(done: int) -> int:
                 return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started)
 
-        def tell(parts: list[PartSoFar], finished: bool = False) -> None:
+        def tell(parts: list[PartSoFar], own_left: float | None = None, finished: bool = False) -> None:
             latest[:] = parts
             now = time.monotonic()
             # A job whose engine reports its parts otherwise than the job lists them (openssl speed
@@ -240,7 +249,8 @@ class _Watch:
             labels = [part.label for part in job.parts] if len(parts) == len(job.parts) else [job.label] * len(parts)
             # A finished job: the time left from the next one's start.
             left = (self.forecast.seconds_left(index + 1) if finished
-                    else self.forecast.seconds_left(index, now - job_started, parts))
+                    else self.forecast.seconds_left(index, now - job_started, parts) if own_left is None
+                    else own_left + self.forecast.seconds_left(index + 1))
             self.progress(Update(index, len(self.jobs), job.label, job.engine, tuple(zip(labels, parts)), now - self.started,
                                  now - job_started, left, finished))
 
@@ -250,7 +260,7 @@ class _Watch:
                 yield latest
         finally:
             self.forecast.finished(index, time.monotonic() - job_started, max((p.forks for p in latest), default=0))
-            tell(latest, finished=True)
+            tell(latest, None, finished=True)
 
 
 def _job_plan(job: Job) -> JobPlan:

@@ -20,7 +20,6 @@ from typing import Protocol
 from jvmbridge.child import WorkerError
 from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks
 from jvmbridge.measure import split_iterations
-from jvmbridge.stats import disturbed
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
 # below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
@@ -255,10 +254,10 @@ class _Run:
 
 
 def paired(slower: list[dict], faster: list[dict]) -> float | None:
-    """One fork's ratio of two configurations' slices, over the cycles where neither slice lost
-    time to other work (stats.disturbed), as the rows' figures leave such slices out."""
-    kept = [not disturbed(a) and not disturbed(b) for a, b in zip(slower, faster)]
-    return fork_ratio([ns_per_op(s) for s in slower], [ns_per_op(s) for s in faster], kept)
+    """One fork's ratio of two configurations' slices, every cycle: a slice another process slowed
+    is one the trimmed mean leaves out (pairing.fork_ratio). Not those stats.disturbed flags, as the
+    rows' figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something."""
+    return fork_ratio([ns_per_op(s) for s in slower], [ns_per_op(s) for s in faster])
 
 
 def ns_per_op(slice_: dict) -> float:

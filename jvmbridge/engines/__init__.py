@@ -42,6 +42,9 @@ class Matrix:
     # profile too (seen here: 16-byte messages up to 21% slower after 16 KiB ones; benchmarks/README.md,
     # "jvm_order"). By default each workload gets JVMs of its own, as JMH forks per @Param.
     shared_jvm: bool = False
+    # The engines whose loops run a slice when told (Engine.sliced) measured together by the
+    # conductor, interleaved cycle by cycle; False: each engine's forks on their own, in turns.
+    interleaved: bool = True
 
 
 def by_label(label: str) -> Engine | None:

@@ -2,12 +2,13 @@
 module builds on, below the registry (jvmbridge.engines) that lists them."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from jvmbridge.workload import SHAPES, Sampling, Workload
 
 if TYPE_CHECKING:
+    from jvmbridge.child import ChildOutcome
     from jvmbridge.engines import Matrix
     from jvmbridge.results import Measurement
 
@@ -37,6 +38,8 @@ class Job:
     shares_jit: bool = False
     engine: str = ""  # its engine's key, set by plan()
     arms: int = 1  # configurations whose forks run in turns, each process measuring its share of the parts
+    # The host's yardstick run beside its parts, fork by fork, where it ran one (comparison.interleaved).
+    yardstick: list["ChildOutcome"] = field(default_factory=list)
 
     @property
     def parts_per_fork(self) -> int:
@@ -65,6 +68,23 @@ class Job:
         parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
         label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]
         return cls(label, parts, lambda: measure([workload for workload, _ in workloads]), shares_jit, arms=len(names))
+
+
+@dataclass
+class Sliced:
+    """One setting of an engine as a conductor worker: one process measuring every workload in
+    slices when told (jvmbridge.conductor), and how its forks become each workload's row."""
+    name: str  # the configuration without the workload's tag: "JVM 17, SunJCE, intrinsics on"
+    subject: str  # ... without its setting: what its speedup is about ("JVM 17, SunJCE")
+    accelerated: bool
+    module: str  # the worker's module (conductor.slices.serve)
+    request: Mapping  # what the worker is asked, its parts (one per workload) among it
+    workloads: list[tuple[Workload, str]]  # (workload, tag), in the order of its parts
+    # A workload's row from the forks that finished it, and the one that failed it (or None).
+    measurement: Callable[[Workload, list["ChildOutcome"], "ChildOutcome | None"], "Measurement"]
+    warmup_min_seconds: float
+    warmup_max_seconds: float
+    env: Mapping[str, str] | None = None
 
 
 class Engine:
@@ -96,6 +116,11 @@ class Engine:
     def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
         """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
         raise NotImplementedError
+
+    def sliced(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Sliced]:
+        """Its settings as conductor workers, each measuring every workload; [] where its loop
+        cannot run a slice when told (a tool that runs whole seconds, or a process per run)."""
+        return []
 
     def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:
         """Its jobs for every (workload, tag) of a run: one per configuration and workload, unless

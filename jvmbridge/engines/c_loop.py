@@ -27,6 +27,7 @@ class CLoopEngine(WorkerEngine):
         return None
 
     worker = "jvmbridge.native.c_worker"
+    slice_worker = "jvmbridge.native.c_slice_worker"
 
     def child_request(self, workloads):
         return {"library": str(library_path()), **NATIVE_WARMUP}, [loop_part(w) for w in workloads]

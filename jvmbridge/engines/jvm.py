@@ -8,7 +8,7 @@ import secrets
 from jvmbridge.child import (Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns, fork_warmups,
                              run_forks)
 from jvmbridge.cpu import cpu_info
-from jvmbridge.engines.base import Engine, Job
+from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.harness import HarnessUnavailable, harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
@@ -69,6 +69,26 @@ class JvmEngine(Engine):
             return Job.batch(f"{name}, {provider.settings[0].name}", workloads, measure, shares_jit=True)
         return Job.in_turns(turns_name(java, provider), [f"{name}, {setting.name}" for setting in provider.settings],
                             workloads, measure, shares_jit=True)
+
+    def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
+        found = []
+        for java in matrix.javas:
+            for provider in map(provider_named, matrix.providers):
+                for setting in provider.settings:
+                    options = (*setting.options, *matrix.jvm_options)
+                    request = _request(java, provider, options, matrix.classpath)
+                    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
+                             for workload, _ in workloads]
+
+                    def measurement(workload, outcomes, failed, java=java, provider=provider, setting=setting,
+                                    options=options, request=request) -> Measurement:
+                        return _measurement(java, provider, setting, workload, options, request, outcomes, failed, "")
+
+                    found.append(Sliced(f"JVM {java.label}, {provider.name}, {setting.name}", f"JVM {java.label}, {provider.name}",
+                                        setting.accelerated, "jvmbridge.jvm.slice_worker",
+                                        {**request, "parts": parts}, list(workloads), measurement,
+                                        WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS))
+        return found
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")

@@ -10,7 +10,7 @@ from typing import Callable
 from jvmbridge.child import (INTERRUPTED, Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns,
                              fork_warmups, measured_environment, run_forks, turns)
 from jvmbridge.cpu import cpu_info, lacks
-from jvmbridge.engines.base import Engine, Job
+from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
@@ -53,6 +53,7 @@ class WorkerEngine(NativeEngine):
     """A native engine whose loop runs in worker children: acceleration on and off are two arms of
     run_forks."""
     worker = ""  # the module its children run
+    slice_worker = ""  # the module its conductor workers run (conductor.slices); "": none
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
         """What every child is asked (warm-up, library), and each workload's part of it."""
@@ -63,6 +64,22 @@ class WorkerEngine(NativeEngine):
         """One workload's row in one setting from the forks that finished it (``read``: as requested,
         and the state OpenSSL reported)."""
         raise NotImplementedError
+
+    def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
+        if not self.slice_worker:
+            return []
+        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
+        request, parts = self.child_request([workload for workload, _ in workloads])
+        found = []
+        for on in SETTINGS:
+            def measurement(workload, outcomes, failed, on=on) -> Measurement:
+                return self.measurement(workload, request, on, outcomes, failed,
+                                        read_back(outcomes[0].answer["cpuinfo"], on, cpu_has_aes))
+
+            found.append(Sliced(f"{self.title}, {current().setting(on)}", self.title, on, self.slice_worker, {**request, "parts": parts},
+                                list(workloads), measurement, request["warmup_min_seconds"],
+                                request["warmup_max_seconds"], current().openssl_environment(measured_environment(), on)))
+        return found
 
     def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)

@@ -6,7 +6,8 @@ from typing import cast
 
 from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.measure import round_counts, spare_rounds, timed_rounds, warm_up
-from jvmbridge.worker_protocol import JvmRequest, MeasuredJvmPart
+from jvmbridge.conductor.slices import Loop
+from jvmbridge.worker_protocol import JvmPart, JvmRequest, MeasuredJvmPart
 
 
 def _start_jvm(request: JvmRequest):
@@ -68,7 +69,7 @@ def _loop(jpype, harness_class, copies: list, stream: bool):
     return parallel, parallel.run
 
 
-def _after_loop(harness, request: MeasuredJvmPart) -> dict:
+def _after_loop(harness, request: JvmPart) -> dict:
     """The bytes the hot, JIT-compiled code gave after the timed rounds, for the parent to check:
     the measured loop's last message, or for the stream shape a run of updates of the message."""
     if request["shape"] == "stream":
@@ -86,60 +87,71 @@ def stream_check_updates(message_bytes: int) -> int:
 def handle(json_request: dict, save: Save) -> dict:
     """One JVM measures each of the request's parts (workloads) in turn: started, flags read and
     provider installed once; each part warmed up until steady, then timed."""
-    request = cast(JvmRequest, json_request)  # as engines.jvm wrote it
-    jpype = _start_jvm(request)
-    flags = _read_flags(jpype, request["read_flags"])
-    harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
-    provider = _install_provider(jpype, harness_class, request) if request["provider_class"] else ""
-    management = jpype.JClass("java.lang.management.ManagementFactory")
-    compiler, collectors = management.getCompilationMXBean(), list(management.getGarbageCollectorMXBeans())
-
-    def jit_milliseconds() -> int:
-        return int(compiler.getTotalCompilationTime())
-
-    def gc_milliseconds() -> int:  # pauses and, for concurrent collectors, their cycles
-        return sum(int(collector.getCollectionTime()) for collector in collectors)
-
-    counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
-    return each_part(json_request, lambda part: _measure(jpype, harness_class, provider, part, counters),
-                     {"jvm": _jvm_identity(jpype), "flags": flags}, save)
+    jvm = Jvm(cast(JvmRequest, json_request))  # as engines.jvm wrote it
+    return each_part(json_request, lambda part: _measure(jvm, part),
+                     {"jvm": jvm.identity, "flags": jvm.flags}, save)
 
 
-def _measure(jpype, harness_class, provider: str, part: MeasuredJvmPart, counters: dict) -> dict:
-    key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(part[k])) for k in ("key", "iv", "plaintext"))
-    transformation = part["transformation"]
-    decrypt = part["direction"] == "decrypt"
-    try:
-        harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
-    except jpype.JClass("java.security.NoSuchAlgorithmException"):
-        raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
-    if decrypt and bytes(harness.once()) != bytes.fromhex(part["plaintext"]):
-        raise WorkerError(f"{transformation} decryption did not give the plaintext back")
-    ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
-    threads = part["threads"]
-    # One cipher per thread: a Cipher is not thread-safe.
-    copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
-                          for _ in range(threads - 1)]
-    measured, loop = _loop(jpype, harness_class, copies, part["shape"] == "stream")
+class Jvm:
+    """The JVM this process started, its flags as it reports them, the provider installed, and
+    the counters that say what else it does while a loop is timed (its GC's and its JIT's)."""
 
-    def run(n: int) -> int:
-        return int(loop(n))
+    def __init__(self, request: JvmRequest):
+        self.jpype = jpype = _start_jvm(request)
+        self.flags = _read_flags(jpype, request["read_flags"])
+        self.identity = _jvm_identity(jpype)
+        self.harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
+        self.provider = _install_provider(jpype, self.harness_class, request) if request["provider_class"] else ""
+        management = jpype.JClass("java.lang.management.ManagementFactory")
+        compiler, collectors = management.getCompilationMXBean(), list(management.getGarbageCollectorMXBeans())
 
-    try:
-        warmup = warm_up(run, part["warmup_min_seconds"], part["warmup_max_seconds"], counters["jit_ms"])
-    except jpype.JClass("java.lang.UnsupportedOperationException") as e:
-        raise WorkerError(str(e.getMessage())) from None
+        def jit_milliseconds() -> int:
+            return int(compiler.getTotalCompilationTime())
+
+        def gc_milliseconds() -> int:  # pauses and, for concurrent collectors, their cycles
+            return sum(int(collector.getCollectionTime()) for collector in collectors)
+
+        self.jit_milliseconds = jit_milliseconds
+        self.counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
+
+    def loop(self, part: JvmPart) -> Loop:
+        """``part``'s harness loop (one harness per thread, started together), and its evidence."""
+        jpype, harness_class, provider = self.jpype, self.harness_class, self.provider
+        key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(part[k])) for k in ("key", "iv", "plaintext"))
+        transformation = part["transformation"]
+        decrypt = part["direction"] == "decrypt"
+        try:
+            harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
+        except jpype.JClass("java.security.NoSuchAlgorithmException"):
+            raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
+        if decrypt and bytes(harness.once()) != bytes.fromhex(part["plaintext"]):
+            raise WorkerError(f"{transformation} decryption did not give the plaintext back")
+        ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
+        # One cipher per thread: a Cipher is not thread-safe.
+        copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
+                              for _ in range(part["threads"] - 1)]
+        measured, java_loop = _loop(jpype, harness_class, copies, part["shape"] == "stream")
+        unsupported = jpype.JClass("java.lang.UnsupportedOperationException")
+
+        def run(n: int) -> int:
+            try:
+                return int(java_loop(n))
+            except unsupported as e:
+                raise WorkerError(str(e.getMessage())) from None
+
+        def evidence() -> dict:
+            return {"after_loop": _after_loop(harness, part), "provider": str(harness.providerDescription()),
+                    "transformation": transformation, "ciphertext": ciphertext, "sink": int(measured.sink())}
+
+        return Loop(run, evidence, self.jit_milliseconds, self.counters)
+
+
+def _measure(jvm: Jvm, part: MeasuredJvmPart) -> dict:
+    loop = jvm.loop(part)
+    warmup = warm_up(loop.run, part["warmup_min_seconds"], part["warmup_max_seconds"], loop.activity)
     counts = round_counts(part["iterations"], part["rounds"], part["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(run, counts, threads, counters, spare_rounds(part["iterations"], counts))
-    return {
-        "after_loop": _after_loop(harness, part),
-        "provider": str(harness.providerDescription()),
-        "transformation": transformation,
-        "ciphertext": ciphertext,
-        "warmup": warmup.as_dict(),
-        "rounds": rounds,
-        "sink": int(measured.sink()),
-    }
+    rounds = timed_rounds(loop.run, counts, part["threads"], loop.counters, spare_rounds(part["iterations"], counts))
+    return {**loop.evidence(), "warmup": warmup.as_dict(), "rounds": rounds}
 
 
 if __name__ == "__main__":

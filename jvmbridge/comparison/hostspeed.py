@@ -1,0 +1,70 @@
+"""How fast the host ran during a run: a fixed yardstick (comparison.interleaved.YARDSTICK) timed
+in the same cycles as everything else, against the fastest this host has ever run it (kept beside
+the saved runs). No counter inside a cloud guest shows a host that runs slower for minutes or hours;
+the same work, timed beside the rows, does. Ratios do not need it (drift cancels in them); absolute
+figures of runs of different hours do, to be read side by side."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from jvmbridge.child import ChildOutcome, fork_rounds
+from jvmbridge.saved.store import data_dir
+from jvmbridge.stats import summarize
+from jvmbridge.trust import private_folder
+
+
+def reference_path() -> Path:
+    return data_dir() / "host-speed.json"
+
+
+def host_speed(yardstick: list[ChildOutcome], what: str, reference: Path | None = None) -> dict | None:
+    """The run's host speed: the yardstick's figure (ns/op) and its interval over forks, against the
+    fastest this host ran it before (``reference``, keyed by what the yardstick is and the OpenSSL
+    and CPU it ran on), which this run replaces where it was faster. None without a yardstick."""
+    if not yardstick:
+        return None
+    summary = summarize(fork_rounds(yardstick))
+    first = yardstick[0].answer
+    key = f"{what} | {first.get('openssl_version', '')} | {first.get('cpuinfo', '')}"
+    path = reference or reference_path()
+    best = _read(path)
+    earlier = best.get(key)
+    fastest = min(summary.figure_ns, earlier) if earlier else summary.figure_ns
+    if fastest != earlier:
+        best[key] = fastest
+        _write(path, best)
+    return {"yardstick": what, "ns_per_op": summary.figure_ns,
+            "relative_error": summary.relative_error if summary.forks > 1 else None,
+            "reference_ns_per_op": fastest, "speed": fastest / summary.figure_ns, "first_run": earlier is None}
+
+
+def describe(speed: dict) -> str:
+    """"the host ran at 0.71 of its best speed during this run (±3%)", for the header."""
+    if speed.get("first_run"):
+        return "host speed: this is the first run of its yardstick here, so its reference from now on"
+    error = speed.get("relative_error")
+    return (f"the host ran at {speed['speed']:.2f} of its best speed during this run"
+            + (f" (±{error:.0%})" if error is not None else ""))
+
+
+def _read(path: Path) -> dict:
+    try:
+        with open(path) as f:
+            found = json.load(f)
+        return found if isinstance(found, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write(path: Path, best: dict) -> None:
+    """Whole or not at all, in the user's own folder (a private one: root runs it too)."""
+    try:
+        folder = private_folder(path.parent, "the host speed reference")
+        partial = folder / f".{path.name}.{os.getpid()}"
+        with open(partial, "x") as f:
+            json.dump(best, f)
+        os.replace(partial, folder / path.name)
+    except (OSError, ValueError):
+        pass  # a reference not kept only means the next run starts one

@@ -1,0 +1,131 @@
+"""compare's way for every engine whose loop runs a slice when told (the JVM, the C loop): all
+their settings live at once in one job, run by the conductor in slices interleaved cycle by cycle,
+with a yardstick beside them that tells how fast the host ran (hostspeed). Every ratio between
+these rows is then taken between slices that ran moments apart (comparison.ratios)."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from jvmbridge.child import ChildOutcome, WorkerError
+from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.slices import WorkerProcess
+from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.engines.base import Sliced
+from jvmbridge.progress import PartSoFar, report
+from jvmbridge.results import Measurement
+from jvmbridge.workload import Operation, Sampling, Workload
+
+LABEL = "every configuration at once, interleaved in slices"
+# The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
+YARDSTICK = Workload(Operation(key_bits=128, mode="cbc", message_bytes=1024, shape="stream"), Sampling())
+YARDSTICK_NAME = "yardstick: C loop, AES-128-CBC, 1024-byte stream updates, AES-NI as the CPU offers"
+
+
+def measuring_cpu() -> int | None:
+    """The vCPU every slice runs on: the last this process may use, the others left to the JIT,
+    the collector and the system; None with one."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1] if len(cpus) > 1 else None
+
+
+@dataclass
+class InterleavedJob(Job):
+    """A job whose settings (engine key, setting) the conductor runs together."""
+    settings: list[tuple[str, Sliced]] = field(default_factory=list)
+    matrix: Matrix = field(default_factory=Matrix)
+
+    @classmethod
+    def merged(cls, jobs: list["InterleavedJob"]) -> "InterleavedJob":
+        """One job of every setting and part of ``jobs`` (their parts' ranks kept)."""
+        return cls._of([s for job in jobs for s in job.settings], [p for job in jobs for p in job.parts], jobs[0].matrix)
+
+    @classmethod
+    def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
+        job = cls(LABEL, parts, lambda: [], arms=len(settings), settings=settings, matrix=matrix,
+                  shares_jit=any(len(setting.workloads) > 1 for _, setting in settings))
+        job.measure = lambda: _measure(job)
+        return job
+
+
+def interleaved_job(settings: list[tuple[str, Sliced]], matrix: Matrix) -> InterleavedJob:
+    """One job measuring every (engine key, setting) together; its parts: each setting's workloads."""
+    return InterleavedJob._of(settings, [Part(f"{setting.name}{tag}", workload, name=setting.name)
+                                         for _, setting in settings for workload, tag in setting.workloads], matrix)
+
+
+def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
+    settings = job.settings
+    c_loop = ENGINES["c-loop"]
+    yardstick = None if c_loop.unavailable(job.matrix) else next(iter(c_loop.sliced([(YARDSTICK, "")], job.matrix)), None)
+    cpu = measuring_cpu()
+    workers = {s.name: _spec(s, cpu) for _, s in settings}
+    configurations = [Configuration(part.label, setting.name, index) for (_, setting) in settings
+                      for index, part in enumerate(p for p in job.parts if p.name == setting.name)]
+    if yardstick is not None:
+        workers[YARDSTICK_NAME] = _spec(yardstick, cpu)
+        configurations.append(Configuration(YARDSTICK_NAME, YARDSTICK_NAME, 0))
+    sampling = job.parts[0].workload.sampling
+    pace = Pace(iterations=sampling.iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit,
+                target_error=sampling.target_error)
+    conducted = conduct(workers, configurations, asked(settings, job.parts), pace, _progress(job))
+    job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if yardstick is not None else []
+    if conducted.interrupted:
+        raise KeyboardInterrupt
+    found: list[Measurement | Exception] = []
+    for _, setting in settings:
+        for part, (workload, _) in zip((p for p in job.parts if p.name == setting.name), setting.workloads):
+            outcomes = _outcomes(conducted, part.label, setting.name)
+            failed = conducted.failures.get(part.label)
+            if not outcomes:
+                found.append(WorkerError(failed or "no fork finished"))
+                continue
+            measurement = setting.measurement(workload, outcomes, ChildOutcome({"error": failed}, 1, "", "") if failed else None)
+            found.append(replace(measurement, in_turns=LABEL, interleaved=True,
+                                 fork_turns=[o.answer["fork_turn"] for o in outcomes]))
+    return found
+
+
+def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
+    def start() -> WorkerProcess:
+        return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env)
+
+    return WorkerSpec(start, setting.warmup_min_seconds, setting.warmup_max_seconds)
+
+
+def asked(settings: list[tuple[str, Sliced]], parts: list[Part]) -> list[Asked]:
+    """The ratios the rows will show (comparison.ratios), which the forks go on until they are
+    sharp: each engine's acceleration on against off, and each engine under question (the JVM)
+    against the first native reference, in each state; per workload."""
+    rows = [(key, setting, part) for key, setting in settings for part in parts if part.name == setting.name]
+    found = []
+    for key, setting, part in rows:
+        engine = ENGINES[key]
+        for other_key, other, other_part in rows:
+            if other_part.workload != part.workload or other is setting:
+                continue
+            if other_key == key and setting.accelerated and not other.accelerated and setting.subject == other.subject:
+                found.append(Asked(f"{engine.accelerator} speedup, {part.label}", other_part.label, part.label))
+            reference = min((ENGINES[k] for k, _, _ in rows if ENGINES[k].reference_rank is not None),
+                            key=lambda e: e.reference_rank or 0, default=None)
+            if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
+                    and other.accelerated == setting.accelerated):
+                found.append(Asked(f"{part.label} vs {other_part.label}", part.label, other_part.label))
+    return found
+
+
+def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
+    """A configuration's finished forks as the engines' row builders read forks (child.ChildOutcome)."""
+    return [ChildOutcome({**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
+                          "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
+                         0, fork.printed.get(worker, ""), "")
+            for fork in conducted.forks if label in fork.slices]
+
+
+def _progress(job: Job) -> Callable[[Status], None]:
+    def tell(status: Status) -> None:
+        report([PartSoFar(status.fork, status.forks_planned, None, float("inf"))] * len(job.parts),
+               status.seconds_left)
+
+    return tell

@@ -1,0 +1,18 @@
+"""Worker process for the conductor: one JVM (started through JPype with one setting's flags),
+each of its parts' harness loops, timed a slice at a time when told (conductor.slices)."""
+from __future__ import annotations
+
+from typing import cast
+
+from jvmbridge.conductor.slices import Opened, serve
+from jvmbridge.jvm.worker import Jvm
+from jvmbridge.worker_protocol import JvmPart, JvmRequest
+
+
+def open_loops(request: dict) -> Opened:
+    jvm = Jvm(cast(JvmRequest, request))
+    return {"jvm": jvm.identity, "flags": jvm.flags}, [jvm.loop(cast(JvmPart, part)) for part in request["parts"]]
+
+
+if __name__ == "__main__":
+    serve(open_loops)
