@@ -131,10 +131,7 @@ class Sampling:
     # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
     # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
     rounds_from_history: bool = False
-    # At least this many fresh processes per configuration (JMH's forks): the first stage, whose
-    # spread decides how many more run. Five: with four, one run in two of the conductor's simulated
-    # ones (tests/unit/test_conductor.py) had a first stage whose spread asked for more.
-    forks: int = 5
+    forks: int = 4  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
     # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
     # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
     max_forks: int | None = None

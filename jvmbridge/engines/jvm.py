@@ -71,24 +71,25 @@ class JvmEngine(Engine):
                             workloads, measure, shares_jit=True)
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        found = []
-        for java in matrix.javas:
-            for provider in map(provider_named, matrix.providers):
-                for setting in provider.settings:
-                    options = (*setting.options, *matrix.jvm_options)
-                    request = _request(java, provider, options, matrix.classpath)
-                    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
-                             for workload, _ in workloads]
+        # A JVM per setting and workload, as jobs_for (--shared-jvm: per setting, measuring every workload).
+        together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]
+        return [self._sliced(java, provider, setting, group, matrix) for java in matrix.javas
+                for provider in map(provider_named, matrix.providers) for setting in provider.settings
+                for group in together]
 
-                    def measurement(workload, outcomes, failed, java=java, provider=provider, setting=setting,
-                                    options=options, request=request) -> Measurement:
-                        return _measurement(java, provider, setting, workload, options, request, outcomes, failed, "")
+    def _sliced(self, java: JavaInstall, provider: JceProvider, setting: JvmSetting,
+                workloads: list[tuple[Workload, str]], matrix) -> Sliced:
+        options = (*setting.options, *matrix.jvm_options)
+        request = _request(java, provider, options, matrix.classpath)
+        parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
+                 for workload, _ in workloads]
 
-                    found.append(Sliced(f"JVM {java.label}, {provider.name}, {setting.name}", f"JVM {java.label}, {provider.name}",
-                                        setting.accelerated, "jvmbridge.jvm.slice_worker",
-                                        {**request, "parts": parts}, list(workloads), measurement,
-                                        WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS))
-        return found
+        def measurement(workload: Workload, outcomes: list[ChildOutcome], failed: ChildOutcome | None) -> Measurement:
+            return _measurement(java, provider, setting, workload, options, request, outcomes, failed, "")
+
+        subject = f"JVM {java.label}, {provider.name}"
+        return Sliced(f"{subject}, {setting.name}", subject, setting.accelerated, "jvmbridge.jvm.slice_worker",
+                      {**request, "parts": parts}, workloads, measurement, WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS)
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")

@@ -19,6 +19,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.comparison.ratios import RatioKind
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
+from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import summarize
 from jvmbridge.saved.store import read
@@ -246,7 +247,7 @@ def test_an_empty_message_beside_others_has_no_cost_per_byte_but_can_show_a_clif
 def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_the_report_order(engines):
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
-    jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"), shared_jvm=True))
+    jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"), shared_jvm=True, interleaved=False))
     jvm_jobs = [job for job in jobs if job.label.startswith("JVM")]
     # One JVM per fork for all four workloads, its settings in turns; the fake native engine runs per workload.
     assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns (4 workloads)"]
@@ -259,9 +260,15 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
         "fake c, off, encrypt, 16 B"]
     assert all(job.shares_jit for job in jvm_jobs)
     # By default a JVM per workload and setting, as JMH forks per @Param (the settings in turns).
-    isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",)))
+    isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",), interleaved=False))
     assert [(len(job.parts), job.parts_per_fork) for job in isolated] == [(2, 1)] * 4
     assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns, encrypt, 16 B"
+    # Interleaved (the default): one job for every setting of every engine that runs slices, a
+    # worker (a JVM) per setting and workload unless --shared-jvm; the rest as before.
+    (together,) = [job for job in plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"))) if job.label == INTERLEAVED]
+    assert [setting.name for _, setting in together.settings] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on"] * 4 + [
+        "JVM jdk-17 (17.0.15), SunJCE, intrinsics off"] * 4
+    assert len(together.parts) == 8 and not together.shares_jit
 
 
 @pytest.mark.parametrize("shares_jit", [True, False])
