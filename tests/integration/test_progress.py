@@ -84,7 +84,8 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
 
 
 def test_quiet_and_a_pipe_get_no_progress(tmp_path):
-    quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2"]
+    quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2",
+             "--no-interleave"]
     _, drawn, code = _on_a_terminal([*quick, "-q", "-o", str(tmp_path / "a.jsonl")])
     assert code == 0 and "so far" not in drawn
     done = subprocess.run([sys.executable, "-m", "jvmbridge", *quick, "-o", str(tmp_path / "b.jsonl")],

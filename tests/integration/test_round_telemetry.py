@@ -12,7 +12,7 @@ import pytest
 
 from helpers import rounds_per_fork, run_json
 
-QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet"]
+QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet", "--no-interleave"]  # rounds, not slices
 UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)
 
 

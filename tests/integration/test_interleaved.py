@@ -1,0 +1,56 @@
+"""compare's default way for the JVM and the C loop: every setting a live worker, slices
+interleaved cycle by cycle by the conductor, ratios from paired slices, a yardstick for the host's
+speed, the answer first. Real JVMs, the real C loop on the real OpenSSL."""
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers import run_cli, run_json
+
+TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def interleaved():
+    done, data = run_json("compare", *TWO_FORKS)
+    assert done.returncode == 0, done.stderr
+    return data
+
+
+def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(interleaved):
+    rows = interleaved["results"]
+    assert len(rows) == 4 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
+    assert len({row["in_turns"] for row in rows}) == 1
+    # The same number of slices in every fork of every row: one a cycle.
+    cycles = {tuple(row["round_fork"].count(fork) for fork in (0, 1)) for row in rows}
+    assert len(cycles) == 1 and min(next(iter(cycles))) >= 10
+    assert all(row["ciphertext_ok"] for row in rows)
+    ratios = interleaved["ratios"]
+    assert {r["kind"] for r in ratios} == {"speedup", "versus"} and all(r["interleaved"] for r in ratios)
+    intrinsics = next(r for r in ratios if r["label"].startswith("intrinsics speedup"))
+    assert intrinsics["low"] <= intrinsics["times"] <= intrinsics["high"] and intrinsics["times"] > 1.5
+
+
+def test_the_answer_comes_first_and_the_host_speed_is_measured(interleaved):
+    headline = interleaved["headline"]
+    assert 1 <= len(headline) <= 6
+    assert headline[0].startswith("JVM AES intrinsics") and ": active, " in headline[0]
+    speed = interleaved["metadata"]["host_speed"]
+    assert speed["yardstick"].startswith("yardstick") and 0 < speed["speed"] <= 1
+    assert speed["reference_ns_per_op"] <= speed["ns_per_op"]
+
+
+def test_the_table_leads_with_the_answer():
+    done = run_cli("compare", *TWO_FORKS[:-1])
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("JVM AES intrinsics") or first.startswith("OpenSSL C loop"), done.stdout[:300]
+
+
+def test_iterations_are_exactly_that_many_messages_per_fork_across_its_slices():
+    done, data = run_json("compare", "--engine", "c-loop", "--iterations", "3e6", "--forks", "2", "--max-forks", "2",
+                          "--quiet")
+    assert done.returncode == 0, done.stderr
+    for row in data["results"]:
+        for fork in (0, 1):
+            assert sum(n for n, f in zip(row["round_iterations"], row["round_fork"]) if f == fork) == 3_000_000
