@@ -62,14 +62,15 @@ class _Families:
 def check_metrics(document: dict) -> str:
     """A `check` document's metrics: its host, CPU, and per JDK and running JVM each mode's verdict."""
     families, host = _Families(), document["host"]
-    families.build.set(1, host=host, version=document["jvmbridge_version"])
+    families.build.set(1, host=host, version=document.get("jvmbridge_version", ""))
     cpu = document["cpu"]
     families.cpu.set(1, host=host, model=cpu["model"], emulation=cpu.get("emulation") or "")
     for name, feature in cpu["features"].items():
         if feature["present"] is not None:
             families.feature.set(int(feature["present"]), host=host, feature=name)
-    families.time.set(datetime.datetime.fromisoformat(document["checked_utc"]).timestamp(), host=host)
-    if "duration_seconds" in document:  # a document of schema 5 or later
+    if "checked_utc" in document:
+        families.time.set(datetime.datetime.fromisoformat(document["checked_utc"]).timestamp(), host=host)
+    if "duration_seconds" in document:  # schema 5 on
         families.duration.set(document["duration_seconds"], host=host)
     families.exit.set(document["exit_code"], host=host)
     for jdk in document["jdks"]:
