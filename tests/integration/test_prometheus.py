@@ -1,0 +1,129 @@
+"""jvmbridge's metrics and alert rules against Prometheus's own programs (Debian's prometheus and
+prometheus-node-exporter packages): promtool checks and tests the shipped rules, and lints what
+`check --format openmetrics` prints; node_exporter, started here on 127.0.0.1 with its textfile
+collector on a temporary folder, serves what `check --export-openmetrics` writes there. The
+renderers' own tests are in tests/unit/test_metrics.py."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from helpers import EVIL, REPO, SHOWN, cannot, cpu_has_aes, jdk_homes, run_cli, stop_jvm, wait_attachable
+from jvmbridge.harness import harness_jar
+
+RULES = REPO / "jvmbridge" / "monitoring" / "jvmbridge-alerts.yml"
+
+
+def tool(program: str, package: str) -> str:
+    found = shutil.which(program)
+    if not found:
+        cannot(f"needs {program} (Debian package {package}: apt-get install {package})")
+    return found
+
+
+def test_the_shipped_alert_rules_are_valid():
+    checked = subprocess.run([tool("promtool", "prometheus"), "check", "rules", str(RULES)],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def _alert(at: str, name: str, *firing: tuple[dict, str, str]) -> dict:
+    """promtool's check that at ``at`` the alert ``name`` fires exactly for ``firing``: (labels,
+    summary, description) each; none given: it fires for no series."""
+    return {"eval_time": at, "alertname": name,
+            "exp_alerts": [{"exp_labels": labels, "exp_annotations": {"summary": summary, "description": description}}
+                           for labels, summary, description in firing]}
+
+
+JDK = {"host": "web-1", "kind": "jdk", "java_home": "/usr/lib/jvm/17", "version": "17.0.15", "mode": "CBC"}
+JVM = {"host": "web-2", "kind": "jvm", "java_home": "/usr/lib/jvm/17", "pid": "4242", "main_class": "app.jar",
+       "mode": "CTR"}
+
+
+def _series(name: str, labels: dict, values: str) -> dict:
+    return {"series": name + "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "}", "values": values}
+
+
+# Each alert, over an hour or two of series a minute apart: the series it must fire for, and beside
+# it a near miss it must not fire for (another state, or too short a time).
+ALERT_TESTS = [{
+    "interval": "1m",
+    "input_series": [
+        _series("jvmbridge_aes_verdict", {**JDK, "state": "disabled"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JDK, "state": "active"}, "0x120"),
+        _series("jvmbridge_aes_verdict", {**JVM, "state": "disabled"}, "0x120"),
+        _series("jvmbridge_aes_verdict", {**JVM, "state": "active"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JDK, "mode": "GCM", "state": "wrong"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JVM, "mode": "GCM", "state": "wrong"}, "0x120"),
+        _series("jvmbridge_aes_verdict", {"host": "vm-3", "target": "JDK 17 /jdk", "mode": "CBC",
+                                          "state": "unsupported"}, "1x120"),
+        # Could not tell for two hours (fires), and for 30 minutes before an answer (does not).
+        _series("jvmbridge_aes_verdict", {**JVM, "mode": "CBC", "state": "unknown"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JDK, "mode": "CTR", "state": "not_observed"}, "1x30 0x90"),
+        _series("jvmbridge_guard_mode_state", {**JVM, "state": "wrong"}, "0x10 1x110"),
+        # Testing for ever (fires after 30 minutes), and testing 20 minutes then verified (does not).
+        _series("jvmbridge_guard_mode_state", {**JVM, "mode": "CBC", "state": "testing"}, "1x120"),
+        _series("jvmbridge_guard_mode_state", {**JVM, "mode": "GCM", "state": "testing"}, "1x20 0x100"),
+        # One host's checks stopped at minute 0; the other's timer wrote a new result every minute.
+        _series("jvmbridge_check_timestamp_seconds", {"host": "web-1"}, "0x120"),
+        _series("jvmbridge_check_timestamp_seconds", {"host": "web-2"}, "0+60x120"),
+    ],
+    "alert_rule_test": [
+        _alert("3m", "JvmbridgeAesIntrinsicsDisabled"),  # not yet: 5 minutes first
+        _alert("10m", "JvmbridgeAesIntrinsicsDisabled",
+               ({**JDK, "state": "disabled", "severity": "warning"},
+                "AES CBC intrinsics off on web-1 although its CPU has AES",
+                "/usr/lib/jvm/17: `jvmbridge check` there names the flag and how to remove it.")),
+        _alert("10m", "JvmbridgeCpuWithoutAes",
+               ({"host": "vm-3", "target": "JDK 17 /jdk", "mode": "CBC", "state": "unsupported", "severity": "warning"},
+                "The CPU of vm-3 does not offer AES to the JVM (CBC)",
+                "JDK 17 /jdk: in a VM, give the guest the host's CPU model (e.g. host-passthrough) so that it sees AES.")),
+        _alert("1m", "JvmbridgeAesWrong",
+               ({**JDK, "mode": "GCM", "state": "wrong", "severity": "critical"},
+                "AES GCM computes WRONG bytes on web-1",
+                "/usr/lib/jvm/17: `jvmbridge check` there names the workaround flag; `jvmbridge verify` has the "
+                "failing cases.")),
+        _alert("5m", "JvmbridgeGuardWrong"),
+        _alert("15m", "JvmbridgeGuardWrong",
+               ({**JVM, "state": "wrong", "severity": "critical"}, "The jvmbridge guard found AES CTR WRONG on web-2",
+                "/usr/lib/jvm/17 (pid 4242 app.jar): its own AES, after its JIT, gave other bytes than the reference; "
+                "its log line has the case.")),
+        _alert("25m", "JvmbridgeGuardNotProven"),
+        _alert("45m", "JvmbridgeGuardNotProven",
+               ({**JVM, "mode": "CBC", "state": "testing", "severity": "warning"},
+                "The jvmbridge guard has not proven AES CBC on web-2 (testing)",
+                "/usr/lib/jvm/17 (pid 4242 app.jar): a JVM that never uses the mode, or whose JIT never compiled it, "
+                "stays unproven.")),
+        _alert("100m", "JvmbridgeAesCouldNotTell",
+               ({**JVM, "mode": "CBC", "state": "unknown", "severity": "info"},
+                "jvmbridge could not tell whether AES CBC is accelerated on web-2",
+                "/usr/lib/jvm/17 (pid 4242 app.jar): `jvmbridge check` there says why (a JVM that refuses attach, "
+                "a JDK that would not start).")),
+        _alert("65m", "JvmbridgeCheckStale"),  # an hour old, not yet for 10 minutes
+        _alert("90m", "JvmbridgeCheckStale",
+               ({"host": "web-1", "severity": "warning"}, "No jvmbridge check result from web-1 for over an hour",
+                "See `systemctl status jvmbridge-check.timer jvmbridge-check.service` and `journalctl -u "
+                "jvmbridge-check` there.")),
+    ],
+}]
+
+
+def test_the_alert_rules_fire_for_what_they_say_and_not_for_near_misses(tmp_path):
+    tests = tmp_path / "jvmbridge-alerts-test.yml"  # JSON is YAML
+    tests.write_text(json.dumps({"rule_files": [str(RULES)], "evaluation_interval": "1m", "tests": ALERT_TESTS}))
+    tested = subprocess.run([tool("promtool", "prometheus"), "test", "rules", str(tests)], capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    # Every rule is tested, firing and not.
+    rules = set(re.findall(r"- alert: (\w+)", RULES.read_text()))
+    tested_names = [t["alertname"] for t in ALERT_TESTS[0]["alert_rule_test"]]
+    assert set(tested_names) == rules
