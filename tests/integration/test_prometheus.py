@@ -127,3 +127,114 @@ def test_the_alert_rules_fire_for_what_they_say_and_not_for_near_misses(tmp_path
     rules = set(re.findall(r"- alert: (\w+)", RULES.read_text()))
     tested_names = [t["alertname"] for t in ALERT_TESTS[0]["alert_rule_test"]]
     assert set(tested_names) == rules
+
+
+# -- node_exporter's textfile collector, on loopback ------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def scrape(port: int) -> dict[str, list]:
+    """node_exporter's /metrics, as Prometheus's text parser reads it: family name -> samples."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return {family.name: family.samples for family in text_string_to_metric_families(text)}
+
+
+@pytest.fixture
+def node_exporter(tmp_path) -> Iterator[tuple[Path, int]]:
+    """Debian's node_exporter on 127.0.0.1 (a free port), its textfile collector alone, on a
+    folder of the test's: (that folder, the port). Stopped, and waited for, after the test."""
+    program = tool("prometheus-node-exporter", "prometheus-node-exporter")
+    textfiles = tmp_path / "textfile"
+    textfiles.mkdir()
+    for _ in range(3):  # another program may take the free port before node_exporter does
+        port = _free_port()
+        process = subprocess.Popen([program, f"--web.listen-address=127.0.0.1:{port}", "--collector.disable-defaults",
+                                    "--collector.textfile", f"--collector.textfile.directory={textfiles}"],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(100):
+                if process.poll() is not None:
+                    break
+                try:
+                    scrape(port)
+                except OSError:
+                    time.sleep(0.1)
+                    continue
+                yield textfiles, port
+                return
+        finally:
+            process.terminate()
+            _, said = process.communicate(timeout=10)
+    pytest.fail(f"node_exporter did not serve on 127.0.0.1: {said.strip()[-300:]}")
+
+
+@pytest.fixture
+def jvm_without_aes() -> Iterator[int]:
+    """A running JVM started with -XX:-UseAES (as a container image might be): its pid."""
+    java = str(jdk_homes()[0] / "bin" / "java")
+    process = subprocess.Popen([java, "-XX:-UseAES", "-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop",
+                                "AES/CBC/PKCS5Padding", "16", "300"], stdout=subprocess.DEVNULL)
+    try:
+        wait_attachable(process.pid)
+        yield process.pid
+    finally:
+        stop_jvm(process)
+
+
+def _values(samples: list, **labels: str) -> list[float]:
+    return [s.value for s in samples if labels.items() <= s.labels.items()]
+
+
+def test_node_exporter_serves_what_check_exports(node_exporter, jvm_without_aes):
+    textfiles, port = node_exporter
+    home = jdk_homes()[0]
+    exported = textfiles / "jvmbridge.prom"
+    done = run_cli("check", "--java", str(home), "--pid", str(jvm_without_aes), "--mode", "cbc", "--mode", "ctr",
+                   "--quiet", "--export-openmetrics", str(exported))
+    assert done.returncode == 1, done.stderr  # the JVM without AES
+    # A second host's file beside it, named as hostile text: read as its own series, the first intact.
+    hostile = run_cli("check", "--no-verify", "--mode", "cbc", "--host-name", EVIL, "--quiet", "--format", "openmetrics",
+                      "--export-openmetrics", str(textfiles / "hostile.prom"))
+    assert hostile.returncode == 0 if cpu_has_aes() else hostile.returncode == 1, hostile.stderr
+    assert sorted(p.name for p in textfiles.iterdir()) == ["hostile.prom", "jvmbridge.prom"]  # no partial file
+    lint = subprocess.run([tool("promtool", "prometheus"), "check", "metrics"], input=hostile.stdout,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+
+    metrics = scrape(port)
+    assert _values(metrics["node_textfile_scrape_error"]) == [0]
+    host = socket.gethostname()
+    jdk = {"host": host, "kind": "jdk", "java_home": str(home)}
+    jvm = {"host": host, "kind": "jvm", "pid": str(jvm_without_aes), "main_class": "jvmbridge.harness.AesHarness"}
+    for mode in ("CBC", "CTR"):
+        assert _values(metrics["jvmbridge_aes_intrinsics_active"], **jvm, mode=mode) == [0]
+        assert _values(metrics["jvmbridge_aes_verdict"], **jvm, mode=mode, state="disabled") == [1]
+        if cpu_has_aes():
+            assert _values(metrics["jvmbridge_aes_intrinsics_active"], **jdk, mode=mode) == [1]
+            assert _values(metrics["jvmbridge_aes_verified_correct"], **jdk, mode=mode) == [1]
+            assert _values(metrics["jvmbridge_aes_verdict"], **jdk, mode=mode, state="verified") == [1]
+    assert _values(metrics["jvmbridge_guard_running"], **jvm) == [0]
+    assert _values(metrics["jvmbridge_check_exit_code"], host=host) == [1]
+    assert _values(metrics["jvmbridge_cpu_feature_present"], host=host, feature="aes") == [int(cpu_has_aes())]
+    (checked_at,) = _values(metrics["jvmbridge_check_timestamp_seconds"], host=host)
+    assert time.time() - 600 < checked_at <= time.time()
+    assert {s.labels["host"] for s in metrics["jvmbridge_check_exit_code"]} == {host, SHOWN}
+
+    # The next run replaces the file whole: node_exporter never reads half of one.
+    again = run_cli("check", "--pid", str(jvm_without_aes), "--quiet", "--export-openmetrics", str(exported))
+    assert again.returncode == 1, again.stderr
+    metrics = scrape(port)
+    assert _values(metrics["node_textfile_scrape_error"]) == [0]
+    assert not _values(metrics["jvmbridge_aes_verdict"], **jdk)  # this run checked the JVM alone
+    assert _values(metrics["jvmbridge_aes_verdict"], **jvm, mode="GCM", state="disabled") == [1]
+
+
+def test_an_export_into_a_missing_folder_is_refused_in_one_line(tmp_path):
+    done = run_cli("check", "--export-openmetrics", str(tmp_path / "no" / "jvmbridge.prom"))
+    assert done.returncode == 2 and not done.stdout
+    assert len(done.stderr.splitlines()) == 1 and "no such folder" in done.stderr
