@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from helpers import REPO, TENANT, cannot, jdk_homes, needs_root, stop_jvm, tenant_folder, wait_attachable
+from helpers import REPO, TENANT, cannot, run_cli, jdk_homes, needs_root, stop_jvm, tenant_folder, wait_attachable
 
 UNITS = REPO / "jvmbridge" / "monitoring"
 SERVICE = UNITS / "jvmbridge-check.service"
@@ -49,6 +49,8 @@ def tools(*programs: str) -> None:
 
 def test_systemd_accepts_the_service_and_the_timer(tmp_path):
     tools("systemd-analyze")
+    shown = run_cli("check", "--print-monitoring")  # where the README's set-up copies them from
+    assert shown.returncode == 0 and Path(shown.stdout.strip()) == UNITS, shown.stderr
     settings = unit_settings(SERVICE)
     service = tmp_path / SERVICE.name
     service.write_text(joined(SERVICE).replace(settings["ExecStart"], shlex.join(as_run_here(settings["ExecStart"]))))
