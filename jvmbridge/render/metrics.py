@@ -1,6 +1,8 @@
 """`check` and `fleet` documents as Prometheus metrics (jvmbridge.render.exposition): what the alert
-rules (jvmbridge/render/prometheus/jvmbridge-rules.yml) and dashboards read. The names, labels and
-states here are that file's interface: a change is a change to every rule written against them."""
+rules (jvmbridge/monitoring/jvmbridge-alerts.yml) and dashboards read. The names, labels and states
+here are that file's interface, and jvmbridge_guard_mode_state is also what the JMX exporter's rules
+(jvmbridge/monitoring/jmx-exporter-guard.yml) make of the guard's MBeans: a change here is a change
+to every rule written against them."""
 from __future__ import annotations
 
 import datetime

@@ -6,6 +6,7 @@ renderers' own tests are in tests/unit/test_metrics.py."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import socket
@@ -19,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from helpers import EVIL, REPO, SHOWN, cannot, cpu_has_aes, jdk_homes, run_cli, stop_jvm, wait_attachable
-from jvmbridge.harness import harness_jar
+from jvmbridge.harness import guard_jar, harness_jar
 
 RULES = REPO / "jvmbridge" / "monitoring" / "jvmbridge-alerts.yml"
 
@@ -71,6 +72,9 @@ ALERT_TESTS = [{
         _series("jvmbridge_aes_verdict", {**JVM, "mode": "CBC", "state": "unknown"}, "1x120"),
         _series("jvmbridge_aes_verdict", {**JDK, "mode": "CTR", "state": "not_observed"}, "1x30 0x90"),
         _series("jvmbridge_guard_mode_state", {**JVM, "state": "wrong"}, "0x10 1x110"),
+        # The guard's state as the JMX exporter in the JVM serves it: no host label, the instance names it.
+        _series("jvmbridge_guard_mode_state", {"instance": "app-1:9404", "job": "app", "mode": "GCM", "state": "wrong"},
+                "0x12 1x108"),
         # Testing for ever (fires after 30 minutes), and testing 20 minutes then verified (does not).
         _series("jvmbridge_guard_mode_state", {**JVM, "mode": "CBC", "state": "testing"}, "1x120"),
         _series("jvmbridge_guard_mode_state", {**JVM, "mode": "GCM", "state": "testing"}, "1x20 0x100"),
@@ -96,14 +100,16 @@ ALERT_TESTS = [{
         _alert("5m", "JvmbridgeGuardWrong"),
         _alert("15m", "JvmbridgeGuardWrong",
                ({**JVM, "state": "wrong", "severity": "critical"}, "The jvmbridge guard found AES CTR WRONG on web-2",
-                "/usr/lib/jvm/17 (pid 4242 app.jar): its own AES, after its JIT, gave other bytes than the reference; "
-                "its log line has the case.")),
+                "The JVM (pid 4242 app.jar): its own AES, after its JIT, gave other bytes than the reference; "
+                "its log line has the case."),
+               ({"instance": "app-1:9404", "job": "app", "mode": "GCM", "state": "wrong", "severity": "critical"},
+                "The jvmbridge guard found AES GCM WRONG on app-1:9404",
+                "The JVM: its own AES, after its JIT, gave other bytes than the reference; its log line has the case.")),
         _alert("25m", "JvmbridgeGuardNotProven"),
         _alert("45m", "JvmbridgeGuardNotProven",
                ({**JVM, "mode": "CBC", "state": "testing", "severity": "warning"},
                 "The jvmbridge guard has not proven AES CBC on web-2 (testing)",
-                "/usr/lib/jvm/17 (pid 4242 app.jar): a JVM that never uses the mode, or whose JIT never compiled it, "
-                "stays unproven.")),
+                "The JVM (pid 4242 app.jar): a mode the JVM never uses, or its JIT never compiles, stays unproven.")),
         _alert("100m", "JvmbridgeAesCouldNotTell",
                ({**JVM, "mode": "CBC", "state": "unknown", "severity": "info"},
                 "jvmbridge could not tell whether AES CBC is accelerated on web-2",
@@ -238,3 +244,63 @@ def test_an_export_into_a_missing_folder_is_refused_in_one_line(tmp_path):
     done = run_cli("check", "--export-openmetrics", str(tmp_path / "no" / "jvmbridge.prom"))
     assert done.returncode == 2 and not done.stdout
     assert len(done.stderr.splitlines()) == 1 and "no such folder" in done.stderr
+
+
+# -- the guard's MBeans through Prometheus's JMX exporter agent ----------------------------------------
+
+JMX_EXPORTER_JARS = REPO / "build" / "jmx-exporter"
+
+
+def jmx_exporter_jar() -> Path:
+    """The JMX exporter's agent jar, which `gradle jmxExporterJar` (and providerJars, in .ci/run)
+    fetched from Maven Central."""
+    jars = sorted(JMX_EXPORTER_JARS.glob("jmx_prometheus_javaagent-*.jar"))
+    if not jars:
+        cannot(f"no JMX exporter jar in {JMX_EXPORTER_JARS}: run `gradle jmxExporterJar` (gradle: apt-get install gradle)")
+    return jars[-1]
+
+
+def guarded_states(tmp_path: Path, guard: str, *options: str, wanted: str, classpath: tuple[Path, ...] = ()
+                   ) -> dict[tuple[str, str], float]:
+    """A JVM with the guard (its options ``guard``) and the JMX exporter (the shipped rules) on
+    127.0.0.1, running the harness's AES workload: its jvmbridge_guard_mode_state series, (mode,
+    state) -> value, once every mode is in state ``wanted`` (or after 120 s)."""
+    port = _free_port()
+    agent = f"-javaagent:{jmx_exporter_jar()}=127.0.0.1:{port}:{REPO / 'jvmbridge' / 'monitoring' / 'jmx-exporter-guard.yml'}"
+    process = subprocess.Popen([str(jdk_homes()[0] / "bin" / "java"), f"-XX:FlightRecorderOptions:repository={tmp_path}",
+                                *options, f"-javaagent:{guard_jar()}={guard}", agent,
+                                "-cp", os.pathsep.join(map(str, (harness_jar(), *classpath))),
+                                "jvmbridge.harness.AesWorkload", "120"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    states: dict[tuple[str, str], float] = {}
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None and not _in(states, wanted):
+            time.sleep(1)
+            try:
+                samples = scrape(port).get("jvmbridge_guard_mode_state", [])
+            except OSError:  # the exporter is not serving yet
+                continue
+            states = {(s.labels["mode"], s.labels["state"]): s.value for s in samples}
+    finally:
+        stop_jvm(process)
+    return states
+
+
+def _in(states: dict[tuple[str, str], float], wanted: str) -> bool:
+    """Every mode in state ``wanted``."""
+    modes = {mode for mode, _ in states}
+    return bool(modes) and all(states.get((mode, wanted)) == 1 for mode in modes)
+
+
+def test_the_jmx_exporter_serves_the_guards_verified_modes(tmp_path):
+    states = guarded_states(tmp_path, "modes=cbc+ctr,delay=0", wanted="verified")
+    assert {key for key, value in states.items() if value == 1} == {("CBC", "verified"), ("CTR", "verified")}
+    assert {state for _, state in states} == {"waiting", "testing", "verified", "wrong", "not_proven"}
+
+
+def test_the_jmx_exporter_serves_a_planted_wrong_mode_as_the_alert_rules_read_it(tmp_path, planted_jar):
+    # The planted provider's CTR flips a byte of every result once 1000 have been computed.
+    states = guarded_states(tmp_path, "modes=ctr,delay=0,provider=planted.PlantedProvider", "-Dplanted.after=1000",
+                            wanted="wrong", classpath=(planted_jar,))
+    assert {key for key, value in states.items() if value == 1} == {("CTR", "wrong")}
