@@ -18,6 +18,7 @@ import functools
 import grp
 import os
 import pwd
+import secrets
 import stat
 import struct
 from pathlib import Path
@@ -69,6 +70,33 @@ def open_for_writing(path: Path, append: bool = False) -> int:
     try:
         how = os.O_APPEND if append else os.O_TRUNC
         return os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | how, 0o644, dir_fd=folder)
+    except OSError as e:
+        e.filename = str(path)  # the whole path, not the name within the folder
+        raise
+    finally:
+        os.close(folder)
+
+
+def replace_whole(path: Path, text: str) -> None:
+    """``text`` written to ``path`` whole: into a new file beside it, then renamed over it, so a
+    reader that may come at any moment (node_exporter's textfile collector) sees the old file or
+    the new one, never half of one. The folder is held open as in :func:`open_for_writing`; the
+    new file is never an existing one (O_EXCL) and its name does not end as the target's (.prom),
+    so the collector skips it while it is written."""
+    folder = os.open(os.path.realpath(path.parent), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    partial = f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    try:
+        written = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                          dir_fd=folder)
+        try:
+            with open(written, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())  # on disk before the name points at it: a crash leaves the old file
+            os.rename(partial, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            os.unlink(partial, dir_fd=folder)
+            raise
     except OSError as e:
         e.filename = str(path)  # the whole path, not the name within the folder
         raise

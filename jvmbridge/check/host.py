@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import socket
+import time
 from typing import Callable, TypedDict
 
 from jvmbridge.version import __version__
@@ -30,7 +31,8 @@ from jvmbridge.verify.sweep import Target
 # 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".
 # 3: live_jvms[].version, the JDK version the running JVM reports (VM.version over its attach socket).
 # 4: live_jvms[].guard, what a guard agent in the JVM found (jvmbridge.guard.state), [] where none runs.
-SCHEMA_VERSION = 4
+# 5: duration_seconds, how long the check took (a metric: a check that takes ever longer is seen).
+SCHEMA_VERSION = 5
 Progress = Callable[[str], None]
 
 
@@ -70,6 +72,7 @@ class CheckDocument(TypedDict):
     schema_version: int
     host: str
     checked_utc: str
+    duration_seconds: float
     jvmbridge_version: str
     cpu: dict
     jdks: list[JdkPart]
@@ -85,6 +88,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
     ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
     found but not run (as root, another user can change them), each reported as not checked;
     ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked."""
+    started = time.monotonic()
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
     jdks += [JdkPart(java_home=str(skipped.java.home), version=skipped.java.release_version,
@@ -97,6 +101,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
         "schema_version": SCHEMA_VERSION,
         "host": host_name or socket.gethostname(),
         "checked_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "duration_seconds": round(time.monotonic() - started, 3),
         "jvmbridge_version": __version__,
         "cpu": {"model": cpu["model"], "emulation": cpu["emulation"], "vm_hides": cpu["vm_hides"],
                 "features": {name: {"present": None if cpu["features"] is None else name in cpu["features"],

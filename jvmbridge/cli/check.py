@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import warnings
+from pathlib import Path
 
 import click
 
@@ -20,7 +21,19 @@ from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_opti
                                   trust_option)
 
 
+# Shipped beside the package: Prometheus alert rules, a systemd service and timer (README, "Prometheus").
+MONITORING = Path(__file__).resolve().parent.parent / "monitoring"
+
+
+def _print_monitoring(ctx, param, value):
+    if value:
+        click.echo(MONITORING)
+        ctx.exit()
+
+
 @click.command()
+@click.option("--print-monitoring", is_flag=True, is_eager=True, expose_value=False, callback=_print_monitoring,
+              help="Print the folder of the Prometheus alert rules and the systemd service and timer, and exit.")
 @java_option
 @trust_option
 @all_jdks_option

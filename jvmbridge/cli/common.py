@@ -11,7 +11,7 @@ import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
-from jvmbridge.trust import open_for_writing
+from jvmbridge.trust import open_for_writing, replace_whole
 from jvmbridge.workload import parse_count, parse_sizes
 
 
@@ -77,7 +77,9 @@ quiet_option = click.option("--quiet", "-q", is_flag=True,
 
 
 _FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "markdown": "Markdown", "jmh": "JMH's -rf json results",
-                 "html": "a self-contained HTML page"}
+                 "html": "a self-contained HTML page",
+                 "openmetrics": "Prometheus metrics (node_exporter's textfile collector reads them; written whole, "
+                                "by a rename)"}
 
 
 def export_options(document: str):
@@ -103,12 +105,20 @@ def export_options(document: str):
     return decorate
 
 
-def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool) -> bool:
-    """``text`` written to ``path``, and said (``wrote``) unless ``quiet``; a failure in one line
-    (``failed``), False."""
+# Formats a collector may read at any moment (node_exporter's textfile collector): each file is
+# replaced whole, never seen half written.
+_REPLACED_WHOLE = {"openmetrics"}
+
+
+def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool, whole: bool = False) -> bool:
+    """``text`` written to ``path`` (``whole``: by a rename, see trust.replace_whole), and said
+    (``wrote``) unless ``quiet``; a failure in one line (``failed``), False."""
     try:
-        with open(open_for_writing(Path(path)), "w") as out:
-            out.write(text)
+        if whole:
+            replace_whole(Path(path), text)
+        else:
+            with open(open_for_writing(Path(path)), "w") as out:
+                out.write(text)
     except OSError as e:
         click.echo(f"jvmbridge: {failed}: {path}: {e.strerror}", err=True)
         return False
@@ -135,7 +145,8 @@ def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quie
     """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
     rendered = rendered or _renderer(document, data)
     written = [_write(path, rendered(output_format), f"{output_format} written to",
-                      f"the {output_format} export was not written", quiet) for output_format, path in exports]
+                      f"the {output_format} export was not written", quiet, output_format in _REPLACED_WHOLE)
+               for output_format, path in exports]
     return all(written)
 
 

@@ -102,3 +102,24 @@ def classpath_entries(entries) -> tuple[str, ...]:
         except NotTrusted as e:
             raise UntrustedClasspath(f"{e}; copy it where only root can change it") from None
     return tuple(real)
+
+
+# The java launcher's options whose value is the next word (`java --help`): not the main class.
+_TAKES_A_VALUE = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
+                  "--add-modules", "--limit-modules", "--add-reads", "--add-exports", "--add-opens",
+                  "--patch-module", "--enable-native-access", "--source"}
+
+
+def main_class(command_line: str) -> str:
+    """What a JVM's command line (java first, words joined by spaces) runs: its main class, the
+    jar after -jar, or module/class after -m; "" where it names none (a launcher of its own)."""
+    words = command_line.split()
+    index = 1
+    while index < len(words):
+        word = words[index]
+        if word in ("-jar", "-m", "--module"):
+            return words[index + 1] if index + 1 < len(words) else ""
+        if not word.startswith("-"):
+            return word
+        index += 2 if word in _TAKES_A_VALUE else 1
+    return ""

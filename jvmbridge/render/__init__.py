@@ -4,7 +4,8 @@ A document is what a command produces (a compare run, a flag listing, a check or
 document, the JDKs found, saved runs side by side); each has a module here with one
 `render_<format>(document) -> str` per format listed below. A command's --format choices come
 from this table, so a format added for one document never changes another's. Beside them:
-text.py (tables, and text made safe to print), html.py (the page), plot.py (report's figure).
+text.py (tables, and text made safe to print), html.py (the page), plot.py (report's figure),
+metrics.py and exposition.py (metrics for Prometheus).
 """
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from jvmbridge.render.text import fence_prose, printable
 FORMATS: dict[str, tuple[str, ...]] = {
     "compare": ("table", "markdown", "csv", "json", "jmh"),
     "flags": ("table", "markdown", "csv", "json"),
-    "check": ("table", "markdown", "csv", "json"),
+    "check": ("table", "markdown", "csv", "json", "openmetrics"),
     "verify": ("table", "markdown", "csv", "json"),
     "jdks": ("table", "markdown", "csv", "json"),
     "runs": ("table", "markdown", "csv", "json", "jmh", "html"),
-    "fleet": ("table", "markdown", "csv", "json", "html"),
+    "fleet": ("table", "markdown", "csv", "json", "html", "openmetrics"),
 }
 
 

@@ -1,5 +1,5 @@
 """A `check` document: the short summary for people (as text or Markdown), its verdicts as CSV (a
-fleet of one host, as `fleet` writes them), the document itself as JSON."""
+fleet of one host, as `fleet` writes them), the document itself as JSON, its metrics for Prometheus."""
 from __future__ import annotations
 
 import functools
@@ -9,6 +9,7 @@ from jvmbridge.fleet.report import fleet_of
 from jvmbridge.guard.state import ModeState, summary as guard_summary
 from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render import fleet
+from jvmbridge.render.metrics import check_metrics
 from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block, printable
 
 Table = Callable[..., list[str]]  # rows (header first), indent -> lines: aligned_block or markdown_block
@@ -35,6 +36,10 @@ def render_markdown(document: dict) -> str:
 
 def render_csv(document: dict) -> str:
     return fleet.render_csv(fleet_of([document]))
+
+
+def render_openmetrics(document: dict) -> str:
+    return check_metrics(document)
 
 
 def _render(document: dict, table: Table) -> str:

@@ -6,6 +6,7 @@ from dataclasses import asdict
 from jvmbridge.fleet.report import Fleet
 from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render.html import page
+from jvmbridge.render.metrics import fleet_metrics
 from jvmbridge.render.text import align, as_json, as_lines, csv_text, markdown
 
 _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
@@ -43,6 +44,10 @@ def render_csv(fleet: Fleet) -> str:
 def render_json(fleet: Fleet) -> str:
     return as_json({"summary": fleet.summary(), "exit_code": fleet.exit_code, "hosts": fleet.hosts,
                     "rows": [asdict(r) for r in fleet.rows], "unchecked": fleet.unchecked})
+
+
+def render_openmetrics(fleet: Fleet) -> str:
+    return fleet_metrics(fleet)
 
 
 # How the page colours a verdict: good (active), off (not active, a fix says how), wrong, unknown.

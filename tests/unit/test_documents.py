@@ -20,6 +20,7 @@ from helpers import FakeEngine, structure
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.fleet.report import fleet_of
 from jvmbridge.intrinsics.verdict import Status
+from jvmbridge.jvm.options import main_class
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.flags import FlagsDocument
 from jvmbridge.render.runs import RunsDocument
@@ -44,6 +45,22 @@ def _strict(text: str):
 
 def _csv_rows(text: str) -> list[dict]:
     return list(csv.DictReader(io.StringIO(text)))
+
+
+def _metrics(text: str) -> dict[str, list[tuple[dict, float]]]:
+    """Each family's samples as Prometheus's text parser and its OpenMetrics parser read them: the same."""
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
+    from prometheus_client.parser import text_string_to_metric_families as prometheus
+
+    read = [{family.name: [(s.labels, s.value) for s in family.samples] for family in parse(text)}
+            for parse in (prometheus, openmetrics)]
+    assert read[0] == read[1]
+    return read[0]
+
+
+def _labels(**labels: str) -> frozenset:
+    """A series' labels as the parsers give them back: shown as printable() shows them, empty ones absent."""
+    return frozenset((name, printable(value)) for name, value in labels.items() if value)
 
 
 def _markdown_tables(text: str) -> list[int]:
@@ -98,7 +115,7 @@ def _html_rows(text: str, table_id: str) -> list[list[str]]:
 
 def _every_format(document: str, data) -> dict[str, str]:
     assert FORMATS[document][:4] == ("table", "markdown", "csv", "json")
-    assert set(FORMATS[document][4:]) <= {"jmh", "html"}  # each read back by the test of its document
+    assert set(FORMATS[document][4:]) <= {"jmh", "html", "openmetrics"}  # each read back by the test of its document
     return {output_format: render(document, output_format, data) for output_format in FORMATS[document]}
 
 
@@ -221,6 +238,16 @@ def test_a_check_document_in_every_format_keeps_every_verdict(document):
     assert _markdown_tables(out["markdown"]) == [len(document["cpu"]["features"]),
                                                  *(len(part["verdicts"]) for part in parts)]
     assert len(out["table"].splitlines()) >= 2 + len(document["cpu"]["features"]) + _verdicts(document)
+    # One state set per JDK or JVM and mode (the same one twice is one series), each in exactly one state.
+    host = document["host"]
+    targets = [({"host": host, "kind": "jdk", "java_home": jdk["java_home"], "version": jdk["version"],
+                 "options": " ".join(jdk["options"])}, jdk) for jdk in document["jdks"]]
+    targets += [({"host": host, "kind": "jvm", "pid": str(live["pid"]), "java_home": live["java_home"],
+                  "main_class": main_class(live["command_line"])}, live) for live in document["live_jvms"]]
+    states = _metrics(out["openmetrics"])["jvmbridge_aes_verdict"] if _verdicts(document) else []
+    series = {_labels(**target, mode=v["mode"]) for target, part in targets for v in part["verdicts"]}
+    assert {frozenset(labels.items()) - {("state", labels["state"])} for labels, _ in states} == series
+    assert sum(value for _, value in states) == len(series)
 
 
 @EXAMPLES
@@ -237,6 +264,13 @@ def test_a_fleet_in_every_format_keeps_every_host_and_verdict(documents):
     assert len(out["table"].splitlines()) == 1 + rows + 2
     page = _html_rows(out["html"], "fleet")
     assert len(page) == rows and {cells[0] for cells in page} == {printable(d["host"]) for d in documents}
+    metrics = _metrics(out["openmetrics"])
+    assert {frozenset(labels.items()) for labels, _ in metrics["jvmbridge_host_checked"]} == {
+        _labels(host=host) for host in fleet.hosts}
+    states = metrics.get("jvmbridge_aes_verdict", [])
+    series = {_labels(host=r.host, target=r.jvm, mode=r.mode) for r in fleet.rows}
+    assert {frozenset(labels.items()) - {("state", labels["state"])} for labels, _ in states} == series
+    assert sum(value for _, value in states) == len(series)
 
 
 # verify ------------------------------------------------------------------------------------------

@@ -36,7 +36,9 @@ import javax.management.ObjectName;
  * <p>What it found is in the system property {@code jvmbridge.guard} (which the attach protocol
  * returns, so `jvmbridge check --pid` reads it without running anything in the JVM) and in the
  * MBean {@code jvmbridge:type=Guard}: per mode "waiting", "testing", "verified TIME (...)",
- * "WRONG TIME (the smallest case)" or "not proven TIME (why)", joined by "; ".
+ * "WRONG TIME (the smallest case)" or "not proven TIME (why)", joined by "; ". Each mode also has
+ * an MBean {@code jvmbridge:type=GuardMode,mode=CBC} whose state is a true among false ones, as
+ * metrics exporters read MBeans (jvmbridge/monitoring/jmx-exporter-guard.yml).
  */
 public final class GuardAgent {
     public static final String PROPERTY = "jvmbridge.guard";
@@ -133,6 +135,10 @@ public final class GuardAgent {
         guard.publish();
         try {
             ManagementFactory.getPlatformMBeanServer().registerMBean(new Guard(guard), new ObjectName("jvmbridge:type=Guard"));
+            for (String mode : guard.modes) {
+                ManagementFactory.getPlatformMBeanServer().registerMBean(new GuardMode(guard, mode),
+                        new ObjectName("jvmbridge:type=GuardMode,mode=" + mode));
+            }
         } catch (Exception | LinkageError e) {
             // No MBean (another guard registered one, or no management here): the property still says it all.
         }
@@ -148,6 +154,10 @@ public final class GuardAgent {
             out.append(out.length() == 0 ? "" : "; ").append(entry.getKey()).append(' ').append(entry.getValue());
         }
         return out.toString();
+    }
+
+    synchronized String stateOf(String mode) {
+        return states.get(mode);
     }
 
     private synchronized void set(String mode, String state) {
@@ -297,6 +307,64 @@ public final class GuardAgent {
         String getState();
 
         String[] getModes();
+    }
+
+    /**
+     * One mode's state as flags, exactly one true: the Prometheus JMX exporter reads a boolean as 1
+     * or 0, and text not at all, so each state is a series an alert can ask for.
+     */
+    public interface GuardModeMBean {
+        String getState();
+
+        boolean isWaiting();
+
+        boolean isTesting();
+
+        boolean isVerified();
+
+        boolean isWrong();
+
+        boolean isNotProven();
+    }
+
+    public static final class GuardMode implements GuardModeMBean {
+        private final GuardAgent agent;
+        private final String mode;
+
+        GuardMode(GuardAgent agent, String mode) {
+            this.agent = agent;
+            this.mode = mode;
+        }
+
+        @Override
+        public String getState() {
+            return agent.stateOf(mode);
+        }
+
+        @Override
+        public boolean isWaiting() {
+            return getState().startsWith("waiting");
+        }
+
+        @Override
+        public boolean isTesting() {
+            return getState().startsWith("testing");
+        }
+
+        @Override
+        public boolean isVerified() {
+            return getState().startsWith("verified");
+        }
+
+        @Override
+        public boolean isWrong() {
+            return getState().startsWith("WRONG");
+        }
+
+        @Override
+        public boolean isNotProven() {
+            return getState().startsWith("not proven");
+        }
     }
 
     public static final class Guard implements GuardMBean {

@@ -1,0 +1,112 @@
+"""`check` and `fleet` documents as Prometheus metrics (jvmbridge.render.exposition): what the alert
+rules (jvmbridge/monitoring/jvmbridge-alerts.yml) and dashboards read. The names, labels and states
+here are that file's interface, and jvmbridge_guard_mode_state is also what the JMX exporter's rules
+(jvmbridge/monitoring/jmx-exporter-guard.yml) make of the guard's MBeans: a change here is a change
+to every rule written against them."""
+from __future__ import annotations
+
+import datetime
+
+from jvmbridge.fleet.report import Fleet
+from jvmbridge.intrinsics.verdict import Status
+from jvmbridge.jvm.options import main_class
+from jvmbridge.render.exposition import Gauge, exposition
+from jvmbridge.version import __version__
+
+# A verdict as a state label: short, lower case, the same in every document.
+VERDICT_STATES = {Status.ACTIVE: "active", Status.VERIFIED: "verified", Status.WRONG: "wrong",
+                  Status.DISABLED: "disabled", Status.UNSUPPORTED: "unsupported",
+                  Status.NOT_OBSERVED: "not_observed", Status.UNKNOWN: "unknown"}
+# What a guard says of a mode (jvmbridge.guard.state); "unknown" for what a newer guard may say.
+GUARD_STATES = ("waiting", "testing", "verified", "wrong", "not_proven", "unknown")
+
+
+class _Families:
+    """Every family a document can give, in the order they are written."""
+
+    def __init__(self):
+        self.build = Gauge("jvmbridge_build_info", "The jvmbridge that checked (or, for a fleet, reported), 1.")
+        self.cpu = Gauge("jvmbridge_cpu_info", "The CPU check saw, 1; emulation names a CPU emulator.")
+        self.feature = Gauge("jvmbridge_cpu_feature_present",
+                             "1 when the CPU reports the feature, 0 when not; no sample when not known.")
+        self.time = Gauge("jvmbridge_check_timestamp_seconds", "When the check ran, in seconds since the epoch.")
+        self.duration = Gauge("jvmbridge_check_duration_seconds", "How long the check took.")
+        self.exit = Gauge("jvmbridge_check_exit_code",
+                          "The check's exit code: 0 all active, 1 something not active or wrong, 2 could not tell.")
+        self.host_checked = Gauge("jvmbridge_host_checked", "1 when the host gave a check document, 0 when not.")
+        self.checked = Gauge("jvmbridge_target_checked",
+                             "1 when the JDK ran or the running JVM could be read, 0 when not (verdicts unknown).")
+        self.active = Gauge("jvmbridge_aes_intrinsics_active",
+                            "1 when the JVM uses the AES intrinsics for the mode, 0 when not; "
+                            "no sample when that could not be told.")
+        self.correct = Gauge("jvmbridge_aes_verified_correct",
+                             "1 when the mode's bytes matched OpenSSL's after the JIT, 0 when they did not; "
+                             "no sample when not verified.")
+        self.verdict = Gauge("jvmbridge_aes_verdict", "The mode's verdict: 1 for its state, 0 for the others.")
+        self.guard = Gauge("jvmbridge_guard_running", "1 when a jvmbridge guard agent runs in the JVM, 0 when not.")
+        self.guard_state = Gauge("jvmbridge_guard_mode_state",
+                                 "What the JVM's guard found for the mode: 1 for its state, 0 for the others.")
+
+    def verdicts(self, verdicts: list[dict], **labels: str) -> None:
+        for v in verdicts:
+            status = Status(v["status"])
+            mode = {**labels, "mode": v["mode"]}
+            if status not in (Status.NOT_OBSERVED, Status.UNKNOWN):
+                self.active.set(1 if status.active or status is Status.WRONG else 0, **mode)
+            if status in (Status.VERIFIED, Status.WRONG):
+                self.correct.set(1 if status is Status.VERIFIED else 0, **mode)
+            self.verdict.states(VERDICT_STATES[status], tuple(VERDICT_STATES.values()), **mode)
+
+    def text(self) -> str:
+        return exposition(list(vars(self).values()))
+
+
+def check_metrics(document: dict) -> str:
+    """A `check` document's metrics: its host, CPU, and per JDK and running JVM each mode's verdict."""
+    families, host = _Families(), document["host"]
+    families.build.set(1, host=host, version=document.get("jvmbridge_version", ""))
+    cpu = document["cpu"]
+    families.cpu.set(1, host=host, model=cpu["model"], emulation=cpu.get("emulation") or "")
+    for name, feature in cpu["features"].items():
+        if feature["present"] is not None:
+            families.feature.set(int(feature["present"]), host=host, feature=name)
+    if "checked_utc" in document:
+        families.time.set(datetime.datetime.fromisoformat(document["checked_utc"]).timestamp(), host=host)
+    if "duration_seconds" in document:  # schema 5 on
+        families.duration.set(document["duration_seconds"], host=host)
+    families.exit.set(document["exit_code"], host=host)
+    for jdk in document["jdks"]:
+        target = {"host": host, "kind": "jdk", "java_home": jdk["java_home"], "version": jdk["version"],
+                  "options": " ".join(jdk["options"])}
+        families.checked.set(0 if "error" in jdk else 1, **target)
+        families.verdicts(jdk["verdicts"], **target)
+    for live in document["live_jvms"]:
+        target = {"host": host, "kind": "jvm", "pid": str(live["pid"]), "java_home": live.get("java_home", ""),
+                  "version": live.get("version", ""), "main_class": main_class(live.get("command_line", ""))}
+        families.checked.set(0 if "error" in live else 1, **target)
+        families.verdicts(live["verdicts"], **target)
+        if "error" not in live and "guard" in live:  # documents before schema 4 did not read the guard
+            _guard(families, live["guard"], target)
+    return families.text()
+
+
+def _guard(families: _Families, states: list[dict], target: dict[str, str]) -> None:
+    running = [s for s in states if s["mode"]]  # a guard that is not running is one state for no mode
+    families.guard.set(1 if running else 0, **target)
+    for state in running:
+        said = state["status"].replace(" ", "_").lower()
+        families.guard_state.states(said if said in GUARD_STATES else "unknown", GUARD_STATES,
+                                    **target, mode=state["mode"])
+
+
+def fleet_metrics(fleet: Fleet) -> str:
+    """A fleet's metrics, for fleets that push rather than scrape: per host whether it was checked,
+    and each row's verdict; ``target`` is the row's JDK or JVM as the fleet report names it (a row
+    carries no more: the guard's states are in each host's own `check` metrics)."""
+    families = _Families()
+    families.build.set(1, version=__version__)
+    for host in fleet.hosts:
+        families.host_checked.set(0 if host in fleet.unchecked else 1, host=host)
+    for row in fleet.rows:
+        families.verdicts([{"mode": row.mode, "status": row.status}], host=row.host, target=row.jvm)
+    return families.text()
