@@ -14,6 +14,7 @@ from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, c
                                   terminal_width, trust_option)
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.jvm.providers import PROVIDERS
+from jvmbridge.render.compare import MAX_NOTE_LINES
 from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
                                 MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, SWEEP_SIZES,
                                 TARGET_ERROR, Sampling)
@@ -97,12 +98,15 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
 @click.option("--wide", is_flag=True,
               help="Every column of the table, however wide; by default a table wider than the terminal leaves "
                    "out the columns least needed (and says which).")
+@click.option("-v", "--verbose", is_flag=True,
+              help=f"Every note of every row under the table; by default at most {MAX_NOTE_LINES} lines, the loudest "
+                   "(wrong bytes, states not as asked, failed forks first). JSON, CSV and the saved run have them all.")
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the saved run (default: its hostname); "
                                                   "`jvmbridge fleet --compare` passes the inventory's.")
 @click.option("--name", metavar="NAME", help="A name for this run, which report's column for it shows (as "
                                              "hyperfine's --command-name; default: \"run N\", by start time).")
-def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet, host_name, name, **options):
+def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbose, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
     from jvmbridge.comparison.request import CompareRequest
@@ -127,7 +131,7 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, quiet
             comparison = run_comparison(request, live, output, host_name, name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
-    comparison.jmh_columns = jmh_columns
+    comparison.jmh_columns, comparison.verbose = jmh_columns, verbose
     # No -o here: compare's --output is the JSON-lines file each result went to as it finished.
     exported = print_document("compare", output_format, comparison, None, quiet, exports, terminal_width(wide))
     for configuration, error in comparison.failures:

@@ -55,37 +55,53 @@ def interleaved_job(settings: list[tuple[str, Sliced]], matrix: Matrix) -> Inter
                                          for _, setting in settings for workload, tag in setting.workloads], matrix)
 
 
-def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
-    settings = job.settings
+@dataclass
+class Conducting:
+    """What the conductor is given for a job: its workers, configurations and the ratios asked."""
+    workers: dict[str, WorkerSpec]
+    configurations: list[Configuration]
+    asked: list[Asked]
+    groups: list[list[Part]]  # per setting (worker "0", "1", ...), its parts
+    yardstick: bool  # whether a yardstick worker runs beside them
+
+
+def conducting(job: InterleavedJob) -> Conducting:
     c_loop = ENGINES["c-loop"]
     yardstick = None if c_loop.unavailable(job.matrix) else next(iter(c_loop.sliced([(YARDSTICK, "")], job.matrix)), None)
     cpu = measuring_cpu()
-    groups = _parts_by_setting(job)  # per setting (worker "0", "1", ...), its parts
-    workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(settings)}
+    groups = _parts_by_setting(job)
+    workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
     configurations = [Configuration(part.label, str(i), index) for i, parts in enumerate(groups)
                       for index, part in enumerate(parts)]
     if yardstick is not None:
         workers[YARDSTICK_NAME] = _spec(yardstick, cpu)
         configurations.append(Configuration(YARDSTICK_NAME, YARDSTICK_NAME, 0))
+    return Conducting(workers, configurations, asked(job.settings, groups), groups, yardstick is not None)
+
+
+def pace_of(job: InterleavedJob) -> Pace:
+    """The job's sampling as the conductor's pace. A first stage of at least MIN_FORKS: with fewer,
+    one simulated run in two had a first stage whose spread asked for more forks (test_conductor.py)."""
     sampling = job.parts[0].workload.sampling
-    # A first stage of at least MIN_FORKS: with fewer, one simulated run in two had a first stage whose
-    # spread asked for more forks (tests/unit/test_conductor.py).
-    first_stage = min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit)
-    pace = Pace(iterations=sampling.iterations, min_forks=first_stage, max_forks=sampling.fork_limit,
-                target_error=sampling.target_error)
-    conducted = conduct(workers, configurations, asked(settings, groups), pace, _progress(job))
-    job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if yardstick is not None else []
+    return Pace(iterations=sampling.iterations, min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
+                max_forks=sampling.fork_limit, target_error=sampling.target_error)
+
+
+def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
+    given, pace = conducting(job), pace_of(job)
+    conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
+    job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
     if conducted.interrupted:
         raise KeyboardInterrupt
     found: list[Measurement | Exception] = []
-    for i, ((_, setting), parts) in enumerate(zip(settings, groups)):
+    for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
             outcomes = _outcomes(conducted, part.label, str(i))
             failed = conducted.failures.get(part.label)
             if not outcomes:
                 found.append(WorkerError(failed or "no fork finished"))
                 continue
-            staged = replace(workload, sampling=replace(workload.sampling, forks=first_stage))  # its Stein bound, as run
+            staged = replace(workload, sampling=replace(workload.sampling, forks=pace.min_forks))  # its Stein bound, as run
             measurement = setting.measurement(staged, outcomes, ChildOutcome({"error": failed}, 1, "", "") if failed else None)
             found.append(replace(measurement, in_turns=LABEL, interleaved=True,
                                  fork_turns=[o.answer["fork_turn"] for o in outcomes]))

@@ -12,8 +12,8 @@ from enum import Enum
 
 import pandas as pd
 
-from jvmbridge.conductor.pairing import fork_ratio, over_forks
-from jvmbridge.engines import ENGINES, by_label
+from jvmbridge.conductor.pairing import fork_ratio, over_forks, running_ns_per_op
+from jvmbridge.engines import ENGINES, by_label, name_of
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
 from jvmbridge.stats import CONFIDENCE, FEW_FORKS, paired_log_half_width
 
@@ -34,6 +34,12 @@ class Ratio:
     significant: bool  # False when the interval holds 1
     turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
     interleaved: bool = False  # from slices that ran cycle by cycle in those forks (conductor.pairing)
+    # For a headline (comparison.headline): the engine the ratio is of, as reports name it; the one
+    # it is held against (VERSUS); the shape; what was switched (SPEEDUP), or "on"/"off" (VERSUS).
+    of: str = ""
+    against: str = ""
+    shape: str = ""
+    accelerator: str = ""
 
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
@@ -93,8 +99,10 @@ def paired_slices(top, bottom) -> list[float]:
 
 
 def _fork_slices(row, fork: int) -> list[float]:
-    """One fork's slices of a row (ns/op), in cycle order."""
-    return [ns for ns, at in zip(row.round_ns_per_op, row.round_fork) if at == fork]
+    """One fork's slices of a row (ns/op without their run-queue wait: pairing.running_ns_per_op), in cycle order."""
+    return [running_ns_per_op(ns * n, n, counters.get("wait_ns", 0))
+            for ns, n, counters, at in zip(row.round_ns_per_op, row.round_iterations, row.round_counters, row.round_fork)
+            if at == fork]
 
 
 def paired_forks(top, bottom) -> list[float]:
@@ -208,8 +216,9 @@ class _OneOperation:
                 for shape in self.shapes:
                     on, off = self.pick(engine, True, subject, shape), self.pick(engine, False, subject, shape)
                     if on is not None and off is not None:
-                        found.append(speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
-                                             f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True))
+                        ratio = speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
+                                        f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True)
+                        found.append(replace(ratio, of=name_of(on), shape=shape, accelerator=engine.accelerator))
         return found
 
     def versus_native(self) -> list[Ratio]:
@@ -229,7 +238,9 @@ class _OneOperation:
                         if row is not None and reference is not None:
                             shapes_note = ("" if row.shape == reference.shape
                                            else f" ({row.shape} against {reference.shape} shape)")
-                            found.append(speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                                 f"{engine.subject(subject)}{self.named_shape[shape]}{shapes_note}",
-                                                 row, reference, one_run=True))
+                            ratio = speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
+                                            f"{engine.subject(subject)}{self.named_shape[shape]}{shapes_note}",
+                                            row, reference, one_run=True)
+                            found.append(replace(ratio, of=name_of(row), against=native.label, shape=shape,
+                                                 accelerator="on" if accelerated else "off"))
         return found

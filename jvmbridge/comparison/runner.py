@@ -45,6 +45,7 @@ class Comparison:
     output: Path | None = None  # the JSON-lines file every record went to as it finished
     save_error: str | None = None  # why that file could not be written (the rows are all here still)
     jmh_columns: bool = False  # for people: JMH's pooled score and error beside each row's figure
+    verbose: bool = False  # for people: every note of every row (JSON, CSV and the saved run always have them)
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:

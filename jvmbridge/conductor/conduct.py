@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from jvmbridge.child import WorkerError
-from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
 from jvmbridge.measure import split_iterations
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
@@ -254,14 +254,15 @@ class _Run:
 
 
 def paired(slower: list[dict], faster: list[dict]) -> float | None:
-    """One fork's ratio of two configurations' slices, every cycle: a slice another process slowed
-    is one the trimmed mean leaves out (pairing.fork_ratio). Not those stats.disturbed flags, as the
-    rows' figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something."""
-    return fork_ratio([ns_per_op(s) for s in slower], [ns_per_op(s) for s in faster])
+    """One fork's ratio of two configurations' slices, every cycle, each slice without the time it
+    waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the rows'
+    figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and most
+    cycles would go."""
+    return fork_ratio([running(s) for s in slower], [running(s) for s in faster])
 
 
-def ns_per_op(slice_: dict) -> float:
-    return slice_["ns"] / slice_["iterations"]
+def running(slice_: dict) -> float:
+    return running_ns_per_op(slice_["ns"], slice_["iterations"], slice_.get("wait_ns", 0))
 
 
 __all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]

@@ -136,8 +136,11 @@ def _render(comparison: Comparison, tabulate) -> str:
             for i, row in enumerate(frame.itertuples())]
     lines += ["", *tabulate([header, *body])]
     lines += ["", "Implementation and state as verified in the running engine:"]
+    states: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
-        lines.append(f"  {i + 1:>2}  {row.implementation}: {row.verified_state}")
+        states.setdefault(f"{row.implementation}: {row.verified_state}", []).append(i + 1)
+    width = max(len(", ".join(map(str, rows))) for rows in states.values())
+    lines += [f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]
     if comparison.ratios:
         lines += ["", (f"Ratios (of the figures; in brackets the {CONFIDENCE:.0%} interval: where \"paired\", from the two "
                        f"rows' forks turn by turn, as they ran in turns; else from their {levels} intervals in "
@@ -151,10 +154,16 @@ def _render(comparison: Comparison, tabulate) -> str:
                       "a size between them shows where):"]
         lines += [f"  {cliff.describe()}" for cliff in comparison.cliffs]
     notes = _notes_once(comparison, frame)
+    hidden = sum(not _shown(comparison, note) for row in frame.itertuples() for note in row.notes)
     if notes:
         width = max(len(rows) for rows, _ in notes)
-        lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in notes]
-    lines += _hints(frame)
+        shown = notes if comparison.verbose else notes[:MAX_NOTE_LINES]
+        lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in shown]
+        if len(shown) < len(notes):
+            lines.append(f"  ... {len(notes) - len(shown)} more lines of notes: -v shows them")
+    if hidden:
+        lines.append(f"  ({hidden} notes on how rows were sampled: -v shows them; JSON and the saved run have them)")
+    lines += _hints(comparison, frame)
     lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks (-: one a fork); "
                   "samples: forks x rounds per fork (a range where forks ran more to replace disturbed ones);",
               "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
@@ -195,9 +204,22 @@ def _engines(frame) -> list[str]:
     return list(dict.fromkeys(described))
 
 
-def _notes_of(comparison: Comparison, index: int, row) -> list[str]:
-    """A row's notes, and what rows side by side say of it."""
-    texts = [note["text"] for note in row.notes]
+# Under the table by default: at most this many lines of notes, the kinds a reader must not miss.
+MAX_NOTE_LINES = 8
+# Notes on how a row was sampled (its rounds' noise, disturbances, warm-up, a wide interval): always
+# in JSON, CSV and the saved run; under the table with -v. The header says once what they all mean.
+_DETAIL = {NoteKind.NOISY, NoteKind.DISTURBED, NoteKind.IMPRECISE, NoteKind.OUT_OF_REACH, NoteKind.FEW_SAMPLES,
+           NoteKind.NOT_STEADY, NoteKind.BUSY, NoteKind.ROUNDS, NoteKind.SHARED}
+
+
+def _shown(comparison: Comparison, note: dict) -> bool:
+    return comparison.verbose or NoteKind(note["kind"]) not in _DETAIL
+
+
+def _notes_of(comparison: Comparison, index: int, row, every: bool = True) -> list[str]:
+    """A row's notes (``every``: all of them; else those shown under the table), and what rows
+    side by side say of it."""
+    texts = [note["text"] for note in row.notes if every or _shown(comparison, note)]
     if index in comparison.overhead:
         texts.append(comparison.overhead[index].text)
     return texts
@@ -211,7 +233,7 @@ def _notes_text(comparison: Comparison, index: int, row) -> str:
 def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
     """Each note once: one that several rows share on a line of its own after them ("3, 4"), then
     each row's own notes in one line; in row order."""
-    notes = [_notes_of(comparison, i, row) for i, row in enumerate(frame.itertuples())]
+    notes = [_notes_of(comparison, i, row, every=False) for i, row in enumerate(frame.itertuples())]
     rows_of: dict[str, list[int]] = {}
     for i, texts in enumerate(notes, 1):
         for text in texts:
@@ -225,11 +247,11 @@ def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
     return lines
 
 
-def _hints(frame) -> list[str]:
+def _hints(comparison: Comparison, frame) -> list[str]:
     """Each hint once, naming the rows it applies to (`hyperfine` prints a warning's advice once)."""
     applies: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
-        for note in row.notes:
+        for note in (note for note in row.notes if _shown(comparison, note)):
             hint = NoteKind(note["kind"]).hint
             if hint and i + 1 not in applies.setdefault(hint, []):
                 applies[hint].append(i + 1)

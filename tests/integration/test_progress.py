@@ -49,8 +49,9 @@ def _frames(drawn: str) -> list[str]:
     return list(dict.fromkeys(p for p in (re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", p).strip() for p in pieces) if p))
 
 
+# Each engine's forks in turns (--no-interleave): two jobs, whose lines these tests read.
 COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
-           "--forks", "3", "--max-forks", "3"]
+           "--forks", "3", "--max-forks", "3", "--no-interleave"]
 
 
 def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_document(tmp_path):

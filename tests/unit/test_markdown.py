@@ -42,6 +42,8 @@ def test_a_compare_document_renders_its_rows_and_keeps_its_sections(monkeypatch,
     comparison = run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "run.jsonl")
     tables, fences = structure(render("compare", "markdown", comparison))
     assert tables == [len(comparison.results)]
-    assert fences[0].startswith("jvmbridge ") and "\nCPU      " in fences[0]  # the header, line by line
+    # The answer first (its ratios, one a line), then the header, line by line.
+    assert fences[0].startswith("fake one, messages: fake acceleration makes it ")
+    assert fences[1].startswith("jvmbridge ") and "\nCPU      " in fences[1]
     assert any(fence.startswith("Implementation and state") for fence in fences)
     assert any(fence.startswith("Ratios") for fence in fences)

@@ -82,6 +82,7 @@ def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_rep
 def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
     comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
+    comparison.verbose = True  # notes on sampling, which the default table only counts
     table = render("compare", "table", comparison)
     # At this spread not even 100 forks would reach ±0.1%: not the advice to run more of them.
     assert table.count("more forks would not reach the target at this spread: a quieter machine would, "
@@ -96,6 +97,7 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
                      output=tmp_path / "run.jsonl")
     assert comparison.frame.ns_per_op_error.isna().all()
     assert all(not r.significant and math.isinf(r.high) for r in comparison.ratios)
+    comparison.verbose = True  # notes on sampling, which the default table only counts
     assert "rows 1, 2, 3, 4: more --forks helps" in render("compare", "table", comparison)
 
 
@@ -203,6 +205,7 @@ class NotedEngine(FakeEngine):
 
 def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_line(monkeypatch, tmp_path):
     comparison = run_one(monkeypatch, tmp_path, NotedEngine("noted", 100.0), Sampling(rounds=3, forks=2, max_forks=2))
+    comparison.verbose = True  # every note, as -v shows them
     table = render("compare", "table", comparison)
     notes = table[table.index("Notes:"):].splitlines()[1:4]
     assert notes[0] == "  1, 2  one loop per message, timed inside"
