@@ -12,7 +12,7 @@ from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.comparison.dimensioning import choose_rounds
 from jvmbridge.comparison.runner import Comparison, plan, run
 from jvmbridge.progress import Progress
-from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, TARGET_ERROR, Sampling, parse_count
+from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, SHAPES, TARGET_ERROR, Sampling, parse_count
 
 
 def run_comparison(request: CompareRequest, progress: Progress | None = None, output: Path | None = None,
@@ -26,12 +26,12 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
             rounds: int | None = None, threads: int = Sampling.threads, forks: int | None = None,
             max_forks: int | None = None, target_error: float = TARGET_ERROR * 100, total_time: float | None = None,
             cipher: str | Iterable[str] = (), key_bits: int | None = None,
-            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = "message",
+            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = SHAPES,
             direction: str | Iterable[str] = "encrypt", engine: str | Iterable[str] = default_engines(),
             java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
             jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),
             openssl: str | None = "openssl", openssl_arg: str | Iterable[str] = (), shared_jvm: bool = False,
-            output: str | Path | None = None, host_name: str | None = None, name: str | None = None,
+            interleave: bool = True, output: str | Path | None = None, host_name: str | None = None, name: str | None = None,
             progress: Progress | None = None) -> pd.DataFrame:
     """One row per engine and setting, as `jvmbridge compare` with the same options under the same
     names (--round-time: ``round_time``; --target-error in percent; a repeatable option takes one
@@ -50,7 +50,8 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
         key_bits=key_bits, sizes=sizes if isinstance(sizes, (int, str)) else tuple(sizes), shape=_values(shape),
         direction=_values(direction), engine=_values(engine), java=_values(java), all_jdks=all_jdks,
         trust_jdk_owner=trust_jdk_owner, jvm_arg=_values(jvm_arg), provider=_values(provider),
-        classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm)
+        classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm,
+        interleave=interleave)
     comparison = run_comparison(request, progress, Path(output) if output else None, host_name, name)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],

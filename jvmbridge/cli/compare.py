@@ -58,7 +58,7 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38; `cliffs`: the sweep and "
                    f"{','.join(str(s) for s in CLIFF_SIZES if s not in SWEEP_SIZES)}, either side of known cliffs. "
                    "Each size gets JVMs of its own (--shared-jvm: one JVM per fork measures them all).")
-@click.option("--shape", type=click.Choice(SHAPES), multiple=True, default=["message"], show_default=True,
+@click.option("--shape", type=click.Choice(SHAPES), multiple=True, default=list(SHAPES), show_default=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side.")
 @click.option("--direction", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],

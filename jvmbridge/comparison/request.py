@@ -14,7 +14,7 @@ from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
 from jvmbridge.trust import NotTrusted, trusted_path
-from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, Operation, Sampling, Workload, combinations, parse_cipher,
+from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, SHAPES, Operation, Sampling, Workload, combinations, parse_cipher,
                                 parse_sizes)
 
 
@@ -35,7 +35,7 @@ class CompareRequest:
     cipher: tuple[str, ...] = ()
     key_bits: int | None = None
     sizes: tuple[int, ...] | int | str = (AESNITESTER_MESSAGE_BYTES,)  # bytes, a list, "16,64" or "sweep"
-    shape: tuple[str, ...] = (Operation.shape,)
+    shape: tuple[str, ...] = SHAPES  # AESNITester's messages and openssl speed's stream, side by side
     direction: tuple[str, ...] = (Operation.direction,)
     # The matrix.
     engine: tuple[str, ...] = default_engines()

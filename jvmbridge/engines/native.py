@@ -97,6 +97,7 @@ class WorkerEngine(NativeEngine):
 
 class PycaEngine(WorkerEngine):
     key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
+    default = False  # mostly Python's own cost at AESNITester's size: --engine pyca
     reference_rank = 3
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
 
@@ -129,6 +130,10 @@ class PycaEngine(WorkerEngine):
 
 class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
+    # A process of whole seconds a run, which cannot be a slice: by default the C loop's stream shape
+    # (openssl speed -evp's loop on the same libcrypto, benchmarks/agreement.py) is paired with the
+    # JVM's in the same cycles instead. --engine openssl-cli adds its own rows, forks in turns.
+    default = False
     shapes = ("stream",)
     reference_rank = 1
     speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`

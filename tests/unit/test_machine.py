@@ -85,6 +85,7 @@ def test_a_row_whose_job_ran_beside_other_work_says_so_and_the_advice_is_printed
     assert all(row.other_cpus is not None for row in comparison.results)
     (note,) = [note.text for note in shared[0].notes if note.kind is NoteKind.SHARED]
     assert note == f"other processes kept {shared[0].other_cpus:.2f} of the {os.cpu_count()} vCPUs busy on average while it ran"
+    comparison.verbose = True  # its note and hint are on how the row was sampled: -v
     table = render("compare", "table", comparison)
     assert table.count(NoteKind.SHARED.hint) == 1  # the advice once, for every row it applies to
     saved = read([tmp_path / "run.jsonl"]).rows

@@ -46,8 +46,9 @@ def test_time_options_are_named_for_what_they_time():
 
 def test_the_python_api_takes_compares_options_under_their_names():
     cli = {param.name for param in main.commands["compare"].params if isinstance(param, click.Option)}
-    # What only a command needs: the document's format and exports, JMH columns and width of the table, progress.
-    cli -= {"output_format", "jmh_columns", "wide", "quiet", "help", *(name for name in cli if name.startswith("export_"))}
+    # What only a command needs: the document's format and exports, JMH columns, width and notes of the
+    # table, progress.
+    cli -= {"output_format", "jmh_columns", "wide", "verbose", "quiet", "help", *(name for name in cli if name.startswith("export_"))}
     cli = {"java" if name == "java_paths" else name for name in cli}  # --java, shared with other commands
     # ... and what only the API needs: a callback for progress, which the command draws on its terminal.
     api = set(inspect.signature(jvmbridge.compare).parameters) - {"progress"}
