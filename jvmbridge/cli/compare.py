@@ -85,7 +85,8 @@ from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIO
               help="Measure the JVM and the C loop together: every setting a live process, run in slices of "
                    "50 ms in a fresh random order each cycle, so every ratio between them pairs slices that ran "
                    "moments apart (--rounds and --round-time then do not apply to them). --no-interleave: each "
-                   "configuration's forks on their own, the settings in turns, rounds of --round-time.")
+                   "configuration's forks on their own, the settings in turns, rounds of --round-time (so too with "
+                   "--threads above 1).")
 @click.option("--engine", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
 @output_option("JSON-lines file each result is written to as it finishes "

@@ -69,7 +69,9 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
             position.setdefault(runs, index)
         tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
                               else varying - {"shapes"})) for runs, index in position.items()]
-        settings = engine.sliced(tagged, matrix) if matrix.interleaved else []
+        # Slices run one loop on the measuring vCPU; several loops at once (--threads) run in turns.
+        one_loop = all(runs.sampling.threads == 1 for runs, _ in tagged)
+        settings = engine.sliced(tagged, matrix) if matrix.interleaved and one_loop else []
         engine_jobs = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
             else engine.jobs_for(tagged, matrix)
         for job in engine_jobs:

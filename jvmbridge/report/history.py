@@ -18,7 +18,8 @@ _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features"
                 "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
                 "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
                 "file": ("file",), "published": ("published",), "run_name": ("name",),
-                "round_seconds": ("workload", "round_seconds")}
+                "round_seconds": ("workload", "round_seconds"), "host_speed": ("end", "host_speed", "speed"),
+                "host_speed_error": ("end", "host_speed", "relative_error")}
 
 
 def tidy_frame(loaded: Loaded) -> pd.DataFrame:
@@ -78,7 +79,17 @@ def describe_runs(frame: pd.DataFrame) -> list[str]:
     run of it and what the text says about how it ran (its start time is not known)."""
     runs = frame.drop_duplicates("run").sort_values("run_order")
     return [f"{r.run}: {r.file}, {r.published}" if isinstance(r.published, str)
-            else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}" for r in runs.itertuples()]
+            else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}{_host_speed(r)}" for r in runs.itertuples()]
+
+
+def _host_speed(run) -> str:
+    """"; the host at 0.93 of its best speed (±1%)" where the run measured it (comparison.hostspeed):
+    absolute figures of runs of different hours differ by that much for the host's sake alone."""
+    speed = getattr(run, "host_speed", None)
+    if speed is None or missing(speed):
+        return ""
+    error = getattr(run, "host_speed_error", None)
+    return f"; the host at {speed:.2f} of its best speed" + ("" if error is None or missing(error) else f" (±{error:.0%})")
 
 
 @dataclass

@@ -17,9 +17,13 @@ from jvmbridge.stats import t_quantile
 ONE_FORK = ("--forks", "1", "--max-forks", "1")
 
 
+# The engines and shape these tests read, each configuration's forks on its own (quick's --no-interleave).
+EVERY_ENGINE = ("--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--engine", "openssl-cli", "--shape", "message")
+
+
 @pytest.fixture(scope="module")
 def report(quick):
-    done, data = run_json("compare", *quick)
+    done, data = run_json("compare", *quick, *EVERY_ENGINE)
     assert done.returncode == 0, done.stderr
     return data
 
@@ -319,7 +323,7 @@ def test_the_jvm_forks_leave_nothing_in_tmp():
 
 def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
     # One run: its table on stdout, its data exported beside.
-    done = run_cli("compare", *quick, "--threads", "2", "--forks", "1", "--max-forks", "1",
+    done = run_cli("compare", *quick, *EVERY_ENGINE, "--threads", "2", "--forks", "1", "--max-forks", "1",
                    "--export-json", str(tmp_path / "run.json"))
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "run.json").read_text())

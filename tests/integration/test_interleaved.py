@@ -3,6 +3,10 @@ interleaved cycle by cycle by the conductor, ratios from paired slices, a yardst
 speed, the answer first. Real JVMs, the real C loop on the real OpenSSL."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from tests.helpers import run_cli, run_json
@@ -54,3 +58,29 @@ def test_iterations_are_exactly_that_many_messages_per_fork_across_its_slices():
     for row in data["results"]:
         for fork in (0, 1):
             assert sum(n for n, f in zip(row["round_iterations"], row["round_fork"]) if f == fork) == 3_000_000
+
+
+def _aes_ni_speedup(document: dict) -> dict:
+    return next(r for r in document["ratios"] if r["label"].startswith("AES-NI speedup") and "message" in r["label"])
+
+
+def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_run_has_it():
+    """Another process spinning on the very vCPU the slices run on, for part of the run: each
+    slice it preempts waits (the paired ratio leaves the wait out) and both sides of a cycle see
+    the same host; the speedup stays inside the interval of a calm run made just before."""
+    run = ["compare", "--engine", "c-loop", "--shape", "message", "--forks", "3", "--max-forks", "3", "--quiet"]
+    done, calm = run_json(*run)
+    assert done.returncode == 0, done.stderr
+    measuring = max(os.sched_getaffinity(0))
+    hog = subprocess.Popen([sys.executable, "-c", f"import os, time\nos.sched_setaffinity(0, {{{measuring}}})\n"
+                                                  "end = time.monotonic() + 8\nwhile time.monotonic() < end: pass"])
+    try:
+        done, hogged = run_json(*run)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert done.returncode == 0, done.stderr
+    calm_ratio, hogged_ratio = _aes_ni_speedup(calm), _aes_ni_speedup(hogged)
+    assert calm_ratio["low"] <= hogged_ratio["times"] <= calm_ratio["high"], (calm_ratio, hogged_ratio)
+    # The hog was felt: slices that waited for their vCPU, which the rows' figures set aside.
+    assert any(row["disturbed_rounds"] for row in hogged["results"])
