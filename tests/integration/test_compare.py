@@ -18,7 +18,7 @@ ONE_FORK = ("--forks", "1", "--max-forks", "1")
 
 
 # The engines and shape these tests read, each configuration's forks on its own (quick's --no-interleave).
-EVERY_ENGINE = ("--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--engine", "openssl-cli", "--shape", "message")
+EVERY_ENGINE = ("--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--engine", "openssl-cli")
 
 
 @pytest.fixture(scope="module")
