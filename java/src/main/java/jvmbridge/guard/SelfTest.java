@@ -32,6 +32,9 @@ public final class SelfTest implements Supplier<String> {
     private static final int SLACK = 256;
     private static final byte CANARY = 0x5a;
 
+    // Conformance.Case (verify's harness) has the same six fields on purpose, not shared: this jar holds
+    // its own package alone, verify's harness must not depend on the agent's package, and TestLoader
+    // gives each test its own copy of this class and its nested ones.
     static final class Case {
         final String name;
         final byte[] key;
@@ -56,6 +59,8 @@ public final class SelfTest implements Supplier<String> {
 
     /** A Cipher that stored past the bytes it returned (into the slack, which is why there is one). */
     private static final class Overrun extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         Overrun(String message) {
             super(message);
         }
