@@ -19,7 +19,7 @@ Result files and `compare --format json` share this layout and this version. His
    in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
    them read as [] and "". Then the run's total_time_seconds, where compare had --total-time.
    Then the end record's "load" and each row's other_cpus (jvmbridge.machine); rows without it read as None.
-   Then (0.4.0) each row's "interleaved": its rounds are slices run cycle by cycle with the other
+   Then each row's "interleaved": its rounds are slices run cycle by cycle with the other
    rows of its in_turns job (jvmbridge.conductor), which ratios pair cycle by cycle, and its
    "first_stage" (the forks that decided how many ran); the end
    record's "host_speed" (jvmbridge.comparison.hostspeed). Rows without it read as False.
