@@ -128,6 +128,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                             outcomes = job.measure()
                     except WorkerError as e:
                         outcomes = [e] * len(job.parts)
+                    except Exception as e:  # a fault of jvmbridge's own: this job fails, saying so; the others run
+                        outcomes = [e] * len(job.parts)
                     if job.yardstick:
                         metadata["host_speed"] = host_speed(job.yardstick, YARDSTICK_NAME)
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).

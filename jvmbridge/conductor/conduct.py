@@ -26,6 +26,12 @@ from jvmbridge.measure import split_iterations
 SLICE_SECONDS = 0.05
 CYCLES = 20
 MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
+# Every configuration of a fork warms up before its first cycle, one after another on the measuring
+# vCPU: at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
+# On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
+# up); one not steady by then shows in its first slices, which its row's figure sets aside
+# (steady.classify) and its ratios' trimmed means leave out where they stand apart.
+WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
 
 
@@ -235,7 +241,8 @@ class _Run:
                 continue
             spec = self.workers[c.worker]
             with self._failing(c.worker):
-                fork.warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds, spec.warmup_max_seconds)
+                fork.warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
+                                                               min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS))
 
     def _counts(self, fork: Fork) -> dict[str, list[int]]:
         """Operations per slice, cycle by cycle, for each configuration warmed up in this fork."""
@@ -258,7 +265,10 @@ def paired(slower: list[dict], faster: list[dict]) -> float | None:
     waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the rows'
     figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and most
     cycles would go."""
-    return fork_ratio([running(s) for s in slower], [running(s) for s in faster])
+    a, b = [running(s) for s in slower], [running(s) for s in faster]
+    # A slice that waited as long as it ran (its wait is read around its timing, with the counters
+    # read beside it) says nothing of its loop: its cycle is left out.
+    return fork_ratio(a, b, [x > 0 and y > 0 for x, y in zip(a, b)])
 
 
 def running(slice_: dict) -> float:
