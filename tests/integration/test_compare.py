@@ -178,7 +178,7 @@ def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
 def test_python_api_returns_a_dataframe():
     import jvmbridge
 
-    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engine="jvm")
+    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engine="jvm", shape="message")
     assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
     assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
     assert list(frame.iterations) == [2 * 100_000] * 2  # exactly, in each of the 2 forks
@@ -214,7 +214,7 @@ def test_a_missing_provider_fails_alone(quick):
 def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
                           "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
-                          "--shared-jvm")
+                          "--shared-jvm", "--no-interleave", "--shape", "message")
     assert done.returncode == 0, done.stderr
     assert data["metadata"]["workload"]["sizes"] == [16, 1024]
     assert data["metadata"]["jit_shared_by"] == 2  # each fork's JVM measured both sizes
@@ -371,7 +371,7 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
 
 def test_aesnitester_figure_stands_beside_the_steady_state_one():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "aesnitester", "--key-bits", "128",
-                          "--iterations", "2e6", "--forks", "2", "--rounds", "2", "--quiet")
+                          "--iterations", "2e6", "--forks", "2", "--rounds", "2", "--quiet", "--shape", "message")
     assert done.returncode == 0, done.stderr
     steady = {r["setting"]: r for r in data["results"] if r["engine"] == "JVM"}
     whole = {r["setting"]: r for r in data["results"] if r["engine"].startswith("AESNITester")}
