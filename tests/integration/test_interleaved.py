@@ -21,6 +21,7 @@ def interleaved():
     return data
 
 
+@pytest.mark.serial  # the speedup is asserted
 def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(interleaved):
     rows = interleaved["results"]
     assert len(rows) == 4 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
@@ -35,6 +36,7 @@ def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(int
     assert intrinsics["low"] <= intrinsics["times"] <= intrinsics["high"] and intrinsics["times"] > 1.5
 
 
+@pytest.mark.serial  # the host's speed is asserted
 def test_the_answer_comes_first_and_the_host_speed_is_measured(interleaved):
     headline = interleaved["headline"]
     assert 1 <= len(headline) <= 6
