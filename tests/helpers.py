@@ -129,6 +129,38 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict
                           cwd=cwd, timeout=timeout, env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
 
 
+def run_cli_here(*args: str) -> subprocess.CompletedProcess:
+    """The CLI as run_cli gives it (exit code, stdout, stderr), from its own entry point
+    (jvmbridge.cli.main, which `python -m jvmbridge` calls) in this process, under a new
+    interpreter's warning filters: without the half second a new interpreter takes to import pandas
+    and the rest, for a test that runs it dozens of times. Not for what needs a process of its own
+    (signals, a terminal, stdout on a file, an environment of its own)."""
+    import io
+    import warnings
+
+    from jvmbridge.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings():  # restores warnings.showwarning too, which main replaces
+        warnings.resetwarnings()
+        for action, category, module in INTERPRETER_WARNING_FILTERS:
+            warnings.filterwarnings(action, category=category, module=module, append=True)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                main.main(args=list(args), prog_name="jvmbridge")
+                code = 0
+            except SystemExit as e:  # main always ends so, with the command's exit code
+                code = 0 if e.code is None else e.code if isinstance(e.code, int) else 1
+    return subprocess.CompletedProcess(["jvmbridge", *args], code, stdout.getvalue(), stderr.getvalue())
+
+
+# A new interpreter's warning filters (CPython's defaults, no -W): pytest's show DeprecationWarnings
+# from libraries too, which `python -m jvmbridge` never prints.
+INTERPRETER_WARNING_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+                               ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                               ("ignore", ResourceWarning, "")]
+
+
 def run_cli_as(uid: int, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """The CLI run by uid ``uid`` (gid ``uid``, no other groups), as `setpriv` would run it: this
     machine's Python is under /root, which no other user may enter, so the child imports jvmbridge
