@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.helpers import run_cli, run_json
+from helpers import run_cli, run_json
 
 TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]
 
