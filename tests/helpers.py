@@ -388,7 +388,9 @@ def vectors(mode: str = "cbc") -> list[tuple[bytes, bytes, bytes]]:
 # -- `report --format json` of published texts (both halves of test_published) -------------------------------
 
 def report(*args) -> tuple[dict, str]:
-    done = run_cli("report", "--format", "json", *map(str, args))
+    """`report --format json ARGS`'s document and stderr (in this process: test_published reads
+    a dozen texts so; its other tests run the CLI as a user does)."""
+    done = run_cli_here("report", "--format", "json", *map(str, args))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
 
