@@ -66,6 +66,7 @@ def _aes_ni_speedup(document: dict) -> dict:
     return next(r for r in document["ratios"] if r["label"].startswith("AES-NI speedup") and "message" in r["label"])
 
 
+@pytest.mark.serial  # two runs' speedups compared, one beside CPU hogs of its own
 def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_run_has_it():
     """Another process spinning on the very vCPU the slices run on, for part of the run: each
     slice it preempts waits (the paired ratio leaves the wait out) and both sides of a cycle see
