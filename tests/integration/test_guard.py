@@ -99,6 +99,7 @@ def _left_in_tmp() -> set[Path]:
     return {*tmp.glob(".java_pid*"), *(p for p in tmp.iterdir() if re.fullmatch(r"\d{4}(_\d\d){5}_\d+", p.name))}
 
 
+@pytest.mark.serial  # reads every JVM's files in /tmp and crash reports
 def test_the_guard_finds_ctr_wrong_on_temurin_17_0_3_and_never_crashes_it(known_bad_jdk):
     crashes, left = set(crash_reports().glob("hs_err_pid*")), _left_in_tmp()
     for _ in range(5):  # the same answer each time, and the server lives through every self-test

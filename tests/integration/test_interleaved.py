@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.helpers import run_cli, run_json
+from helpers import run_cli, run_json
 
 TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]
 
@@ -21,6 +21,7 @@ def interleaved():
     return data
 
 
+@pytest.mark.serial  # the speedup is asserted
 def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(interleaved):
     rows = interleaved["results"]
     assert len(rows) == 4 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
@@ -35,6 +36,7 @@ def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(int
     assert intrinsics["low"] <= intrinsics["times"] <= intrinsics["high"] and intrinsics["times"] > 1.5
 
 
+@pytest.mark.serial  # the host's speed is asserted
 def test_the_answer_comes_first_and_the_host_speed_is_measured(interleaved):
     headline = interleaved["headline"]
     assert 1 <= len(headline) <= 6
@@ -64,6 +66,7 @@ def _aes_ni_speedup(document: dict) -> dict:
     return next(r for r in document["ratios"] if r["label"].startswith("AES-NI speedup") and "message" in r["label"])
 
 
+@pytest.mark.serial  # two runs' speedups compared, one beside CPU hogs of its own
 def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_run_has_it():
     """Another process spinning on the very vCPU the slices run on, for part of the run: each
     slice it preempts waits (the paired ratio leaves the wait out) and both sides of a cycle see

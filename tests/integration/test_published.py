@@ -26,6 +26,7 @@ def speed(tmp_path, name, *args, env=None) -> Path:
     return path
 
 
+@pytest.mark.serial  # two runs' speeds compared
 @needs_openssl
 def test_this_machines_table_mr_and_multi_output(tmp_path):
     (table,) = parse_speed_text(speed(tmp_path, "t.txt", "-bytes", "64", "-evp", "aes-128-cbc").read_text(), "t")

@@ -12,6 +12,9 @@ import pytest
 
 from helpers import rounds_per_fork, run_json
 
+# Every test here asserts what rounds took (CPU time against the clock; hogs of its own on every vCPU).
+pytestmark = pytest.mark.serial
+
 QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet", "--no-interleave"]  # rounds, not slices
 UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)
 

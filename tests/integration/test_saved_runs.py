@@ -214,6 +214,7 @@ def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
     return stdout, stderr
 
 
+@pytest.mark.serial  # reads every JVM's files in /tmp
 def test_ctrl_c_during_a_jvms_forks_keeps_the_forks_that_finished(tmp_path):
     path = tmp_path / "interrupted.jsonl"
     before = stale_jvm_files()

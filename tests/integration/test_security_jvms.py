@@ -51,6 +51,7 @@ def start_with_pid(pid: int, argv: list[str], cwd: Path) -> subprocess.Popen:
     raise AssertionError(f"pid {pid} was not given to a new process in 50 tries")
 
 
+@pytest.mark.serial  # takes a pid the whole machine hands out
 @needs_root
 def test_a_jvm_pid_taken_over_after_discovery_is_neither_written_to_nor_signalled():
     from jvmbridge.child import WorkerError

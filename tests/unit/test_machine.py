@@ -43,6 +43,7 @@ def _another_process(seconds: float) -> None:
     time.sleep(seconds + 0.3)
 
 
+@pytest.mark.serial  # reads what every process on the machine did
 def test_another_process_counts_as_other_work_and_this_one_and_its_ended_children_do_not():
     # Against what else this machine does in the same time (nothing, in CI), second by second.
     background = _other_cpu_seconds(lambda: time.sleep(1.0))

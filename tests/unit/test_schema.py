@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import DATA, OLD, run_cli, saved_rows
+from helpers import DATA, OLD, run_cli_here, saved_rows
 from jvmbridge.results import NoteKind
 from jvmbridge.saved.schema import SCHEMA_VERSION, upgrade_row
 from jvmbridge.saved.store import read
@@ -60,9 +60,10 @@ EXPORTS = ("markdown", "csv", "json", "jmh", "html")
 
 
 def report_everywhere(tmp_path: Path, *files: Path) -> subprocess.CompletedProcess:
-    """`report FILES` as a table, with every other format exported beside it."""
+    """`report FILES` as a table, with every other format exported beside it (in this process: ten
+    reports here; tests/integration/test_schema.py's run the CLI as a user does)."""
     exports = [arg for f in EXPORTS for arg in (f"--export-{f}", str(tmp_path / f"report.{f}"))]
-    return run_cli("report", *map(str, files), *exports, "--quiet")
+    return run_cli_here("report", *map(str, files), *exports, "--quiet")
 
 
 def measurements(path: Path) -> list[dict]:
@@ -118,7 +119,7 @@ def test_a_record_missing_any_field_loads_or_says_which_in_one_line(dropped):
     with tempfile.TemporaryDirectory() as folder:
         saved = Path(folder) / "dropped.jsonl"
         saved.write_text("".join(json.dumps(record) + "\n" for record in records))
-        done = run_cli("report", str(saved), "--format", "json")
+        done = run_cli_here("report", str(saved), "--format", "json")  # in this process: 25 examples
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr, (path, done.stderr)
     if done.returncode != 0:
         assert done.returncode == 2, (path, done.stderr)
