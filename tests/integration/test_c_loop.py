@@ -57,7 +57,7 @@ def test_the_c_loop_computes_pycas_bytes_in_every_mode_size_direction_and_shape(
 
 def test_without_a_compiler_the_engine_is_left_out_with_its_reason(tmp_path):
     env = {**os.environ, "CC": str(tmp_path / "no-such-cc"), "XDG_CACHE_HOME": str(tmp_path)}
-    done = run_cli("compare", "--engine", "c-loop", "--engine", "pyca", "--sizes", "16", "--round-time", "0.05",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--engine", "pyca", "--sizes", "16", "--round-time", "0.05",
                    "--rounds", "2", "--max-forks", "2", "--quiet", "--format", "json", env=env)
     assert done.returncode == 0, done.stderr
     assert f"jvmbridge: engine c-loop left out: no C compiler ({tmp_path / 'no-such-cc'})" in done.stderr

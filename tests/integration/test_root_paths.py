@@ -82,7 +82,7 @@ def test_a_classpath_link_repointed_once_the_worker_starts_loads_nothing_of_thei
     stop = threading.Event()
     watcher = _watch_and_repoint(link, evil, "jvmbridge.jvm.worker", stop)
     try:
-        done = run_cli("compare", "--engine", "jvm", "--cipher", "aes-128-ctr", "--provider", "planted.PlantedProvider",
+        done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--cipher", "aes-128-ctr", "--provider", "planted.PlantedProvider",
                        "--classpath", str(link), "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
                        "--quiet", "--format", "json", "-o", str(folder / "run.jsonl"))
     finally:
@@ -110,7 +110,7 @@ def test_a_cache_link_repointed_once_the_c_worker_starts_loads_nothing_of_theirs
     stop = threading.Event()
     watcher = _watch_and_repoint(link, theirs, "jvmbridge.native.c_worker", stop)
     try:
-        done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
+        done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
                        "--quiet", "--format", "json", "-o", str(folder / "run.jsonl"),
                        env={**os.environ, "XDG_CACHE_HOME": str(link)})
     finally:
@@ -124,7 +124,7 @@ def test_a_cache_link_repointed_once_the_c_worker_starts_loads_nothing_of_theirs
 
 def test_a_runs_folder_another_user_owns_is_refused_and_the_run_still_printed(folder):
     os.chown(folder, TENANT, TENANT)
-    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
                    "--host-name", "../../../x", env={**os.environ, "XDG_DATA_HOME": str(folder)})
     assert done.returncode == 1 and "C loop" in done.stdout, done.stderr  # 1: not all saved, as documented
     assert (f"the runs folder {folder}/jvmbridge/runs: {folder} is owned by uid {TENANT}, "

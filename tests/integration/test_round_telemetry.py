@@ -66,7 +66,7 @@ def _hogs_for(seconds: float, after: float) -> threading.Thread:
 
 
 def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_holds():
-    common = ["compare", "--engine", "c-loop", "--round-time", "0.25", "--rounds", "4", "--forks", "4",
+    common = ["compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.25", "--rounds", "4", "--forks", "4",
               "--max-forks", "4", "--quiet"]
     done, before = run_json(*common)
     assert done.returncode == 0, done.stderr
@@ -118,7 +118,7 @@ def _spread(row: dict) -> float:
 
 
 def test_an_openssl_speed_run_is_read_as_its_process_shows_it():
-    done, data = run_json("compare", "--engine", "openssl-cli", "--round-time", "1", "--rounds", "2", "--forks", "1",
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--round-time", "1", "--rounds", "2", "--forks", "1",
                           "--max-forks", "1", "--sizes", "64", "--quiet")
     assert done.returncode == 0, done.stderr
     for row in data["results"]:

@@ -80,7 +80,7 @@ def test_report_two_runs_side_by_side(saved, tmp_path):
 def test_report_shows_the_figures_compare_printed_and_ratios_from_their_intervals(tmp_path):
     runs = []
     for name in ("first", "second"):
-        done, data = run_json("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
+        done, data = run_json("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
                               "--max-forks", "3", "--quiet", "-o", str(tmp_path / f"{name}.jsonl"))
         assert done.returncode == 0, done.stderr
         runs.append({row["setting"]: row for row in data["results"]})
@@ -103,7 +103,7 @@ def test_report_shows_the_figures_compare_printed_and_ratios_from_their_interval
 def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_path):
     # Two shapes and two sizes: rows finish out of the table's order (the C loop runs both sizes in each fork).
     path = tmp_path / "run.jsonl"
-    arguments = ["--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,64", "--shape", "message",
+    arguments = ["--no-interleave", "--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16,64", "--shape", "message",
                  "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "3", "--max-forks", "3"]
     printed = run_cli("compare", *arguments, "-q", "-o", str(path))
     assert printed.returncode == 0, printed.stderr
@@ -161,7 +161,7 @@ def test_report_columns_by_jdk(saved):
 
 def test_a_killed_worker_fails_its_configuration_alone(tmp_path):
     path = tmp_path / "killed.jsonl"
-    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", "--engine", "jvm", "--iterations", "3e6",
+    process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--iterations", "3e6",
                                 "--forks", "2", "--output", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Only this compare's worker (-P): another run on the machine (a CI job, say) keeps its own. The
     # first turn's first JVM: its setting fails; the other setting's forks go on.
@@ -218,7 +218,8 @@ def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
 def test_ctrl_c_during_a_jvms_forks_keeps_the_forks_that_finished(tmp_path):
     path = tmp_path / "interrupted.jsonl"
     before = stale_jvm_files()
-    _, stderr = interrupt_compare(path, tmp_path / "scratch", "--engine", "jvm", "--forks", "6",
+    _, stderr = interrupt_compare(path, tmp_path / "scratch", "--no-interleave", "--shape", "message", "--engine", "jvm",
+                                  "--forks", "6",
                                   "--round-time", "0.1", "--rounds", "3", "--quiet")
     assert "Traceback" not in stderr
     written = records(path)
@@ -286,7 +287,7 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
     paths = []
     for threads in ("1", "2"):
         paths.append(tmp_path / f"threads-{threads}.jsonl")
-        done = run_cli("compare", "--engine", "pyca", "--threads", threads, "--round-time", "0.1", "--rounds", "3",
+        done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "pyca", "--threads", threads, "--round-time", "0.1", "--rounds", "3",
                        "--forks", "1", "--max-forks", "1", "--quiet", "--output", str(paths[-1]))
         assert done.returncode == 0, done.stderr
     done = run_cli("report", *map(str, paths), "--columns", "threads", "--format", "json")
@@ -303,7 +304,7 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
 
 def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tmp_path):
     # One JVM measures both sizes per fork; -Dplanted.crashAt=77 kills it as it starts on 77 bytes.
-    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.crashAt=77", "--sizes", "16,77",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"))
@@ -319,7 +320,7 @@ def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tm
 def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar, tmp_path):
     # planted.marker: the first JVM to load the cipher creates the file, every later one crashes.
     saved = tmp_path / "run.jsonl"
-    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), f"--jvm-arg=-Dplanted.marker={tmp_path / 'marker'}",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--quiet", "--format", "json",
                    "--output", str(saved))
@@ -335,7 +336,7 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
 
 def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_measured(planted_jar, tmp_path):
     # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns.
-    done = run_cli("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"),
@@ -358,7 +359,7 @@ def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_m
 
 def test_a_full_disk_is_one_line_and_the_table_still_prints():
     # /dev/full answers every write with ENOSPC, as a full disk does.
-    done = run_cli("compare", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
                    "--forks", "1", "--max-forks", "1", "--quiet", "--output", "/dev/full")
     assert done.returncode == 1
     assert "OpenSSL speed (C loop)" in done.stdout  # every row measured is shown
@@ -372,7 +373,7 @@ def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_un
         return set(USERS_DATA_DIR.rglob("*")) if USERS_DATA_DIR.exists() else set()
 
     before = listing()
-    done = run_cli("compare", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
                    "--forks", "1", "--max-forks", "1")
     assert done.returncode == 0, done.stderr
     saved = Path(done.stderr.split("results saved to ")[1].split()[0])

@@ -32,7 +32,7 @@ def test_the_old_file_reports_its_figures(tmp_path):
 
 def test_report_says_once_when_runs_computed_their_figures_differently(tmp_path):
     new = tmp_path / "new.jsonl"
-    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "3", "--forks", "3",
                    "--max-forks", "3", "--key-bits", "256", "--sizes", "16", "-q", "-o", str(new))
     assert done.returncode == 0, done.stderr
     notes = json.loads(run_cli("report", "--format", "json", str(OLD), str(new)).stdout)["notes"]

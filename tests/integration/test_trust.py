@@ -57,7 +57,7 @@ def test_all_jdks_leaves_a_tenant_jdk_out_and_says_so_in_the_document(tenant_jdk
 def test_root_loads_no_c_loop_or_harness_from_a_cache_another_user_owns(folder):
     os.chown(folder, TENANT, TENANT)
     env = {**os.environ, "XDG_CACHE_HOME": str(folder)}
-    done = run_cli("compare", "--engine", "c-loop", "--quiet", "--round-time", "0.1", "--rounds", "3",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--quiet", "--round-time", "0.1", "--rounds", "3",
                    "--max-forks", "2", "-o", str(folder / "run.jsonl"), env=env)
     refused = f"the cache folder {folder}/jvmbridge: {folder} is owned by uid {TENANT}, so root will not use it"
     assert done.returncode == 2 and done.stderr.splitlines() == [f"jvmbridge: error: engine c-loop cannot run: {refused}"]
@@ -73,7 +73,7 @@ def test_root_loads_no_classpath_jar_another_user_can_change(folder, planted_jar
     marker = folder / "loaded"  # the planted provider makes it when a JVM loads its cipher
     said = f"jvmbridge: error: --classpath {jar}: {jar} is owned by uid {TENANT}, so root will not run it; " \
            "copy it where only root can change it"
-    for command in (["compare", "--engine", "jvm", "--cipher", "aes-128-ctr", "--rounds", "1", "--max-forks", "1",
+    for command in (["compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--cipher", "aes-128-ctr", "--rounds", "1", "--max-forks", "1",
                      f"--jvm-arg=-Dplanted.marker={marker}"],
                     ["verify", "--mode", "ctr", "--quick", f"--jvm-arg=-Dplanted.marker={marker}"],
                     ["guard", "--java", "java", "--mode", "ctr"]):

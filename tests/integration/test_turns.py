@@ -18,7 +18,7 @@ from jvmbridge.stats import FEW_FORKS
 
 
 def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():
-    done = run_cli("compare", "--engine", "c-loop", "--engine", "openssl-cli", "--round-time", "0.05", "--rounds", "2",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--engine", "openssl-cli", "--round-time", "0.05", "--rounds", "2",
                    "--forks", "4", "--max-forks", "4", "--quiet", "--format", "json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
@@ -46,7 +46,7 @@ def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pair
 
 def test_a_total_time_stops_the_turns_of_a_real_engine_and_its_rows_say_so():
     # ±0.01% is out of any reach: without the limit the C loop's settings would run 40 turns.
-    done = run_cli("compare", "--engine", "c-loop", "--round-time", "0.05", "--rounds", "2", "--forks", "3",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.05", "--rounds", "2", "--forks", "3",
                    "--max-forks", "40", "--target-error", "0.01", "--total-time", "8", "--quiet", "--format", "json")
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)

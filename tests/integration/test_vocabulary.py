@@ -28,7 +28,7 @@ def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_
 
 def test_exports_beside_the_table_any_number_of_them(tmp_path):
     paths = {name: tmp_path / name for name in ("a.json", "b.json", "a.csv", "a.md", "a.jmh.json")}
-    done = run_cli("compare", "--engine", "c-loop", "--rounds", "2", "--forks", "2", "--max-forks", "2",
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--rounds", "2", "--forks", "2", "--max-forks", "2",
                    "--round-time", "0.1", "-q", "--export-json", str(paths["a.json"]), "--export-json",
                    str(paths["b.json"]), "--export-csv", str(paths["a.csv"]), "--export-markdown", str(paths["a.md"]),
                    "--export-jmh", str(paths["a.jmh.json"]))
