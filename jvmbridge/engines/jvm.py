@@ -230,7 +230,9 @@ def loop_bytes_error(operation: Operation, after: dict) -> str | None:
         what = f"{after['updates']} updates of {len(data)} bytes after the timed rounds"
         # The JCE may hold back up to a block until the next update or doFinal: a padded decryption's
         # last block, and (JDK 17's SunJCE) a GCM or CFB encryption's partial one (65504 of 65512 bytes).
-        if expected.startswith(actual) and len(expected) - len(actual) <= 16:
+        # Never CTR's: a counter mode gives every byte at once, and one that gives fewer is wrong
+        # (JDK-8292158 lost bytes of short CTR updates).
+        if mode != "ctr" and expected.startswith(actual) and len(expected) - len(actual) <= 16:
             return None
     else:
         actual = bytes.fromhex(after["message"])

@@ -53,7 +53,8 @@ def test_without_use_aes_aarch64_still_runs_the_ctr_and_gcm_intrinsics(arm64_pyt
 
 
 def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64_python_root):
-    done = run_jvmbridge_arm64(arm64_python_root, "compare", "--no-interleave", "--shape", "message", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
+    done = run_jvmbridge_arm64(arm64_python_root, "compare", "--engine", "jvm", "--engine", "c-loop", "--engine", "pyca",
+                               "--engine", "openssl-cli", "--no-interleave", "--shape", "message", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
                                "--max-forks", "1", "--quiet", "--output", "/tmp/arm64-run.jsonl")
     assert done.returncode == 0, done.stderr[-2000:]
     assert "EMULATED qemu-user" in done.stdout

@@ -351,7 +351,8 @@ def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
 
 
 def test_forks_are_added_until_the_interval_is_narrow_enough_or_the_limit():
-    common = ["--engine", "pyca", "--round-time", "0.1", "--rounds", "8", "--forks", "1", "--max-forks", "3", "--quiet"]
+    common = ["--engine", "pyca", "--round-time", "0.1", "--rounds", "8", "--forks", "1", "--max-forks", "3", "--quiet",
+              "--shape", "message"]
     done, strict = run_json("compare", *common, "--target-error", "0.001")
     assert done.returncode == 0, done.stderr
     assert strict["metadata"]["workload"]["budget"] == ("8 rounds of 0.1 s per fork, 1 to 3 forks until ±0.001% (95%) "

@@ -51,7 +51,7 @@ def _frames(drawn: str) -> list[str]:
 
 # Each engine's forks in turns (--no-interleave): two jobs, whose lines these tests read.
 COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
-           "--forks", "3", "--max-forks", "3", "--no-interleave"]
+           "--forks", "3", "--max-forks", "3", "--no-interleave", "--shape", "message"]
 
 
 def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_document(tmp_path):
