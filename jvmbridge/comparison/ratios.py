@@ -93,7 +93,7 @@ def paired_slices(top, bottom) -> list[float]:
     found = []
     for fork in sorted(set(top.round_fork) & set(bottom.round_fork)):
         a, b = _fork_slices(top, fork), _fork_slices(bottom, fork)
-        if len(a) == len(b) and (ratio := fork_ratio(a, b, [x > 0 and y > 0 for x, y in zip(a, b)])):  # as conduct.paired
+        if len(a) == len(b) and (ratio := fork_ratio(a, b)):
             found.append(ratio)
     return found
 

@@ -265,10 +265,7 @@ def paired(slower: list[dict], faster: list[dict]) -> float | None:
     waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the rows'
     figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and most
     cycles would go."""
-    a, b = [running(s) for s in slower], [running(s) for s in faster]
-    # A slice that waited as long as it ran (its wait is read around its timing, with the counters
-    # read beside it) says nothing of its loop: its cycle is left out.
-    return fork_ratio(a, b, [x > 0 and y > 0 for x, y in zip(a, b)])
+    return fork_ratio([running(s) for s in slower], [running(s) for s in faster])
 
 
 def running(slice_: dict) -> float:

@@ -22,13 +22,14 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
 TRIMMED = 0.2
 
 
-def fork_ratio(top: Sequence[float], bottom: Sequence[float], kept: Sequence[bool] | None = None) -> float | None:
+def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:
     """How many times ``top``'s ns/op is ``bottom``'s in one fork: the geometric mean over cycles of
-    each cycle's ratio (ns/op of each side's slices in cycle order, one per cycle), over the cycles
-    ``kept`` (default: all); None where none is."""
+    each cycle's ratio (ns/op of each side's slices in cycle order, one per cycle); None where no
+    cycle counts. A cycle with a slice of no time left (one that waited as long as it ran:
+    running_ns_per_op) says nothing of its loop and is left out."""
     if len(top) != len(bottom):
         raise ValueError("paired slices come one per cycle on each side")
-    logs = [math.log(a / b) for a, b, keep in zip(top, bottom, kept or [True] * len(top)) if keep]
+    logs = [math.log(a / b) for a, b in zip(top, bottom) if a > 0 and b > 0]
     return math.exp(trimmed_mean(logs)) if logs else None
 
 
