@@ -6,13 +6,12 @@ figures of runs of different hours do, to be read side by side."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from jvmbridge.child import ChildOutcome, fork_rounds
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats import summarize
-from jvmbridge.trust import private_folder
+from jvmbridge.trust import private_folder, replace_whole
 
 
 def reference_path() -> Path:
@@ -59,12 +58,8 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, best: dict) -> None:
-    """Whole or not at all, in the user's own folder (a private one: root runs it too)."""
+    """Whole or not at all (trust.replace_whole), in the user's own folder (a private one: root runs it too)."""
     try:
-        folder = private_folder(path.parent, "the host speed reference")
-        partial = folder / f".{path.name}.{os.getpid()}"
-        with open(partial, "x") as f:
-            json.dump(best, f)
-        os.replace(partial, folder / path.name)
+        replace_whole(private_folder(path.parent, "the host speed reference") / path.name, json.dumps(best))
     except (OSError, ValueError):
         pass  # a reference not kept only means the next run starts one
