@@ -1,4 +1,4 @@
-"""The C loop against `openssl speed` and the JVM, side by side in one run (issue 13's targets).
+"""The C loop against `openssl speed` and the JVM, side by side in one run.
 
   stream shape: the C loop's update loop against `openssl speed -evp` on the same libcrypto, at
                 every size (target at 16 KiB: 1.00 +- 0.03)

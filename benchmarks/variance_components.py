@@ -1,5 +1,5 @@
 """How many rounds per fork? Kalibera & Jones' answer from the variance components and costs
-measured here (issue 25, item 6).
+measured here.
 
 A row's figure is the mean of its forks' summaries (the lower quartile of each fork's rounds). Its
 variance over n forks of r rounds is (s_b^2 + w^2 / r) / n: s_b^2 the variance between forks that no

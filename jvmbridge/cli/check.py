@@ -21,7 +21,7 @@ from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_opti
                                   trust_option)
 
 
-# Shipped beside the package: Prometheus alert rules, a systemd service and timer (README, "Prometheus").
+# Shipped beside the package: Prometheus alert rules, a systemd service and timer (docs/monitoring.md).
 MONITORING = Path(__file__).resolve().parent.parent / "monitoring"
 
 

@@ -1,5 +1,5 @@
 """Rounds per fork from this host's earlier runs of a configuration: Kalibera & Jones' dimensioning
-("Rigorous Benchmarking in Reasonable Time", ISMM 2013; issue 25, item 6).
+("Rigorous Benchmarking in Reasonable Time", ISMM 2013).
 
 A row's figure is the mean of n fork summaries (each the lower quartile of its r rounds). Its
 variance is (s_b^2 + w^2 / r) / n: s_b^2 what forks differ by however many rounds they run (JIT

@@ -1,4 +1,4 @@
-"""Rounds per fork from this host's earlier runs (comparison.dimensioning, issue 25 item 6): the
+"""Rounds per fork from this host's earlier runs (comparison.dimensioning): the
 components recovered from simulated rows with known ones, the choice following them and their
 costs, and the runner choosing from runs it saved itself. Fake engines only: what is tested is the
 choice, never an engine."""

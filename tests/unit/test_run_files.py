@@ -1,4 +1,4 @@
-"""Run files that no jvmbridge wrote (issue 45, item 13): each is refused in one line naming the file
+"""Run files that no jvmbridge wrote: each is refused in one line naming the file
 (and the line and field where there is one), exit 2, never an internal error; and reading one is
 bounded: regular files only, at most store.MAX_RUN_FILE_BYTES."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """One vocabulary: the options every document command shares, the time options named one way, and
-the Python API's parameters named as `compare`'s options (issue 26, item 9).
+the Python API's parameters named as `compare`'s options.
 
 Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest is in
 tests/integration/test_vocabulary.py."""
