@@ -10,6 +10,7 @@ import errno
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 
 import click
 
@@ -48,10 +49,10 @@ class OneLineErrors(click.Group):
             sys.stdout = stdout
         sys.exit(status)
 
-    def _status(self, *args, **kwargs):
+    def _status(self, args: Sequence[str] | None = None, prog_name: str | None = None) -> int | str | None:
         """The command run: its exit code, an error said in one line."""
         try:
-            status = super().main(*args, standalone_mode=False, **kwargs)
+            status = super().main(args, prog_name, standalone_mode=False)
         except _NO_ARGS_IS_HELP as e:  # plain `jvmbridge`: the help, not an error
             click.echo(e.ctx.get_help() if e.ctx else e.format_message())
             return 0

@@ -83,7 +83,7 @@ class CompareRequest:
             except WorkerError as e:
                 raise ValueError(str(e)) from None
         matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), classpath_entries(self.classpath),
-                        tuple(self.engine), _trusted_command(self.openssl, "--openssl"), tuple(self.openssl_arg),
+                        tuple(self.engine), _trusted_command(self.openssl, "--openssl") if self.openssl else None, tuple(self.openssl_arg),
                         self.shared_jvm, self.interleave)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)

@@ -5,6 +5,7 @@ with `main` (start-up, class loading, interpreter and JIT included), the String 
 encoded (`getBytes()`) inside the loop, and a fork is one sample of a fixed message count."""
 from __future__ import annotations
 
+import functools
 import subprocess
 
 from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
@@ -33,7 +34,7 @@ class AesniTesterEngine(JvmEngine):
 
     def jobs(self, workload, matrix, tag):
         return [Job.of(f"AESNITester {java.label}, {setting.name}{tag}", workload,
-                    lambda java=java, setting=setting: measure(java, setting, workload, matrix.jvm_options))
+                    functools.partial(measure, java, setting, workload, matrix.jvm_options))
                 for java in matrix.javas for setting in (INTRINSICS_ON, INTRINSICS_OFF)]
 
     def subject(self, implementation: str | None) -> str:

@@ -29,7 +29,7 @@ class CLoopEngine(WorkerEngine):
     worker = "jvmbridge.native.c_worker"
     slice_worker = "jvmbridge.native.c_slice_worker"
 
-    def child_request(self, workloads):
+    def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
         return {"library": str(library_path()), **NATIVE_WARMUP}, [loop_part(w) for w in workloads]
 
     def measurement(self, workload, request, accelerated, outcomes, failed, read) -> Measurement:

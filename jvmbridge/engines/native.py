@@ -103,7 +103,7 @@ class PycaEngine(WorkerEngine):
 
     worker = "jvmbridge.native.pyca_worker"
 
-    def child_request(self, workloads):
+    def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
         return NATIVE_WARMUP, [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
                                for w in workloads]
 
