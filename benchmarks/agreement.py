@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import _common
+
 from jvmbridge.stats import paired_log_half_width
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import _common
+
 import jvmbridge
 from jvmbridge.comparison.ratios import RatioKind, speedup
 

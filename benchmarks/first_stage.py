@@ -19,6 +19,7 @@ import random
 import statistics
 
 import _common
+
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Sampling
 

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import _common
+
 from jvmbridge.api import load
 from jvmbridge.comparison.ratios import RatioKind, operation_keys, speedup
 from jvmbridge.stats import fork_summary

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 import _common
+
 from jvmbridge.api import compare, load
 
 ROUNDS = 10

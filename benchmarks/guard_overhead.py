@@ -29,6 +29,7 @@ from argparse import Namespace
 from pathlib import Path
 
 import _common
+
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm.live import live_property

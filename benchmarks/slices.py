@@ -14,6 +14,7 @@ import random
 import statistics
 
 import _common
+
 from jvmbridge.comparison.interleaved import InterleavedJob, conducting
 from jvmbridge.comparison.runner import plan
 from jvmbridge.conductor.conduct import Pace, conduct, running

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import _common
+
 from jvmbridge.api import compare, load
 
 PAIRS = {"message": "OpenSSL C loop (jvmbridge)", "stream": "OpenSSL speed (C loop)"}

@@ -17,6 +17,7 @@ import sys
 import time
 
 import _common
+
 from jvmbridge.workload import SWEEP_SIZES
 
 ENGINES = ("--engine", "jvm", "--engine", "openssl-cli")

@@ -16,9 +16,10 @@ import tempfile
 from pathlib import Path
 
 import _common
+
 from jvmbridge.report.history import configuration, tidy_frame
-from jvmbridge.stats import CONFIDENCE, forks_for, summarize
 from jvmbridge.saved.store import ResultFileError, data_dir, read
+from jvmbridge.stats import CONFIDENCE, forks_for, summarize
 from jvmbridge.workload import MAX_FORKS
 
 

@@ -28,6 +28,7 @@ import time
 from dataclasses import fields, replace
 
 import _common
+
 from jvmbridge.api import run_comparison
 from jvmbridge.comparison.dimensioning import row_components
 from jvmbridge.comparison.request import CompareRequest

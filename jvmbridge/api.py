@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from jvmbridge.saved import store
-from jvmbridge.engines import default_engines
-from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.comparison.dimensioning import choose_rounds
+from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.comparison.runner import Comparison, plan, run
+from jvmbridge.engines import default_engines
 from jvmbridge.progress import Progress
+from jvmbridge.report.history import tidy_frame
+from jvmbridge.saved import store
 from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, SHAPES, TARGET_ERROR, Sampling, parse_count
 
 
@@ -71,7 +72,6 @@ def load(paths: str | Path | Iterable[str | Path]) -> pd.DataFrame:
     Unreadable lines are skipped and listed in ``frame.attrs["problems"]``; a file with nothing
     readable raises ValueError.
     """
-    from jvmbridge.report.history import tidy_frame
 
     loaded = store.read([paths] if isinstance(paths, (str, Path)) else list(paths))
     frame = tidy_frame(loaded)

@@ -27,7 +27,6 @@ from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 from jvmbridge.progress import forks_wanted
 from jvmbridge.workload import Sampling
 
-
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from jvmbridge.platforms import Platform, current
 from jvmbridge.platforms.cpuinfo import CPUINFO, cpuinfo_fields
 
+
 def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict:
     """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them.
     Features are None, unknown, where /proc/cpuinfo has no feature line for this platform (qemu-user

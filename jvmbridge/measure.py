@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
 from jvmbridge.machine import TICK_NS, cpu_ticks, steal_ticks
+from jvmbridge.stats import disturbed
 
 RunLoop = Callable[[int], int]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total
@@ -104,7 +105,6 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
     Then up to ``spare`` more rounds of the last count while fewer than ``counts`` were left
     undisturbed (stats.disturbed): a disturbed round stays in the record and out of the figure,
     so a fork on a machine whose host steals time still gets the rounds its summary needs."""
-    from jvmbridge.stats import disturbed
 
     # Read outermost first before the round and last after it: the thread's CPU time innermost, so
     # that it spans the loop and not the other reads (a JVM's GC and JIT beans are calls into

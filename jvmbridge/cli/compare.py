@@ -8,16 +8,40 @@ import sys
 import click
 
 from jvmbridge.child import WorkerError
-from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.cli.common import (Count, ProviderName, Sizes, all_jdks_option, classpath_option, export_options,
-                                  format_option, java_option, output_option, print_document, quiet_option,
-                                  terminal_width, trust_option)
+from jvmbridge.cli.common import (
+    Count,
+    ProviderName,
+    Sizes,
+    all_jdks_option,
+    classpath_option,
+    export_options,
+    format_option,
+    java_option,
+    output_option,
+    print_document,
+    quiet_option,
+    terminal_width,
+    trust_option,
+)
 from jvmbridge.engines import ENGINES, default_engines
+from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
-from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, CLIFF_SIZES, DIRECTIONS, KEY_BITS, MAX_FORKS,
-                                MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, SHAPES, SPEED_SIZES, SWEEP_SIZES,
-                                TARGET_ERROR, Sampling)
+from jvmbridge.workload import (
+    AESNITESTER_MESSAGE_BYTES,
+    CLIFF_SIZES,
+    DIRECTIONS,
+    KEY_BITS,
+    MAX_FORKS,
+    MAX_ROUND_SECONDS,
+    MAX_THREADS,
+    ROUND_SECONDS,
+    SHAPES,
+    SPEED_SIZES,
+    SWEEP_SIZES,
+    TARGET_ERROR,
+    Sampling,
+)
 
 
 @click.command()

@@ -8,9 +8,19 @@ import click
 
 from jvmbridge.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 from jvmbridge.child import WorkerError
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, all_jdks_option, export_options, format_option, java_option,
-                                  javas_or_usage_error, output_option, print_document, quiet_option, terminal_width,
-                                  trust_option)
+from jvmbridge.cli.common import (
+    DOCUMENT_AS_JSON,
+    all_jdks_option,
+    export_options,
+    format_option,
+    java_option,
+    javas_or_usage_error,
+    output_option,
+    print_document,
+    quiet_option,
+    terminal_width,
+    trust_option,
+)
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 
 
@@ -35,8 +45,8 @@ def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from
 
     JVM options go with --jvm-arg, or after `--`: `jvmbridge flags -- -XX:-UseAES`.
     """
-    from jvmbridge.render.flags import FlagsDocument, flags_frame
     from jvmbridge.jvm.flagsource import print_flags_final
+    from jvmbridge.render.flags import FlagsDocument, flags_frame
 
     tables: dict[str, FlagTable] = {}
     try:

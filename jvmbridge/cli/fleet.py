@@ -7,8 +7,16 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, output_option, print_document,
-                                  quiet_option, read_fleet, terminal_width)
+from jvmbridge.cli.common import (
+    DOCUMENT_AS_JSON,
+    export_options,
+    format_option,
+    output_option,
+    print_document,
+    quiet_option,
+    read_fleet,
+    terminal_width,
+)
 
 
 @click.command(context_settings={"ignore_unknown_options": True})

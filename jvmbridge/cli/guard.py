@@ -34,9 +34,9 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     from jvmbridge.child import WorkerError
     from jvmbridge.cpu import cpu_info
     from jvmbridge.guard.demo import JvmEnded, demonstrate
+    from jvmbridge.harness import guard_jar
     from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
     from jvmbridge.verify.known_bugs import candidates
-    from jvmbridge.harness import guard_jar
 
     try:
         if print_agent_path:

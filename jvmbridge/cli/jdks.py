@@ -5,8 +5,16 @@ import sys
 
 import click
 
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, java_option, output_option,
-                                  print_document, quiet_option, terminal_width)
+from jvmbridge.cli.common import (
+    DOCUMENT_AS_JSON,
+    export_options,
+    format_option,
+    java_option,
+    output_option,
+    print_document,
+    quiet_option,
+    terminal_width,
+)
 from jvmbridge.jvm.discovery import JavaInstall, discover
 
 

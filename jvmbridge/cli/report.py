@@ -7,8 +7,18 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.cli.common import (DOCUMENT_AS_JSON, export_options, format_option, in_existing_folder, output_option,
-                                  print_document, quiet_option, read_fleet, terminal_width, write_exports)
+from jvmbridge.cli.common import (
+    DOCUMENT_AS_JSON,
+    export_options,
+    format_option,
+    in_existing_folder,
+    output_option,
+    print_document,
+    quiet_option,
+    read_fleet,
+    terminal_width,
+    write_exports,
+)
 from jvmbridge.report.columns import COLUMN_KINDS
 
 
@@ -77,8 +87,8 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
                 width: int | None = None) -> bool:
     """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be
     saved. ``width``: the terminal's, which the table for people is fitted to (None: as wide as it is)."""
-    from jvmbridge.report.history import compare_runs, tidy_frame
     from jvmbridge.render.runs import RunsDocument
+    from jvmbridge.report.history import compare_runs, tidy_frame
     from jvmbridge.saved.store import ResultFileError, read
 
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):

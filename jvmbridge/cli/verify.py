@@ -12,11 +12,22 @@ import uuid
 
 import click
 
-from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
-from jvmbridge.cli.common import (ProviderName, all_jdks_option, classpath_option, export_options, format_option,
-                                  java_option, javas_or_usage_error, output_option, print_document, quiet_option,
-                                  terminal_width, trust_option)
+from jvmbridge.cli.common import (
+    ProviderName,
+    all_jdks_option,
+    classpath_option,
+    export_options,
+    format_option,
+    java_option,
+    javas_or_usage_error,
+    output_option,
+    print_document,
+    quiet_option,
+    terminal_width,
+    trust_option,
+)
 from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.jvm.providers import provider as provider_named
 

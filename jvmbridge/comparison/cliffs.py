@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from jvmbridge.engines import name_of
 from jvmbridge.comparison.ratios import quotient
+from jvmbridge.engines import name_of
 from jvmbridge.results import missing
 
 # The least jump, beyond the intervals, that is called a cliff.

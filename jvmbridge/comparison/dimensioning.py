@@ -23,6 +23,8 @@ import socket
 import statistics
 from dataclasses import dataclass, replace
 
+import numpy
+
 from jvmbridge.engines import Job, Part
 from jvmbridge.results import rounds_per_fork
 from jvmbridge.saved import store
@@ -157,7 +159,6 @@ def within_variance(forks: list[list[float]]) -> float:
     noise (one-sided noise moves a lower quartile less than a normal's would): each fork's rounds
     resampled, the variance of their lower quartile (stats.fork_summary's, numpy's default
     interpolation) times its rounds, averaged over forks."""
-    import numpy
 
     draw = numpy.random.default_rng(0)
     per_fork = [float(numpy.quantile(draw.choice(rounds, (BOOTSTRAP, len(rounds))), 0.25, axis=1).var(ddof=1))

@@ -7,15 +7,23 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 
-from jvmbridge.engines import ENGINES, Matrix, default_engines
 from jvmbridge.child import WorkerError
+from jvmbridge.engines import ENGINES, Matrix, default_engines
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
 from jvmbridge.trust import NotTrusted, trusted_path
-from jvmbridge.workload import (AESNITESTER_MESSAGE_BYTES, SHAPES, Operation, Sampling, Workload, combinations, parse_cipher,
-                                parse_sizes)
+from jvmbridge.workload import (
+    AESNITESTER_MESSAGE_BYTES,
+    SHAPES,
+    Operation,
+    Sampling,
+    Workload,
+    combinations,
+    parse_cipher,
+    parse_sizes,
+)
 
 
 @dataclass(frozen=True)

@@ -14,23 +14,25 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
 import pandas as pd
 
-from jvmbridge.version import __version__
-from jvmbridge.saved import store
 from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
-from jvmbridge.cpu import cpu_info, volatile_readings
-from jvmbridge.machine import Load, LoadWatch, shared_text
-from jvmbridge.engines import ENGINES, Job, Matrix, Part
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
+from jvmbridge.cpu import cpu_info, volatile_readings
+from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.machine import Load, LoadWatch, shared_text
+from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, NoteKind, Result
+from jvmbridge.saved import store
 from jvmbridge.saved.schema import frame_of, result_of, row_record
+from jvmbridge.version import __version__
 from jvmbridge.workload import Workload
+
 
 @dataclass
 class Comparison:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from jvmbridge.stats import CONFIDENCE, paired_log_half_width, stein_half_width, t_quantile
 
+
 def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float:
     """A slice's ns/op without the time its thread waited for the CPU while others ran there
     (schedstat's run-queue wait): a slice that another process interrupted keeps what its own loop

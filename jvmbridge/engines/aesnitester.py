@@ -14,8 +14,7 @@ from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, 
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.options import (INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options,
-                                   setting_as_run)
+from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, setting_as_run
 from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize

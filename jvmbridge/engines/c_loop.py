@@ -11,8 +11,8 @@ from jvmbridge.platforms import current
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
-from jvmbridge.workload import Operation, Workload
 from jvmbridge.worker_protocol import CPart
+from jvmbridge.workload import Operation, Workload
 
 
 class CLoopEngine(WorkerEngine):

@@ -5,25 +5,33 @@ from __future__ import annotations
 import os
 import secrets
 
-from jvmbridge.child import (Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns, fork_warmups,
-                             run_forks)
+from jvmbridge.child import (
+    Arm,
+    ChildOutcome,
+    WorkerError,
+    fork_rounds,
+    fork_seconds,
+    fork_turns,
+    fork_warmups,
+    run_forks,
+)
 from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.harness import HarnessUnavailable, harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.jvm.providers import JceProvider, provider as provider_named
-from jvmbridge.jvm.options import (JvmSetting, flags_to_read, java_major, launch_options, requested_flags,
-                                   setting_as_run)
-from jvmbridge.results import Measurement
+from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags, setting_as_run
+from jvmbridge.jvm.providers import JceProvider
+from jvmbridge.jvm.providers import provider as provider_named
 from jvmbridge.measure import merge_warmups
 from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
+from jvmbridge.results import Measurement
 from jvmbridge.stats import summarize
 from jvmbridge.trust import create_private_file
-from jvmbridge.workload import Operation, Workload
 from jvmbridge.worker_protocol import JvmPart, JvmRequest
+from jvmbridge.workload import Operation, Workload
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
 # longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)

@@ -7,8 +7,19 @@ import shutil
 import subprocess
 from typing import Callable
 
-from jvmbridge.child import (INTERRUPTED, Arm, ChildOutcome, WorkerError, fork_rounds, fork_seconds, fork_turns,
-                             fork_warmups, measured_environment, run_forks, turns)
+from jvmbridge.child import (
+    INTERRUPTED,
+    Arm,
+    ChildOutcome,
+    WorkerError,
+    fork_rounds,
+    fork_seconds,
+    fork_turns,
+    fork_warmups,
+    measured_environment,
+    run_forks,
+    turns,
+)
 from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.measure import merge_warmups
@@ -17,8 +28,8 @@ from jvmbridge.platforms import current
 from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
 from jvmbridge.stats import one_round_each, summarize
-from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
 from jvmbridge.worker_protocol import PycaPart
+from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}

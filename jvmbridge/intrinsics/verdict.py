@@ -4,11 +4,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import Enum
 
+from jvmbridge.cpu import lacks
 from jvmbridge.intrinsics.jitlog import Evidence
 from jvmbridge.intrinsics.modes import Mode
-from jvmbridge.cpu import lacks
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.platforms import current
+
 
 class Spelled(str, Enum):
     """An enum whose members are the text documents and reports show (a str: JSON writes the text)."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import cast
 
 from jvmbridge.child import Save, WorkerError, each_part, serve
-from jvmbridge.measure import round_counts, spare_rounds, timed_rounds, warm_up
 from jvmbridge.conductor.slices import Loop
+from jvmbridge.measure import round_counts, spare_rounds, timed_rounds, warm_up
 from jvmbridge.worker_protocol import JvmPart, JvmRequest, MeasuredJvmPart
 
 

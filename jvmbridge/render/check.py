@@ -6,7 +6,8 @@ import functools
 from typing import Callable
 
 from jvmbridge.fleet.report import fleet_of
-from jvmbridge.guard.state import ModeState, summary as guard_summary
+from jvmbridge.guard.state import ModeState
+from jvmbridge.guard.state import summary as guard_summary
 from jvmbridge.intrinsics.verdict import Status
 from jvmbridge.render import fleet
 from jvmbridge.render.metrics import check_metrics

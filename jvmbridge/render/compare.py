@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.comparison.headline import headline
+from jvmbridge.comparison.runner import Comparison
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.machine import load_text
-from jvmbridge.results import NoteKind, missing, rounds_per_fork
-from jvmbridge.comparison.runner import Comparison
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
+from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats import CONFIDENCE, FEW_FORKS
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime
 import functools
 
-from jvmbridge.version import __version__
 from jvmbridge.render.text import printable
+from jvmbridge.version import __version__
 
 
 @functools.cache

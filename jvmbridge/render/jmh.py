@@ -18,9 +18,9 @@ import re
 
 import numpy as np
 
-from jvmbridge.version import __version__
 from jvmbridge.engines import jdk_of, name_of
 from jvmbridge.results import missing, rounds_per_fork
+from jvmbridge.version import __version__
 
 PERCENTILES = ("0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0")
 SECONDARY = "·jvmbridge.forkLowerQuartile"  # JMH's secondary metrics are named "·gc.alloc.rate" and so on

@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass, field
 
 import markupsafe
 import pandas as pd
 
-from jvmbridge.report.history import RunComparison, Versus, number_runs
 from jvmbridge.render import jmh
 from jvmbridge.render.html import page
 from jvmbridge.render.plot import PlotUnavailable, svg_of
 from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
+from jvmbridge.report.history import RunComparison, Versus, number_runs
 
 # 1: first format (runs, comparison rows, notes, problems).
 SCHEMA_VERSION = 1

@@ -21,8 +21,16 @@ from typing import TextIO
 from jvmbridge import jsontext
 from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
 from jvmbridge.saved.published import speed_text_runs
-from jvmbridge.saved.schema import (READABLE, SCHEMA_VERSION, RecordError, check_load, check_metadata,
-                                    non_finite, upgrade_metadata, upgrade_row)
+from jvmbridge.saved.schema import (
+    READABLE,
+    SCHEMA_VERSION,
+    RecordError,
+    check_load,
+    check_metadata,
+    non_finite,
+    upgrade_metadata,
+    upgrade_row,
+)
 from jvmbridge.saved.speed_text import SpeedTextError
 from jvmbridge.trust import create_private_file, open_for_writing, private_folder
 

@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jvmbridge.version import __version__
-from jvmbridge.intrinsics.modes import Mode
-from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.child import WorkerError
 from jvmbridge.cpu import cpu_info
+from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.printflags import FlagsParseError, parse
@@ -20,6 +19,7 @@ from jvmbridge.reference import reference
 from jvmbridge.verify.attribute import Finding, attribute, findings
 from jvmbridge.verify.plan import DIRECTIONS, KEY_BITS, Case, cases, write_plan
 from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep
+from jvmbridge.version import __version__
 
 # 1: first format (host, cpu, jdks with modes, exit_code).
 SCHEMA_VERSION = 1

@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from jvmbridge.harness import harness_jar
 from jvmbridge.intrinsics.jitlog import intrinsic_method, is_inlining_log
 from jvmbridge.intrinsics.modes import Mode
-from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC

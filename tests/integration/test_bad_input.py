@@ -4,7 +4,6 @@ Split by tier: here what needs a process; the rest is in tests/unit/test_bad_inp
 from __future__ import annotations
 
 import pytest
-
 from helpers import FULL, run_cli, run_cli_into_a_full_disk
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from helpers import run_cli
+
 from jvmbridge.native.c_loop import library_path
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS, Operation

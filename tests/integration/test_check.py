@@ -7,8 +7,8 @@ import os
 import subprocess
 
 import pytest
-
 from helpers import check_json, cpu_has_aes, jdk_homes, run_cli, stop_jvm, verdicts
+
 from jvmbridge.harness import harness_jar
 
 

@@ -7,10 +7,10 @@ Split by tier: here what needs a process; the rest is in tests/unit/test_check_e
 from __future__ import annotations
 
 import pytest
-
 from helpers import check_json, cpu_has_aes, run_cli, verdicts
-from jvmbridge.intrinsics.modes import MODES
+
 from jvmbridge.check.tryfix import tried
+from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.intrinsics.verdict import Status, decide
 from jvmbridge.jvm.discovery import resolve_java
 from jvmbridge.jvm.printflags import parse

@@ -7,11 +7,10 @@ import os
 import statistics
 
 import pytest
-
 from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats import t_quantile
-
 
 # For tests of what a row says (its JDK, its flags read back), not of its statistics: the last --forks counts.
 ONE_FORK = ("--forks", "1", "--max-forks", "1")

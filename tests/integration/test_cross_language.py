@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-
 from helpers import SIZES, jdk_homes, provider_jar, vectors
+
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
 from jvmbridge.reference import encrypt_message

@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import DATA, jdk_homes, run_cli
 
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, cannot, jdk_homes, run_cli, stop_jvm
+
 from jvmbridge.fleet.report import fleet_of, read_documents
 from jvmbridge.harness import harness_jar
 

@@ -8,9 +8,8 @@ import json
 import os
 from pathlib import Path
 
-import pytest
-
 import browser
+import pytest
 from helpers import cannot, run_cli
 
 if not browser.chromium():

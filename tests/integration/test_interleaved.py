@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import run_cli, run_json
 
 TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]

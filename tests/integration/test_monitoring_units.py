@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import REPO, TENANT, cannot, jdk_homes, needs_root, run_cli, stop_jvm, tenant_folder, wait_attachable
 from prometheus_client.parser import text_string_to_metric_families
-
-from helpers import REPO, TENANT, cannot, run_cli, jdk_homes, needs_root, stop_jvm, tenant_folder, wait_attachable
 
 UNITS = REPO / "jvmbridge" / "monitoring"
 SERVICE = UNITS / "jvmbridge-check.service"

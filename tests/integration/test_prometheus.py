@@ -17,9 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import EVIL, REPO, SHOWN, cannot, cpu_has_aes, jdk_homes, run_cli, stop_jvm, wait_attachable
 from prometheus_client.parser import text_string_to_metric_families
 
-from helpers import EVIL, REPO, SHOWN, cannot, cpu_has_aes, jdk_homes, run_cli, stop_jvm, wait_attachable
 from jvmbridge.harness import guard_jar, harness_jar
 
 RULES = REPO / "jvmbridge" / "monitoring" / "jvmbridge-alerts.yml"

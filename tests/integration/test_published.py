@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import report, rows_by_configuration, run_cli
+
 from jvmbridge.saved.speed_text import SpeedTextError, parse_speed_text
 
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")

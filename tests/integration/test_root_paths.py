@@ -15,8 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from helpers import TENANT, jdk_homes, planted_jdk, run_cli, write_acl
+
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")

@@ -9,7 +9,6 @@ import threading
 import time
 
 import pytest
-
 from helpers import rounds_per_fork, run_json
 
 # Every test here asserts what rounds took (CPU time against the clock; hogs of its own on every vCPU).

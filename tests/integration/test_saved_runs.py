@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from helpers import DATA, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+
 from jvmbridge.saved.schema import SCHEMA_VERSION
 
 

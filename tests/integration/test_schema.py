@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from helpers import OLD, run_cli, saved_rows
 
 

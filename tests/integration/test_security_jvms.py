@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import TENANT, jdk_homes, needs_root, run_measured, stop_jvm, tenant_folder, wait_attachable
+
 from jvmbridge.harness import harness_jar
 
 LOOP = ["-cp", str(harness_jar()), "jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]

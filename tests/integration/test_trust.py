@@ -9,8 +9,8 @@ import shutil
 import subprocess
 
 import pytest
-
 from helpers import TENANT, jdk_homes, planted_jdk, run_cli
+
 from jvmbridge import compare
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")

@@ -11,9 +11,9 @@ import math
 import statistics
 
 import pytest
+from helpers import run_cli
 from scipy import stats
 
-from helpers import run_cli
 from jvmbridge.stats import FEW_FORKS
 
 

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from helpers import jdk_homes, run_cli, run_json
 
 PLANTED = "planted.PlantedProvider"

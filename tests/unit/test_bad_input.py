@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import FULL, run_cli, run_cli_into_a_full_disk
 
 

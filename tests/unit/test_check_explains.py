@@ -8,11 +8,11 @@ tests/integration/test_check_explains.py."""
 from __future__ import annotations
 
 import pytest
-
 from helpers import DATA
+
+from jvmbridge.cpu import cpu_info
 from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.intrinsics.verdict import Status, decide
-from jvmbridge.cpu import cpu_info
 from jvmbridge.jvm.printflags import parse
 from jvmbridge.platforms.aarch64 import AArch64
 

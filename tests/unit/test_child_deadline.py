@@ -11,7 +11,6 @@ import jvmbridge.child as child
 from jvmbridge.child import run_child
 from jvmbridge.workload import Operation, Sampling, Workload
 
-
 # A worker that answers its first part, saves (as each_part does), then hangs forever.
 HANGS_AFTER_ONE_PART = """
     import json, sys, time

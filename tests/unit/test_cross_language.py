@@ -5,6 +5,7 @@ tests/integration/test_cross_language.py."""
 from __future__ import annotations
 
 from helpers import SIZES, vectors
+
 from jvmbridge.reference import encrypt_message
 
 

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from jvmbridge.comparison.dimensioning import (ROUNDS_CEILING, ROUNDS_FLOOR, Components, choose_rounds, components)
+from jvmbridge.comparison.dimensioning import ROUNDS_CEILING, ROUNDS_FLOOR, Components, choose_rounds, components
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Engine, Job, Matrix
 from jvmbridge.results import Measurement, NoteKind

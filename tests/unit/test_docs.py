@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from helpers import REPO
+
 from jvmbridge.version import __version__
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]

@@ -14,9 +14,11 @@ import io
 import json
 
 import pandas as pd
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from helpers import FakeEngine, structure
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.fleet.report import fleet_of
 from jvmbridge.intrinsics.verdict import Status
@@ -25,7 +27,6 @@ from jvmbridge.render import FORMATS, render
 from jvmbridge.render.flags import FlagsDocument
 from jvmbridge.render.runs import RunsDocument
 from jvmbridge.render.text import printable
-from jvmbridge.comparison.runner import plan, run
 from jvmbridge.report.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
 from jvmbridge.jvm.printflags import FlagsParseError, parse
 
 

@@ -9,8 +9,8 @@ import json
 import os
 
 import pytest
-
 from helpers import run_cli
+
 from jvmbridge.fleet.report import MAX_DOCUMENT_BYTES
 
 GOOD_HOST = {"jdks": [{"java_home": "/jdk", "version": "17", "options": [],

@@ -9,13 +9,13 @@ import sys
 import time
 
 import pytest
-
 from helpers import FakeEngine, workloads
+
 from jvmbridge.comparison.runner import plan, run, saved_comparison
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.machine import NOTICEABLE_CPUS, LoadWatch, load_text
-from jvmbridge.results import NoteKind
 from jvmbridge.render import render
+from jvmbridge.results import NoteKind
 from jvmbridge.saved.store import read
 
 BURN = "import time\nend = time.process_time() + {seconds}\nwhile time.process_time() < end: pass"

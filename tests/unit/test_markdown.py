@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from helpers import FakeEngine, structure, workloads
+
 from jvmbridge.render import render
 from jvmbridge.render.text import fence_prose
 

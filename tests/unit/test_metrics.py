@@ -8,10 +8,10 @@ import os
 import re
 
 import pytest
+from helpers import EVIL, SHOWN
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
 from prometheus_client.parser import text_string_to_metric_families as prometheus
 
-from helpers import EVIL, SHOWN
 from jvmbridge.jvm.options import main_class
 from jvmbridge.render import render
 from jvmbridge.render.exposition import MAX_LABEL_CHARS

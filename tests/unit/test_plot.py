@@ -7,12 +7,12 @@ from __future__ import annotations
 import warnings
 
 import pytest
-
 from helpers import FakeEngine
-from jvmbridge.engines import ENGINES, Matrix
+
 from jvmbridge.comparison.runner import plan, run
-from jvmbridge.report.history import compare_runs, tidy_frame
+from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.render.plot import AXIS_SPAN, figure_of, svg_of
+from jvmbridge.report.history import compare_runs, tidy_frame
 from jvmbridge.saved.store import read
 from jvmbridge.workload import Sampling, combinations
 

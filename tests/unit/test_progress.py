@@ -8,13 +8,13 @@ from __future__ import annotations
 import time
 
 import pytest
-
 from helpers import FakeEngine
+
+from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, TimeLimit, forks_wanted
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.comparison.runner import plan, run
 from jvmbridge.stats import summarize
 from jvmbridge.workload import Sampling, combinations
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 from helpers import DATA, report, rows_by_configuration, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from jvmbridge.saved.published import acceleration, platform_of
 from jvmbridge.saved.speed_text import parse_speed_text
 

@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, TENANT, run_cli, write_acl
+
 from jvmbridge.jvm.messages import java_command
 from jvmbridge.saved.store import ResultWriter, file_name_part
 from jvmbridge.trust import NotTrusted, changeable_by_others, private_folder, trusted_path

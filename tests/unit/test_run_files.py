@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import DATA, run_cli
+
 from jvmbridge.saved.store import MAX_RUN_FILE_BYTES
 
 GOOD = DATA / "run-0.3.0.jsonl"

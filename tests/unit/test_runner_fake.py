@@ -12,17 +12,17 @@ import re
 from pathlib import Path
 
 import pytest
-
 from helpers import FakeEngine, run_cli, workloads
+
+from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
+from jvmbridge.comparison.ratios import RatioKind
+from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
-from jvmbridge.comparison.ratios import RatioKind
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
-from jvmbridge.comparison.runner import plan, run
-from jvmbridge.stats import summarize
 from jvmbridge.saved.store import read
+from jvmbridge.stats import summarize
 from jvmbridge.workload import Sampling, combinations
 
 

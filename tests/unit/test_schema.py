@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import DATA, OLD, run_cli_here, saved_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import DATA, OLD, run_cli_here, saved_rows
 from jvmbridge.results import NoteKind
 from jvmbridge.saved.schema import SCHEMA_VERSION, upgrade_row
 from jvmbridge.saved.store import read

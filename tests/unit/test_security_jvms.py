@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import TENANT, needs_root, run_measured
 
 

@@ -14,8 +14,15 @@ import statistics
 
 import pytest
 
-from jvmbridge.stats import (CONFIDENCE, DISTURBED_SHARE, fork_summary, forks_for, half_width, stein_half_width,
-                             summarize)
+from jvmbridge.stats import (
+    CONFIDENCE,
+    DISTURBED_SHARE,
+    fork_summary,
+    forks_for,
+    half_width,
+    stein_half_width,
+    summarize,
+)
 from jvmbridge.steady import Steadiness, Steady, classify
 from jvmbridge.workload import Sampling
 

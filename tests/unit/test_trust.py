@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from helpers import TENANT
+
 from jvmbridge.trust import changeable_by_others
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")

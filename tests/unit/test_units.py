@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import pytest
-
 from helpers import REPO
-from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
+
 from jvmbridge import measure
+from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes

@@ -15,9 +15,9 @@ import subprocess
 import sys
 
 import pytest
+from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli
 from markdown_it import MarkdownIt
 
-from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import align, csv_cell, markdown, printable
 

@@ -1,16 +1,16 @@
 """The fast tier for verify: sizes, cases, inputs, known bugs, reduction and rendering (no JVM)."""
 from __future__ import annotations
 
+from jvmbridge.check.host import with_verification
 from jvmbridge.intrinsics.jitlog import is_inlining_log
 from jvmbridge.intrinsics.modes import MODES
-from jvmbridge.check.host import with_verification
 from jvmbridge.intrinsics.verdict import Status, Verdict
 from jvmbridge.jvm.messages import crash_report, crash_summary
 from jvmbridge.reference import decrypt_message
+from jvmbridge.render.verify import render_table as render_verify
 from jvmbridge.verify.attribute import Finding, findings
 from jvmbridge.verify.known_bugs import KNOWN_BUGS, matching
 from jvmbridge.verify.plan import LARGE, cases, inputs, quick_sizes, sweep_sizes
-from jvmbridge.render.verify import render_table as render_verify
 from jvmbridge.verify.sweep import Divergence, SweepOutcome
 
 AVX512 = ["aes", "avx2", "vaes", "avx512f"]
