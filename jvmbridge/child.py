@@ -35,7 +35,13 @@ Save = Callable[[dict], None]
 
 
 class WorkerError(Exception):
-    """A failure the worker understood; its message is meant for the user as it is."""
+    """A failure the worker understood; its message is meant for the user as it is. ``ended``: where
+    the worker's process died, how (its exit status, what it printed), for an engine to read its
+    crash report from (engines.jvm.why_failed)."""
+
+    def __init__(self, message: str | None, ended: ChildOutcome | None = None):
+        super().__init__(message)
+        self.ended = ended
 
 
 @dataclass

@@ -5,10 +5,11 @@ these rows is then taken between slices that ran moments apart (comparison.ratio
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.child import ChildOutcome, WorkerError
+from jvmbridge.child import INTERRUPTED, ChildOutcome, WorkerError
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
@@ -91,21 +92,27 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     given, pace = conducting(job), pace_of(job)
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
-    if conducted.interrupted:
-        raise KeyboardInterrupt
+    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
+    # the runner, which saw the key pressed, runs no further job.
+    interrupted = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "") if conducted.interrupted else None
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
             outcomes = _outcomes(conducted, part.label, str(i))
-            failed = conducted.failures.get(part.label)
+            failed = _ended(conducted.failures[part.label]) if part.label in conducted.failures else interrupted
             if not outcomes:
-                found.append(WorkerError(failed or "no fork finished"))
+                found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
             staged = replace(workload, sampling=replace(workload.sampling, forks=pace.min_forks))  # its Stein bound, as run
-            measurement = setting.measurement(staged, outcomes, ChildOutcome({"error": failed}, 1, "", "") if failed else None)
+            measurement = setting.measurement(staged, outcomes, failed)
             found.append(replace(measurement, in_turns=LABEL, interleaved=True,
                                  fork_turns=[o.answer["fork_turn"] for o in outcomes]))
     return found
+
+
+def _ended(error: WorkerError) -> ChildOutcome:
+    """How a failed configuration's worker ended: its process's exit and prints where it died, else the error."""
+    return error.ended or ChildOutcome({"error": str(error)}, 1, "", "")
 
 
 def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:

@@ -95,7 +95,7 @@ class Fork:
 @dataclass
 class Conducted:
     forks: list[Fork]
-    failures: dict[str, str]  # configuration -> why it stopped
+    failures: dict[str, WorkerError]  # configuration -> why it stopped
     ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
     stopped: str  # why no more forks ran
     interrupted: bool = False
@@ -131,7 +131,7 @@ class _Run:
         self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
         self.progress = progress
         self.forks: list[Fork] = []
-        self.failures: dict[str, str] = {}
+        self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
 
     def live(self) -> list[Configuration]:
@@ -231,7 +231,7 @@ class _Run:
         except WorkerError as e:
             for c in self.live():
                 if c.worker == key:
-                    self.failures[c.label] = str(e)
+                    self.failures[c.label] = e
 
     def _warm(self, fork: Fork, handles: Mapping[str, Worker]) -> None:
         order = self.live()

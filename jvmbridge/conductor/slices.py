@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jvmbridge.child import WorkerError, measured_environment, remove_jvm_files
+from jvmbridge.child import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
 from jvmbridge.measure import Activity, RunLoop, timed_rounds, warm_up
 
 # The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
@@ -102,8 +102,12 @@ class WorkerProcess:
 
     def send(self, message: dict) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message) + "\n")
-        self.process.stdin.flush()
+        try:
+            self.process.stdin.write(json.dumps(message) + "\n")
+            self.process.stdin.flush()
+        except BrokenPipeError:  # it died between two commands: why is in what it printed
+            self.stop()
+            raise self._died() from None
 
     def ready(self) -> dict:
         """The worker's identity once it is set up; WorkerError with its reason if it failed."""
@@ -130,17 +134,18 @@ class WorkerProcess:
         return self.output.read()
 
     def stop(self) -> None:
-        """Ends the process (at once, if it has not exited) and what a JVM leaves behind."""
+        """Ends the process and what a JVM leaves behind: its stdin closed, a worker waiting for
+        a command exits at once (serve); one still busy (a slice, a hung JVM) is killed."""
+        with contextlib.suppress(OSError):
+            assert self.process.stdin is not None
+            self.process.stdin.close()
         if self.process.poll() is None:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=2)
+                self.process.wait(timeout=1)
         if self.process.poll() is None:
             self.process.kill()
             remove_jvm_files(self.process.pid)  # before the reap: the pid is still this process's
             self.process.wait()
-        with contextlib.suppress(OSError):
-            assert self.process.stdin is not None
-            self.process.stdin.close()
         self.replies.close()
 
     def _reply(self, seconds: float) -> dict:
@@ -153,7 +158,7 @@ class WorkerProcess:
             chunk = os.read(self.replies.fileno(), 65536).decode()
             if not chunk:  # the process ended without a reply: what it printed last says why
                 self.stop()
-                raise WorkerError(self._died())
+                raise self._died()
             self._buffer += chunk
         line, self._buffer = self._buffer.split("\n", 1)
         message = json.loads(line)
@@ -162,7 +167,11 @@ class WorkerProcess:
             raise WorkerError(message["error"])
         return message
 
-    def _died(self) -> str:
-        lines = [line.strip() for line in self.printed().splitlines() if line.strip()]
+    def _died(self) -> WorkerError:
+        """The worker's end as an error: its exit status and the last line it printed, the whole
+        of what it printed kept beside (a JVM's crash report: engines.jvm.why_failed)."""
+        printed = self.printed()
+        lines = [line.strip() for line in printed.splitlines() if line.strip()]
         said = f": {lines[-1][:200]}" if lines else ""
-        return f"the worker exited (status {self.process.returncode}){said}"
+        return WorkerError(f"the worker exited (status {self.process.returncode}){said}",
+                           ChildOutcome(None, self.process.returncode, printed, ""))

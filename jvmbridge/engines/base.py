@@ -85,6 +85,8 @@ class Sliced:
     warmup_min_seconds: float
     warmup_max_seconds: float
     env: Mapping[str, str] | None = None
+    # One line on why the worker failed (a JVM reads its crash report): its error as it is, by default.
+    why_failed: Callable[["ChildOutcome"], str] = lambda failed: failed.error or "the worker failed"
 
 
 class Engine:

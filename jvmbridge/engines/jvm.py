@@ -2,6 +2,7 @@
 Parent side: build the worker's request, turn its answer into a Measurement."""
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 
@@ -97,7 +98,8 @@ class JvmEngine(Engine):
 
         subject = f"JVM {java.label}, {provider.name}"
         return Sliced(f"{subject}, {setting.name}", subject, setting.accelerated, "jvmbridge.jvm.slice_worker",
-                      {**request, "parts": parts}, workloads, measurement, WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS)
+                      {**request, "parts": parts}, workloads, measurement, WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS,
+                      why_failed=functools.partial(why_failed, java))
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")

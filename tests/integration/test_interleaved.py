@@ -3,9 +3,14 @@ interleaved cycle by cycle by the conductor, ratios from paired slices, a yardst
 speed, the answer first. Real JVMs, the real C loop on the real OpenSSL."""
 from __future__ import annotations
 
+import json
 import os
+import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from helpers import run_cli, run_json
@@ -87,3 +92,61 @@ def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_
     assert calm_ratio["low"] <= hogged_ratio["times"] <= calm_ratio["high"], (calm_ratio, hogged_ratio)
     # The hog was felt: slices that waited for their vCPU, which the rows' figures set aside.
     assert any(row["disturbed_rounds"] for row in hogged["results"])
+
+
+def _workers(compare: subprocess.Popen, module: str) -> set[int]:
+    """The pids of this compare's worker processes running ``module`` (another run's are not ours)."""
+    found = subprocess.run(["pgrep", "-P", str(compare.pid), "-f", module], capture_output=True, text=True)
+    return {int(pid) for pid in found.stdout.split()}
+
+
+def _start(path: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", *args, "--output", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _rows(path: Path) -> tuple[list[dict], list[dict], dict]:
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    return ([r for r in records if r["type"] == "measurement"], [r for r in records if r["type"] == "failure"],
+            records[-1])
+
+
+def test_a_jvm_that_crashes_fails_its_configuration_with_the_crash_and_the_other_is_measured(tmp_path):
+    path = tmp_path / "crashed.jsonl"
+    compare = _start(path, "--engine", "jvm", "--shape", "message", "--forks", "2", "--max-forks", "2", "--quiet")
+    deadline = time.time() + 120
+    # A JVM up in one of its workers (libjvm mapped), then a SIGSEGV for it, as a broken intrinsic would raise.
+    while not (jvms := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
+                        if "libjvm.so" in Path(f"/proc/{pid}/maps").read_text(errors="replace")]):
+        assert time.time() < deadline and compare.poll() is None, "no JVM worker started"
+        time.sleep(0.1)
+    os.kill(jvms[0], signal.SIGSEGV)
+    _, stderr = compare.communicate(timeout=300)
+    report = re.search(r"report: (\S+hs_err_pid\d+\.log)", stderr)
+    if report:  # the crash report the JVM wrote in jvmbridge's cache: not left behind by a test
+        Path(report.group(1)).unlink()
+    assert compare.returncode == 1
+    assert re.search(r"intrinsics o(n|ff) failed: /\S+: the JVM crashed \(killed by SIGABRT\): SIGSEGV", stderr), stderr
+    assert "jvmbridge verify --java" in stderr and report
+    measured, failed, _ = _rows(path)
+    assert len(measured) + len(failed) == 2 and measured and all(r["row"]["ciphertext_ok"] for r in measured)
+
+
+def test_ctrl_c_keeps_every_rows_finished_forks(tmp_path):
+    path = tmp_path / "interrupted.jsonl"
+    compare = _start(path, "--engine", "c-loop", "--forks", "12", "--max-forks", "12", "--quiet")
+    deadline = time.time() + 120
+    first: set[int] = set()  # the first fork's workers, which all start at once and end with it
+    while not first or not (now := _workers(compare, "jvmbridge.native.c_slice_worker")) or now & first:
+        first = first or _workers(compare, "jvmbridge.native.c_slice_worker")
+        assert time.time() < deadline and compare.poll() is None, "no second fork started"
+        time.sleep(0.05)
+    compare.send_signal(signal.SIGINT)
+    stdout, stderr = compare.communicate(timeout=60)
+    assert compare.returncode == 130 and "Traceback" not in stderr
+    measured, failed, end = _rows(path)
+    assert len(measured) == 4 and not failed and end["interrupted"] is True
+    for row in (r["row"] for r in measured):
+        assert 1 <= row["forks"] < 12 and "interrupted (Ctrl-C)" in json.dumps(row["notes"])
+    assert "AES-NI makes it" in stdout  # the answer from the forks that finished
+    assert not _workers(compare, "jvmbridge.native.c_slice_worker")
