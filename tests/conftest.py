@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import sys
@@ -27,9 +28,25 @@ from helpers import (
 from jvmbridge.harness import checkout_jar
 from jvmbridge.trust import changeable_by_others
 
+# Where a JVM that crashes in a test writes its report (jvmbridge.jvm.messages.crash_reports):
+# the user's cache, which the tests leave as they found it.
+CRASH_REPORTS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge" / "crashes"
+_REPORTS_BEFORE = pytest.StashKey[set]()
+
+
+def _crash_reports() -> set[Path]:
+    return {*CRASH_REPORTS.glob("hs_err_pid*.log"), *CRASH_REPORTS.glob("replay_pid*.log")}
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_REPORTS_BEFORE] = _crash_reports()
+
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(TEST_DATA_HOME, ignore_errors=True)
+    if not hasattr(session.config, "workerinput"):  # once every test has run: not in an xdist worker
+        for report in _crash_reports() - session.config.stash.get(_REPORTS_BEFORE, set()):
+            report.unlink(missing_ok=True)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by marker

@@ -6,6 +6,7 @@ figures of runs of different hours do, to be read side by side."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from jvmbridge.child import ChildOutcome, fork_rounds
@@ -35,7 +36,8 @@ def host_speed(yardstick: list[ChildOutcome], what: str, reference: Path | None 
         best[key] = fastest
         _write(path, best)
     return {"yardstick": what, "ns_per_op": summary.figure_ns,
-            "relative_error": summary.relative_error if summary.forks > 1 else None,
+            # None where the forks give no interval (one fork; forks that settled at distinct levels)
+            "relative_error": summary.relative_error if math.isfinite(summary.relative_error) else None,
             "reference_ns_per_op": fastest, "speed": fastest / summary.figure_ns, "first_run": earlier is None}
 
 

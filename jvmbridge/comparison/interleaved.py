@@ -16,6 +16,7 @@ from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
 from jvmbridge.progress import PartSoFar, report
 from jvmbridge.results import Measurement
+from jvmbridge.stats import CONFIDENCE
 from jvmbridge.workload import Operation, Sampling, Workload
 
 LABEL = "every configuration at once, interleaved in slices"
@@ -86,6 +87,17 @@ def pace_of(job: InterleavedJob) -> Pace:
     sampling = job.parts[0].workload.sampling
     return Pace(iterations=sampling.iterations, min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
                 max_forks=sampling.fork_limit, target_error=sampling.target_error)
+
+
+def budget(job: InterleavedJob) -> str:
+    """How the job measures each fork, in words for the run's header."""
+    pace = pace_of(job)
+    each = (f"{pace.iterations:,} messages of each per fork, in its slices" if pace.iterations
+            else f"{pace.cycles} cycles per fork of one {pace.slice_seconds * 1000:g} ms slice of each")
+    forks = (f"{pace.min_forks} fork(s)" if pace.min_forks >= pace.max_forks else
+             f"{pace.min_forks} to {pace.max_forks} forks until every ratio is within ±{pace.target_error:.0%} "
+             f"({CONFIDENCE:.0%})")
+    return f"every configuration at once, {each}, in a fresh random order each cycle, {forks}"
 
 
 def _measure(job: InterleavedJob) -> list[Measurement | Exception]:

@@ -21,6 +21,7 @@ from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
+from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
@@ -216,7 +217,9 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
 
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:
     """What the run's file and header say about the whole run."""
-    return {**_metadata([part.workload for job in jobs for part in job.parts], started),
+    metadata = _metadata([part.workload for job in jobs for part in job.parts], started)
+    metadata["workload"]["budget"] = _budget(jobs, metadata["workload"].get("budget", ""))
+    return {**metadata,
             # How many workloads one process measured per fork (pyca every size), for the header.
             "workloads_per_fork": max((job.parts_per_fork for job in jobs), default=0),
             # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
@@ -224,6 +227,15 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
             # What the measuring children did not inherit (JVM options of the user's shell).
             "environment_left_out": environment_left_out(),
             **({"host": host_name} if host_name else {})}
+
+
+def _budget(jobs: list[Job], in_turns: str) -> str:
+    """How each fork measures, for the header: the interleaved job's way, and the others' if any."""
+    together = next((job for job in jobs if isinstance(job, InterleavedJob)), None)
+    if together is None:
+        return in_turns
+    others = [ENGINES[job.engine].label for job in jobs if job is not together]
+    return interleaved_budget(together) + (f"; {', '.join(dict.fromkeys(others))}: {in_turns}" if others else "")
 
 
 class _Watch:

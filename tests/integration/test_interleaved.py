@@ -31,6 +31,9 @@ def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(int
     # The JVM and the C loop, on and off, messages and stream: compare's default.
     assert len(rows) == 8 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
     assert len({row["in_turns"] for row in rows}) == 1
+    assert interleaved["metadata"]["workload"]["budget"] == ("every configuration at once, 20 cycles per fork of one "
+                                                             "50 ms slice of each, in a fresh random order each cycle, "
+                                                             "2 fork(s)")
     # The same number of slices in every fork of every row: one a cycle.
     cycles = {tuple(row["round_fork"].count(fork) for fork in (0, 1)) for row in rows}
     assert len(cycles) == 1 and min(next(iter(cycles))) >= 10
