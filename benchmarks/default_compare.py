@@ -76,10 +76,10 @@ def main() -> None:
         started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         seconds, document, busy = run(args.quick, options)
         ratios = [{"label": r["label"], "times": r["times"], "error": relative_error(r)} for r in document["ratios"]]
-        speed = document["end"].get("host_speed") or {}
+        speed = document["metadata"].get("host_speed") or {}
         time_went = where_the_time_went(document)
         found.append({"started": started, "seconds": seconds, "cpus_busy": busy, "ratios": ratios,
-                      "host_speed": speed, "fork": time_went})
+                      "host_speed": speed, "fork": time_went, "document": document})
         print(f"jvmbridge compare {' '.join(options)}  started {started}: {seconds:.0f} s wall, "
               f"{busy:.2f} vCPUs busy on average (this run's own included)")
         within = sum(r["error"] is not None and r["error"] <= 0.02 for r in ratios)

@@ -88,18 +88,17 @@ def _interleaved(top, bottom) -> bool:
 
 
 def paired_slices(top, bottom) -> list[float]:
-    """Per fork both rows finished, top's ns/op over bottom's from their slices cycle by cycle, as
-    the conductor's stopping rule took them (conductor.conduct.paired)."""
+    """Per fork both rows finished, top's ns/op over bottom's from their slices in it, as the
+    conductor's stopping rule took them (conductor.conduct.paired)."""
     found = []
     for fork in sorted(set(top.round_fork) & set(bottom.round_fork)):
-        a, b = _fork_slices(top, fork), _fork_slices(bottom, fork)
-        if len(a) == len(b) and (ratio := fork_ratio(a, b)):
+        if ratio := fork_ratio(_fork_slices(top, fork), _fork_slices(bottom, fork)):
             found.append(ratio)
     return found
 
 
 def _fork_slices(row, fork: int) -> list[float]:
-    """One fork's slices of a row (ns/op without their run-queue wait: pairing.running_ns_per_op), in cycle order."""
+    """One fork's slices of a row (ns/op without their run-queue wait: pairing.running_ns_per_op)."""
     return [running_ns_per_op(ns * n, n, counters.get("wait_ns", 0))
             for ns, n, counters, at in zip(row.round_ns_per_op, row.round_iterations, row.round_counters, row.round_fork)
             if at == fork]

@@ -30,7 +30,7 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # vCPU: at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
 # On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
 # up); one not steady by then shows in its first slices, which its row's figure sets aside
-# (steady.classify) and its ratios' trimmed means leave out where they stand apart.
+# (steady.classify) and its ratios' lower quartiles leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
 
@@ -261,10 +261,10 @@ class _Run:
 
 
 def paired(slower: list[dict], faster: list[dict]) -> float | None:
-    """One fork's ratio of two configurations' slices, every cycle, each slice without the time it
-    waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the rows'
-    figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and most
-    cycles would go."""
+    """One fork's ratio of two configurations' slices (pairing.fork_ratio), each slice without the
+    time it waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the
+    rows' figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and
+    most would go."""
     return fork_ratio([running(s) for s in slower], [running(s) for s in faster])
 
 

@@ -1,7 +1,16 @@
-"""Ratios of slices that ran moments apart: per fork the geometric mean of each cycle's ratio,
-over forks a Student's t interval of their logs. A host that slows for a while slows both slices
-of a cycle alike, so the drift cancels in each cycle's ratio and stays out of the interval; what
-differs from fork to fork (JIT decisions, memory layout) stays in it."""
+"""Ratios of slices that ran moments apart: per fork the ratio of the two sides' fork figures,
+each the lower quartile of its slices there (stats.fork_summary, the rows' own statistic), over
+forks a Student's t interval of their logs. Both sides' slices ran interleaved in the same cycles,
+so a host that slows for a while slows both alike and the drift stays out of the ratio; what
+differs from fork to fork (JIT decisions, memory layout) stays in it.
+
+Why quartiles and not each cycle's own ratio: on this kind of host a slice is slowed now and then
+by what no counter in the guest shows (the hypervisor's other guests), always slower, never faster.
+A cycle's ratio carries that noise of both its slices; each side's lower quartile leaves it out as
+long as three slices in four are spared. Measured on twelve forks of a default compare
+(benchmarks/README.md, 2026-12-04): the forks' ratios spread 0.1-3.0% this way against 0.5-3.3%
+as the trimmed geometric mean of cycle ratios: lower for seven ratios of eight, the same for one.
+"""
 from __future__ import annotations
 
 import math
@@ -9,7 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jvmbridge.stats import CONFIDENCE, paired_log_half_width, stein_half_width, t_quantile
+from jvmbridge.stats import CONFIDENCE, fork_summary, paired_log_half_width, stein_half_width, t_quantile
 
 
 def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float:
@@ -19,28 +28,12 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
     return (ns - wait_ns) / iterations
 
 
-# The share of cycle ratios left out at each end of a fork's (trimmed_mean).
-TRIMMED = 0.2
-
-
 def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:
-    """How many times ``top``'s ns/op is ``bottom``'s in one fork: the geometric mean over cycles of
-    each cycle's ratio (ns/op of each side's slices in cycle order, one per cycle); None where no
-    cycle counts. A cycle with a slice of no time left (one that waited as long as it ran:
-    running_ns_per_op) says nothing of its loop and is left out."""
-    if len(top) != len(bottom):
-        raise ValueError("paired slices come one per cycle on each side")
-    logs = [math.log(a / b) for a, b in zip(top, bottom) if a > 0 and b > 0]
-    return math.exp(trimmed_mean(logs)) if logs else None
-
-
-def trimmed_mean(values: Sequence[float]) -> float:
-    """The mean of the middle of ``values``, TRIMMED of each end left out: a cycle in which the host
-    stepped between the two slices, or another process slowed one unseen, moves a plain mean of
-    twenty cycles by a twentieth of its jump; this not at all, and costs little where none did."""
-    ordered = sorted(values)
-    cut = int(len(ordered) * TRIMMED)
-    return statistics.fmean(ordered[cut:len(ordered) - cut])
+    """How many times ``top``'s ns/op is ``bottom``'s in one fork: the ratio of the lower quartiles
+    of each side's slices (ns/op) in that fork; None where a side has none. A slice of no time left
+    (one that waited as long as it ran: running_ns_per_op) says nothing of its loop and is left out."""
+    top, bottom = [t for t in top if t > 0], [b for b in bottom if b > 0]
+    return fork_summary(top) / fork_summary(bottom) if top and bottom else None
 
 
 @dataclass(frozen=True)
