@@ -41,6 +41,9 @@ WARMUP_MIN_SECONDS = 1.0
 # its chunks agree and the JIT is quiet, but needs no second of its own.
 LATER_WARMUP_MIN_SECONDS = 0.25
 WARMUP_MAX_SECONDS = 15.0
+# Interleaved (the conductor), a fork's figure is the lower quartile of its 20 slices: a loop C2
+# finishes compiling in its first slices leaves it where it is, so half a second is enough here.
+SLICED_WARMUP_MIN_SECONDS = 0.5
 
 
 class JvmEngine(Engine):
@@ -98,7 +101,7 @@ class JvmEngine(Engine):
 
         subject = f"JVM {java.label}, {provider.name}"
         return Sliced(f"{subject}, {setting.name}", subject, setting.accelerated, "jvmbridge.jvm.slice_worker",
-                      {**request, "parts": parts}, workloads, measurement, WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS,
+                      {**request, "parts": parts}, workloads, measurement, SLICED_WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS,
                       why_failed=functools.partial(why_failed, java))
 
     def name(self, row, with_jdk: bool = True) -> str:
