@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import FULL, run_cli, run_cli_into_a_full_disk
+from helpers import FULL, run_cli, run_cli_here, run_cli_into_a_full_disk
 
 
 @pytest.mark.parametrize("args, line", [
@@ -38,7 +38,7 @@ def test_what_is_wrong_is_said_in_one_short_line(args, line):
 
 
 def test_plain_jvmbridge_prints_its_help_not_an_error():
-    done = run_cli()
+    done = run_cli_here()
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout.startswith("Usage: jvmbridge [OPTIONS] COMMAND [ARGS]...") and "compare" in done.stdout
 
@@ -46,7 +46,7 @@ def test_plain_jvmbridge_prints_its_help_not_an_error():
 @pytest.mark.parametrize("args", [["compare", "-o"], ["verify", "-o"], ["report", "x.jsonl", "--plot"]])
 def test_a_file_in_a_folder_that_does_not_exist_is_refused_not_made(tmp_path, args):
     target = tmp_path / "typo" / "out.png"
-    done = run_cli(*args, str(target))
+    done = run_cli_here(*args, str(target))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert f"{target.parent}: no such folder (make it first)" in done.stderr and not target.parent.exists()
 
@@ -57,7 +57,7 @@ def test_a_fleet_report_asked_for_a_format_only_runs_have_says_so(tmp_path, opti
     (tmp_path / "checked" / "host.json").write_text(
         '{"host": "h", "jdks": [{"java_home": "/j", "version": "17", "options": [], '
         '"verdicts": [{"mode": "CTR", "status": "active", "reason": "", "fix": ""}]}]}')
-    done = run_cli("report", str(tmp_path / "checked"), *[str(tmp_path / o) if o.endswith(".json") else o for o in option])
+    done = run_cli_here("report", str(tmp_path / "checked"), *[str(tmp_path / o) if o.endswith(".json") else o for o in option])
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "jmh is a format of saved `compare` runs; a fleet of `check` documents has table" in done.stderr
     assert not (tmp_path / "fleet.json").exists()
@@ -93,6 +93,6 @@ def test_a_check_document_with_nulls_is_its_host_not_checked(tmp_path):
     verdict = {"mode": "CBC", "status": "active", "reason": None, "fix": None}
     (tmp_path / "web-1.json").write_text(json.dumps(
         {"host": "web-1", "jdks": [{"java_home": None, "version": None, "options": None, "verdicts": [verdict]}]}))
-    done = run_cli("report", str(tmp_path / "web-1.json"))
+    done = run_cli_here("report", str(tmp_path / "web-1.json"))
     assert done.returncode == 2 and done.stderr == "", done.stderr
     assert "not checked  " in done.stdout and "('reason' is null, not text)" in done.stdout, done.stdout

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import run_cli, run_cli_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +17,7 @@ from jvmbridge.jvm.printflags import FlagsParseError, parse
 
 @pytest.mark.parametrize("words", [["--nmae", "AES"], ["--jvm-args=-XX:-UseAES"], ["-XX:-UseAES"]])
 def test_options_flags_does_not_know_are_a_usage_error_and_never_reach_java(words):
-    done = run_cli("flags", *words)
+    done = run_cli_here("flags", *words)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert "the JVM refused" not in done.stderr  # click's own word, before any JVM starts
 

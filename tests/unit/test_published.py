@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import DATA, report, rows_by_configuration, run_cli
+from helpers import DATA, report, rows_by_configuration, run_cli_here
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -61,7 +61,7 @@ def test_a_baseline_other_than_the_first_column():
     (row,) = [r for r in by_setting["comparison"] if r["configuration"].endswith("aes-256-cfb 16384 B")]
     assert "AES-NI off vs AES-NI not stated" not in row
     assert round(row["AES-NI not stated vs AES-NI off"]["times"], 2) == round(287257.26 / 97774.93, 2)
-    refused = run_cli("report", "--baseline", "run 9", str(path))
+    refused = run_cli_here("report", "--baseline", "run 9", str(path))
     assert refused.returncode == 2 and "names no column; the columns are run 1, run 2" in refused.stderr
 
 

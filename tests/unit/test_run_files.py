@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import DATA, run_cli
+from helpers import DATA, run_cli, run_cli_here
 
 from jvmbridge.saved.store import MAX_RUN_FILE_BYTES
 
@@ -28,7 +28,7 @@ def edited(tmp_path: Path, number: int, change) -> Path:
 
 
 def refused(path: Path, *said: str) -> None:
-    done = run_cli("report", str(path))
+    done = run_cli_here("report", str(path))
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"jvmbridge: error: {path}") and all(words in line for words in said), line
@@ -102,6 +102,6 @@ def test_report_refuses_a_device_and_a_fifo_in_one_line(tmp_path):
 
 def test_a_record_nested_past_the_parser_is_skipped_in_one_line(tmp_path):
     deep = edited(tmp_path, 1, lambda line: '{"a": ' * 5000 + "1" + "}" * 5000)
-    done = run_cli("report", str(deep))
+    done = run_cli_here("report", str(deep))
     assert "internal error" not in done.stderr and done.returncode == 0, done.stderr
     assert f"{deep}:2: JSON nested deeper than any jvmbridge record, skipped" in done.stderr

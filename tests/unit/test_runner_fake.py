@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import FakeEngine, run_cli, workloads
+from helpers import FakeEngine, run_cli_here, workloads
 
 from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
 from jvmbridge.comparison.ratios import RatioKind
@@ -377,7 +377,7 @@ def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines
     for name in ("before", "after"):
         paths.append(tmp_path / f"{name}.jsonl")
         run(plan(workloads(), Matrix(engines=("c",))), output=paths[-1], name=name)
-    done = run_cli("report", *map(str, paths), "--format", "jmh")
+    done = run_cli_here("report", *map(str, paths), "--format", "jmh")
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     rows = len(read(paths).rows)
@@ -388,7 +388,7 @@ def test_report_writes_several_runs_as_jmh_results_each_named_by_its_run(engines
     assert all(r["primaryMetric"]["scoreUnit"] == "ns/op" and r["measurementTime"] == f"{Sampling().round_seconds:g} s"
                for r in results)
     # One run is written as compare wrote it: no run param.
-    one = run_cli("report", str(paths[0]), "--format", "jmh")
+    one = run_cli_here("report", str(paths[0]), "--format", "jmh")
     assert one.returncode == 0, one.stderr
     assert [r["params"] for r in json.loads(one.stdout)] == [{k: v for k, v in r["params"].items() if k != "run"}
                                                              for r in results[:rows // 2]]

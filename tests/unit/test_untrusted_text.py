@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli
+from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli, run_cli_here
 from markdown_it import MarkdownIt
 
 from jvmbridge.render import FORMATS, render
@@ -64,11 +64,11 @@ def test_check_prints_a_hostile_host_and_command_line_escaped():
 @pytest.mark.parametrize("output_format", ["table", "markdown"])
 def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, output_format):
     (tmp_path / "evil.json").write_text(json.dumps(_check_document()))
-    done = run_cli("report", str(tmp_path / "evil.json"), "--format", output_format)
+    done = run_cli_here("report", str(tmp_path / "evil.json"), "--format", output_format)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
     assert r"app\x1b]0;pwned\x07\x1b[2J" in done.stdout
-    exact = json.loads(run_cli("report", str(tmp_path / "evil.json"), "--format", "json").stdout)
+    exact = json.loads(run_cli_here("report", str(tmp_path / "evil.json"), "--format", "json").stdout)
     assert exact["hosts"] == [EVIL]
 
 
@@ -77,7 +77,7 @@ def test_flags_from_a_hostile_listing_is_escaped(tmp_path):
     listing.write_text("[Global flags]\n"
                        "     bool UseAES                                   = true                       {product} {default}\n"
                        f"    ccstr OnError                                  = {EVIL.splitlines()[0]}     {{product}} {{default}}\n")
-    done = run_cli("flags", "--from", str(listing), "--all-flags")
+    done = run_cli_here("flags", "--from", str(listing), "--all-flags")
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and r"\x1b]0;pwned" in done.stdout
 
@@ -93,7 +93,7 @@ def test_a_document_with_a_verdict_jvmbridge_does_not_know_is_a_host_not_checked
     document = _check_document()
     document["live_jvms"][0]["verdicts"][0]["status"] = "totally active \x1b[2J"
     (tmp_path / "odd.json").write_text(json.dumps(document))
-    done = run_cli("report", str(tmp_path / "odd.json"))
+    done = run_cli_here("report", str(tmp_path / "odd.json"))
     assert done.returncode == 2 and done.stderr == "", done.stderr
     (row,) = [line for line in done.stdout.splitlines() if "not checked" in line and "odd.json" in line]
     assert "a verdict this jvmbridge does not know" in row and "\x1b" not in done.stdout, row
@@ -115,7 +115,7 @@ def test_a_document_missing_what_a_check_document_has_is_a_host_not_checked(tmp_
     else:
         document["jdks"] = [{"java_home": "/opt/jdk", "verdicts": []}]
     (tmp_path / "host.json").write_text(json.dumps(document))
-    done = run_cli("report", str(tmp_path / "host.json"), "--format", "json")
+    done = run_cli_here("report", str(tmp_path / "host.json"), "--format", "json")
     assert done.returncode == 2 and done.stderr == "", done.stderr
     (why,) = json.loads(done.stdout)["unchecked"].values()
     assert why.startswith(f"{tmp_path / 'host.json'}: not a complete `jvmbridge check` document"), why
@@ -143,7 +143,7 @@ def _fleet_of_hosts(folder, hosts: list[str]):
 
 def test_a_fleet_csv_holds_hostile_host_names_as_text(tmp_path):
     hosts = [*FORMULAS, EVIL, "web-1"]
-    done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "csv")
+    done = run_cli_here("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "csv")
     assert done.returncode == 0, done.stderr
     assert not set(done.stdout) & {"\x1b", "\x07", "\x9b", "\u202e", "\t", "\r"}, done.stdout
     rows = list(csv.reader(io.StringIO(done.stdout)))
@@ -185,7 +185,7 @@ def test_csv_is_the_same_escaped_text_on_a_terminal_and_through_a_pipe(tmp_path)
 
 def test_markdown_shows_html_from_hosts_as_text(tmp_path):
     hosts = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "a & b"]
-    done = run_cli("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "markdown")
+    done = run_cli_here("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "markdown")
     assert done.returncode == 0, done.stderr
     page = MarkdownIt("commonmark").enable("table").render(done.stdout)
     assert "<script" not in page and "<img" not in page, page
