@@ -2,7 +2,8 @@
 the ±2% target, the host's speed, and where a fork's time goes (starting the workers, warming each
 configuration up, the timed slices). One row per run, for the table in benchmarks/README.md.
 
-    python benchmarks/default_compare.py [--runs N] [COMPARE OPTION ...]   (default: 1 run, no options)
+    python benchmarks/default_compare.py [--runs N] [--keep FOLDER] [COMPARE OPTION ...]
+        (default: 1 run, no options)
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import _common
 
@@ -20,13 +22,15 @@ import _common
 QUICK = ["--engine", "c-loop", "--shape", "stream", "--forks", "2", "--max-forks", "2"]
 
 
-def run(quick: bool, options: list[str]) -> tuple[float, dict, float]:
+def run(quick: bool, options: list[str], keep: Path | None) -> tuple[float, dict, float]:
     """One compare in a data directory of its own: its wall time, JSON document, and how many of
-    the other vCPUs' seconds other processes used meanwhile (the load it ran beside)."""
+    the other vCPUs' seconds other processes used meanwhile (the load it ran beside). ``keep``: a
+    folder for its run file, which `jvmbridge report` shows again as compare printed it."""
     with tempfile.TemporaryDirectory() as data:
+        saved = ["--output", str(keep / time.strftime("%Y%m%dT%H%M%SZ.jsonl", time.gmtime()))] if keep else []
         before, started = _busy_seconds(), time.monotonic()
-        done = subprocess.run([*_common.jvmbridge_command(quick), "compare", "--quiet", "--format", "json", *options],
-                              capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": data})
+        done = subprocess.run([*_common.jvmbridge_command(quick), "compare", "--quiet", "--format", "json", *saved,
+                               *options], capture_output=True, text=True, env={**os.environ, "XDG_DATA_HOME": data})
         seconds = time.monotonic() - started
         busy = _busy_seconds() - before
     if done.returncode not in (0, 1):
@@ -67,6 +71,7 @@ def relative_error(ratio: dict) -> float | None:
 def main() -> None:
     parser = _common.parser(__doc__)
     parser.add_argument("--runs", type=int, default=1, help="runs one after another (default 1)")
+    parser.add_argument("--keep", type=Path, metavar="FOLDER", help="keep each run's file in FOLDER")
     parser.add_argument("options", nargs="*", help="compare's options (default: none, as a user runs it)")
     args = parser.parse_args()
     _common.begin(args)
@@ -74,7 +79,7 @@ def main() -> None:
     found = []
     for _ in range(args.runs):
         started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        seconds, document, busy = run(args.quick, options)
+        seconds, document, busy = run(args.quick, options, args.keep)
         ratios = [{"label": r["label"], "times": r["times"], "error": relative_error(r)} for r in document["ratios"]]
         speed = document["metadata"].get("host_speed") or {}
         time_went = where_the_time_went(document)
