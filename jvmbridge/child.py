@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
 
@@ -149,9 +149,10 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
                         process.kill()
                         remove_jvm_files(process.pid)  # before the reap: the pid is still this child's
                         stdout, stderr = process.communicate()
-                        return ChildOutcome(_load(result_path), process.returncode, stdout, stderr, stopped)
+                        return ChildOutcome(result=_load(result_path), returncode=process.returncode, stdout=stdout,
+                                            stderr=stderr, stopped=stopped)
             # Inside the try: a Ctrl-C once the child has ended still hands on what it saved.
-            return ChildOutcome(_load(result_path), process.returncode, stdout, stderr)
+            return ChildOutcome(result=_load(result_path), returncode=process.returncode, stdout=stdout, stderr=stderr)
         except KeyboardInterrupt:  # stop the child; its saved parts still count
             process.kill()
             remove_jvm_files(process.pid)
@@ -295,7 +296,7 @@ class _Ledger:
             outcome = run_child(module, {**arm.request, "parts": [arm.parts[i] for i in indices]}, arm.env,
                                 [arm.allowances[i] for i in indices] if arm.allowances else None, on_hang)
         except Interrupted as stop:  # what the child finished counts; then as any Ctrl-C (run_forks)
-            self._take(pending, ChildOutcome(stop.result, -signal.SIGINT, "", ""), turn)
+            self._take(pending, ChildOutcome(result=stop.result, returncode=-signal.SIGINT, stdout="", stderr=""), turn)
             raise
         with _ctrl_c_deferred():  # a Ctrl-C now would lose the forks the child finished: it waits for their booking
             answers = self._take(pending, outcome, turn, time.monotonic() - started)
@@ -303,8 +304,7 @@ class _Ledger:
                 for i in pending:
                     self.failed[i] = outcome
             elif len(answers) < len(pending):  # it died measuring this one
-                self.failed[pending[len(answers)]] = ChildOutcome(None, outcome.returncode, outcome.stdout,
-                                                                  outcome.stderr, outcome.stopped)
+                self.failed[pending[len(answers)]] = replace(outcome, result=None)
 
     def _take(self, pending: list[int], outcome: ChildOutcome, turn: int, seconds: float = 0.0) -> list[dict] | None:
         """Each answer the child gave to its part, kept or failed; the answers (None: none came back).
@@ -313,7 +313,7 @@ class _Ledger:
         shared = {k: v for k, v in (outcome.result or {}).items() if k != "parts"}
         shared.update(fork_seconds=seconds / len(pending), fork_turn=turn)
         for i, answer in zip(pending, answers or []):
-            each = ChildOutcome({**shared, **answer}, outcome.returncode, outcome.stdout, outcome.stderr)
+            each = replace(outcome, result={**shared, **answer}, stopped="")
             if each.error:
                 self.failed[i] = each
             else:
@@ -324,7 +324,8 @@ class _Ledger:
         """Ctrl-C: every part still short of its forks fails as interrupted."""
         for i, (sampling, done) in enumerate(zip(self.samplings, self.done)):
             if self.failed[i] is None and sampling.wants_another_fork(fork_rounds(done), fork_warmups(done)):
-                self.failed[i] = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "")
+                self.failed[i] = ChildOutcome(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="",
+                                              stderr="")
 
     def forks(self) -> list[Forks]:
         return [Forks(finished, failure) for finished, failure in zip(self.done, self.failed)]

@@ -162,13 +162,16 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
         error = max(error, stein_half_width(fork_ns[:stage], len(fork_ns)))
     undisturbed = [value for fork in kept for value in fork]
     jmh_error = (half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf)
-    return Summary(figure, error, tuple(fork_ns), fork_of, min(undisturbed), max(undisturbed), within_fork_rsd(kept),
-                   statistics.fmean(per_op), jmh_error, len(every), len(forks), sum(r["iterations"] for r in every),
-                   tuple(per_op), tuple(r["iterations"] for r in every),
-                   tuple(i for i, rounds in enumerate(forks) for _ in rounds), tuple(lost),
-                   levels(fork_ns, _robust_within_rsd(kept)),
-                   tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
-                   tuple(set_aside), tuple(steadiness), stage)
+    return Summary(
+        figure_ns=figure, error_ns=error, fork_ns=tuple(fork_ns), fork_of=fork_of,
+        min_ns=min(undisturbed), max_ns=max(undisturbed), rsd=within_fork_rsd(kept),
+        jmh_score_ns=statistics.fmean(per_op), jmh_error_ns=jmh_error,
+        rounds=len(every), forks=len(forks), iterations=sum(r["iterations"] for r in every),
+        per_round_ns=tuple(per_op), round_iterations=tuple(r["iterations"] for r in every),
+        round_fork=tuple(i for i, rounds in enumerate(forks) for _ in rounds), round_lost_share=tuple(lost),
+        levels=levels(fork_ns, _robust_within_rsd(kept)),
+        round_counters=tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
+        set_aside=tuple(set_aside), steadiness=tuple(steadiness), first_stage=stage)
 
 
 def within_fork_rsd(forks: list[list[float]]) -> float | None:

@@ -41,7 +41,8 @@ class InterleavedJob(Job):
     @classmethod
     def merged(cls, jobs: list["InterleavedJob"]) -> "InterleavedJob":
         """One job of every setting and part of ``jobs`` (their parts' ranks kept)."""
-        return cls._of([s for job in jobs for s in job.settings], [p for job in jobs for p in job.parts], jobs[0].matrix)
+        settings, parts = [s for job in jobs for s in job.settings], [p for job in jobs for p in job.parts]
+        return cls._of(settings, parts, jobs[0].matrix)
 
     @classmethod
     def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
@@ -69,23 +70,26 @@ class Conducting:
 
 def conducting(job: InterleavedJob) -> Conducting:
     c_loop = ENGINES["c-loop"]
-    yardstick = None if c_loop.unavailable(job.matrix) else next(iter(c_loop.sliced([(YARDSTICK, "")], job.matrix)), None)
+    yardstick = (None if c_loop.unavailable(job.matrix)
+                 else next(iter(c_loop.sliced([(YARDSTICK, "")], job.matrix)), None))
     cpu = measuring_cpu()
     groups = _parts_by_setting(job)
     workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
-    configurations = [Configuration(part.label, str(i), index) for i, parts in enumerate(groups)
+    configurations = [Configuration(label=part.label, worker=str(i), part=index) for i, parts in enumerate(groups)
                       for index, part in enumerate(parts)]
     if yardstick is not None:
         workers[YARDSTICK_NAME] = _spec(yardstick, cpu)
-        configurations.append(Configuration(YARDSTICK_NAME, YARDSTICK_NAME, 0))
-    return Conducting(workers, configurations, asked(job.settings, groups), groups, yardstick is not None)
+        configurations.append(Configuration(label=YARDSTICK_NAME, worker=YARDSTICK_NAME, part=0))
+    return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups,
+                      yardstick=yardstick is not None)
 
 
 def pace_of(job: InterleavedJob) -> Pace:
     """The job's sampling as the conductor's pace. A first stage of at least MIN_FORKS: with fewer,
     one simulated run in two had a first stage whose spread asked for more forks (test_conductor.py)."""
     sampling = job.parts[0].workload.sampling
-    return Pace(iterations=sampling.iterations, min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
+    return Pace(iterations=sampling.iterations,
+                min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
                 max_forks=sampling.fork_limit, target_error=sampling.target_error)
 
 
@@ -106,7 +110,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
     # the runner, which saw the key pressed, runs no further job.
-    interrupted = ChildOutcome({"error": INTERRUPTED}, -signal.SIGINT, "", "") if conducted.interrupted else None
+    interrupted = (ChildOutcome(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="", stderr="")
+                   if conducted.interrupted else None)
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
@@ -115,7 +120,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
-            staged = replace(workload, sampling=replace(workload.sampling, forks=pace.min_forks))  # its Stein bound, as run
+            # its Stein bound, as run
+            staged = replace(workload, sampling=replace(workload.sampling, forks=pace.min_forks))
             measurement = setting.measurement(staged, outcomes, failed)
             found.append(replace(measurement, in_turns=LABEL, interleaved=True,
                                  fork_turns=[o.answer["fork_turn"] for o in outcomes]))
@@ -124,7 +130,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
 
 def _ended(error: WorkerError) -> ChildOutcome:
     """How a failed configuration's worker ended: its process's exit and prints where it died, else the error."""
-    return error.ended or ChildOutcome({"error": str(error)}, 1, "", "")
+    return error.ended or ChildOutcome(result={"error": str(error)}, returncode=1, stdout="", stderr="")
 
 
 def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
@@ -140,7 +146,8 @@ def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
     def start() -> WorkerProcess:
         return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env)
 
-    return WorkerSpec(start, setting.warmup_min_seconds, setting.warmup_max_seconds)
+    return WorkerSpec(start=start, warmup_min_seconds=setting.warmup_min_seconds,
+                      warmup_max_seconds=setting.warmup_max_seconds)
 
 
 def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[Asked]:
@@ -155,26 +162,29 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
             if other_part.workload != part.workload or other is setting:
                 continue
             if other_key == key and setting.accelerated and not other.accelerated and setting.subject == other.subject:
-                found.append(Asked(f"{engine.accelerator} speedup, {part.label}", other_part.label, part.label))
+                found.append(Asked(label=f"{engine.accelerator} speedup, {part.label}", slower=other_part.label,
+                                   faster=part.label))
             reference = min((ENGINES[k] for k, _, _ in rows if ENGINES[k].reference_rank is not None),
                             key=lambda e: e.reference_rank or 0, default=None)
             if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
                     and other.accelerated == setting.accelerated):
-                found.append(Asked(f"{part.label} vs {other_part.label}", part.label, other_part.label))
+                found.append(Asked(label=f"{part.label} vs {other_part.label}", slower=part.label,
+                                   faster=other_part.label))
     return found
 
 
 def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
     """A configuration's finished forks as the engines' row builders read forks (child.ChildOutcome)."""
-    return [ChildOutcome({**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
-                          "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
-                         0, fork.printed.get(worker, ""), "")
+    return [ChildOutcome(result={**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
+                                 "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
+                         returncode=0, stdout=fork.printed.get(worker, ""), stderr="")
             for fork in conducted.forks if label in fork.slices]
 
 
 def _progress(job: Job) -> Callable[[Status], None]:
     def tell(status: Status) -> None:
-        report([PartSoFar(status.fork, status.forks_planned, None, float("inf"))] * len(job.parts),
+        so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"))
+        report([so_far] * len(job.parts),
                status.seconds_left)
 
     return tell

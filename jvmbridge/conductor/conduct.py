@@ -144,7 +144,8 @@ class _Run:
         return [r for r in found if r is not None]
 
     def ratios(self) -> dict[str, Interval]:
-        return {ratio.label: over_forks(per_fork, self.pace.min_forks) for ratio in self.asked if (per_fork := self.per_fork(ratio))}
+        return {ratio.label: over_forks(per_fork, self.pace.min_forks)
+                for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
     def forks_wanted(self) -> int:
         """Forks in all: the first stage, then as many as its spread asks to bring every live ratio
@@ -164,7 +165,8 @@ class _Run:
         if done >= self.forks_wanted():
             if done >= self.pace.max_forks:
                 return f"the limit of {self.pace.max_forks} forks"
-            return f"the forks the first {self.pace.min_forks} asked for to bring every ratio within ±{self.pace.target_error:.0%}"
+            return (f"the forks the first {self.pace.min_forks} asked for to bring every ratio within "
+                    f"±{self.pace.target_error:.0%}")
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
             return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
         return None
@@ -206,8 +208,9 @@ class _Run:
                         expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                         fork.slices.setdefault(c.label, []).append(
                             ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
-                self.progress(Status(fork.number, planned, cycle + 1, cycles, self.elapsed(),
-                                     self.seconds_left(started, (cycle + 1) / cycles, planned)))
+                self.progress(Status(fork=fork.number, forks_planned=planned, cycle=cycle + 1, cycles=cycles,
+                                     elapsed=self.elapsed(),
+                                     seconds_left=self.seconds_left(started, (cycle + 1) / cycles, planned)))
             for key, handle in ready.items():
                 if key not in {c.worker for c in self.live()}:
                     continue
@@ -253,11 +256,13 @@ class _Run:
         if iterations is None:
             return {label: [max(1, round(slice_ns / max(ns, 1e-3)))] * self.pace.cycles for label, ns in speeds.items()}
         # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
-        cycles = min(iterations, max(self.pace.cycles, round(iterations * statistics.median(speeds.values()) / slice_ns)))
+        typical_ns = statistics.median(speeds.values())
+        cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
         return {label: split_iterations(iterations, cycles) for label in speeds}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
-        return Conducted(self.forks, dict(self.failures), self.ratios(), stopped, interrupted)
+        return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
+                         interrupted=interrupted)
 
 
 def paired(slower: list[dict], faster: list[dict]) -> float | None:

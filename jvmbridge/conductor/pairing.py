@@ -67,7 +67,7 @@ def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
     half = paired_log_half_width(list(fork_ratios))
     if 1 < first_stage < len(logs):
         half = max(half, stein_half_width(logs[:first_stage], len(logs)))
-    return Interval(value, value / math.exp(half), value * math.exp(half), len(logs))
+    return Interval(value=value, low=value / math.exp(half), high=value * math.exp(half), forks=len(logs))
 
 
 def forks_for(first_stage: Sequence[float], target: float, limit: int) -> int:

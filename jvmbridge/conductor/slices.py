@@ -94,7 +94,8 @@ class WorkerProcess:
         self.output = tempfile.TemporaryFile("w+")  # the process's own prints (a JVM's warnings)
         self.process = subprocess.Popen([sys.executable, "-m", module, str(write_end)], stdin=subprocess.PIPE,
                                         stdout=self.output, stderr=subprocess.STDOUT, text=True,
-                                        env=dict(env) if env is not None else measured_environment(), pass_fds=(write_end,))
+                                        env=dict(env) if env is not None else measured_environment(),
+                                        pass_fds=(write_end,))
         os.close(write_end)
         self.replies = os.fdopen(read_end, "r")
         self._buffer = ""
@@ -174,4 +175,4 @@ class WorkerProcess:
         lines = [line.strip() for line in printed.splitlines() if line.strip()]
         said = f": {lines[-1][:200]}" if lines else ""
         return WorkerError(f"the worker exited (status {self.process.returncode}){said}",
-                           ChildOutcome(None, self.process.returncode, printed, ""))
+                           ChildOutcome(result=None, returncode=self.process.returncode, stdout=printed, stderr=""))
