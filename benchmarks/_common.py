@@ -7,6 +7,7 @@ worth quoting. --json FILE: the script's figures also written as JSON to FILE.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -63,13 +64,16 @@ def skip(args: argparse.Namespace, needs: str) -> NoReturn:
 
 def short_warm_ups() -> None:
     """Warm-ups of at most half a second in compare's engines: on a busy machine a JVM never settles and
-    each fork would wait out the 15 s cap, which proving the code path does not need."""
+    each fork would wait out the 15 s cap, which proving the code path does not need. And the
+    conductor's forks (interleaved, compare's default) four cycles of 10 ms slices, not twenty of 50."""
+    from jvmbridge.comparison import interleaved
     from jvmbridge.engines import jvm, native
 
     # Read first: a renamed constant fails here instead of leaving quick mode slow.
-    assert jvm.WARMUP_MAX_SECONDS and native.NATIVE_WARMUP["warmup_max_seconds"]
-    jvm.WARMUP_MIN_SECONDS, jvm.WARMUP_MAX_SECONDS = 0.1, 0.5
+    assert jvm.WARMUP_MAX_SECONDS and jvm.SLICED_WARMUP_MIN_SECONDS and native.NATIVE_WARMUP["warmup_max_seconds"]
+    jvm.WARMUP_MIN_SECONDS, jvm.SLICED_WARMUP_MIN_SECONDS, jvm.WARMUP_MAX_SECONDS = 0.1, 0.1, 0.5
     native.NATIVE_WARMUP.update(warmup_min_seconds=0.1, warmup_max_seconds=0.3)
+    interleaved.Pace = functools.partial(interleaved.Pace, slice_seconds=0.01, cycles=4)  # pace_of's
 
 
 def jvmbridge_command(quick: bool) -> list[str]:

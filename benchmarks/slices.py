@@ -51,8 +51,8 @@ def main() -> None:
                 slower = [running(s) for s in fork.slices[ratio.slower]]
                 faster = [running(s) for s in fork.slices[ratio.faster]]
                 per_fork[length].setdefault(ratio.label, []).append(fork_ratio(slower, faster) or math.nan)
-                logs = [math.log(a / b) for a, b in zip(slower, faster)]
-                within[length].setdefault(ratio.label, []).append(statistics.stdev(logs))
+                logs = [math.log(a / b) for a, b in zip(slower, faster) if a > 0 and b > 0]  # as fork_ratio leaves out
+                within[length].setdefault(ratio.label, []).append(statistics.stdev(logs) if len(logs) > 1 else math.nan)
     figures = []
     print(f"{'slice':>7}  {'ratio':<60} {'forks sd':>9} {'cycles sd':>9} {'interval':>9}  fork s")
     for length in lengths:
