@@ -68,8 +68,9 @@ class LoadWatch:
         wall = max(time.perf_counter_ns() - self._wall, 1)
         busy = sum(ticks[i] - self._ticks[i] for i in _BUSY_FIELDS) * TICK_NS
         others = max(0.0, busy - (_own_cpu_ns() - self._own))
-        return Load(wall / 1e9, others / wall, (steal_ticks(ticks) - steal_ticks(self._ticks)) * TICK_NS / wall,
-                    os.cpu_count() or 1)
+        return Load(seconds=wall / 1e9, other_cpus=others / wall,
+                    steal_cpus=(steal_ticks(ticks) - steal_ticks(self._ticks)) * TICK_NS / wall,
+                    cpus=os.cpu_count() or 1)
 
 
 def load_text(load: dict) -> str:

@@ -62,7 +62,7 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
         steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
                   and (max(recent) - min(recent)) / min(recent) <= tolerance)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
-            return Warmup(total, spent, steady, recent[-1], full)
+            return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=recent[-1], chunks=full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:
             # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
             chunk = max(chunk, min(chunk * 10, int(chunk * CHUNK_SECONDS * 1e9 / elapsed_ns)))

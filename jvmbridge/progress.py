@@ -100,8 +100,9 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
             # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
             error = summary.relative_error if summary and not summary.few_forks else math.inf
-            parts.append(PartSoFar(len(done), planned[index], summary.figure_ns if summary else None, error,
-                                   by_rule[index] if by_rule[index] > planned[index] else None))
+            parts.append(PartSoFar(forks=len(done), planned=planned[index],
+                                   figure_ns=summary.figure_ns if summary else None, relative_error=error,
+                                   wanted=by_rule[index] if by_rule[index] > planned[index] else None))
         listener(parts, None)
     return [len(done) < wanted for done, wanted in zip(forks, planned)]
 

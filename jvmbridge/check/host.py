@@ -124,7 +124,7 @@ def _modes_flags(modes: list[Mode]) -> set[str]:
 
 def _unknown(modes: list[Mode], reason: str) -> list[dict]:
     """Every mode's verdict when nothing could be read: could not tell, and why."""
-    return [Verdict(mode.name, Status.UNKNOWN, reason).as_dict() for mode in modes]
+    return [Verdict(mode=mode.name, status=Status.UNKNOWN, reason=reason).as_dict() for mode in modes]
 
 
 def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], features: list[str],
@@ -183,17 +183,22 @@ def with_verification(verdict: Verdict, verified: dict) -> Verdict:
     """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
     outcome = Outcome(verified["status"])
     if outcome is Outcome.CORRECT:
-        return Verdict(verdict.mode, Status.VERIFIED, f"{verdict.reason}; {verified['cases']} cases x "
-                                               f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
+        return Verdict(mode=verdict.mode, status=Status.VERIFIED,
+                       reason=f"{verdict.reason}; {verified['cases']} cases x "
+                              f"{len(verified['patterns'])} call patterns = OpenSSL after the JIT")
     if outcome is Outcome.UNCOMPILED:  # right bytes, but from code the JIT had not yet made intrinsic: not proven
-        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify's bytes were right, but no pass ran "
-                                                     f"on the compiled {verified['intrinsics_expected']} within its "
-                                                     f"{verified['seconds']:g} s (`jvmbridge verify` runs longer)")
+        return Verdict(mode=verdict.mode, status=verdict.status,
+                       reason=f"{verdict.reason}; verify's bytes were right, but no pass ran "
+                              f"on the compiled {verified['intrinsics_expected']} within its "
+                              f"{verified['seconds']:g} s (`jvmbridge verify` runs longer)")
     if not verified["findings"]:
-        return Verdict(verdict.mode, verdict.status, f"{verdict.reason}; verify could not run: {verified['error']}")
+        return Verdict(mode=verdict.mode, status=verdict.status,
+                       reason=f"{verdict.reason}; verify could not run: {verified['error']}")
     first = min(verified["findings"], key=lambda f: f["size"])  # the smallest reproduction
     bug = f"; {first['known_bug_description']}" if first["known_bug_description"] else ""
     fix = (f"run with {first['workaround']} (it made the bytes right) until the JDK is updated" if first["workaround"]
            else "not known: `jvmbridge verify` has the cases; report them to the JDK's vendor")
-    return Verdict(verdict.mode, Status.WRONG, f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
-                                        f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}", fix)
+    return Verdict(mode=verdict.mode, status=Status.WRONG,
+                   reason=f"{first['pattern']} pattern, AES-{first['key_bits']} {first['direction']} "
+                          f"of {first['size']} bytes: {first['what']}; {first['attribution']}{bug}",
+                   fix=fix)

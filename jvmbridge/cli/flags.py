@@ -58,7 +58,7 @@ def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from
     except (FlagsParseError, WorkerError) as e:  # a JVM refusing its options is bad input too: its own words
         raise click.UsageError(str(e)) from None
     notes = [note for source, table in tables.items() for note in _notes(source, table)]
-    document = FlagsDocument(flags_frame(tables, show_all, names), list(tables), notes)
+    document = FlagsDocument(frame=flags_frame(tables, show_all, names), sources=list(tables), notes=notes)
     if not print_document("flags", output_format, document, output, quiet, exports, terminal_width()):
         sys.exit(1)
 

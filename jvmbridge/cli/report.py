@@ -106,7 +106,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         comparison = compare_runs(frame, columns, baseline)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    document = RunsDocument(comparison, loaded.problems, frame)
+    document = RunsDocument(comparison=comparison, problems=loaded.problems, frame=frame)
     single = _one_compare_run(loaded) if columns == "run" else None
     if single is None:
         saved = print_document("runs", output_format, document, output, quiet, exports, width)

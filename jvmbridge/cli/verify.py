@@ -66,7 +66,8 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
-    targets = [Target(java, tuple(jvm_args), classpath, provider_named(provider).class_name)
+    targets = [Target(java=java, options=tuple(jvm_args), classpath=classpath,
+                      provider_class=provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]
     started = datetime.datetime.now(datetime.timezone.utc)
     writer = store.ResultWriter(output, uuid.uuid4().hex[:12], started, f"{socket.gethostname()}-verify")

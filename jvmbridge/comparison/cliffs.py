@@ -64,5 +64,6 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
                                                           a.ns_per_op_error / a.message_bytes), **checks}
             for what, (times, low, high, _) in checks.items():
                 if low > CLIFF_FACTOR:
-                    found.append(Cliff(name, int(a.message_bytes), int(b.message_bytes), what, times, low, high))
+                    found.append(Cliff(configuration=name, smaller=int(a.message_bytes), larger=int(b.message_bytes),
+                                       what=what, times=times, low=low, high=high))
     return found

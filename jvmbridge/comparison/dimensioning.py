@@ -131,7 +131,8 @@ def components(rows: list[dict]) -> Components | None:
     def pooled(name: str) -> float:
         return statistics.fmean(getattr(found, name) for found in each)
 
-    return Components(pooled("within"), pooled("between"), pooled("fork_seconds"), pooled("round_seconds"), len(each))
+    return Components(within=pooled("within"), between=pooled("between"), fork_seconds=pooled("fork_seconds"),
+                      round_seconds=pooled("round_seconds"), runs=len(each))
 
 
 def row_components(row: dict) -> Components | None:
@@ -151,7 +152,9 @@ def row_components(row: dict) -> Components | None:
     left_in_summaries = within * statistics.fmean(1 / len(fork) for fork in forks if fork)
     between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - left_in_summaries)
     round_seconds = statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
-    return Components(within, between, max(0.0, statistics.fmean(seconds) - statistics.fmean(per_fork) * round_seconds), round_seconds, 1)
+    return Components(within=within, between=between,
+                      fork_seconds=max(0.0, statistics.fmean(seconds) - statistics.fmean(per_fork) * round_seconds),
+                      round_seconds=round_seconds, runs=1)
 
 
 def within_variance(forks: list[list[float]]) -> float:

@@ -72,14 +72,15 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) 
         pairs = paired_slices(slower, faster)
         if len(pairs) >= 2:
             interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
-            return Ratio(kind, label, interval.value, interval.low, interval.high,
-                         not interval.low <= 1 <= interval.high, len(pairs), interleaved=True)
+            return Ratio(kind=kind, label=label, value=interval.value, low=interval.low, high=interval.high,
+                         significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=True)
     pairs = paired_forks(slower, faster) if one_run else []
     if len(pairs) < FEW_FORKS:
-        return Ratio(kind, label, *quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster)))
+        value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
+        return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
     value, spread = float(slower.ns_per_op / faster.ns_per_op), math.exp(paired_log_half_width(pairs))
-    return Ratio(kind, label, value, value / spread, value * spread, not value / spread <= 1 <= value * spread,
-                 len(pairs))
+    return Ratio(kind=kind, label=label, value=value, low=value / spread, high=value * spread,
+                 significant=not value / spread <= 1 <= value * spread, turns=len(pairs))
 
 
 def _interleaved(top, bottom) -> bool:

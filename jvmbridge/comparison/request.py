@@ -90,9 +90,10 @@ class CompareRequest:
                 flags_and_warnings(java, self.jvm_arg)
             except WorkerError as e:
                 raise ValueError(str(e)) from None
-        matrix = Matrix(tuple(javas), tuple(self.jvm_arg), tuple(self.provider), classpath_entries(self.classpath),
-                        tuple(self.engine), _trusted_command(self.openssl, "--openssl") if self.openssl else None, tuple(self.openssl_arg),
-                        self.shared_jvm, self.interleave)
+        matrix = Matrix(javas=tuple(javas), jvm_options=tuple(self.jvm_arg), providers=tuple(self.provider),
+                        classpath=classpath_entries(self.classpath), engines=tuple(self.engine),
+                        openssl=_trusted_command(self.openssl, "--openssl") if self.openssl else None,
+                        openssl_args=tuple(self.openssl_arg), shared_jvm=self.shared_jvm, interleaved=self.interleave)
         object.__setattr__(self, "workloads", tuple(workloads))
         object.__setattr__(self, "matrix", matrix)
 

@@ -197,8 +197,10 @@ def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata:
     """A comparison of ``rows`` (in the table's order): what only rows side by side say, computed
     from them, as a run ends and as `report` shows a saved run again."""
     frame = frame_of([row_record(result) for result in rows])
-    return Comparison(rows, frame, ratios(frame) if rows else [], overhead_notes(frame) if rows else {}, failures,
-                      metadata, cliffs(frame) if rows else [], interrupted, output, save_error)
+    return Comparison(results=rows, frame=frame, ratios=ratios(frame) if rows else [],
+                      overhead=overhead_notes(frame) if rows else {}, failures=failures, metadata=metadata,
+                      cliffs=cliffs(frame) if rows else [], interrupted=interrupted, output=output,
+                      save_error=save_error)
 
 
 def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
@@ -270,8 +272,9 @@ class _Watch:
             left = (self.forecast.seconds_left(index + 1) if finished
                     else self.forecast.seconds_left(index, now - job_started, parts) if own_left is None
                     else own_left + self.forecast.seconds_left(index + 1))
-            self.progress(Update(index, len(self.jobs), job.label, job.engine, tuple(zip(labels, parts)), now - self.started,
-                                 now - job_started, left, finished))
+            self.progress(Update(job=index, jobs=len(self.jobs), label=job.label, engine=job.engine,
+                                 parts=tuple(zip(labels, parts)), elapsed=now - self.started,
+                                 job_elapsed=now - job_started, seconds_left=left, finished=finished))
 
         tell([])
         try:
@@ -285,8 +288,9 @@ class _Watch:
 def _job_plan(job: Job) -> JobPlan:
     engine = ENGINES.get(job.engine)
     samplings = [part.workload.sampling for part in job.parts]
-    return JobPlan(job.engine, sum(engine.timed_seconds(s) for s in samplings) if engine else 0.0,
-                   max(s.first_stage for s in samplings), engine.fork_overhead_seconds if engine else 0.0, job.arms)
+    return JobPlan(engine=job.engine, timed_seconds=sum(engine.timed_seconds(s) for s in samplings) if engine else 0.0,
+                   forks=max(s.first_stage for s in samplings),
+                   overhead_guess=engine.fork_overhead_seconds if engine else 0.0, processes=job.arms)
 
 
 class _CtrlC:

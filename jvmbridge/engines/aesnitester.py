@@ -62,13 +62,14 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
             done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline,
                                   env=measured_environment())
         except subprocess.TimeoutExpired:
-            failed = ChildOutcome(None, -9, "", "", f"no answer within {deadline:.0f} s (the deadline its budget "
-                                                    "gives): stopped")
+            failed = ChildOutcome(result=None, returncode=-9, stdout="", stderr="",
+                                  stopped=f"no answer within {deadline:.0f} s (the deadline its budget "
+                                          "gives): stopped")
             if not rounds:
                 raise WorkerError(f"{java.home}: {failed.error}") from None
             break
         if done.returncode != 0:
-            failed = ChildOutcome(None, done.returncode, done.stdout, done.stderr)
+            failed = ChildOutcome(result=None, returncode=done.returncode, stdout=done.stdout, stderr=done.stderr)
             if not rounds:
                 raise WorkerError(why_failed(java, failed))
             break

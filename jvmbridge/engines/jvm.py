@@ -100,9 +100,10 @@ class JvmEngine(Engine):
             return _measurement(java, provider, setting, workload, options, request, outcomes, failed, "")
 
         subject = f"JVM {java.label}, {provider.name}"
-        return Sliced(f"{subject}, {setting.name}", subject, setting.accelerated, "jvmbridge.jvm.slice_worker",
-                      {**request, "parts": parts}, workloads, measurement, SLICED_WARMUP_MIN_SECONDS, WARMUP_MAX_SECONDS,
-                      why_failed=functools.partial(why_failed, java))
+        return Sliced(name=f"{subject}, {setting.name}", subject=subject, accelerated=setting.accelerated,
+                      module="jvmbridge.jvm.slice_worker", request={**request, "parts": parts}, workloads=workloads,
+                      measurement=measurement, warmup_min_seconds=SLICED_WARMUP_MIN_SECONDS,
+                      warmup_max_seconds=WARMUP_MAX_SECONDS, why_failed=functools.partial(why_failed, java))
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
@@ -128,9 +129,10 @@ def measure_jvm(java: JavaInstall, provider: JceProvider, workloads: list[Worklo
     requests = [_request(java, provider, (*setting.options, *extra_options), classpath) for setting in provider.settings]
     parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
              for workload in workloads]
-    measured = run_forks("jvmbridge.jvm.worker", [Arm(request, parts, [w.sampling for w in workloads],
-                                                      allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])
-                                                  for request in requests], on_hang=thread_dump)
+    measured = run_forks("jvmbridge.jvm.worker",
+                         [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
+                              allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])
+                          for request in requests], on_hang=thread_dump)
     in_turns = turns_name(java, provider) if len(requests) > 1 else ""
     return [_measurement(java, provider, setting, workload, (*setting.options, *extra_options), request,
                          forks.finished, forks.failed, in_turns)

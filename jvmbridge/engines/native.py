@@ -87,14 +87,17 @@ class WorkerEngine(NativeEngine):
                 return self.measurement(workload, request, on, outcomes, failed,
                                         read_back(outcomes[0].answer["cpuinfo"], on, cpu_has_aes))
 
-            found.append(Sliced(f"{self.title}, {current().setting(on)}", self.title, on, self.slice_worker, {**request, "parts": parts},
-                                list(workloads), measurement, request["warmup_min_seconds"],
-                                request["warmup_max_seconds"], current().openssl_environment(measured_environment(), on)))
+            found.append(Sliced(name=f"{self.title}, {current().setting(on)}", subject=self.title, accelerated=on,
+                                module=self.slice_worker, request={**request, "parts": parts},
+                                workloads=list(workloads), measurement=measurement,
+                                warmup_min_seconds=request["warmup_min_seconds"],
+                                warmup_max_seconds=request["warmup_max_seconds"],
+                                env=current().openssl_environment(measured_environment(), on)))
         return found
 
     def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)
-        arms = [Arm(request, parts, [w.sampling for w in workloads],
+        arms = [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
                     env=current().openssl_environment(measured_environment(), on),
                     allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
                 for on in SETTINGS]

@@ -103,7 +103,7 @@ class Fleet:
     def exit_code(self) -> int:
         """As `check`'s, over every host: 1 something not active or wrong, 2 could not tell (a
         host not checked included), 0 all active."""
-        verdicts = [Verdict(r.mode, r.status, r.reason, r.fix) for r in self.rows]
+        verdicts = [Verdict(mode=r.mode, status=r.status, reason=r.reason, fix=r.fix) for r in self.rows]
         return combined_exit([*([verdicts_exit(verdicts)] if verdicts else []), *([2] if self.unchecked else [])])
 
     def summary(self) -> str:
@@ -138,7 +138,7 @@ def fleet_of(documents: list[dict], sources: Sequence[object] = ()) -> Fleet:
                 rows += _host_rows(host, document)
         except FleetFileError as e:
             unchecked[host] = f"{sources[index]}: {e}" if index < len(sources) else str(e)
-    return Fleet(rows, unchecked, list(dict.fromkeys(hosts)))
+    return Fleet(rows=rows, unchecked=unchecked, hosts=list(dict.fromkeys(hosts)))
 
 
 def _host_rows(host: str, document: dict) -> list[FleetRow]:
@@ -163,12 +163,12 @@ def _host_rows(host: str, document: dict) -> list[FleetRow]:
 
 
 def _rows(host: str, jvm: str, part: dict, guard: str = "") -> list[FleetRow]:
-    return [FleetRow(host, jvm, _text(v, "mode"), _status(_text(v, "status")), _text(v, "reason"),
-                     _text(v, "fix", ""), guard) for v in part["verdicts"]]
+    return [FleetRow(host=host, jvm=jvm, mode=_text(v, "mode"), status=_status(_text(v, "status")),
+                     reason=_text(v, "reason"), fix=_text(v, "fix", ""), guard=guard) for v in part["verdicts"]]
 
 
 def _guard_state(state: dict) -> ModeState:
-    return ModeState(_text(state, "mode"), _text(state, "status"), _text(state, "detail"))
+    return ModeState(mode=_text(state, "mode"), status=_text(state, "status"), detail=_text(state, "detail"))
 
 
 def _text(part: dict, key: str, default: str | None = None) -> str:

@@ -66,12 +66,13 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
             output = _stop(process)
     if ended is not None:
         last_words = messages.crash_summary(output) or output.strip().splitlines()[-3:]
-        raise JvmEnded(f"{java.home}: the JVM ended ({ChildOutcome(None, ended, '', '').how_it_ended}) before the "
-                       f"guard had its answers: {'; '.join(last_words)}")
+        raise JvmEnded(f"{java.home}: the JVM ended "
+                       f"({ChildOutcome(result=None, returncode=ended, stdout='', stderr='').how_it_ended}) "
+                       f"before the guard had its answers: {'; '.join(last_words)}")
     if not states:
         raise WorkerError(f"{java.home}: the guard said nothing within {timeout:.0f} s"
                           + (f"; the JVM said: {output.strip()[-300:]}" if output.strip() else ""))
-    return Demonstration(command, states, time.monotonic() - started, output)
+    return Demonstration(command=command, states=states, seconds=time.monotonic() - started, output=output)
 
 
 def _stop(process: subprocess.Popen) -> str:

@@ -27,13 +27,13 @@ class ModeState:
 def parse(text: str) -> list[ModeState]:
     """The property's value, mode by mode; a guard that is not running is one state for no mode."""
     if text.startswith("not running"):
-        return [ModeState("", "not running", text[len("not running"):].strip(" ()"))]
+        return [ModeState(mode="", status="not running", detail=text[len("not running"):].strip(" ()"))]
     states = []
     for part in filter(None, (p.strip() for p in text.split("; "))):
         mode, _, rest = part.partition(" ")
         status = next((s for s in ("not proven", "verified", "WRONG", "waiting", "testing") if rest.startswith(s)),
                       rest.split(" ")[0])
-        states.append(ModeState(mode, status, rest[len(status):].strip()))
+        states.append(ModeState(mode=mode, status=status, detail=rest[len(status):].strip()))
     return states
 
 

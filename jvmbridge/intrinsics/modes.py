@@ -44,20 +44,21 @@ class Mode:
 # CTR stub answers to UseAESCTRIntrinsics alone: x86 turns that off with UseAES, aarch64 does not, so
 # there -XX:-UseAES leaves CTR (and GCM's CTR + GHASH) accelerated.
 MODES = {
-    "cbc": Mode("CBC", "AES/CBC/PKCS5Padding",
-                (Path(frozenset({"CipherBlockChaining::implEncrypt"}), ("UseAES", "UseAESIntrinsics")),)),
-    "ctr": Mode("CTR", "AES/CTR/NoPadding",
-                (Path(frozenset({"CounterMode::implCrypt"}), ("UseAESCTRIntrinsics",)),)),
+    "cbc": Mode(name="CBC", transformation="AES/CBC/PKCS5Padding",
+                paths=(Path(frozenset({"CipherBlockChaining::implEncrypt"}), ("UseAES", "UseAESIntrinsics")),)),
+    "ctr": Mode(name="CTR", transformation="AES/CTR/NoPadding",
+                paths=(Path(frozenset({"CounterMode::implCrypt"}), ("UseAESCTRIntrinsics",)),)),
     # JDK 18+ has one AVX-512/VAES stub for all of GCM; JDK 17 (or a CPU without it) uses CTR + GHASH.
-    "gcm": Mode("GCM", "AES/GCM/NoPadding",
-                (Path(frozenset({"GaloisCounterMode::implGCMCrypt0"}), ("UseAES", "UseAESIntrinsics"), 18),
-                 Path(frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
-                      ("UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
+    "gcm": Mode(name="GCM", transformation="AES/GCM/NoPadding",
+                paths=(Path(frozenset({"GaloisCounterMode::implGCMCrypt0"}), ("UseAES", "UseAESIntrinsics"),
+                            since_java=18),
+                       Path(frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
+                            ("UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
     # CFB and ECB have no mode stub of their own on x86 here: the single-block intrinsic proves them.
-    "cfb": Mode("CFB", "AES/CFB/NoPadding",
-                (Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
-    "ecb": Mode("ECB", "AES/ECB/PKCS5Padding",
-                (Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
+    "cfb": Mode(name="CFB", transformation="AES/CFB/NoPadding",
+                paths=(Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
+    "ecb": Mode(name="ECB", transformation="AES/ECB/PKCS5Padding",
+                paths=(Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
 }
 # What `check` and `verify` look at unless told otherwise: the modes servers use.
 DEFAULT_MODES = ("cbc", "ctr", "gcm")

@@ -55,10 +55,10 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
     means the CPU's features are unknown (then flags and the JIT decide)."""
     here = current()
     if lacks(cpu_features, here.aes_feature):
-        return Verdict(mode.name, Status.UNSUPPORTED, f"the CPU does not report the {here.aes_feature} feature "
-                                               f"({here.accelerator})",
-                       f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
-                       f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
+        return Verdict(mode=mode.name, status=Status.UNSUPPORTED,
+                       reason=f"the CPU does not report the {here.aes_feature} feature ({here.accelerator})",
+                       fix=f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
+                           f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
     paths = mode.paths_for(java_major)
     gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
              for path in paths]
@@ -67,29 +67,33 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
         held = here.held_off(flags.flags)
-        return Verdict(mode.name, Status.DISABLED, ", ".join(_why_off(name, flags, held) for name in off),
-                       "; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
+        return Verdict(mode=mode.name, status=Status.DISABLED,
+                       reason=", ".join(_why_off(name, flags, held) for name in off),
+                       fix="; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
     hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
     assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
                if hidden and flags.diagnostics_hidden else "")
     if hidden and not flags.diagnostics_hidden:
-        return Verdict(mode.name, Status.UNKNOWN, f"this JVM has no {', '.join(hidden)} flag",
-                       f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
+        return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"this JVM has no {', '.join(hidden)} flag",
+                       fix=f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
     if evidence is None:
-        return Verdict(mode.name, Status.ACTIVE, f"flags on (running JVM: flags only, no JIT evidence){assumed}")
+        return Verdict(mode=mode.name, status=Status.ACTIVE,
+                       reason=f"flags on (running JVM: flags only, no JIT evidence){assumed}")
     if evidence.error:
-        return Verdict(mode.name, Status.UNKNOWN, f"the evidence run failed: {evidence.error}")
+        return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"the evidence run failed: {evidence.error}")
     if evidence.proven:
         slowed = here.slowed(flags.flags, cpu_features)
-        return Verdict(mode.name, Status.ACTIVE, f"JIT used {', '.join(evidence.seen)} (intrinsic) "
-                                          f"within {evidence.seconds:.1f} s{assumed}"
-                       + (f"; {slowed.name}={slowed.value} [{flags.why(slowed)}]: this CPU's AVX-512/VAES "
-                          f"stubs stay unused" if slowed else ""),
-                       _fix_level(slowed) if slowed else "")
+        return Verdict(mode=mode.name, status=Status.ACTIVE,
+                       reason=f"JIT used {', '.join(evidence.seen)} (intrinsic) "
+                              f"within {evidence.seconds:.1f} s{assumed}"
+                              + (f"; {slowed.name}={slowed.value} [{flags.why(slowed)}]: this CPU's AVX-512/VAES "
+                                 f"stubs stay unused" if slowed else ""),
+                       fix=_fix_level(slowed) if slowed else "")
     seen = f"; saw only {', '.join(evidence.seen)}" if evidence.seen else ""
-    return Verdict(mode.name, Status.NOT_OBSERVED, f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
-                   "give the JIT longer (--mode-time); if it still does not use the intrinsic, this JDK "
-                   "does not on this CPU")
+    return Verdict(mode=mode.name, status=Status.NOT_OBSERVED,
+                   reason=f"no (intrinsic) {mode.expected} in {evidence.seconds:.1f} s{seen}",
+                   fix="give the JIT longer (--mode-time); if it still does not use the intrinsic, this JDK "
+                       "does not on this CPU")
 
 
 # Where a flag's value came from (HotSpot's origins) -> where to change it.

@@ -100,8 +100,9 @@ def _install_at(root: Path, home: str, path) -> JavaInstall:
     for candidate in _LIBJVM_CANDIDATES:
         if _is_file_inside(root, f"{home}/{candidate}"):
             release = _release(root, f"{home}/release")
-            return JavaInstall(where, where / candidate, release.get("JAVA_VERSION", "unknown"),
-                               release.get("IMPLEMENTOR", "unknown"), release.get("OS_ARCH", "unknown"))
+            return JavaInstall(home=where, libjvm=where / candidate,
+                               release_version=release.get("JAVA_VERSION", "unknown"),
+                               vendor=release.get("IMPLEMENTOR", "unknown"), arch=release.get("OS_ARCH", "unknown"))
     raise JvmNotFound(f"{path}: not a JVM (no libjvm under {where})")
 
 

@@ -72,14 +72,14 @@ def _found(process: TrackedProcess) -> LiveJvm:
         raise kind(unreadable(pid, program, _owner(proc), os.geteuid(), perf_data)) from None
     command_line = b" ".join(arguments).decode(errors="replace").strip()
     if exe.endswith(DELETED):
-        return LiveJvm(process, _deleted_java_of(proc, exe), command_line, jdk_deleted=True)
+        return LiveJvm(process=process, java=_deleted_java_of(proc, exe), command_line=command_line, jdk_deleted=True)
     try:
         java = _java_of(proc, exe)
     except UnreadableRelease as e:
         raise UncheckableJvm(pid, str(e)) from None
     except JvmNotFound:
         raise NotAJvm(f"pid {pid}: not a JVM ({exe})") from None
-    return LiveJvm(process, java, command_line)
+    return LiveJvm(process=process, java=java, command_line=command_line)
 
 
 def _java_of(proc: Path, exe: str) -> JavaInstall:
@@ -111,7 +111,7 @@ def _deleted_java_of(proc: Path, exe: str) -> JavaInstall:
     if libjvm is None:
         raise NotAJvm(f"pid {proc.name}: not a JVM ({exe}, no libjvm mapped)")
     java = Path(_as_seen_here(proc, exe.removesuffix(DELETED)))
-    return JavaInstall(java.parent.parent, Path(_as_seen_here(proc, libjvm)), "unknown")
+    return JavaInstall(home=java.parent.parent, libjvm=Path(_as_seen_here(proc, libjvm)), release_version="unknown")
 
 
 def _as_seen_here(proc: Path, path: str) -> str:

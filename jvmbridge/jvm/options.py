@@ -28,9 +28,10 @@ class JvmSetting:
 
 
 _AES_FLAGS = ("UseAES", "UseAESIntrinsics")
-INTRINSICS_ON = JvmSetting("intrinsics on", (), True, tuple((name, "true") for name in _AES_FLAGS))
-INTRINSICS_OFF = JvmSetting("intrinsics off", ("-XX:-UseAES", "-XX:-UseAESIntrinsics"), False,
-                            tuple((name, "false") for name in _AES_FLAGS))
+INTRINSICS_ON = JvmSetting(name="intrinsics on", options=(), accelerated=True,
+                           defined_by=tuple((name, "true") for name in _AES_FLAGS))
+INTRINSICS_OFF = JvmSetting(name="intrinsics off", options=("-XX:-UseAES", "-XX:-UseAESIntrinsics"), accelerated=False,
+                            defined_by=tuple((name, "false") for name in _AES_FLAGS))
 
 
 def setting_as_run(setting: JvmSetting, flags: dict[str, dict]) -> JvmSetting:

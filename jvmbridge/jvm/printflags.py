@@ -85,10 +85,11 @@ def parse(text: str, source: str = "input") -> FlagTable:
             if origin is None:  # JDK 8: one bracket column, `:=` for a value set by anyone but the default
                 jdk8 = True
                 origin = "changed" if match["op"] == ":=" else "default"
-            flags[match["name"]] = Flag(match["type"], match["name"], match["value"] or "", match["kind"].strip(), origin)
+            flags[match["name"]] = Flag(type=match["type"], name=match["name"], value=match["value"] or "",
+                                        kind=match["kind"].strip(), origin=origin)
         elif line.strip() and not _EXPECTED_NOISE.match(line):
             unparsed.append((number, line.strip()[:120]))
     if not flags:
         first = f"; line {unparsed[0][0]}: {unparsed[0][1]!r}" if unparsed else ""
         raise FlagsParseError(f"{source}: no PrintFlagsFinal lines found{first}")
-    return FlagTable(flags, jdk8, unparsed)
+    return FlagTable(flags=flags, jdk8_style=jdk8, unparsed=unparsed)

@@ -16,16 +16,17 @@ class JceProvider:
 
 PROVIDERS = {
     # HotSpot's AES intrinsics replace SunJCE's Java code: measure it with them on and off.
-    "SunJCE": JceProvider("SunJCE", "", (INTRINSICS_ON, INTRINSICS_OFF), "built into the JDK"),
+    "SunJCE": JceProvider(name="SunJCE", class_name="", settings=(INTRINSICS_ON, INTRINSICS_OFF),
+                          where="built into the JDK"),
     # Bouncy Castle's AES is its own Java code, which the intrinsics do not touch.
-    "BC": JceProvider("BC", "org.bouncycastle.jce.provider.BouncyCastleProvider",
-                      (JvmSetting("JVM defaults, pure-Java AES", (), accelerated=False),),
-                      "org.bouncycastle:bcprov-jdk18on (Maven Central)"),
+    "BC": JceProvider(name="BC", class_name="org.bouncycastle.jce.provider.BouncyCastleProvider",
+                      settings=(JvmSetting("JVM defaults, pure-Java AES", (), accelerated=False),),
+                      where="org.bouncycastle:bcprov-jdk18on (Maven Central)"),
     # ACCP calls AWS-LC through JNI, so it uses AES-NI whatever the HotSpot flags say.
-    "ACCP": JceProvider("ACCP", "com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider",
-                        (JvmSetting("JVM defaults, native AWS-LC", (), accelerated=True),),
-                        "software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier "
-                        f"{current().accp_classifier or 'of this CPU (none published)'}"),
+    "ACCP": JceProvider(name="ACCP", class_name="com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider",
+                        settings=(JvmSetting("JVM defaults, native AWS-LC", (), accelerated=True),),
+                        where="software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier "
+                              f"{current().accp_classifier or 'of this CPU (none published)'}"),
 }
 
 
@@ -35,6 +36,7 @@ def provider(name: str) -> JceProvider:
     if name in PROVIDERS:
         return PROVIDERS[name]
     if "." in name and all(part.isidentifier() for part in name.split(".")):
-        return JceProvider(name.rsplit(".", 1)[-1], name, (JvmSetting("JVM defaults", (), accelerated=True),),
-                           "the jar passed with --classpath")
+        return JceProvider(name=name.rsplit(".", 1)[-1], class_name=name,
+                           settings=(JvmSetting("JVM defaults", (), accelerated=True),),
+                           where="the jar passed with --classpath")
     raise ValueError(f"unknown provider {name!r}: choose from {', '.join(PROVIDERS)}, or a provider class name")

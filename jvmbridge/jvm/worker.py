@@ -144,7 +144,7 @@ class Jvm:
             return {"after_loop": _after_loop(harness, part), "provider": str(harness.providerDescription()),
                     "transformation": transformation, "ciphertext": ciphertext, "sink": int(measured.sink())}
 
-        return Loop(run, evidence, self.jit_activity, self.counters)
+        return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters)
 
 
 def _jit_activity(jpype, jit_milliseconds: Callable[[], int]) -> Callable[[], int]:

@@ -147,7 +147,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     table = pd.DataFrame(records)
     # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
-    return RunComparison(labels, table.drop(columns=empty), notes, shown, base_label)
+    return RunComparison(columns=labels, table=table.drop(columns=empty), notes=notes, cells=shown, baseline=base_label)
 
 
 def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:

@@ -337,7 +337,8 @@ def _cells(row: re.Match) -> list[float]:
 
 
 def _figure(aes: re.Match, name: str, size: int, bytes_per_s: float) -> SpeedFigure:
-    return SpeedFigure(f"aes-{aes[1]}-{aes[2].lower()}", size, bytes_per_s, low_level=" " in name.strip())
+    return SpeedFigure(cipher=f"aes-{aes[1]}-{aes[2].lower()}", message_bytes=size, bytes_per_s=bytes_per_s,
+                       low_level=" " in name.strip())
 
 
 def _algorithm(word: str) -> bool:

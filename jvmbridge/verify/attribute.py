@@ -68,7 +68,8 @@ def findings(mode: Mode, outcome: SweepOutcome) -> list[Finding]:
     for pattern, divergences in by_pattern.items():
         smallest = min(divergences, key=lambda d: (d.case.size, d.case.key_bits, d.case.direction))
         groups = len({(d.case.key_bits, d.case.direction) for d in divergences})
-        found.append(Finding(mode.key, pattern, smallest.case, smallest, None, groups))
+        found.append(Finding(mode=mode.key, pattern=pattern, case=smallest.case, divergence=smallest, crash=None,
+                             groups=groups))
     return found
 
 

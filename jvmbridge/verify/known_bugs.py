@@ -43,11 +43,12 @@ class KnownBug:
 # jdk11u-dev PR 1406, jdk19u PR 51). JDK-8371864: the JDK 25 AVX2/AVX-512 GCM stubs, backported
 # to 25 updates; the first fixed 25.0.x was not confirmed here.
 KNOWN_BUGS = (
-    KnownBug("JDK-8292158", "AES-CTR cipher state corruption with AVX-512, calls of fewer than 16 bytes",
-             "ctr", "UseAESCTRIntrinsics", ("avx512f", "vaes"),
-             {11: "11.0.18", 17: "17.0.6", 19: "19.0.2"}, 20),
-    KnownBug("JDK-8371864", "GaloisCounterMode.implGCMCrypt0 AVX512/AVX2 stubs give wrong AES-GCM "
-             "ciphertext for certain payload sizes", "gcm", "UseAESIntrinsics", ("avx2",), None, None),
+    KnownBug(id="JDK-8292158", title="AES-CTR cipher state corruption with AVX-512, calls of fewer than 16 bytes",
+             mode="ctr", flag="UseAESCTRIntrinsics", cpu_features=("avx512f", "vaes"),
+             fixed_in={11: "11.0.18", 17: "17.0.6", 19: "19.0.2"}, first_fixed_release=20),
+    KnownBug(id="JDK-8371864", title="GaloisCounterMode.implGCMCrypt0 AVX512/AVX2 stubs give wrong AES-GCM "
+                                     "ciphertext for certain payload sizes",
+             mode="gcm", flag="UseAESIntrinsics", cpu_features=("avx2",), fixed_in=None, first_fixed_release=None),
 )
 
 

@@ -79,9 +79,9 @@ def inputs(mode: Mode, case: Case) -> Inputs:
     plaintext = rng.randbytes(case.size)
     ciphertext = encrypt_message(key, iv, plaintext, mode.key, aad)
     if case.direction == "encrypt":
-        return Inputs(key, iv, aad, plaintext, ciphertext)
+        return Inputs(key=key, iv=iv, aad=aad, input=plaintext, expected=ciphertext)
     # Decryption takes OpenSSL's ciphertext, so a wrong JVM is never blamed for an encryption it did not run.
-    return Inputs(key, iv, aad, ciphertext, plaintext)
+    return Inputs(key=key, iv=iv, aad=aad, input=ciphertext, expected=plaintext)
 
 
 def write_plan(path: Path, mode: Mode, planned: list[Case]) -> None:

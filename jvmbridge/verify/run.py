@@ -133,8 +133,9 @@ def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_i
     first run's crash against the largest case (which case is then unknown, and said so)."""
     if traced.crash and traced.last_traced:
         case, pattern = traced.last_traced
-        return Finding(mode.key, pattern, case, None, traced.crash, groups=1)
-    return Finding(mode.key, "unknown", max(by_id.values(), key=lambda c: c.size), None, outcome.crash, groups=1)
+        return Finding(mode=mode.key, pattern=pattern, case=case, divergence=None, crash=traced.crash, groups=1)
+    return Finding(mode=mode.key, pattern="unknown", case=max(by_id.values(), key=lambda c: c.size),
+                   divergence=None, crash=outcome.crash, groups=1)
 
 
 def _status(outcome: SweepOutcome, found: list[Finding], proved: bool) -> str:

@@ -192,7 +192,8 @@ class _Watch:
 
     def _divergence(self, kind: str, fields: list[str]) -> Divergence:
         number, case_id, pattern = int(fields[0]), int(fields[1]), fields[2]
-        found = Divergence(self.cases[case_id], pattern, number, self.compiled_at_begin.get(number, False))
+        found = Divergence(case=self.cases[case_id], pattern=pattern, pass_number=number,
+                           compiled=self.compiled_at_begin.get(number, False))
         if kind == "error":
             return replace(found, error=" ".join(fields[3:]))
         index, actual, expected, length = fields[3:7]
@@ -234,4 +235,5 @@ class _Watch:
         traced = self.outcome.last_traced
         during = (f"{traced[0].describe()}, {traced[1]}" if traced
                   else f"pass {max(self.compiled_at_begin, default=0)}")
-        self.outcome.crash = Crash(returncode, messages.crash_summary(output), messages.crash_report(output), during)
+        self.outcome.crash = Crash(returncode=returncode, lines=messages.crash_summary(output),
+                                   report=messages.crash_report(output), during=during)
