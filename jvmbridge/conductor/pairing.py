@@ -1,15 +1,15 @@
-"""Ratios of slices that ran moments apart: per fork the ratio of the two sides' fork figures,
-each the lower quartile of its slices there (stats.fork_summary, the rows' own statistic), over
-forks a Student's t interval of their logs. Both sides' slices ran interleaved in the same cycles,
-so a host that slows for a while slows both alike and the drift stays out of the ratio; what
-differs from fork to fork (JIT decisions, memory layout) stays in it.
+"""Ratios of slices that ran moments apart: per fork the ratio of the two sides' fast ends, each
+the 5th percentile of its slices there (of 20 slices, close to its second fastest), over forks a
+Student's t interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
+host that slows for a while slows both alike and the drift stays out of the ratio; what differs
+from fork to fork (JIT decisions, memory layout) stays in it.
 
-Why quartiles and not each cycle's own ratio: on this kind of host a slice is slowed now and then
-by what no counter in the guest shows (the hypervisor's other guests), always slower, never faster.
-A cycle's ratio carries that noise of both its slices; each side's lower quartile leaves it out as
-long as three slices in four are spared. Measured on twelve forks of a default compare
-(benchmarks/README.md, 2026-12-04): the forks' ratios spread 0.1-3.0% this way against 0.5-3.3%
-as the trimmed geometric mean of cycle ratios: lower for seven ratios of eight, the same for one.
+Why a low percentile and not each cycle's own ratio: on this kind of host what slows a slice is
+mostly unseen (the hypervisor's other guests) and only ever slows it. A cycle's ratio carries that
+noise from both its slices; each side's fast end leaves it out. Three default runs here (twelve
+forks each, eight ratios, benchmarks/README.md, 2026-12-04) put the forks' ratios' spread at 1.3%
+on average with the 5th percentile, 1.6% with the minimum (one slice's luck now and then), 2.0%
+with the lower quartile and 2.9% with the trimmed mean of cycle ratios.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jvmbridge.stats import CONFIDENCE, fork_summary, paired_log_half_width, stein_half_width, t_quantile
+from jvmbridge.stats import CONFIDENCE, paired_log_half_width, stein_half_width, t_quantile
 
 
 def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float:
@@ -28,12 +28,22 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
     return (ns - wait_ns) / iterations
 
 
+# The percentile of a side's slices in a fork that its ratio takes (fast_end).
+FAST_END = 5
+
+
 def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:
-    """How many times ``top``'s ns/op is ``bottom``'s in one fork: the ratio of the lower quartiles
-    of each side's slices (ns/op) in that fork; None where a side has none. A slice of no time left
-    (one that waited as long as it ran: running_ns_per_op) says nothing of its loop and is left out."""
+    """How many times ``top``'s ns/op is ``bottom``'s in one fork: the ratio of the two sides' fast
+    ends (fast_end: their slices' ns/op in that fork); None where a side has none. A slice of no
+    time left (one that waited as long as it ran: running_ns_per_op) says nothing of its loop and
+    is left out."""
     top, bottom = [t for t in top if t > 0], [b for b in bottom if b > 0]
-    return fork_summary(top) / fork_summary(bottom) if top and bottom else None
+    return fast_end(top) / fast_end(bottom) if top and bottom else None
+
+
+def fast_end(values: Sequence[float]) -> float:
+    """The FAST_END percentile of ``values`` (linear between the two nearest, as numpy's default)."""
+    return statistics.quantiles(values, n=100, method="inclusive")[FAST_END - 1] if len(values) > 1 else values[0]
 
 
 @dataclass(frozen=True)

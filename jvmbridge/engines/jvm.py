@@ -41,8 +41,9 @@ WARMUP_MIN_SECONDS = 1.0
 # its chunks agree and the JIT is quiet, but needs no second of its own.
 LATER_WARMUP_MIN_SECONDS = 0.25
 WARMUP_MAX_SECONDS = 15.0
-# Interleaved (the conductor), a fork's figure is the lower quartile of its 20 slices: a loop C2
-# finishes compiling in its first slices leaves it where it is, so half a second is enough here.
+# Interleaved (the conductor), a fork's row figure is the lower quartile of its 20 slices and its
+# ratios take their fast ends: a loop C2 finishes compiling in its first slices moves neither, so
+# half a second is enough here.
 SLICED_WARMUP_MIN_SECONDS = 0.5
 
 
