@@ -62,6 +62,12 @@ def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> It
         _fork_cap.reset(tokens[1])
 
 
+def fork_cap() -> Callable[[int], int] | None:
+    """The run's time limit for the running job, where it has one: the most forks it may run, given
+    those it finished (for a loop of its own, as the conductor's)."""
+    return _fork_cap.get()
+
+
 def report(parts: list[PartSoFar], seconds_left: float | None = None) -> None:
     """Where the running job's parts stand, told to the runner listening (if any); ``seconds_left``:
     the job's own forecast of its time left, where it has one (the conductor's)."""

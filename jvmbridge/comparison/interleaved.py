@@ -183,7 +183,8 @@ def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcom
 
 def _progress(job: Job) -> Callable[[Status], None]:
     def tell(status: Status) -> None:
-        so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"))
+        so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"),
+                           wanted=status.forks_wanted if status.forks_wanted > status.forks_planned else None)
         report([so_far] * len(job.parts),
                status.seconds_left)
 

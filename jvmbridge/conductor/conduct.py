@@ -20,6 +20,7 @@ from typing import Protocol
 from jvmbridge.child import WorkerError
 from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
 from jvmbridge.measure import split_iterations
+from jvmbridge.progress import fork_cap
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
 # below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
@@ -105,7 +106,8 @@ class Conducted:
 class Status:
     """Where the run stands, for progress: after each cycle."""
     fork: int  # 0-based, the fork running
-    forks_planned: int
+    forks_planned: int  # as many as will run: what the stopping rule wants, within the run's time limit
+    forks_wanted: int  # ... what the stopping rule wants
     cycle: int
     cycles: int
     elapsed: float
@@ -147,6 +149,12 @@ class _Run:
         return {ratio.label: over_forks(per_fork, self.pace.min_forks)
                 for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
+    def forks_planned(self) -> int:
+        """The forks wanted, at most as many as the run's time limit (--total-time) leaves this job."""
+        cap = fork_cap()
+        wanted = self.forks_wanted()
+        return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
+
     def forks_wanted(self) -> int:
         """Forks in all: the first stage, then as many as its spread asks to bring every live ratio
         within the target (pairing.forks_for), at most the limit."""
@@ -167,6 +175,8 @@ class _Run:
                 return f"the limit of {self.pace.max_forks} forks"
             return (f"the forks the first {self.pace.min_forks} asked for to bring every ratio within "
                     f"±{self.pace.target_error:.0%}")
+        if done >= self.forks_planned():
+            return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
             return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
         return None
@@ -187,7 +197,7 @@ class _Run:
 
     def fork(self) -> None:
         fork = Fork(len(self.forks))
-        started, planned = time.monotonic(), self.forks_wanted()
+        started, planned, wanted = time.monotonic(), self.forks_planned(), self.forks_wanted()
         handles: dict[str, Worker] = {}
         try:
             for key in dict.fromkeys(c.worker for c in self.live()):  # all start before any is waited for
@@ -208,7 +218,8 @@ class _Run:
                         expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                         fork.slices.setdefault(c.label, []).append(
                             ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
-                self.progress(Status(fork=fork.number, forks_planned=planned, cycle=cycle + 1, cycles=cycles,
+                self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle + 1,
+                                     cycles=cycles,
                                      elapsed=self.elapsed(),
                                      seconds_left=self.seconds_left(started, (cycle + 1) / cycles, planned)))
             for key, handle in ready.items():

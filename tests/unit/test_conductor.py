@@ -12,7 +12,8 @@ import random
 import pytest
 
 from jvmbridge.child import WorkerError
-from jvmbridge.conductor.conduct import Asked, Configuration, Pace, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.progress import listening
 
 START_SECONDS = 1.5  # a JVM's start, on the simulated clock; every worker of a fork starts at once
 TRUE_NS = {"jvm on": 68.0, "jvm off": 410.0, "c on": 39.0, "c off": 99.0, "yardstick": 400.0}
@@ -79,14 +80,15 @@ class FakeWorker:
         pass
 
 
-def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None):
+def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, fork_spread: float = 0.007,
+              progress=None):
     groups = {"jvm on": ["jvm on"], "jvm off": ["jvm off"], "c": ["c on", "c off"], "yardstick": ["yardstick"]}
-    workers = {key: WorkerSpec(lambda parts=parts, key=key: FakeWorker(host, parts, fail_at=fail_at if key == "jvm off"
-                                                                       else None),
+    workers = {key: WorkerSpec(lambda parts=parts, key=key: FakeWorker(host, parts, fork_spread,
+                                                                       fail_at=fail_at if key == "jvm off" else None),
                                1.0 if key.startswith("jvm") else 0.25, 15.0)  # as engines.jvm and engines.native
                for key, parts in groups.items()}
     configurations = [Configuration(label, key, part) for key, parts in groups.items() for part, label in enumerate(parts)]
-    return conduct(workers, configurations, ASKED, pace or Pace())
+    return conduct(workers, configurations, ASKED, pace or Pace(), progress)
 
 
 def true_ratio(asked: Asked) -> float:
@@ -123,19 +125,19 @@ def test_the_drift_the_pairing_cancels_is_large():
 def test_fork_levels_wider_than_the_target_take_more_forks_and_stay_honest():
     """Forks 3% apart from each other (the JIT's decisions): more forks, up to the limit, and the
     interval says how wide it is rather than pretending."""
-    host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
-    original = FakeWorker.__init__
-
-    def wide(self, host, configurations, fork_spread=0.03, fail_at=None):
-        original(self, host, configurations, fork_spread, fail_at)
-
-    FakeWorker.__init__ = wide  # type: ignore[method-assign]
-    try:
-        conducted = simulated(host, Pace(max_forks=6))
-    finally:
-        FakeWorker.__init__ = original  # type: ignore[method-assign]
+    conducted = simulated(Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=6), fork_spread=0.03)
     assert len(conducted.forks) == 6 and conducted.stopped == "the limit of 6 forks"
     assert any(not interval.within(0.02) for interval in conducted.ratios.values())
+
+
+def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progress_says_how_many():
+    """--total-time: the runner's cap (progress.listening) allows 7 forks where the spread wants 12."""
+    host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
+    seen: list[Status] = []
+    with listening(lambda parts, seconds_left: None, cap=lambda done: 7):
+        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
+    assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
+    assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
 
 
 @pytest.mark.parametrize("iterations", [10_000, 1_000_003])
