@@ -135,6 +135,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         outcomes = [e] * len(job.parts)
                     if job.yardstick:
                         metadata["host_speed"] = host_speed(job.yardstick, YARDSTICK_NAME)
+                    if job.forks_stopped:
+                        metadata["forks_stopped"] = job.forks_stopped
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
                     record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
                                beside.since())
@@ -148,7 +150,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         # Every child has ended by now, so what the machine did beyond them was other work.
         metadata["load"] = (reading := load.since()) and reading.as_dict()
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
-                     interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"))
+                     interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
+                     forks_stopped=metadata.get("forks_stopped"))
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -210,7 +213,7 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     records.sort(key=lambda row: row.get("position") or [])
     end = loaded.runs.get(run_id, {}).get("end") or {}
     metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                "load": end.get("load"), "host_speed": end.get("host_speed")}
+                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped")}}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),

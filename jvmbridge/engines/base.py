@@ -40,6 +40,8 @@ class Job:
     arms: int = 1  # configurations whose forks run in turns, each process measuring its share of the parts
     # The host's yardstick run beside its parts, fork by fork, where it ran one (comparison.interleaved).
     yardstick: list["ChildOutcome"] = field(default_factory=list)
+    # How many forks its own loop ran and why it stopped, where one decided for every part (the conductor's).
+    forks_stopped: str = ""
 
     @property
     def parts_per_fork(self) -> int:

@@ -104,6 +104,8 @@ def _render(comparison: Comparison, tabulate) -> str:
     ]
     if meta.get("load"):  # runs saved before it was recorded, or where /proc/stat is unreadable, do not say
         lines.append(f"Load     {load_text(meta['load'])}")
+    if meta.get("forks_stopped"):  # runs saved before the conductor said it do not say
+        lines.append(f"Forks    {meta['forks_stopped']}")
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         lines.append("Env      left out of every measured JVM: "
                      + " ".join(f"{name}={value!r}" for name, value in meta["environment_left_out"].items())

@@ -253,8 +253,8 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool,
                                 "error": record.get("error")})
     elif kind == "end":
         check_load(record.get("load"))
-        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in ("completed", "failed", "interrupted", "load",
-                                                                                     "host_speed")}
+        kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped")
+        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in kept}
     elif kind in ("verification", "verification_end"):
         loaded.verifications.append({**record, "file": str(path)})
     else:
