@@ -87,6 +87,21 @@ def render_markdown(comparison: Comparison) -> str:
     return _render(comparison, markdown)
 
 
+def _ratios_heading(ratios, levels: str) -> str:
+    """What the ratios below are, once for each kind among them (comparison.ratios)."""
+    kinds = []
+    if any(r.interleaved for r in ratios):
+        kinds.append("\"paired slices\": per fork the ratio of the two rows' fast ends (the 5th percentile of "
+                     "their slices in it), the geometric mean over forks, its interval over forks")
+    if any(r.turns and not r.interleaved for r in ratios):
+        kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the two rows' forks turn by "
+                     "turn, as they ran in turns")
+    if any(not r.turns for r in ratios):
+        kinds.append(f"else the ratio of the figures, its interval from their {levels} intervals in quadrature on "
+                     "the log scale")
+    return f"Ratios (in brackets the {CONFIDENCE:.0%} interval; {'; '.join(kinds)}):"
+
+
 def _render(comparison: Comparison, tabulate) -> str:
     meta, frame = comparison.metadata, comparison.frame
     work = meta["workload"]
@@ -144,12 +159,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     width = max(len(", ".join(map(str, rows))) for rows in states.values())
     lines += [f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]
     if comparison.ratios:
-        lines += ["", (f"Ratios (of the figures; in brackets the {CONFIDENCE:.0%} interval: where \"paired\", from the two "
-                       f"rows' forks turn by turn, as they ran in turns; else from their {levels} intervals in "
-                       "quadrature on the log scale):"
-                       if any(r.turns for r in comparison.ratios) else
-                       f"Ratios (of the figures; in brackets the interval from their {levels} intervals in quadrature "
-                       "on the log scale):")]
+        lines += ["", _ratios_heading(comparison.ratios, levels)]
         lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
     if comparison.cliffs:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
