@@ -108,7 +108,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     given, pace = conducting(job), pace_of(job)
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
-    job.forks_stopped = f"{len(conducted.forks)} forks, stopped by {conducted.stopped}"
+    forks = len(conducted.forks)
+    job.forks_stopped = f"{forks} fork{'' if forks == 1 else 's'}, stopped by {conducted.stopped}"
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = (ChildOutcome(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="", stderr="")
