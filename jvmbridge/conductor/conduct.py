@@ -172,7 +172,7 @@ class _Run:
         done = len(self.forks)
         if done >= self.forks_wanted():
             if done >= self.pace.max_forks:
-                return f"the limit of {self.pace.max_forks} forks"
+                return f"the limit of {self.pace.max_forks} fork{'' if self.pace.max_forks == 1 else 's'}"
             return (f"the forks the first {self.pace.min_forks} asked for to bring every ratio within "
                     f"±{self.pace.target_error:.0%}")
         if done >= self.forks_planned():
