@@ -73,8 +73,13 @@ _EXPENDABLE = ["openssl 1000s B/s", "ops/s", "ops/s/thread", "messages", "sample
 
 
 def render_table(comparison: Comparison, width: int | None = None) -> str:
+    # The shape or cipher tells rows apart where the run has several: never left out then.
+    frame = comparison.frame
+    needed = {column for column in ("shape", "cipher") if column in frame and frame[column].nunique() > 1}
+    expendable = [column for column in _EXPENDABLE if column not in needed]
+
     def tabulate(cells: list[list[str]]) -> list[str]:
-        lines, left_out = fitted(cells, width, _EXPENDABLE, right_from=5)
+        lines, left_out = fitted(cells, width, expendable, right_from=5)
         if left_out:
             lines.append(f"(left out to fit {width} columns: {', '.join(left_out)}; "
                          "--wide shows every column)")

@@ -355,6 +355,15 @@ def test_a_table_wider_than_the_terminal_leaves_out_the_least_needed_columns_and
                               and "  " in line])  # every row still there
 
 
+def test_a_fitted_table_of_two_shapes_keeps_the_shape_that_tells_its_rows_apart(monkeypatch, tmp_path):
+    monkeypatch.setitem(ENGINES, "c", FakeEngine("c", 50.0, shapes=("message", "stream")))
+    shapes = combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5))
+    comparison = run(plan(shapes, Matrix(engines=("c",))), output=tmp_path / "run.jsonl")
+    fitted = render("compare", "table", comparison, width=60).splitlines()  # narrow: every expendable column goes
+    kept = next(line for line in fitted if line.split()[:2] == ["#", "engine"]).split()
+    assert "shape" in kept and "cipher" not in kept  # one cipher: the header names it
+
+
 def test_runs_named_at_compare_are_reports_columns_in_the_order_they_ran(engines, tmp_path):
     from jvmbridge.report.history import compare_runs, tidy_frame
 
