@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmbridge.steady import STEADY_ROUNDS, Steadiness, classify
@@ -126,7 +127,13 @@ def fork_summary(per_op: list[float]) -> float:
     and the minimum varied least between forks (benchmarks/README.md), and the minimum is one
     round's luck. A quartile still holds costs every round pays (the JVM's GC runs many times a
     round)."""
-    return statistics.quantiles(per_op, n=4, method="inclusive")[0] if len(per_op) > 1 else per_op[0]
+    return low_quantile(per_op, 4)
+
+
+def low_quantile(values: Sequence[float], n: int) -> float:
+    """The first of ``n`` quantiles of ``values`` (n=4: the lower quartile), linear between the two
+    nearest (numpy's default); the value itself where there is one."""
+    return statistics.quantiles(values, n=n, method="inclusive")[0] if len(values) > 1 else values[0]
 
 
 def summarize(forks: list[list[dict]], first_stage: int | None = None,
