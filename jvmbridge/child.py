@@ -52,6 +52,11 @@ class ChildOutcome:
     stderr: str
     stopped: str = ""  # why the parent stopped a child that gave no sign of progress in time
 
+    @classmethod
+    def interrupted(cls) -> ChildOutcome:
+        """A fork Ctrl-C cut short: what a part that got no more forks failed with."""
+        return cls(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="", stderr="")
+
     @property
     def error(self) -> str | None:
         """One line saying why no result came back, or None when one did."""
@@ -324,8 +329,7 @@ class _Ledger:
         """Ctrl-C: every part still short of its forks fails as interrupted."""
         for i, (sampling, done) in enumerate(zip(self.samplings, self.done)):
             if self.failed[i] is None and sampling.wants_another_fork(fork_rounds(done), fork_warmups(done)):
-                self.failed[i] = ChildOutcome(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="",
-                                              stderr="")
+                self.failed[i] = ChildOutcome.interrupted()
 
     def forks(self) -> list[Forks]:
         return [Forks(finished, failure) for finished, failure in zip(self.done, self.failed)]

@@ -5,11 +5,10 @@ these rows is then taken between slices that ran moments apart (comparison.ratio
 from __future__ import annotations
 
 import os
-import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.child import INTERRUPTED, ChildOutcome, WorkerError
+from jvmbridge.child import ChildOutcome, WorkerError
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
@@ -112,8 +111,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.forks_stopped = f"{forks} fork{'' if forks == 1 else 's'}, stopped by {conducted.stopped}"
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
     # the runner, which saw the key pressed, runs no further job.
-    interrupted = (ChildOutcome(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="", stderr="")
-                   if conducted.interrupted else None)
+    interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
