@@ -4,6 +4,7 @@ from __future__ import annotations
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.comparison.headline import headline
 from jvmbridge.comparison.runner import Comparison
+from jvmbridge.conductor.pairing import FAST_END
 from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
 from jvmbridge.machine import load_text
@@ -96,7 +97,7 @@ def _ratios_heading(ratios, levels: str) -> str:
     """What the ratios below are, once for each kind among them (comparison.ratios)."""
     kinds = []
     if any(r.interleaved for r in ratios):
-        kinds.append("\"paired slices\": per fork the ratio of the two rows' fast ends (the 5th percentile of "
+        kinds.append(f"\"paired slices\": per fork the ratio of the two rows' fast ends (the {FAST_END}th percentile of "
                      "their slices in it), the geometric mean over forks, its interval over forks")
     if any(r.turns and not r.interleaved for r in ratios):
         kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the two rows' forks turn by "
