@@ -149,10 +149,10 @@ class _Run:
         return {ratio.label: over_forks(per_fork, self.pace.min_forks)
                 for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
-    def forks_planned(self) -> int:
-        """The forks wanted, at most as many as the run's time limit (--total-time) leaves this job."""
+    def forks_planned(self, wanted: int) -> int:
+        """The forks ``wanted`` (forks_wanted), at most as many as the run's time limit
+        (--total-time) leaves this job."""
         cap = fork_cap()
-        wanted = self.forks_wanted()
         return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
 
     def forks_wanted(self) -> int:
@@ -170,12 +170,13 @@ class _Run:
         if not self.live():
             return "every configuration failed"
         done = len(self.forks)
-        if done >= self.forks_wanted():
+        wanted = self.forks_wanted()
+        if done >= wanted:
             if done >= self.pace.max_forks:
                 return f"the limit of {self.pace.max_forks} fork{'' if self.pace.max_forks == 1 else 's'}"
             return (f"the forks the first {self.pace.min_forks} asked for to bring every ratio within "
                     f"±{self.pace.target_error:.0%}")
-        if done >= self.forks_planned():
+        if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
             return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
@@ -197,7 +198,8 @@ class _Run:
 
     def fork(self) -> None:
         fork = Fork(len(self.forks))
-        started, planned, wanted = time.monotonic(), self.forks_planned(), self.forks_wanted()
+        started, wanted = time.monotonic(), self.forks_wanted()
+        planned = self.forks_planned(wanted)
         handles: dict[str, Worker] = {}
         try:
             for key in dict.fromkeys(c.worker for c in self.live()):  # all start before any is waited for
