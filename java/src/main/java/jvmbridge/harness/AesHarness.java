@@ -37,6 +37,13 @@ public final class AesHarness {
     private final boolean freshIvPerMessage;
     /** Folds every ciphertext in, so the JIT cannot prove the work unused (JMH's Blackhole idea). */
     private long sink;
+    /**
+     * Bytes streamed since the cipher's last init. SunJCE's GCM refuses more than 2^31-1 bytes
+     * under one IV, which a long warm-up on a slow host reaches; one init a GiB costs nothing
+     * measurable (a few microseconds against ~0.5 s of updates).
+     */
+    private long streamed;
+    private static final long STREAM_BYTES_PER_INIT = 1L << 30;
     /** What the measured loop's last message gave, to check against OpenSSL after the timing. */
     private byte[] lastOutput = new byte[0];
 
@@ -141,10 +148,7 @@ public final class AesHarness {
      * with the code the JIT compiled for the measured loop.
      */
     public byte[] streamOutput(int updates) throws GeneralSecurityException {
-        if (freshIvPerMessage) {
-            nextIv();
-        }
-        cipher.init(decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, key, parameters(cipher.getAlgorithm(), iv));
+        restartStream();
         byte[] all = new byte[updates * (input.length + 32)];
         int written = 0;
         for (int i = 0; i < updates; i++) {
@@ -166,11 +170,24 @@ public final class AesHarness {
         long acc = 0;
         long start = System.nanoTime();
         for (long i = 0; i < iterations; i++) {
+            if (streamed > STREAM_BYTES_PER_INIT) {
+                restartStream();
+            }
             acc += cipher.update(input, 0, input.length, out, 0) + out[0];
+            streamed += input.length;
         }
         long elapsed = System.nanoTime() - start;
         sink += acc;
         return elapsed;
+    }
+
+    /** A fresh init (GCM encryption: on the next IV, as it refuses to reuse one). */
+    private void restartStream() throws GeneralSecurityException {
+        if (freshIvPerMessage) {
+            nextIv();
+        }
+        cipher.init(decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE, key, parameters(cipher.getAlgorithm(), iv));
+        streamed = 0;
     }
 
     private void nextIv() {

@@ -53,6 +53,14 @@ public class AesHarnessTest {
     }
 
     @Test
+    public void aGcmStreamRunsPastTheTwoGibibytesOneIvAllows() throws Exception {
+        // SunJCE refuses a GCM stream beyond 2^31-1 bytes under one IV; a long warm-up reaches that.
+        int size = 1 << 16;
+        AesHarness harness = new AesHarness("AES/GCM/NoPadding", "", false, KEY, new byte[12], new byte[size]);
+        assertTrue(harness.runStream((Integer.MAX_VALUE / size) + 2) > 0);
+    }
+
+    @Test
     public void streamChainsBlocksAcrossCalls() throws Exception {
         // Two 32-byte updates continue one CBC stream: the same bytes as one 64-byte encryption.
         byte[] plaintext = AesHarness.parseHex(PLAINTEXT);
