@@ -33,7 +33,7 @@ from jvmbridge.api import run_comparison
 from jvmbridge.comparison.dimensioning import row_components
 from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.saved.schema import row_record
-from jvmbridge.stats import CONFIDENCE
+from jvmbridge.stats.summary import CONFIDENCE
 from jvmbridge.workload import MAX_FORKS
 
 TARGET = 0.02

@@ -222,7 +222,7 @@ def fork_turns(outcomes: list[ChildOutcome]) -> list[int]:
 
 
 def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
-    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.steady)."""
+    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.stats.steady)."""
     return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
 
 

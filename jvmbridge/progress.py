@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.workload import Sampling
 
 

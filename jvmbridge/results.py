@@ -12,8 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jvmbridge.stats import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
-from jvmbridge.steady import Steadiness
+from jvmbridge.stats.steady import Steadiness
+from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
 from jvmbridge.workload import MAX_FORKS
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
@@ -311,7 +311,7 @@ def disturbed(s: Summary) -> str:
 
 
 def unsteady(s: Summary) -> str | None:
-    """What the change points found (jvmbridge.steady), where a fork did not simply warm up before
+    """What the change points found (jvmbridge.stats.steady), where a fork did not simply warm up before
     its timed rounds: forks that slowed down or never settled, and timed rounds set aside as warm-up."""
     odd = {kind: s.steadiness.count(kind) for kind in (Steadiness.SLOWDOWN, Steadiness.NO_STEADY_STATE)
            if kind in s.steadiness}

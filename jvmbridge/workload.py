@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
-from jvmbridge.stats import CONFIDENCE, forks_needed
+from jvmbridge.stats.summary import CONFIDENCE, forks_needed
 from jvmbridge.worker_protocol import LoopRequest
 
 KEY_BITS = (128, 192, 256)
@@ -166,7 +166,7 @@ class Sampling:
     @property
     def first_stage(self) -> int:
         """How many forks decide how many run (wants_another_fork), whose Stein interval bounds the
-        row's (stats.summarize): ``forks``, and at least two, since one fork shows no spread."""
+        row's (stats.summary.summarize): ``forks``, and at least two, since one fork shows no spread."""
         return max(self.forks, min(2, self.fork_limit))
 
     def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
@@ -177,10 +177,10 @@ class Sampling:
         """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
         stage is done, then as many as those first say it takes to bring the interval within the
         target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
-        (stats): stopping whenever the interval so far happens to look narrow would stop on luck
+        (stats.summary): stopping whenever the interval so far happens to look narrow would stop on luck
         (seen in tests/unit/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
         JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
-        chunks, where the figure finds where forks settled (stats.summarize)."""
+        chunks, where the figure finds where forks settled (stats.summary.summarize)."""
         first = self.first_stage
         if len(forks) < first:
             return first

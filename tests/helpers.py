@@ -27,7 +27,7 @@ from jvmbridge.engines import Engine, Job
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
 from jvmbridge.saved.store import data_dir
-from jvmbridge.stats import DISTURBED_SHARE, summarize
+from jvmbridge.stats.summary import DISTURBED_SHARE, summarize
 from jvmbridge.workload import KEY_BITS, Operation, Sampling, Workload, combinations
 
 # This folder (its test data in data/, its Java sources in java/), the checkout it is in, and the folder

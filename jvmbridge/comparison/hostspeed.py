@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jvmbridge.child import ChildOutcome, fork_rounds
 from jvmbridge.saved.store import data_dir
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.trust import private_folder, replace_whole
 
 

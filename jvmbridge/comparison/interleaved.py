@@ -15,7 +15,7 @@ from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
 from jvmbridge.progress import PartSoFar, report
 from jvmbridge.results import Measurement
-from jvmbridge.stats import CONFIDENCE
+from jvmbridge.stats.summary import CONFIDENCE
 from jvmbridge.workload import Operation, Sampling, Workload
 
 LABEL = "every configuration at once, interleaved in slices"

@@ -31,7 +31,7 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # vCPU: at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
 # On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
 # up); one not steady by then shows in its first slices, which its row's figure sets aside
-# (steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
+# (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
 

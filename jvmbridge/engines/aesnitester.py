@@ -17,7 +17,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, setting_as_run
 from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
-from jvmbridge.stats import one_round_each, summarize
+from jvmbridge.stats.summary import one_round_each, summarize
 from jvmbridge.workload import Workload
 
 # AESNITester always runs a fixed count; without --iterations, this many messages per fork.

@@ -10,7 +10,7 @@ from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.worker_protocol import CPart
 from jvmbridge.workload import Operation, Workload
 

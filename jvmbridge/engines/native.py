@@ -27,7 +27,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
-from jvmbridge.stats import one_round_each, summarize
+from jvmbridge.stats.summary import one_round_each, summarize
 from jvmbridge.worker_protocol import PycaPart
 from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
 

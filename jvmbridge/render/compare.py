@@ -12,7 +12,7 @@ from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
-from jvmbridge.stats import CONFIDENCE, FEW_FORKS
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (how: each row's `statistic`)",

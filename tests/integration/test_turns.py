@@ -14,7 +14,7 @@ import pytest
 from helpers import run_cli
 from scipy import stats
 
-from jvmbridge.stats import FEW_FORKS
+from jvmbridge.stats.summary import FEW_FORKS
 
 
 def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():

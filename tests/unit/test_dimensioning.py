@@ -14,7 +14,7 @@ from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Engine, Job, Matrix
 from jvmbridge.results import Measurement, NoteKind
 from jvmbridge.saved.store import read
-from jvmbridge.stats import fork_summary, summarize
+from jvmbridge.stats.summary import fork_summary, summarize
 from jvmbridge.workload import Sampling, combinations
 
 

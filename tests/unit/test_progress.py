@@ -15,7 +15,7 @@ from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, TimeLimit, forks_wanted
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.workload import Sampling, combinations
 
 

@@ -22,7 +22,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
 from jvmbridge.saved.store import read
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.workload import Sampling, combinations
 
 

@@ -14,7 +14,8 @@ import statistics
 
 import pytest
 
-from jvmbridge.stats import (
+from jvmbridge.stats.steady import Steadiness, Steady, classify
+from jvmbridge.stats.summary import (
     CONFIDENCE,
     DISTURBED_SHARE,
     fork_summary,
@@ -23,7 +24,6 @@ from jvmbridge.stats import (
     stein_half_width,
     summarize,
 )
-from jvmbridge.steady import Steadiness, Steady, classify
 from jvmbridge.workload import Sampling
 
 TRUE_NS = 100.0

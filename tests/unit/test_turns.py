@@ -18,7 +18,7 @@ import pytest
 
 from jvmbridge.child import Arm, fork_turns, run_forks
 from jvmbridge.comparison.ratios import RatioKind, speedup
-from jvmbridge.stats import half_width
+from jvmbridge.stats.summary import half_width
 from jvmbridge.workload import Sampling
 
 # Each part: two rounds at one speed per fork, LEVEL ns/op, every other fork of an arm slower by

@@ -73,13 +73,13 @@ def test_environment_unsets_rather_than_empties():
 
 @pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
 def test_t_quantile_matches_published_tables(df, expected):
-    from jvmbridge.stats import t_quantile
+    from jvmbridge.stats.summary import t_quantile
 
     assert t_quantile(0.9995, df) == pytest.approx(expected, rel=1e-3)
 
 
 def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     rounds = [{"iterations": 10, "ns": ns} for ns in (1000, 1100, 900, 1000, 1000)]
     summary = summarize([rounds])
@@ -91,7 +91,7 @@ def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
 def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_warm_up():
     from jvmbridge.measure import merge_warmups
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     forks = [{"iterations": 10, "seconds": 3.0, "steady": True, "ns_per_op": 50.0},
              {"iterations": 10, "seconds": 10.0, "steady": False, "ns_per_op": 51.0},
@@ -105,7 +105,7 @@ def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_war
 
 def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     def row(*fork_ns: float):
         forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in fork_ns]
@@ -133,7 +133,7 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
 
 def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_helps():
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in (100, 102.5, 97.5, 100)]
     row = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
@@ -205,7 +205,7 @@ def test_more_forks_only_when_the_work_is_not_fixed():
 @pytest.mark.parametrize("gc_ms, jit_ms, noted", [(5, 0, False), (25, 0, True), (0, 3, True)])
 def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms, jit_ms, noted):
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     # Two rounds of 1 s each (10^7 messages of 100 ns): 1% of that is 20 ms.
     summary = summarize([[{"iterations": 10**7, "ns": 10**9}] * 2])
