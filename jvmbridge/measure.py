@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
-from jvmbridge.machine import TICK_NS, cpu_ticks, steal_ticks
+from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
 from jvmbridge.stats.summary import disturbed
 
 RunLoop = Callable[[int], int]

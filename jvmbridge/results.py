@@ -40,7 +40,7 @@ class NoteKind(Enum):
     TOTAL_TIME = "total-time"  # the run's time limit stopped its forks before its stopping rule did
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
-    SHARED = "shared"  # other processes kept the machine busy while its job ran (jvmbridge.machine)
+    SHARED = "shared"  # other processes kept the machine busy while its job ran (jvmbridge.host.machine)
 
     @property
     def hint(self) -> str | None:
@@ -254,7 +254,7 @@ class Result:
     rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
     in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
     fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
-    # vCPUs other processes kept busy on average while its job ran (jvmbridge.machine); None: not read
+    # vCPUs other processes kept busy on average while its job ran (jvmbridge.host.machine); None: not read
     other_cpus: float | None = None
     interleaved: bool = False  # its rounds are slices run cycle by cycle with the other rows of in_turns
     first_stage: int = 0  # the forks that decided how many ran (Stein's first stage); 0: not saved

@@ -23,9 +23,9 @@ from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
-from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
-from jvmbridge.machine import Load, LoadWatch, shared_text
+from jvmbridge.host.cpu import cpu_info, volatile_readings
+from jvmbridge.host.machine import Load, LoadWatch, shared_text
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, NoteKind, Result

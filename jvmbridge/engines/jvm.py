@@ -16,9 +16,9 @@ from jvmbridge.child import (
     fork_warmups,
     run_forks,
 )
-from jvmbridge.cpu import cpu_info
 from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.harness import HarnessUnavailable, harness_jar
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall

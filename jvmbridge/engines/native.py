@@ -20,8 +20,8 @@ from jvmbridge.child import (
     run_forks,
     turns,
 )
-from jvmbridge.cpu import cpu_info, lacks
 from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.host.cpu import cpu_info, lacks
 from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current

@@ -5,9 +5,9 @@ from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.comparison.headline import headline
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.conductor.pairing import FAST_END
-from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
-from jvmbridge.machine import load_text
+from jvmbridge.host.cpu import features_text
+from jvmbridge.host.machine import load_text
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
 from jvmbridge.results import NoteKind, missing, rounds_per_fork

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from jvmbridge.child import WorkerError
-from jvmbridge.cpu import cpu_info
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.jvm.flagsource import print_flags_final
