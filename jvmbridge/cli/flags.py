@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
@@ -22,6 +21,7 @@ from jvmbridge.cli.common import (
     trust_option,
 )
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
+from jvmbridge.trust.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 
 
 @click.command()

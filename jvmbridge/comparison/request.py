@@ -13,7 +13,7 @@ from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
-from jvmbridge.trust import NotTrusted, trusted_path
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.workload import (
     AESNITESTER_MESSAGE_BYTES,
     SHAPES,
@@ -112,7 +112,7 @@ class CompareRequest:
 def _trusted_command(name: str, what: str) -> str:
     """The real path of the command ``name`` (a path, or a name on PATH), run by that path alone
     from here on; ``name`` itself where there is no such command (the engine then says so). Run as
-    root, a ValueError where another user can change it (jvmbridge.trust)."""
+    root, a ValueError where another user can change it (jvmbridge.trust.paths)."""
     found = shutil.which(name)
     try:
         return str(trusted_path(found, what)) if found else name

@@ -30,7 +30,7 @@ from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.stats.summary import summarize
-from jvmbridge.trust import create_private_file
+from jvmbridge.trust.paths import create_private_file
 from jvmbridge.worker_protocol import JvmPart, JvmRequest
 from jvmbridge.workload import Operation, Workload
 
