@@ -50,8 +50,8 @@ QUICK_ARMS = ("jvm-1s-5%", "c-message", "openssl")
 def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
     import jpype
 
+    from jvmbridge.forks.measure import round_counts, warm_up
     from jvmbridge.harness import harness_jar
-    from jvmbridge.measure import round_counts, warm_up
 
     jpype.startJVM(*options, classpath=[str(harness_jar())], convertStrings=False)
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")

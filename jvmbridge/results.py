@@ -94,7 +94,7 @@ class Measurement:
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    # Where its forks ran in turns with another configuration's (child.run_forks): the job's name,
+    # Where its forks ran in turns with another configuration's (forks.parent.run_forks): the job's name,
     # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
@@ -268,7 +268,7 @@ def wrong_bytes(row) -> bool:
 
 def rounds_per_fork(round_fork: list[int], rounds: int, forks: int) -> list[int]:
     """How many rounds each fork ran, in fork order. Forks differ where some ran spare rounds in
-    place of disturbed ones (measure.timed_rounds), so the fewest is the count each was asked for;
+    place of disturbed ones (forks.measure.timed_rounds), so the fewest is the count each was asked for;
     rows saved before rounds named their fork: their rounds over their forks."""
     counts = Counter(round_fork)
     return [counts[fork] for fork in sorted(counts)] or [rounds // max(forks, 1)]
@@ -333,6 +333,6 @@ def _finite(value: float) -> float | None:
 
 
 def _warmup_ran_out(warmup: dict) -> str:
-    """In how many forks the warm-up ran out before the speed settled (measure.merge_warmups)."""
+    """In how many forks the warm-up ran out before the speed settled (forks.measure.merge_warmups)."""
     return (f"the warm-up ran out before the speed settled in {warmup['unsteady_forks']} of {warmup['forks']} "
             f"fork(s) (the longest {warmup['longest_seconds']:.1f} s)")

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
+from jvmbridge.forks.protocol import LoopRequest
 from jvmbridge.stats.summary import CONFIDENCE, forks_needed
-from jvmbridge.worker_protocol import LoopRequest
 
 KEY_BITS = (128, 192, 256)
 # Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).

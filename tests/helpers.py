@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from jvmbridge.child import WorkerError
 from jvmbridge.engines import Engine, Job
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
 from jvmbridge.saved.store import data_dir
@@ -188,7 +188,7 @@ def notes_of(row: dict) -> str:
 
 
 def rounds_per_fork(row: dict, planned: int) -> list[int]:
-    """Each fork's rounds in a saved row, checked against the spare-round rule (measure.timed_rounds):
+    """Each fork's rounds in a saved row, checked against the spare-round rule (forks.measure.timed_rounds):
     the ``planned`` rounds, then one more only while fewer than ``planned`` were left undisturbed, at
     most as many again."""
     counts = []

@@ -7,7 +7,6 @@ import sys
 
 import click
 
-from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     Count,
     ProviderName,
@@ -24,6 +23,7 @@ from jvmbridge.cli.common import (
     trust_option,
 )
 from jvmbridge.engines import ENGINES, default_engines
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES

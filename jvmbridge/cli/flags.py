@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
     all_jdks_option,
@@ -20,6 +19,7 @@ from jvmbridge.cli.common import (
     terminal_width,
     trust_option,
 )
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
 from jvmbridge.trust.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 

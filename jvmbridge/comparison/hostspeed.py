@@ -9,7 +9,7 @@ import json
 import math
 from pathlib import Path
 
-from jvmbridge.child import ChildOutcome, fork_rounds
+from jvmbridge.forks.parent import ChildOutcome, fork_rounds
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.paths import private_folder, replace_whole

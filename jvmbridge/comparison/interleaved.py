@@ -8,11 +8,11 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.child import ChildOutcome, WorkerError
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.progress import PartSoFar, report
 from jvmbridge.results import Measurement
 from jvmbridge.stats.summary import CONFIDENCE
@@ -109,7 +109,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
     forks = len(conducted.forks)
     job.forks_stopped = f"{forks} fork{'' if forks == 1 else 's'}, stopped by {conducted.stopped}"
-    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
+    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
@@ -174,7 +174,7 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
 
 
 def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
-    """A configuration's finished forks as the engines' row builders read forks (child.ChildOutcome)."""
+    """A configuration's finished forks as the engines' row builders read forks (forks.parent.ChildOutcome)."""
     return [ChildOutcome(result={**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
                                  "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
                          returncode=0, stdout=fork.printed.get(worker, ""), stderr="")

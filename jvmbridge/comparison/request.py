@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 
-from jvmbridge.child import WorkerError
 from jvmbridge.engines import ENGINES, Matrix, default_engines
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries

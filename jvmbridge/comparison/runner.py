@@ -17,13 +17,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.forks.parent import WorkerError, environment_left_out
 from jvmbridge.host.cpu import cpu_info, volatile_readings
 from jvmbridge.host.machine import Load, LoadWatch, shared_text
 from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening

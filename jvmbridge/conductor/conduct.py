@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.child import WorkerError
 from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
-from jvmbridge.measure import split_iterations
+from jvmbridge.forks.measure import split_iterations
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.progress import fork_cap
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are

@@ -8,9 +8,9 @@ from __future__ import annotations
 import functools
 import subprocess
 
-from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
+from jvmbridge.forks.parent import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall

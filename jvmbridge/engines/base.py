@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from jvmbridge.workload import SHAPES, Sampling, Workload
 
 if TYPE_CHECKING:
-    from jvmbridge.child import ChildOutcome
     from jvmbridge.engines import Matrix
+    from jvmbridge.forks.parent import ChildOutcome
     from jvmbridge.results import Measurement
 
 
@@ -65,7 +65,7 @@ class Job:
     def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
                  measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each of several configurations (``names``), their
-        forks in turns (child.run_forks); ``measure`` gives the outcomes configuration after
+        forks in turns (forks.parent.run_forks); ``measure`` gives the outcomes configuration after
         configuration. ``label`` names the configurations together ("..., AES-NI on and off in turns")."""
         parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
         label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]

@@ -7,7 +7,9 @@ import shutil
 import subprocess
 from typing import Callable
 
-from jvmbridge.child import (
+from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.forks.measure import merge_warmups
+from jvmbridge.forks.parent import (
     INTERRUPTED,
     Arm,
     ChildOutcome,
@@ -20,15 +22,13 @@ from jvmbridge.child import (
     run_forks,
     turns,
 )
-from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.forks.protocol import PycaPart
 from jvmbridge.host.cpu import cpu_info, lacks
-from jvmbridge.measure import merge_warmups
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
 from jvmbridge.stats.summary import one_round_each, summarize
-from jvmbridge.worker_protocol import PycaPart
 from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.

@@ -279,7 +279,7 @@ def _hints(comparison: Comparison, frame) -> list[str]:
 
 def _samples(row) -> str:
     """Forks x rounds per fork: "12x4", or "12x4-6" where forks ran spare rounds in place of
-    disturbed ones (measure.timed_rounds)."""
+    disturbed ones (forks.measure.timed_rounds)."""
     per_fork = rounds_per_fork(row.round_fork, row.rounds, row.forks)
     low, high = min(per_fork), max(per_fork)
     return f"{row.forks}x{low}" + (f"-{high}" if high > low else "")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jvmbridge.child import WorkerError
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.host.cpu import cpu_info
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide

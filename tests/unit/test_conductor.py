@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from jvmbridge.child import WorkerError
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.progress import listening
 
 START_SECONDS = 1.5  # a JVM's start, on the simulated clock; every worker of a fork starts at once

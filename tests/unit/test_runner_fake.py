@@ -126,7 +126,7 @@ def run_one(monkeypatch, tmp_path, engine: FakeEngine, sampling: Sampling):
 
 
 class SpareRoundsEngine(FakeEngine):
-    """A fake whose "on" forks ran spare rounds, as measure.timed_rounds adds for disturbed ones:
+    """A fake whose "on" forks ran spare rounds, as forks.measure.timed_rounds adds for disturbed ones:
     fork i has i more than planned."""
 
     def measure(self, workload, on):

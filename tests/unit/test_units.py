@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from helpers import REPO
 
-from jvmbridge import measure
+from jvmbridge.forks import measure
+from jvmbridge.forks.measure import round_counts, split_iterations
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
-from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.platforms import x86_64
 from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
 
@@ -89,7 +89,7 @@ def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
 
 
 def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_warm_up():
-    from jvmbridge.measure import merge_warmups
+    from jvmbridge.forks.measure import merge_warmups
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats.summary import summarize
 
@@ -166,7 +166,7 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
     import multiprocessing
     import time
 
-    from jvmbridge.measure import in_processes
+    from jvmbridge.forks.measure import in_processes
 
     done = multiprocessing.get_context("fork").Value("i", 0)
 
@@ -184,7 +184,7 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
 
 
 def test_a_failing_copy_raises_instead_of_hanging():
-    from jvmbridge.measure import in_processes
+    from jvmbridge.forks.measure import in_processes
 
     def broken(n: int) -> int:
         raise ValueError("no such mode")

@@ -1,4 +1,5 @@
-"""One child process per measured configuration, as pyperf's manager/worker split.
+"""The parent's side of the forks: one child process per measured configuration, as pyperf's
+manager/worker split (the child's side is forks.worker, the messages between them forks.protocol).
 
 Why a process each: JPype starts one JVM per process, never restarts it, and a failed start
 poisons the process; OpenSSL reads OPENSSL_ia32cap once, at load. The request travels as JSON
@@ -8,7 +9,6 @@ PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -22,16 +22,13 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from jvmbridge.progress import forks_wanted
 from jvmbridge.workload import Sampling
 
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
-
-# Writes a child's result where run_child reads it; a later call replaces an earlier, partial one.
-Save = Callable[[dict], None]
 
 
 class WorkerError(Exception):
@@ -97,8 +94,8 @@ class Forks(NamedTuple):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C while a child ran; ``result`` is what the child had saved by then (each_part saves
-    every finished part), or None."""
+    """Ctrl-C while a child ran; ``result`` is what the child had saved by then (worker.each_part
+    saves every finished part), or None."""
 
     def __init__(self, result: dict | None):
         super().__init__()
@@ -132,8 +129,8 @@ OnHang = Callable[[int], str]  # given the hung child's pid, what was saved of i
 def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None,
               allowances: list[float] | None = None, on_hang: OnHang | None = None) -> ChildOutcome:
     """Run ``python -m module`` with ``request`` and collect what it reported. With
-    ``allowances`` (seconds per part of the request, see each_part), a child that has not saved
-    part i within START_SECONDS (for the first) plus allowance i after the one before is stopped:
+    ``allowances`` (seconds per part of the request, see worker.each_part), a child that has not
+    saved part i within START_SECONDS (for the first) plus allowance i after the one before is stopped:
     ``on_hang`` first records what it can (a JVM's threads), and the outcome says why it stopped."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
         result_path = os.path.join(scratch, "result.json")
@@ -229,8 +226,8 @@ def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
 @dataclass(frozen=True)
 class Arm:
     """One configuration's children: what each starts with (the request, its environment), the
-    parts each measures (workloads, see each_part), how each part is sampled and the seconds each
-    may take (run_child). A job measuring several arms runs them in turns (run_forks)."""
+    parts each measures (workloads, see worker.each_part), how each part is sampled and the seconds
+    each may take (run_child). A job measuring several arms runs them in turns (run_forks)."""
     request: Mapping
     parts: Sequence[Mapping[str, object]]
     samplings: Sequence[Sampling]
@@ -240,7 +237,7 @@ class Arm:
 
 def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
-    each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
+    worker.each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
     layout) shows up in the spread. One child measures every part of its arm that still wants a
     fork, in an order of its own per fork, so no part always runs first or last, and start-up is
     paid once. Several arms (AES-NI on and off, measuring the same parts) run in turns: each turn
@@ -365,43 +362,6 @@ def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, l
         yield turn, order, wants
 
 
-def each_part(request: dict, measure: Callable[[Any], dict], shared: dict, save: Save) -> dict:
-    """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
-    request's own fields beside the part's; a part that fails says why and the rest still run. The
-    result is ``shared`` with every part's answer, saved with serve's ``save`` after each part, so a
-    crash or Ctrl-C in a later part keeps the earlier ones. The first part warms up for
-    warmup_min_seconds, later ones (the process already warm) for later_warmup_min_seconds where
-    the request gives it. ``measure`` takes its worker's part type (worker_protocol): the part
-    with the request's fields beside it."""
-    answers: list[dict] = []
-    first = {key: value for key, value in request.items() if key != "parts"}
-    later = {**first, "warmup_min_seconds": request.get("later_warmup_min_seconds", first.get("warmup_min_seconds"))}
-    for number, part in enumerate(request["parts"]):
-        try:
-            answers.append(measure({**(later if number else first), **part}))
-        except WorkerError as e:
-            answers.append({"error": str(e)})
-        save({**shared, "parts": answers})
-    return {**shared, "parts": answers}
-
-
-def serve(handler: Callable[[dict, Save], dict]) -> None:
-    """The child's main: read the request, run ``handler`` (given ``save`` for partial results),
-    write its result or its error."""
-    save = functools.partial(_save, sys.argv[1])
-    request = json.load(sys.stdin)
-    try:
-        result, status = handler(request, save), 0
-    except WorkerError as e:
-        result, status = {"error": str(e)}, 1
-    save(result)
-    sys.stdout.flush()
-    # os._exit: a started JVM's shutdown can hang or crash after the result is safely written; what
-    # the JVM's exit would have removed is removed here.
-    remove_jvm_files(os.getpid())
-    os._exit(status)
-
-
 def remove_jvm_files(pid: int) -> None:
     """Remove what a HotSpot JVM in process ``pid`` leaves in /tmp unless it exits of itself: its
     perf data, /tmp/hsperfdata_<user>/<pid> (/tmp whatever TMPDIR says, as HotSpot on Linux does),
@@ -419,13 +379,6 @@ def remove_jvm_files(pid: int) -> None:
                 os.unlink(str(pid), dir_fd=folder)
     finally:
         os.close(folder)
-
-
-def _save(path: str, result: dict) -> None:
-    """Write ``result`` whole or not at all: a crash mid-write must not leave half a file."""
-    with open(f"{path}.partial", "w") as f:
-        json.dump(result, f)
-    os.replace(f"{path}.partial", path)
 
 
 def _last_line(text: str) -> str:
