@@ -20,8 +20,8 @@ import statistics
 
 import _common
 
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.stats.summary import summarize
-from jvmbridge.workload import Sampling
 
 RUNS = 400
 TRUE_NS = 100.0

@@ -86,7 +86,8 @@ def c_fork(timing: dict, shape: str) -> dict:
     from jvmbridge.engines.c_loop import loop_part
     from jvmbridge.native import c_worker
     from jvmbridge.native.c_loop import library_path
-    from jvmbridge.workload import Operation, Sampling, Workload
+    from jvmbridge.sampling.policy import Sampling
+    from jvmbridge.sampling.workload import Operation, Workload
 
     # The C engine's own worker and request (compare's C loop rows), with the JVM arms' warm-up and rounds.
     part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=timing["rounds"],

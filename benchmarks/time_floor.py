@@ -18,9 +18,9 @@ from pathlib import Path
 import _common
 
 from jvmbridge.report.history import configuration, tidy_frame
+from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.saved.store import ResultFileError, data_dir, read
 from jvmbridge.stats.summary import CONFIDENCE, forks_for, summarize
-from jvmbridge.workload import MAX_FORKS
 
 
 def main() -> None:

@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
+from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.stats.steady import Steadiness
 from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
-from jvmbridge.workload import MAX_FORKS
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0

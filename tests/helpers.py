@@ -26,9 +26,10 @@ from jvmbridge.engines import Engine, Job
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import KEY_BITS, Operation, Workload, combinations
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats.summary import DISTURBED_SHARE, summarize
-from jvmbridge.workload import KEY_BITS, Operation, Sampling, Workload, combinations
 
 # This folder (its test data in data/, its Java sources in java/), the checkout it is in, and the folder
 # of the fast tier: tests that need no JVM, OpenSSL, qemu, sshd or browser (conftest.py marks them `fast`).

@@ -11,8 +11,8 @@ import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
+from jvmbridge.sampling.workload import parse_count, parse_sizes
 from jvmbridge.trust.paths import open_for_writing, replace_whole
-from jvmbridge.workload import parse_count, parse_sizes
 
 
 class Count(click.ParamType):

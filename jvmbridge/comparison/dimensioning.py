@@ -27,10 +27,10 @@ import numpy
 
 from jvmbridge.engines import Job, Part
 from jvmbridge.results import rounds_per_fork
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.saved import store
 from jvmbridge.stats.steady import STEADY_ROUNDS
 from jvmbridge.stats.summary import CONFIDENCE, t_quantile
-from jvmbridge.workload import Sampling
 
 # A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.stats.steady).
 ROUNDS_FLOOR = STEADY_ROUNDS + 1

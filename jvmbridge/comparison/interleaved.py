@@ -13,10 +13,11 @@ from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
-from jvmbridge.progress import PartSoFar, report
 from jvmbridge.results import Measurement
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.progress import PartSoFar, report
+from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import CONFIDENCE
-from jvmbridge.workload import Operation, Sampling, Workload
 
 LABEL = "every configuration at once, interleaved in slices"
 # The host's yardstick: fixed work, cheap, the same in every run (hostspeed).

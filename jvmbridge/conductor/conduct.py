@@ -20,7 +20,7 @@ from typing import Protocol
 from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
-from jvmbridge.progress import fork_cap
+from jvmbridge.sampling.progress import fork_cap
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
 # below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.

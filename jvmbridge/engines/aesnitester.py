@@ -15,10 +15,10 @@ from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, setting_as_run
-from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
+from jvmbridge.sampling.policy import forks_wanted
+from jvmbridge.sampling.workload import Workload
 from jvmbridge.stats.summary import one_round_each, summarize
-from jvmbridge.workload import Workload
 
 # AESNITester always runs a fixed count; without --iterations, this many messages per fork.
 DEFAULT_ITERATIONS = 10**7

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from jvmbridge.workload import SHAPES, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import SHAPES, Workload
 
 if TYPE_CHECKING:
     from jvmbridge.engines import Matrix
@@ -105,7 +106,7 @@ class Engine:
     default = True  # runs unless --engine names others
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
     # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
-    # forecast's first guess (jvmbridge.progress), until this engine's own forks have been timed.
+    # forecast's first guess (jvmbridge.sampling.progress), until this engine's own forks have been timed.
     fork_overhead_seconds = 0.5
 
     def timed_seconds(self, sampling: Sampling) -> float:

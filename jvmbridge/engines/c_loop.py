@@ -11,8 +11,8 @@ from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
+from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import summarize
-from jvmbridge.workload import Operation, Workload
 
 
 class CLoopEngine(WorkerEngine):

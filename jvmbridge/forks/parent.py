@@ -24,8 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
-from jvmbridge.progress import forks_wanted
-from jvmbridge.workload import Sampling
+from jvmbridge.sampling.policy import Sampling, forks_wanted
 
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
@@ -243,8 +242,8 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
     paid once. Several arms (AES-NI on and off, measuring the same parts) run in turns: each turn
     one child of each arm, in an order of its own per turn, so a host that slows for a while slows
     both sides of their ratio alike (benchmarks/README.md, "fork_drift.py"); a part runs as many
-    forks as its counterparts in the other arms (progress.forks_wanted's ``together``), so every
-    turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
+    forks as its counterparts in the other arms (sampling.policy.forks_wanted's ``together``), so
+    every turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
     turn ("fork_turn") it ran in.
 
     A part that failed gets no more forks; what it finished before is kept. A child that died
@@ -281,7 +280,7 @@ class _Ledger:
         self.failed: list[ChildOutcome | None] = [None] * len(self.owners)
 
     def wanted(self) -> list[bool]:
-        """Per part, whether it wants another fork (progress.forks_wanted, arms' parts together)."""
+        """Per part, whether it wants another fork (sampling.policy.forks_wanted, arms' parts together)."""
         return forks_wanted(self.samplings, [fork_rounds(d) for d in self.done], [fork_warmups(d) for d in self.done],
                             [f is not None for f in self.failed], [index for _, index in self.owners])
 
@@ -350,9 +349,9 @@ def _ctrl_c_deferred() -> Iterator[None]:
 
 
 def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, list[int], list[bool]]]:
-    """Turn after turn while ``wanted()`` (progress.forks_wanted, asked before each turn) has a part
-    that wants a fork: the turn's number, its sides (arms, settings) in an order drawn for it, and
-    what was wanted. Seeded by the turn, so a run's orders can be told again."""
+    """Turn after turn while ``wanted()`` (sampling.policy.forks_wanted, asked before each turn)
+    has a part that wants a fork: the turn's number, its sides (arms, settings) in an order drawn for
+    it, and what was wanted. Seeded by the turn, so a run's orders can be told again."""
     for turn in itertools.count():
         wants = wanted()
         if not any(wants):

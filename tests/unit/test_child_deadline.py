@@ -9,7 +9,8 @@ import pytest
 
 import jvmbridge.forks.parent as parent
 from jvmbridge.forks.parent import run_child
-from jvmbridge.workload import Operation, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import Operation, Workload
 
 # A worker that answers its first part, saves (as worker.each_part does), then hangs forever.
 HANGS_AFTER_ONE_PART = """

@@ -21,9 +21,10 @@ from jvmbridge.engines import ENGINES, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
 from jvmbridge.stats.summary import summarize
-from jvmbridge.workload import Sampling, combinations
 
 
 @pytest.fixture

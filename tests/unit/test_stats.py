@@ -14,6 +14,7 @@ import statistics
 
 import pytest
 
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.stats.steady import Steadiness, Steady, classify
 from jvmbridge.stats.summary import (
     CONFIDENCE,
@@ -24,7 +25,6 @@ from jvmbridge.stats.summary import (
     stein_half_width,
     summarize,
 )
-from jvmbridge.workload import Sampling
 
 TRUE_NS = 100.0
 

@@ -18,8 +18,8 @@ import pytest
 
 from jvmbridge.comparison.ratios import RatioKind, speedup
 from jvmbridge.forks.parent import Arm, fork_turns, run_forks
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.stats.summary import half_width
-from jvmbridge.workload import Sampling
 
 # Each part: two rounds at one speed per fork, LEVEL ns/op, every other fork of an arm slower by
 # SPREAD of it (not drawn at random: two draws close together would make the first stage's spread

@@ -8,7 +8,8 @@ from jvmbridge.forks import measure
 from jvmbridge.forks.measure import round_counts, split_iterations
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.platforms import x86_64
-from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import SPEED_SIZES, SWEEP_SIZES, combinations, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -156,7 +157,7 @@ def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_help
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
     from jvmbridge.reference import decrypt_message, encrypt_message
-    from jvmbridge.workload import Operation
+    from jvmbridge.sampling.workload import Operation
 
     w = Operation(message_bytes=size, mode=mode)
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
@@ -195,7 +196,7 @@ def test_a_failing_copy_raises_instead_of_hanging():
 
 
 def test_more_forks_only_when_the_work_is_not_fixed():
-    from jvmbridge.workload import Sampling
+    from jvmbridge.sampling.policy import Sampling
 
     assert Sampling().fork_limit == 12  # timed rounds: up to 3 x forks while the interval is wide
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
