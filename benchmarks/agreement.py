@@ -30,7 +30,7 @@ from pathlib import Path
 
 import _common
 
-from jvmbridge.stats import paired_log_half_width
+from jvmbridge.stats.summary import paired_log_half_width
 
 ROOT = Path(__file__).resolve().parent.parent
 JMH_JAR = ROOT / "build" / "libs" / "jvmbridge-jmh.jar"

@@ -16,7 +16,7 @@ import _common
 
 import jvmbridge
 from jvmbridge.engines import ENGINES
-from jvmbridge.workload import Sampling
+from jvmbridge.sampling.policy import Sampling
 
 # Quick mode's run, unless the options given say otherwise: one C-loop job of one short fork.
 QUICK = {"engine": "c-loop", "rounds": 2, "round_time": 0.01, "forks": 1, "max_forks": 1}

@@ -3,7 +3,7 @@
 Under `compare --total-time 120` on this host the first stages alone (every job's first 4 forks)
 fill the limit, so the rows end with the forks of their first stage. This script simulates rows
 with the real stopping rule (Sampling.wants_another_fork) and the real statistics
-(stats.summarize): forks settle around a true value with a spread between forks, rounds spread
+(stats.summary.summarize): forks settle around a true value with a spread between forks, rounds spread
 around their fork. For first stages of 3 and 4 forks it prints, over RUNS simulated rows each:
 
 - unlimited: the share of intervals that cover the true value, the forks the rule ran, and the
@@ -20,8 +20,8 @@ import statistics
 
 import _common
 
-from jvmbridge.stats import summarize
-from jvmbridge.workload import Sampling
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.stats.summary import summarize
 
 RUNS = 400
 TRUE_NS = 100.0

@@ -21,7 +21,7 @@ import _common
 
 from jvmbridge.api import load
 from jvmbridge.comparison.ratios import RatioKind, operation_keys, speedup
-from jvmbridge.stats import fork_summary
+from jvmbridge.stats.summary import fork_summary
 
 
 def fork_summaries(row, kept_only: bool) -> list[float]:

@@ -33,7 +33,7 @@ import _common
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm.live import live_property
-from jvmbridge.stats import half_width
+from jvmbridge.stats.summary import half_width
 
 GUARDS_THREADS = ("jvmbridge-guard", "JFR ")  # comm is cut at 15 characters: both guard threads read "jvmbridge-guard"
 # Quick mode, whatever else is given: one pair of 13 s runs, the guard proving CBC alone after 1 s on

@@ -50,8 +50,8 @@ QUICK_ARMS = ("jvm-1s-5%", "c-message", "openssl")
 def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
     import jpype
 
+    from jvmbridge.forks.measure import round_counts, warm_up
     from jvmbridge.harness import harness_jar
-    from jvmbridge.measure import round_counts, warm_up
 
     jpype.startJVM(*options, classpath=[str(harness_jar())], convertStrings=False)
     harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
@@ -86,7 +86,8 @@ def c_fork(timing: dict, shape: str) -> dict:
     from jvmbridge.engines.c_loop import loop_part
     from jvmbridge.native import c_worker
     from jvmbridge.native.c_loop import library_path
-    from jvmbridge.workload import Operation, Sampling, Workload
+    from jvmbridge.sampling.policy import Sampling
+    from jvmbridge.sampling.workload import Operation, Workload
 
     # The C engine's own worker and request (compare's C loop rows), with the JVM arms' warm-up and rounds.
     part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=timing["rounds"],

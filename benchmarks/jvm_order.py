@@ -31,8 +31,8 @@ QUICK_TIMING = {"warmup": (0.1, 0.5), "rounds": (2, 0.01)}
 def fork(timing: dict, arm: str, size: int, other: int) -> float:
     import jpype
 
+    from jvmbridge.forks.measure import round_counts, warm_up
     from jvmbridge.harness import harness_jar
-    from jvmbridge.measure import round_counts, warm_up
 
     jar = str(harness_jar())
     jpype.startJVM(classpath=[jar], convertStrings=False)

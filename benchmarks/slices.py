@@ -21,7 +21,8 @@ from jvmbridge.conductor.conduct import Pace, conduct, running
 from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import Matrix
 from jvmbridge.jvm.discovery import find_javas
-from jvmbridge.workload import Operation, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import Operation, Workload
 
 LENGTHS = (0.01, 0.025, 0.05, 0.1, 0.2)
 PER_CONFIGURATION_SECONDS = 1.0

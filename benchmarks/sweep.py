@@ -18,7 +18,7 @@ import time
 
 import _common
 
-from jvmbridge.workload import SWEEP_SIZES
+from jvmbridge.sampling.workload import SWEEP_SIZES
 
 ENGINES = ("--engine", "jvm", "--engine", "openssl-cli")
 # Quick mode: the C loop alone (no JVM to start, no 1 s `openssl speed` runs) at one size, a fork of two 10 ms rounds.

@@ -1,5 +1,5 @@
 """The least timed time a saved run's rows would have needed for their target interval, at the noise
-they showed: per row the forks jvmbridge's stopping rule would need (stats.forks_for, never fewer
+they showed: per row the forks jvmbridge's stopping rule would need (stats.summary.forks_for, never fewer
 than the run's --forks) and the timed rounds those forks hold; beside it the timed rounds of the
 run's minimum alone (--forks forks; each `openssl speed` run is a fork of one round), the time a perfectly
 quiet machine would take. Start-up and warm-up come on top: both totals are floors.
@@ -18,9 +18,9 @@ from pathlib import Path
 import _common
 
 from jvmbridge.report.history import configuration, tidy_frame
+from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.saved.store import ResultFileError, data_dir, read
-from jvmbridge.stats import CONFIDENCE, forks_for, summarize
-from jvmbridge.workload import MAX_FORKS
+from jvmbridge.stats.summary import CONFIDENCE, forks_for, summarize
 
 
 def main() -> None:

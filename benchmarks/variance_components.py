@@ -32,9 +32,9 @@ import _common
 from jvmbridge.api import run_comparison
 from jvmbridge.comparison.dimensioning import row_components
 from jvmbridge.comparison.request import CompareRequest
+from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.saved.schema import row_record
-from jvmbridge.stats import CONFIDENCE
-from jvmbridge.workload import MAX_FORKS
+from jvmbridge.stats.summary import CONFIDENCE
 
 TARGET = 0.02
 # Quick mode's compare, unless options are given: the C loop, two forks (a spread between them) of two 10 ms rounds.

@@ -10,10 +10,11 @@ from jvmbridge.comparison.dimensioning import choose_rounds
 from jvmbridge.comparison.request import CompareRequest
 from jvmbridge.comparison.runner import Comparison, plan, run
 from jvmbridge.engines import default_engines
-from jvmbridge.progress import Progress
 from jvmbridge.report.history import tidy_frame
+from jvmbridge.sampling.policy import ROUND_SECONDS, TARGET_ERROR, Sampling
+from jvmbridge.sampling.progress import Progress
+from jvmbridge.sampling.workload import AESNITESTER_MESSAGE_BYTES, SHAPES, parse_count
 from jvmbridge.saved import store
-from jvmbridge.workload import AESNITESTER_MESSAGE_BYTES, ROUND_SECONDS, SHAPES, TARGET_ERROR, Sampling, parse_count
 
 
 def run_comparison(request: CompareRequest, progress: Progress | None = None, output: Path | None = None,
@@ -39,8 +40,8 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
     value or several: ``cipher="aes-128-gcm"`` or ``cipher=["aes-128-gcm", "aes-256-ctr"]``; see
     :class:`jvmbridge.comparison.request.CompareRequest`). ``frame.attrs`` holds "metadata", "ratios",
     "findings", "failures" and "output" (the JSON-lines file the run was saved to, readable with :func:`load`).
-    ``progress`` is called with a :class:`jvmbridge.progress.Update` when each configuration starts,
-    after each of its forks and when it ends: its forks and interval so far, the time left.
+    ``progress`` is called with a :class:`jvmbridge.sampling.progress.Update` when each configuration
+    starts, after each of its forks and when it ends: its forks and interval so far, the time left.
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """

@@ -94,7 +94,7 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
 def cache_dir() -> Path:
     """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset), resolved and made 0700 if new: what
     jvmbridge builds on this machine. Run as root, HarnessUnavailable where another user can change it."""
-    from jvmbridge.trust import NotTrusted, private_folder  # imported late: setup.py loads this file alone
+    from jvmbridge.trust.paths import NotTrusted, private_folder  # imported late: setup.py loads this file alone
 
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     try:
@@ -104,8 +104,9 @@ def cache_dir() -> Path:
 
 
 def _trusted(path: Path, what: str, whole_tree: bool = False) -> Path:
-    """``path``'s real path; run as root, HarnessUnavailable where another user can change it (jvmbridge.trust)."""
-    from jvmbridge.trust import NotTrusted, trusted_path  # imported late: setup.py loads this file alone
+    """``path``'s real path; run as root, HarnessUnavailable where another user can change it
+    (jvmbridge.trust.paths)."""
+    from jvmbridge.trust.paths import NotTrusted, trusted_path  # imported late: setup.py loads this file alone
 
     try:
         return trusted_path(path, what, whole_tree)

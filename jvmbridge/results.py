@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jvmbridge.stats import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
-from jvmbridge.steady import Steadiness
-from jvmbridge.workload import MAX_FORKS
+from jvmbridge.sampling.policy import MAX_FORKS
+from jvmbridge.stats.steady import Steadiness
+from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
@@ -40,7 +40,7 @@ class NoteKind(Enum):
     TOTAL_TIME = "total-time"  # the run's time limit stopped its forks before its stopping rule did
     PYTHON_OVERHEAD = "python-overhead"  # a Python loop measuring mostly Python
     ENGINE = "engine"  # what the engine itself says about its figure (its loop, flags, warnings)
-    SHARED = "shared"  # other processes kept the machine busy while its job ran (jvmbridge.machine)
+    SHARED = "shared"  # other processes kept the machine busy while its job ran (jvmbridge.host.machine)
 
     @property
     def hint(self) -> str | None:
@@ -94,7 +94,7 @@ class Measurement:
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    # Where its forks ran in turns with another configuration's (child.run_forks): the job's name,
+    # Where its forks ran in turns with another configuration's (forks.parent.run_forks): the job's name,
     # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
@@ -254,7 +254,7 @@ class Result:
     rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
     in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
     fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
-    # vCPUs other processes kept busy on average while its job ran (jvmbridge.machine); None: not read
+    # vCPUs other processes kept busy on average while its job ran (jvmbridge.host.machine); None: not read
     other_cpus: float | None = None
     interleaved: bool = False  # its rounds are slices run cycle by cycle with the other rows of in_turns
     first_stage: int = 0  # the forks that decided how many ran (Stein's first stage); 0: not saved
@@ -268,7 +268,7 @@ def wrong_bytes(row) -> bool:
 
 def rounds_per_fork(round_fork: list[int], rounds: int, forks: int) -> list[int]:
     """How many rounds each fork ran, in fork order. Forks differ where some ran spare rounds in
-    place of disturbed ones (measure.timed_rounds), so the fewest is the count each was asked for;
+    place of disturbed ones (forks.measure.timed_rounds), so the fewest is the count each was asked for;
     rows saved before rounds named their fork: their rounds over their forks."""
     counts = Counter(round_fork)
     return [counts[fork] for fork in sorted(counts)] or [rounds // max(forks, 1)]
@@ -311,7 +311,7 @@ def disturbed(s: Summary) -> str:
 
 
 def unsteady(s: Summary) -> str | None:
-    """What the change points found (jvmbridge.steady), where a fork did not simply warm up before
+    """What the change points found (jvmbridge.stats.steady), where a fork did not simply warm up before
     its timed rounds: forks that slowed down or never settled, and timed rounds set aside as warm-up."""
     odd = {kind: s.steadiness.count(kind) for kind in (Steadiness.SLOWDOWN, Steadiness.NO_STEADY_STATE)
            if kind in s.steadiness}
@@ -333,6 +333,6 @@ def _finite(value: float) -> float | None:
 
 
 def _warmup_ran_out(warmup: dict) -> str:
-    """In how many forks the warm-up ran out before the speed settled (measure.merge_warmups)."""
+    """In how many forks the warm-up ran out before the speed settled (forks.measure.merge_warmups)."""
     return (f"the warm-up ran out before the speed settled in {warmup['unsteady_forks']} of {warmup['forks']} "
             f"fork(s) (the longest {warmup['longest_seconds']:.1f} s)")

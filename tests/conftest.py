@@ -26,7 +26,7 @@ from helpers import (
 )
 
 from jvmbridge.harness import checkout_jar
-from jvmbridge.trust import changeable_by_others
+from jvmbridge.trust.paths import changeable_by_others
 
 # Where a JVM that crashes in a test writes its report (jvmbridge.jvm.messages.crash_reports):
 # the user's cache, which the tests leave as they found it.
@@ -62,7 +62,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def folder() -> Iterator[Path]:
     """A folder under /tmp that others can enter (helpers.tenant_folder), removed after the test, with
-    what jvmbridge.trust remembered of paths forgotten (test_trust's and test_root_paths' halves)."""
+    what jvmbridge.trust.paths remembered of paths forgotten (test_trust's and test_root_paths' halves)."""
     made = tenant_folder()
     yield made
     shutil.rmtree(made)

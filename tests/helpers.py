@@ -22,13 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from jvmbridge.child import WorkerError
 from jvmbridge.engines import Engine, Job
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import KEY_BITS, Operation, Workload, combinations
 from jvmbridge.saved.store import data_dir
-from jvmbridge.stats import DISTURBED_SHARE, summarize
-from jvmbridge.workload import KEY_BITS, Operation, Sampling, Workload, combinations
+from jvmbridge.stats.summary import DISTURBED_SHARE, summarize
 
 # This folder (its test data in data/, its Java sources in java/), the checkout it is in, and the folder
 # of the fast tier: tests that need no JVM, OpenSSL, qemu, sshd or browser (conftest.py marks them `fast`).
@@ -188,7 +189,7 @@ def notes_of(row: dict) -> str:
 
 
 def rounds_per_fork(row: dict, planned: int) -> list[int]:
-    """Each fork's rounds in a saved row, checked against the spare-round rule (measure.timed_rounds):
+    """Each fork's rounds in a saved row, checked against the spare-round rule (forks.measure.timed_rounds):
     the ``planned`` rounds, then one more only while fewer than ``planned`` were left undisturbed, at
     most as many again."""
     counts = []

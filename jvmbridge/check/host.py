@@ -11,9 +11,9 @@ from typing import Callable, TypedDict
 
 from jvmbridge.check.evidence import observe
 from jvmbridge.check.tryfix import tried
-from jvmbridge.child import WorkerError
-from jvmbridge.cpu import cpu_info
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.guard import state as guard_state
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
 from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk

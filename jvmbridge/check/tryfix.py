@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from jvmbridge.child import WorkerError
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Status, Verdict
 from jvmbridge.jvm.discovery import JavaInstall

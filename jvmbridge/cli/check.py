@@ -11,7 +11,6 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
     all_jdks_option,
@@ -25,6 +24,7 @@ from jvmbridge.cli.common import (
     terminal_width,
     trust_option,
 )
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 from jvmbridge.jvm.discovery import SkippedJdk

@@ -11,8 +11,8 @@ import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
-from jvmbridge.trust import open_for_writing, replace_whole
-from jvmbridge.workload import parse_count, parse_sizes
+from jvmbridge.sampling.workload import parse_count, parse_sizes
+from jvmbridge.trust.paths import open_for_writing, replace_whole
 
 
 class Count(click.ParamType):
@@ -111,7 +111,7 @@ _REPLACED_WHOLE = {"openmetrics"}
 
 
 def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool, whole: bool = False) -> bool:
-    """``text`` written to ``path`` (``whole``: by a rename, see trust.replace_whole), and said
+    """``text`` written to ``path`` (``whole``: by a rename, see trust.paths.replace_whole), and said
     (``wrote``) unless ``quiet``; a failure in one line (``failed``), False."""
     try:
         if whole:

@@ -7,7 +7,6 @@ import sys
 
 import click
 
-from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     Count,
     ProviderName,
@@ -24,23 +23,19 @@ from jvmbridge.cli.common import (
     trust_option,
 )
 from jvmbridge.engines import ENGINES, default_engines
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
-from jvmbridge.workload import (
+from jvmbridge.sampling.policy import MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, TARGET_ERROR, Sampling
+from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
     CLIFF_SIZES,
     DIRECTIONS,
     KEY_BITS,
-    MAX_FORKS,
-    MAX_ROUND_SECONDS,
-    MAX_THREADS,
-    ROUND_SECONDS,
     SHAPES,
     SPEED_SIZES,
     SWEEP_SIZES,
-    TARGET_ERROR,
-    Sampling,
 )
 
 

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from jvmbridge.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
-from jvmbridge.child import WorkerError
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
     all_jdks_option,
@@ -21,7 +19,9 @@ from jvmbridge.cli.common import (
     terminal_width,
     trust_option,
 )
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES, FlagsParseError, FlagTable, parse
+from jvmbridge.trust.bounded import NotAFile, TooLarge, read_at_most, read_regular_file
 
 
 @click.command()

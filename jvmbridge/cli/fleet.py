@@ -43,7 +43,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     """
     from jvmbridge.fleet.run import PLAYBOOK, FleetError, run_playbook
     from jvmbridge.saved.store import data_dir
-    from jvmbridge.trust import NotTrusted, private_folder
+    from jvmbridge.trust.paths import NotTrusted, private_folder
 
     if print_playbook:
         click.echo(PLAYBOOK)

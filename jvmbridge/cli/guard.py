@@ -31,10 +31,10 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     On a server: java -javaagent:$(jvmbridge guard --print-agent-path)[=modes=cbc+ctr+gcm,delay=5,budget=10,
     share=0.5,retest=600,onwrong=log|exit,provider=NAME] ...; `jvmbridge check --pid` then reads what it found.
     """
-    from jvmbridge.child import WorkerError
-    from jvmbridge.cpu import cpu_info
+    from jvmbridge.forks.parent import WorkerError
     from jvmbridge.guard.demo import JvmEnded, demonstrate
     from jvmbridge.harness import guard_jar
+    from jvmbridge.host.cpu import cpu_info
     from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
     from jvmbridge.verify.known_bugs import candidates
 

@@ -16,7 +16,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from jvmbridge.progress import Update
+from jvmbridge.sampling.progress import Update
 
 # Finished configurations still shown above the running one: enough to see the run move.
 _FINISHED_SHOWN = 3

@@ -8,7 +8,7 @@ c_fork beyond its rounds (start-up, warm-up) and c_round a round. Kalibera & Jon
 components and costs from an earlier, dimensioning experiment and choose the repetitions of each
 level from them; here that experiment is the host's latest runs of the same job and workload, and
 r the count that reaches the target in the least time once the first stage has run (the stopping
-rule then picks n from the first stage, as ever: stats.forks_needed).
+rule then picks n from the first stage, as ever: stats.summary.forks_needed).
 
 Every fork of a row runs the same r, chosen before its first fork: a lower quartile of 4 rounds
 and of 8 do not estimate quite the same thing, and Stein's two stages assume one variance. r
@@ -27,12 +27,12 @@ import numpy
 
 from jvmbridge.engines import Job, Part
 from jvmbridge.results import rounds_per_fork
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.saved import store
-from jvmbridge.stats import CONFIDENCE, t_quantile
-from jvmbridge.steady import STEADY_ROUNDS
-from jvmbridge.workload import Sampling
+from jvmbridge.stats.steady import STEADY_ROUNDS
+from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 
-# A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.steady).
+# A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.stats.steady).
 ROUNDS_FLOOR = STEADY_ROUNDS + 1
 ROUNDS_CEILING = 3 * Sampling.rounds
 MIN_RUNS = 2  # earlier runs of a configuration to go by; one run's components swing (benchmarks/README.md)
@@ -160,7 +160,7 @@ def row_components(row: dict) -> Components | None:
 def within_variance(forks: list[list[float]]) -> float:
     """w^2: what one round leaves in a fork's summary, from the data rather than a model of the
     noise (one-sided noise moves a lower quartile less than a normal's would): each fork's rounds
-    resampled, the variance of their lower quartile (stats.fork_summary's, numpy's default
+    resampled, the variance of their lower quartile (stats.summary.fork_summary's, numpy's default
     interpolation) times its rounds, averaged over forks."""
 
     draw = numpy.random.default_rng(0)

@@ -9,10 +9,10 @@ import json
 import math
 from pathlib import Path
 
-from jvmbridge.child import ChildOutcome, fork_rounds
+from jvmbridge.forks.parent import ChildOutcome, fork_rounds
 from jvmbridge.saved.store import data_dir
-from jvmbridge.stats import summarize
-from jvmbridge.trust import private_folder, replace_whole
+from jvmbridge.stats.summary import summarize
+from jvmbridge.trust.paths import private_folder, replace_whole
 
 
 def reference_path() -> Path:
@@ -60,7 +60,7 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, best: dict) -> None:
-    """Whole or not at all (trust.replace_whole), in the user's own folder (a private one: root runs it too)."""
+    """Whole or not at all (trust.paths.replace_whole), in the user's own folder (a private one: root runs it too)."""
     try:
         replace_whole(private_folder(path.parent, "the host speed reference") / path.name, json.dumps(best))
     except (OSError, ValueError):

@@ -8,15 +8,16 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.child import ChildOutcome, WorkerError
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
-from jvmbridge.progress import PartSoFar, report
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.results import Measurement
-from jvmbridge.stats import CONFIDENCE
-from jvmbridge.workload import Operation, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.progress import PartSoFar, report
+from jvmbridge.sampling.workload import Operation, Workload
+from jvmbridge.stats.summary import CONFIDENCE
 
 LABEL = "every configuration at once, interleaved in slices"
 # The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
@@ -109,7 +110,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
     forks = len(conducted.forks)
     job.forks_stopped = f"{forks} fork{'' if forks == 1 else 's'}, stopped by {conducted.stopped}"
-    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (child.run_forks);
+    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
@@ -174,7 +175,7 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
 
 
 def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
-    """A configuration's finished forks as the engines' row builders read forks (child.ChildOutcome)."""
+    """A configuration's finished forks as the engines' row builders read forks (forks.parent.ChildOutcome)."""
     return [ChildOutcome(result={**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
                                  "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
                          returncode=0, stdout=fork.printed.get(worker, ""), stderr="")

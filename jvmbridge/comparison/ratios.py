@@ -15,7 +15,7 @@ import pandas as pd
 from jvmbridge.conductor.pairing import fork_ratio, over_forks, running_ns_per_op
 from jvmbridge.engines import ENGINES, by_label, name_of
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
-from jvmbridge.stats import CONFIDENCE, FEW_FORKS, paired_log_half_width
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, paired_log_half_width
 
 
 class RatioKind(Enum):
@@ -61,7 +61,7 @@ class Ratio:
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) -> Ratio:
     """How many times faster the row ``faster`` runs than ``slower``: the ratio of their figures
     (stats: the fork as the unit). Its interval: where the two are rows of ``one_run`` whose forks
-    ran in turns, from at least FEW_FORKS pairs of forks of one turn (stats.paired_log_half_width);
+    ran in turns, from at least FEW_FORKS pairs of forks of one turn (stats.summary.paired_log_half_width);
     else from the two figures' intervals (quotient).
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.

@@ -7,30 +7,31 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 
-from jvmbridge.child import WorkerError
 from jvmbridge.engines import ENGINES, Matrix, default_engines
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
-from jvmbridge.trust import NotTrusted, trusted_path
-from jvmbridge.workload import (
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
     SHAPES,
     Operation,
-    Sampling,
     Workload,
     combinations,
     parse_cipher,
     parse_sizes,
 )
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 
 @dataclass(frozen=True)
 class CompareRequest:
     """Fields named as `compare`'s options (--round-time: round_time; repeatable ones in the singular,
     as --cipher), so the command line and the Python API are one vocabulary."""
-    # Sampling (see workload.Sampling): None times rounds of round_time seconds; a count runs exactly that many.
+    # Sampling (see sampling.policy.Sampling): None times rounds of round_time seconds; a count runs
+    # exactly that many.
     iterations: int | None = Sampling.iterations
     round_time: float = Sampling.round_seconds
     rounds: int | None = None  # None: Sampling.rounds, or as this host's earlier runs of each configuration say
@@ -112,7 +113,7 @@ class CompareRequest:
 def _trusted_command(name: str, what: str) -> str:
     """The real path of the command ``name`` (a path, or a name on PATH), run by that path alone
     from here on; ``name`` itself where there is no such command (the engine then says so). Run as
-    root, a ValueError where another user can change it (jvmbridge.trust)."""
+    root, a ValueError where another user can change it (jvmbridge.trust.paths)."""
     found = shutil.which(name)
     try:
         return str(trusted_path(found, what)) if found else name

@@ -17,22 +17,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from jvmbridge.child import WorkerError, environment_left_out
 from jvmbridge.comparison.cliffs import Cliff, cliffs
 from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
-from jvmbridge.cpu import cpu_info, volatile_readings
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
-from jvmbridge.machine import Load, LoadWatch, shared_text
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, Progress, TimeLimit, Update, listening
+from jvmbridge.forks.parent import WorkerError, environment_left_out
+from jvmbridge.host.cpu import cpu_info, volatile_readings
+from jvmbridge.host.machine import Load, LoadWatch, shared_text
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, NoteKind, Result
+from jvmbridge.sampling.policy import TimeLimit
+from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, Progress, Update, listening
+from jvmbridge.sampling.workload import Workload
 from jvmbridge.saved import store
 from jvmbridge.saved.schema import frame_of, result_of, row_record
 from jvmbridge.version import __version__
-from jvmbridge.workload import Workload
 
 
 @dataclass
@@ -103,8 +104,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     Every record is written to ``output`` (default: store.default_path) the moment it exists;
     ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
     ``total_time``: seconds the whole run aims to take, forks beyond every job's first stage shared
-    out to fit (progress.TimeLimit); rows it stopped short say so. What a job leaves of its share goes
-    only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
+    out to fit (sampling.policy.TimeLimit); rows it stopped short say so. What a job leaves of its
+    share goes only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
     come last and get what the others did not need. The table's order is the rows' own (Part.rank).
     """
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.child import WorkerError
 from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
-from jvmbridge.measure import split_iterations
-from jvmbridge.progress import fork_cap
+from jvmbridge.forks.measure import split_iterations
+from jvmbridge.forks.parent import WorkerError
+from jvmbridge.sampling.progress import fork_cap
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
 # below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
@@ -31,7 +31,7 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # vCPU: at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
 # On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
 # up); one not steady by then shows in its first slices, which its row's figure sets aside
-# (steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
+# (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
 

@@ -18,7 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jvmbridge.stats import CONFIDENCE, low_quantile, paired_log_half_width, stein_half_width, t_quantile
+from jvmbridge.stats.summary import CONFIDENCE, low_quantile, paired_log_half_width, stein_half_width, t_quantile
 
 
 def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float:
@@ -42,7 +42,7 @@ def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:
 
 
 def fast_end(values: Sequence[float]) -> float:
-    """The FAST_END percentile of ``values`` (stats.low_quantile: linear between the two nearest)."""
+    """The FAST_END percentile of ``values`` (stats.summary.low_quantile: linear between the two nearest)."""
     return low_quantile(values, 100 // FAST_END)
 
 

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jvmbridge.child import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
-from jvmbridge.measure import Activity, RunLoop, timed_rounds, warm_up
+from jvmbridge.forks.measure import Activity, RunLoop, timed_rounds, warm_up
+from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
 
 # The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
 START_SECONDS = 60.0

@@ -8,17 +8,17 @@ from __future__ import annotations
 import functools
 import subprocess
 
-from jvmbridge.child import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
+from jvmbridge.forks.parent import START_SECONDS, ChildOutcome, WorkerError, measured_environment
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import INTRINSICS_OFF, INTRINSICS_ON, JvmSetting, java_major, launch_options, setting_as_run
-from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
-from jvmbridge.stats import one_round_each, summarize
-from jvmbridge.workload import Workload
+from jvmbridge.sampling.policy import forks_wanted
+from jvmbridge.sampling.workload import Workload
+from jvmbridge.stats.summary import one_round_each, summarize
 
 # AESNITester always runs a fixed count; without --iterations, this many messages per fork.
 DEFAULT_ITERATIONS = 10**7

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
-from jvmbridge.workload import SHAPES, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import SHAPES, Workload
 
 if TYPE_CHECKING:
-    from jvmbridge.child import ChildOutcome
     from jvmbridge.engines import Matrix
+    from jvmbridge.forks.parent import ChildOutcome
     from jvmbridge.results import Measurement
 
 
@@ -65,7 +66,7 @@ class Job:
     def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
                  measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each of several configurations (``names``), their
-        forks in turns (child.run_forks); ``measure`` gives the outcomes configuration after
+        forks in turns (forks.parent.run_forks); ``measure`` gives the outcomes configuration after
         configuration. ``label`` names the configurations together ("..., AES-NI on and off in turns")."""
         parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
         label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]
@@ -105,7 +106,7 @@ class Engine:
     default = True  # runs unless --engine names others
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
     # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
-    # forecast's first guess (jvmbridge.progress), until this engine's own forks have been timed.
+    # forecast's first guess (jvmbridge.sampling.progress), until this engine's own forks have been timed.
     fork_overhead_seconds = 0.5
 
     def timed_seconds(self, sampling: Sampling) -> float:

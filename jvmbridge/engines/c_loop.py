@@ -3,16 +3,16 @@ openssl speed's stream, both timed inside C against the system's libcrypto (nati
 JVM rows are held against the same work done natively at every size and shape."""
 from __future__ import annotations
 
-from jvmbridge.child import fork_rounds, fork_seconds, fork_turns, fork_warmups
 from jvmbridge.engines.native import NATIVE_WARMUP, WorkerEngine
-from jvmbridge.measure import merge_warmups
+from jvmbridge.forks.measure import merge_warmups
+from jvmbridge.forks.parent import fork_rounds, fork_seconds, fork_turns, fork_warmups
+from jvmbridge.forks.protocol import CPart
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
-from jvmbridge.stats import summarize
-from jvmbridge.worker_protocol import CPart
-from jvmbridge.workload import Operation, Workload
+from jvmbridge.sampling.workload import Operation, Workload
+from jvmbridge.stats.summary import summarize
 
 
 class CLoopEngine(WorkerEngine):

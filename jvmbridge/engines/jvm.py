@@ -6,7 +6,9 @@ import functools
 import os
 import secrets
 
-from jvmbridge.child import (
+from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.forks.measure import merge_warmups
+from jvmbridge.forks.parent import (
     Arm,
     ChildOutcome,
     WorkerError,
@@ -16,23 +18,21 @@ from jvmbridge.child import (
     fork_warmups,
     run_forks,
 )
-from jvmbridge.cpu import cpu_info
-from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable, harness_jar
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import JvmSetting, flags_to_read, java_major, launch_options, requested_flags, setting_as_run
 from jvmbridge.jvm.providers import JceProvider
 from jvmbridge.jvm.providers import provider as provider_named
-from jvmbridge.measure import merge_warmups
 from jvmbridge.platforms import QEMU_USER
 from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
-from jvmbridge.stats import summarize
-from jvmbridge.trust import create_private_file
-from jvmbridge.worker_protocol import JvmPart, JvmRequest
-from jvmbridge.workload import Operation, Workload
+from jvmbridge.sampling.workload import Operation, Workload
+from jvmbridge.stats.summary import summarize
+from jvmbridge.trust.paths import create_private_file
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
 # longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)
@@ -125,7 +125,7 @@ def turns_name(java: JavaInstall, provider: JceProvider) -> str:
 def measure_jvm(java: JavaInstall, provider: JceProvider, workloads: list[Workload], extra_options: tuple[str, ...],
                 classpath: tuple[str, ...] = ()) -> list[Measurement | WorkerError]:
     """Each workload measured by the same JVM and provider in each of the provider's settings, fork
-    after fork, the settings' forks in turns (child.run_forks); per setting and workload its
+    after fork, the settings' forks in turns (forks.parent.run_forks); per setting and workload its
     Measurement or the WorkerError that says why it has none."""
     requests = [_request(java, provider, (*setting.options, *extra_options), classpath) for setting in provider.settings]
     parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)

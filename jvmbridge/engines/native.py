@@ -7,7 +7,9 @@ import shutil
 import subprocess
 from typing import Callable
 
-from jvmbridge.child import (
+from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.forks.measure import merge_warmups
+from jvmbridge.forks.parent import (
     INTERRUPTED,
     Arm,
     ChildOutcome,
@@ -20,16 +22,14 @@ from jvmbridge.child import (
     run_forks,
     turns,
 )
-from jvmbridge.cpu import cpu_info, lacks
-from jvmbridge.engines.base import Engine, Job, Sliced
-from jvmbridge.measure import merge_warmups
+from jvmbridge.forks.protocol import PycaPart
+from jvmbridge.host.cpu import cpu_info, lacks
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
-from jvmbridge.progress import forks_wanted
 from jvmbridge.results import Measurement
-from jvmbridge.stats import one_round_each, summarize
-from jvmbridge.worker_protocol import PycaPart
-from jvmbridge.workload import SPEED_SIZES, Operation, Sampling, Workload
+from jvmbridge.sampling.policy import Sampling, forks_wanted
+from jvmbridge.sampling.workload import SPEED_SIZES, Operation, Workload
+from jvmbridge.stats.summary import one_round_each, summarize
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -274,9 +274,9 @@ class _SpeedRuns:
 
 def _in_turns(sides: list[_SpeedRuns]) -> bool:
     """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
-    workload as many as its counterparts on the other sides (progress.forks_wanted's ``together``),
-    each turn's sides in an order drawn for it; True when Ctrl-C cut that short (the runs that
-    finished are kept, the workloads that wanted more say they were interrupted)."""
+    workload as many as its counterparts on the other sides (sampling.policy.forks_wanted's
+    ``together``), each turn's sides in an order drawn for it; True when Ctrl-C cut that short (the
+    runs that finished are kept, the workloads that wanted more say they were interrupted)."""
     group = sides[0].group
     wanted: list[bool] = []
 

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
 from jvmbridge.guard.state import ModeState, summary
 from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit
 from jvmbridge.intrinsics.verdict import exit_code as verdicts_exit
+from jvmbridge.trust.bounded import NotAFile, TooLarge, read_regular_file
 
 # A `check` document is a few kB per JDK or JVM it checked; one larger than this came from no
 # jvmbridge, and is not read further (a host's file must not cost the controller its memory).

@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.child import ChildOutcome, WorkerError, measured_environment
+from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment
 from jvmbridge.guard.state import PROPERTY, ModeState, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm import messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from enum import Enum
 
-from jvmbridge.cpu import lacks
+from jvmbridge.host.cpu import lacks
 from jvmbridge.intrinsics.jitlog import Evidence
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.jvm.printflags import FlagTable

@@ -27,10 +27,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.bounded import read_at_most
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES
 from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 from jvmbridge.jvm.procroot import OutsideRoot, open_inside
+from jvmbridge.trust.bounded import read_at_most
 
 # How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
 SOCKET_WAIT_SECONDS = 10.0

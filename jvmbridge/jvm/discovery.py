@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.bounded import read_at_most
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.procroot import open_file_inside, open_inside
-from jvmbridge.trust import NotTrusted, trusted_path
+from jvmbridge.trust.bounded import read_at_most
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
 # still find it so the user hears that reason rather than "not a JVM").

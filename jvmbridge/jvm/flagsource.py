@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import subprocess
 
-from jvmbridge.child import WorkerError
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.child import WorkerError
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, UnreadableRelease, resolve_java
 from jvmbridge.jvm.process import ProcessChanged, TrackedProcess

@@ -5,7 +5,7 @@ import re
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
-from jvmbridge.trust import NotTrusted, private_folder
+from jvmbridge.trust.paths import NotTrusted, private_folder
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
 # dies: the reason, and where its hs_err report went.
@@ -37,7 +37,7 @@ _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would
 def crash_reports() -> Path:
     """Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log)
     rather than the user's working directory or /tmp: a folder of the user's own cache, 0700, which
-    run as root no other user can change (jvmbridge.trust), so none can read root's crash reports
+    run as root no other user can change (jvmbridge.trust.paths), so none can read root's crash reports
     (environment, command line) or plant links where root writes."""
     try:
         return private_folder(cache_dir() / "crashes", "the crash report folder")

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.trust import NotTrusted, trusted_path
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
 # Read back in every run, whatever was asked: together they say what the AES path really is.
@@ -85,7 +85,7 @@ def java_major(version: str) -> int:
 
 
 class UntrustedClasspath(ValueError):
-    """A --classpath entry that is missing, or that root must not load (jvmbridge.trust)."""
+    """A --classpath entry that is missing, or that root must not load (jvmbridge.trust.paths)."""
 
 
 def classpath_entries(entries) -> tuple[str, ...]:

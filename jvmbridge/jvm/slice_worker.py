@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import cast
 
 from jvmbridge.conductor.slices import Opened, serve
+from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.jvm.worker import Jvm
-from jvmbridge.worker_protocol import JvmPart, JvmRequest
 
 
 def open_loops(request: dict) -> Opened:

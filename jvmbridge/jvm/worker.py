@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import cast
 
-from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.conductor.slices import Loop
-from jvmbridge.measure import round_counts, spare_rounds, timed_rounds, warm_up
-from jvmbridge.worker_protocol import JvmPart, JvmRequest, MeasuredJvmPart
+from jvmbridge.forks.measure import round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.forks.parent import WorkerError
+from jvmbridge.forks.protocol import JvmPart, JvmRequest, MeasuredJvmPart
+from jvmbridge.forks.worker import Save, each_part, serve
 
 
 def _start_jvm(request: JvmRequest):

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
-from jvmbridge.trust import NotTrusted, trusted_path
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 SOURCE = Path(__file__).with_name("aesloop.c")
 

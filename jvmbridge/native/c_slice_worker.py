@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import cast
 
 from jvmbridge.conductor.slices import Opened, serve
+from jvmbridge.forks.protocol import CPart
 from jvmbridge.native.c_loop import load
 from jvmbridge.native.c_worker import loop
-from jvmbridge.worker_protocol import CPart
 
 
 def open_loops(request: dict) -> Opened:

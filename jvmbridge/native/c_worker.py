@@ -5,11 +5,12 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from jvmbridge.child import Save, WorkerError, each_part, serve
 from jvmbridge.conductor.slices import Loop
-from jvmbridge.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.forks.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.forks.parent import WorkerError
+from jvmbridge.forks.protocol import CPart, MeasuredCPart
+from jvmbridge.forks.worker import Save, each_part, serve
 from jvmbridge.native.c_loop import load
-from jvmbridge.worker_protocol import CPart, MeasuredCPart
 
 
 def handle(request: dict, save: Save) -> dict:

@@ -10,8 +10,8 @@ import resource
 import subprocess
 import time
 
-from jvmbridge.child import WorkerError
-from jvmbridge.measure import steal_ns
+from jvmbridge.forks.measure import steal_ns
+from jvmbridge.forks.parent import WorkerError
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
 # "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).

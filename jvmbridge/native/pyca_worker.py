@@ -11,10 +11,10 @@ import time
 
 from cryptography.hazmat.bindings.openssl.binding import Binding
 
-from jvmbridge.child import Save, each_part, serve
-from jvmbridge.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.forks.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.forks.protocol import MeasuredPycaPart
+from jvmbridge.forks.worker import Save, each_part, serve
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
-from jvmbridge.worker_protocol import MeasuredPycaPart
 
 # OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
 _OPENSSL_CPU_INFO = 9

@@ -1,5 +1,5 @@
 """/proc/cpuinfo read as the kernel writes it: below the platforms, which name its fields, and
-jvmbridge.cpu, which asks them what the fields mean."""
+jvmbridge.host.cpu, which asks them what the fields mean."""
 from __future__ import annotations
 
 from pathlib import Path

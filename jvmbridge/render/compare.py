@@ -5,14 +5,14 @@ from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.comparison.headline import headline
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.conductor.pairing import FAST_END
-from jvmbridge.cpu import features_text
 from jvmbridge.engines import by_label, name_of
-from jvmbridge.machine import load_text
+from jvmbridge.host.cpu import features_text
+from jvmbridge.host.machine import load_text
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
-from jvmbridge.stats import CONFIDENCE, FEW_FORKS
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (how: each row's `statistic`)",
@@ -279,7 +279,7 @@ def _hints(comparison: Comparison, frame) -> list[str]:
 
 def _samples(row) -> str:
     """Forks x rounds per fork: "12x4", or "12x4-6" where forks ran spare rounds in place of
-    disturbed ones (measure.timed_rounds)."""
+    disturbed ones (forks.measure.timed_rounds)."""
     per_fork = rounds_per_fork(row.round_fork, row.rounds, row.forks)
     low, high = min(per_fork), max(per_fork)
     return f"{row.forks}x{low}" + (f"-{high}" if high > low else "")

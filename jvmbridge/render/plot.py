@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge.comparison.ratios import RatioKind, speedup
-from jvmbridge.cpu import features_text
 from jvmbridge.engines import name_of
+from jvmbridge.host.cpu import features_text
 from jvmbridge.render.text import printable
 from jvmbridge.report.history import RunComparison, Versus, number_runs
 

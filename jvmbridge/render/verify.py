@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from jvmbridge.cpu import features_text
+from jvmbridge.host.cpu import features_text
 from jvmbridge.render.text import aligned_block, as_json, as_lines, csv_text, markdown_block
 from jvmbridge.verify.sweep import PATTERN_MEANING
 

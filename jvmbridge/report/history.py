@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 
 from jvmbridge.comparison.ratios import Ratio, RatioKind, speedup
-from jvmbridge.cpu import features_text
 from jvmbridge.engines import ENGINES, jdk_of, name_of
+from jvmbridge.host.cpu import features_text
 from jvmbridge.results import missing
 from jvmbridge.saved.schema import frame_of
 from jvmbridge.saved.store import Loaded

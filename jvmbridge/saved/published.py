@@ -17,7 +17,7 @@ from jvmbridge.platforms.x86_64 import X86_64
 from jvmbridge.results import Measurement
 from jvmbridge.saved.schema import row_record
 from jvmbridge.saved.speed_text import SpeedFigure, SpeedRun, parse_speed_text
-from jvmbridge.stats import summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.version import __version__
 
 NOT_STATED = "not stated"

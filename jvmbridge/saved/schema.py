@@ -18,7 +18,8 @@ Result files and `compare --format json` share this layout and this version. His
    per fork (comparison.dimensioning); then in_turns (the job whose configurations ran their forks
    in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
    them read as [] and "". Then the run's total_time_seconds, where compare had --total-time.
-   Then the end record's "load" and each row's other_cpus (jvmbridge.machine); rows without it read as None.
+   Then the end record's "load" and each row's other_cpus (jvmbridge.host.machine); rows without
+   it read as None.
    Then each row's "interleaved": its rounds are slices run cycle by cycle with the other
    rows of its in_turns job (jvmbridge.conductor), which ratios pair cycle by cycle, and its
    "first_stage" (the forks that decided how many ran); the end
@@ -59,7 +60,7 @@ _ADDED_IN_0_1_0 = {
 }
 # The engine details each engine's rows are named by (jvmbridge.engines: name(), jdk()), by label.
 _DETAILS_NAMING = {"JVM": ("provider", "jdk_version"), "AESNITester (whole run)": ("jdk_version",)}
-# What the end record says of the machine's load (machine.Load.as_dict), where it was read.
+# What the end record says of the machine's load (host.machine.Load.as_dict), where it was read.
 _LOAD_FIGURES = ("cpus", "other_cpus", "steal_cpus")
 # The run's metadata as readers use it; every version wrote these (the rest is shown where present).
 _METADATA_NEEDED = ("jvmbridge_version", "started_utc", "host", "kernel", "cpu", "workload")

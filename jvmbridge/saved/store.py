@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TextIO
 
 from jvmbridge import jsontext
-from jvmbridge.bounded import NotAFile, TooLarge, read_regular_file
 from jvmbridge.saved.published import speed_text_runs
 from jvmbridge.saved.schema import (
     READABLE,
@@ -32,7 +31,8 @@ from jvmbridge.saved.schema import (
     upgrade_row,
 )
 from jvmbridge.saved.speed_text import SpeedTextError
-from jvmbridge.trust import create_private_file, open_for_writing, private_folder
+from jvmbridge.trust.bounded import NotAFile, TooLarge, read_regular_file
+from jvmbridge.trust.paths import create_private_file, open_for_writing, private_folder
 
 
 def data_dir() -> Path:
@@ -61,7 +61,7 @@ class ResultWriter:
 
     ``output`` is the file the user named, appended to; without it a new file at
     :func:`default_path`, in a runs folder that run as root no other user can change
-    (jvmbridge.trust), created afresh (never an existing file or a link someone planted)."""
+    (jvmbridge.trust.paths), created afresh (never an existing file or a link someone planted)."""
 
     def __init__(self, output: Path | None, run_id: str, started: datetime.datetime, host: str):
         self.path, self.run_id = output or default_path(started, host), run_id

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jvmbridge.cpu import lacks
+from jvmbridge.host.cpu import lacks
 from jvmbridge.jvm.options import java_major
 
 

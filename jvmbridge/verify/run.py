@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from jvmbridge.child import WorkerError
-from jvmbridge.cpu import cpu_info
+from jvmbridge.forks.parent import WorkerError
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Spelled, Status, combined_exit, decide
 from jvmbridge.jvm.flagsource import print_flags_final

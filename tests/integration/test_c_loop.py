@@ -11,7 +11,7 @@ from helpers import run_cli
 
 from jvmbridge.native.c_loop import library_path
 from jvmbridge.reference import encrypt_message, stream_output
-from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS, Operation
+from jvmbridge.sampling.workload import KEY_BITS, TRANSFORMATIONS, Operation
 
 # In a child: the C loop links the system's libcrypto, pyca its own; one process each keeps them apart.
 _RUN = """

@@ -10,7 +10,7 @@ import pytest
 from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
 
 from jvmbridge.saved.schema import SCHEMA_VERSION
-from jvmbridge.stats import t_quantile
+from jvmbridge.stats.summary import t_quantile
 
 # For tests of what a row says (its JDK, its flags read back), not of its statistics: the last --forks counts.
 ONE_FORK = ("--forks", "1", "--max-forks", "1")
@@ -73,7 +73,7 @@ def test_every_figure_has_a_confidence_interval(report):
     for row in report["results"]:
         forks = row["fork_ns_per_op"]
         # A fork whose every round other work disturbed has no summary (the host steals on some machines);
-        # every fork so: one, of the least disturbed rounds (stats.summarize).
+        # every fork so: one, of the least disturbed rounds (stats.summary.summarize).
         emptied = {fork for fork in range(row["forks"])
                    if all(why for why, f in zip(row["round_set_aside"], row["round_fork"]) if f == fork)}
         assert row["confidence"] == 0.95 and len(forks) == (row["forks"] - len(emptied) or 1)

@@ -11,7 +11,7 @@ from helpers import SIZES, jdk_homes, provider_jar, vectors
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm.providers import PROVIDERS as JCE_PROVIDERS
 from jvmbridge.reference import encrypt_message
-from jvmbridge.workload import KEY_BITS, TRANSFORMATIONS
+from jvmbridge.sampling.workload import KEY_BITS, TRANSFORMATIONS
 
 PROVIDERS = {"SunJCE": None, "BC": "bcprov", "ACCP": "AmazonCorrettoCryptoProvider"}
 

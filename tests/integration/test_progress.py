@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 
-from jvmbridge.stats import FEW_FORKS
+from jvmbridge.stats.summary import FEW_FORKS
 
 
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:

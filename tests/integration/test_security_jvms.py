@@ -54,7 +54,7 @@ def start_with_pid(pid: int, argv: list[str], cwd: Path) -> subprocess.Popen:
 @pytest.mark.serial  # takes a pid the whole machine hands out
 @needs_root
 def test_a_jvm_pid_taken_over_after_discovery_is_neither_written_to_nor_signalled():
-    from jvmbridge.child import WorkerError
+    from jvmbridge.forks.parent import WorkerError
     from jvmbridge.jvm.live import live_flags, live_jvm
 
     jvm = subprocess.Popen([str(jdk_homes()[0] / "bin" / "java"), *LOOP], stdout=subprocess.DEVNULL)

@@ -1,4 +1,4 @@
-"""Two configurations' forks in turns (child.run_forks with two arms) and the ratio from their
+"""Two configurations' forks in turns (forks.parent.run_forks with two arms) and the ratio from their
 pairs (comparison.ratios): real child processes of a Python worker whose speed its environment
 sets (no engine), simulated forks on a host that slows for a while, and the native engines'
 AES-NI on and off in a real compare.
@@ -14,7 +14,7 @@ import pytest
 from helpers import run_cli
 from scipy import stats
 
-from jvmbridge.stats import FEW_FORKS
+from jvmbridge.stats.summary import FEW_FORKS
 
 
 def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from helpers import DATA, REPO
 
-from jvmbridge.cpu import cpu_info, cpuinfo_fields
+from jvmbridge.host.cpu import cpu_info, cpuinfo_fields
 from jvmbridge.platforms import current
 from jvmbridge.platforms.aarch64 import CPUID, NEON, SHA1, SHA256, AArch64, armcap_without_aes
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from helpers import DATA
 
-from jvmbridge.cpu import cpu_info
+from jvmbridge.host.cpu import cpu_info
 from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.intrinsics.verdict import Status, decide
 from jvmbridge.jvm.printflags import parse

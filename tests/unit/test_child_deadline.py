@@ -7,11 +7,12 @@ import textwrap
 
 import pytest
 
-import jvmbridge.child as child
-from jvmbridge.child import run_child
-from jvmbridge.workload import Operation, Sampling, Workload
+import jvmbridge.forks.parent as parent
+from jvmbridge.forks.parent import run_child
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import Operation, Workload
 
-# A worker that answers its first part, saves (as each_part does), then hangs forever.
+# A worker that answers its first part, saves (as worker.each_part does), then hangs forever.
 HANGS_AFTER_ONE_PART = """
     import json, sys, time
     request = json.load(sys.stdin)
@@ -26,7 +27,7 @@ HANGS_AFTER_ONE_PART = """
 @pytest.fixture
 def worker(tmp_path, monkeypatch):
     (tmp_path / "hanging_worker.py").write_text(textwrap.dedent(HANGS_AFTER_ONE_PART))
-    monkeypatch.setattr(child, "START_SECONDS", 0.0)  # the parent's allowance for a start; no JVM here
+    monkeypatch.setattr(parent, "START_SECONDS", 0.0)  # the parent's allowance for a start; no JVM here
     return {**os.environ, "PYTHONPATH": str(tmp_path)}
 
 

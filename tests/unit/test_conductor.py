@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from jvmbridge.child import WorkerError
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
-from jvmbridge.progress import listening
+from jvmbridge.forks.parent import WorkerError
+from jvmbridge.sampling.progress import listening
 
 START_SECONDS = 1.5  # a JVM's start, on the simulated clock; every worker of a fork starts at once
 TRUE_NS = {"jvm on": 68.0, "jvm off": 410.0, "c on": 39.0, "c off": 99.0, "yardstick": 400.0}
@@ -131,7 +131,8 @@ def test_fork_levels_wider_than_the_target_take_more_forks_and_stay_honest():
 
 
 def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progress_says_how_many():
-    """--total-time: the runner's cap (progress.listening) allows 7 forks where the spread wants 12."""
+    """--total-time: the runner's cap (sampling.progress.listening) allows 7 forks where the spread
+    wants 12."""
     host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
     seen: list[Status] = []
     with listening(lambda parts, seconds_left: None, cap=lambda done: 7):

@@ -13,9 +13,10 @@ from jvmbridge.comparison.dimensioning import ROUNDS_CEILING, ROUNDS_FLOOR, Comp
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Engine, Job, Matrix
 from jvmbridge.results import Measurement, NoteKind
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
-from jvmbridge.stats import fork_summary, summarize
-from jvmbridge.workload import Sampling, combinations
+from jvmbridge.stats.summary import fork_summary, summarize
 
 
 def simulated_row(draw: random.Random, between: float, within: float, forks: int = 12, rounds: int = 4,

@@ -28,8 +28,9 @@ from jvmbridge.render.flags import FlagsDocument
 from jvmbridge.render.runs import RunsDocument
 from jvmbridge.render.text import printable
 from jvmbridge.report.history import compare_runs, tidy_frame
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
-from jvmbridge.workload import Sampling, combinations
 
 EXAMPLES = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

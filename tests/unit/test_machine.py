@@ -1,4 +1,4 @@
-"""What else ran on the machine during a run (jvmbridge.machine): other processes' CPU time counted,
+"""What else ran on the machine during a run (jvmbridge.host.machine): other processes' CPU time counted,
 jvmbridge's own and its children's not; the header and a saved run's report say it alike. Real
 processes burn real CPU here; the runner's engines are fakes (what is tested is the reading)."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ from helpers import FakeEngine, workloads
 
 from jvmbridge.comparison.runner import plan, run, saved_comparison
 from jvmbridge.engines import ENGINES, Matrix
-from jvmbridge.machine import NOTICEABLE_CPUS, LoadWatch, load_text
+from jvmbridge.host.machine import NOTICEABLE_CPUS, LoadWatch, load_text
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
 from jvmbridge.saved.store import read

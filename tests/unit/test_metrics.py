@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families as prometheu
 from jvmbridge.jvm.options import main_class
 from jvmbridge.render import render
 from jvmbridge.render.exposition import MAX_LABEL_CHARS
-from jvmbridge.trust import replace_whole
+from jvmbridge.trust.paths import replace_whole
 
 # What a host may call itself, a path a JDK may have, a command line a process may show.
 HOSTILE = ['say "hi"', "C:\\new\\table", "line one\nline two", 'end\\', '\\"', "}\n# TYPE x counter\nx 1", EVIL,

@@ -13,8 +13,9 @@ from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.render.plot import AXIS_SPAN, figure_of, svg_of
 from jvmbridge.report.history import compare_runs, tidy_frame
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
-from jvmbridge.workload import Sampling, combinations
 
 matplotlib = pytest.importorskip("matplotlib")
 

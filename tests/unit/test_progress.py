@@ -12,11 +12,12 @@ from helpers import FakeEngine
 
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
-from jvmbridge.progress import Forecast, JobPlan, PartSoFar, TimeLimit, forks_wanted
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.stats import summarize
-from jvmbridge.workload import Sampling, combinations
+from jvmbridge.sampling.policy import Sampling, TimeLimit, forks_wanted
+from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar
+from jvmbridge.sampling.workload import combinations
+from jvmbridge.stats.summary import summarize
 
 
 class ForkingFake(FakeEngine):

@@ -11,13 +11,13 @@ from types import SimpleNamespace
 import pytest
 
 from jvmbridge.comparison.ratios import RatioKind, quotient, speedup
-from jvmbridge.stats import half_width
+from jvmbridge.stats.summary import half_width
 
 TRUE_RATIO = 2.5  # the slow row's true ns/op over the fast one's
 
 
 def _row(fork_ns: list[float]) -> SimpleNamespace:
-    """A row as stats.summarize makes one: the mean of its forks, Student's t over them."""
+    """A row as stats.summary.summarize makes one: the mean of its forks, Student's t over them."""
     return SimpleNamespace(ns_per_op=statistics.fmean(fork_ns), ns_per_op_error=half_width(statistics.stdev(fork_ns), len(fork_ns)),
                            ciphertext_ok=True)
 

@@ -16,7 +16,7 @@ from helpers import REPO, TENANT, run_cli, write_acl
 
 from jvmbridge.jvm.messages import java_command
 from jvmbridge.saved.store import ResultWriter, file_name_part
-from jvmbridge.trust import NotTrusted, changeable_by_others, private_folder, trusted_path
+from jvmbridge.trust.paths import NotTrusted, changeable_by_others, private_folder, trusted_path
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
 

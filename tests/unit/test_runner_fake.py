@@ -21,9 +21,10 @@ from jvmbridge.engines import ENGINES, Job, Matrix
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
-from jvmbridge.stats import summarize
-from jvmbridge.workload import Sampling, combinations
+from jvmbridge.stats.summary import summarize
 
 
 @pytest.fixture
@@ -126,7 +127,7 @@ def run_one(monkeypatch, tmp_path, engine: FakeEngine, sampling: Sampling):
 
 
 class SpareRoundsEngine(FakeEngine):
-    """A fake whose "on" forks ran spare rounds, as measure.timed_rounds adds for disturbed ones:
+    """A fake whose "on" forks ran spare rounds, as forks.measure.timed_rounds adds for disturbed ones:
     fork i has i more than planned."""
 
     def measure(self, workload, on):

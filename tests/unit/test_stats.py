@@ -14,7 +14,9 @@ import statistics
 
 import pytest
 
-from jvmbridge.stats import (
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.stats.steady import Steadiness, Steady, classify
+from jvmbridge.stats.summary import (
     CONFIDENCE,
     DISTURBED_SHARE,
     fork_summary,
@@ -23,8 +25,6 @@ from jvmbridge.stats import (
     stein_half_width,
     summarize,
 )
-from jvmbridge.steady import Steadiness, Steady, classify
-from jvmbridge.workload import Sampling
 
 TRUE_NS = 100.0
 

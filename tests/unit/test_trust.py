@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import TENANT
 
-from jvmbridge.trust import changeable_by_others
+from jvmbridge.trust.paths import changeable_by_others
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
 

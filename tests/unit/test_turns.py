@@ -1,4 +1,4 @@
-"""Two configurations' forks in turns (child.run_forks with two arms) and the ratio from their
+"""Two configurations' forks in turns (forks.parent.run_forks with two arms) and the ratio from their
 pairs (comparison.ratios): real child processes of a Python worker whose speed its environment
 sets (no engine), simulated forks on a host that slows for a while, and the native engines'
 AES-NI on and off in a real compare.
@@ -16,10 +16,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from jvmbridge.child import Arm, fork_turns, run_forks
 from jvmbridge.comparison.ratios import RatioKind, speedup
-from jvmbridge.stats import half_width
-from jvmbridge.workload import Sampling
+from jvmbridge.forks.parent import Arm, fork_turns, run_forks
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.stats.summary import half_width
 
 # Each part: two rounds at one speed per fork, LEVEL ns/op, every other fork of an arm slower by
 # SPREAD of it (not drawn at random: two draws close together would make the first stage's spread

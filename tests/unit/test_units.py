@@ -4,11 +4,12 @@ from __future__ import annotations
 import pytest
 from helpers import REPO
 
-from jvmbridge import measure
+from jvmbridge.forks import measure
+from jvmbridge.forks.measure import round_counts, split_iterations
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
-from jvmbridge.measure import round_counts, split_iterations
 from jvmbridge.platforms import x86_64
-from jvmbridge.workload import SPEED_SIZES, SWEEP_SIZES, Sampling, combinations, parse_count, parse_sizes
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import SPEED_SIZES, SWEEP_SIZES, combinations, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -73,13 +74,13 @@ def test_environment_unsets_rather_than_empties():
 
 @pytest.mark.parametrize("df, expected", [(1, 636.619), (4, 8.610), (9, 4.781), (29, 3.659), (1000, 3.300)])
 def test_t_quantile_matches_published_tables(df, expected):
-    from jvmbridge.stats import t_quantile
+    from jvmbridge.stats.summary import t_quantile
 
     assert t_quantile(0.9995, df) == pytest.approx(expected, rel=1e-3)
 
 
 def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     rounds = [{"iterations": 10, "ns": ns} for ns in (1000, 1100, 900, 1000, 1000)]
     summary = summarize([rounds])
@@ -89,9 +90,9 @@ def test_jmhs_pooled_score_and_error_stay_beside_the_figure():
 
 
 def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_warm_up():
-    from jvmbridge.measure import merge_warmups
+    from jvmbridge.forks.measure import merge_warmups
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     forks = [{"iterations": 10, "seconds": 3.0, "steady": True, "ns_per_op": 50.0},
              {"iterations": 10, "seconds": 10.0, "steady": False, "ns_per_op": 51.0},
@@ -105,7 +106,7 @@ def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_war
 
 def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     def row(*fork_ns: float):
         forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in fork_ns]
@@ -133,7 +134,7 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
 
 def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_helps():
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in (100, 102.5, 97.5, 100)]
     row = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
@@ -156,7 +157,7 @@ def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_help
 @pytest.mark.parametrize("size", [0, 15, 38, 4096])
 def test_pyca_decrypt_inverts_encrypt(mode, size):
     from jvmbridge.reference import decrypt_message, encrypt_message
-    from jvmbridge.workload import Operation
+    from jvmbridge.sampling.workload import Operation
 
     w = Operation(message_bytes=size, mode=mode)
     assert decrypt_message(w.key, w.iv, encrypt_message(w.key, w.iv, w.plaintext, mode), mode) == w.plaintext
@@ -166,7 +167,7 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
     import multiprocessing
     import time
 
-    from jvmbridge.measure import in_processes
+    from jvmbridge.forks.measure import in_processes
 
     done = multiprocessing.get_context("fork").Value("i", 0)
 
@@ -184,7 +185,7 @@ def test_copies_in_processes_each_run_the_full_count_at_once():
 
 
 def test_a_failing_copy_raises_instead_of_hanging():
-    from jvmbridge.measure import in_processes
+    from jvmbridge.forks.measure import in_processes
 
     def broken(n: int) -> int:
         raise ValueError("no such mode")
@@ -195,7 +196,7 @@ def test_a_failing_copy_raises_instead_of_hanging():
 
 
 def test_more_forks_only_when_the_work_is_not_fixed():
-    from jvmbridge.workload import Sampling
+    from jvmbridge.sampling.policy import Sampling
 
     assert Sampling().fork_limit == 12  # timed rounds: up to 3 x forks while the interval is wide
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
@@ -205,7 +206,7 @@ def test_more_forks_only_when_the_work_is_not_fixed():
 @pytest.mark.parametrize("gc_ms, jit_ms, noted", [(5, 0, False), (25, 0, True), (0, 3, True)])
 def test_gc_and_jit_work_inside_the_timed_rounds_is_noted_when_it_matters(gc_ms, jit_ms, noted):
     from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats import summarize
+    from jvmbridge.stats.summary import summarize
 
     # Two rounds of 1 s each (10^7 messages of 100 ns): 1% of that is 20 ms.
     summary = summarize([[{"iterations": 10**7, "ns": 10**9}] * 2])

@@ -1,7 +1,7 @@
 """What else ran on the machine while jvmbridge measured: other processes here, and the host.
 
 A round that other work delayed on its own CPU shows it as run-queue wait and is set aside
-(stats.disturbed), but work on the *other* vCPUs delays nothing a counter of the loop sees, and
+(stats.summary.disturbed), but work on the *other* vCPUs delays nothing a counter of the loop sees, and
 still slows it through the caches and memory they share (tests/integration/test_round_telemetry.py: hogs on
 both vCPUs moved a C loop's figure 0.7-1.1% beyond what quiet runs span, rounds set aside). So a run says how busy the rest of the machine
 was: every CPU's busy time in /proc/stat less what this process and its children used, and the

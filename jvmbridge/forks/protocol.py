@@ -1,6 +1,6 @@
 """What a parent asks a measuring child and what the child answers, as the JSON between them:
-typed here so that mypy holds both ends to the same fields (child.py runs the children; the
-workers are jvm/worker.py, native/pyca_worker.py and native/c_worker.py)."""
+typed here so that mypy holds both ends to the same fields (forks/parent.py runs the children;
+the workers, on forks/worker.py, are jvm/worker.py, native/pyca_worker.py and native/c_worker.py)."""
 from __future__ import annotations
 
 from typing import TypedDict

@@ -28,7 +28,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jvmbridge.steady import STEADY_ROUNDS, Steadiness, classify
+from jvmbridge.stats.steady import STEADY_ROUNDS, Steadiness, classify
 
 CONFIDENCE = 0.95
 FORK_STATISTIC = "lower quartile"  # of a fork's undisturbed rounds; see fork_summary and benchmarks/README.md
@@ -79,7 +79,7 @@ class Summary:
     levels: tuple[Level, ...]  # empty, or two or more
     round_counters: tuple[dict, ...]  # per round, what else was read around it (cpu_ns, wait_ns, gc_ms, ...)
     set_aside: tuple[str, ...]  # per round: "" (in the figure), "disturbed", or "warm-up" (before its fork settled)
-    steadiness: tuple[Steadiness, ...]  # per fork where its warm-up was recorded (jvmbridge.steady); else ()
+    steadiness: tuple[Steadiness, ...]  # per fork where its warm-up was recorded (jvmbridge.stats.steady); else ()
     first_stage: int  # how many of fork_ns decided how many forks ran (their Stein interval bounds error_ns); 0: none
 
     @property
@@ -141,7 +141,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
     """``forks``: each fork's rounds as the engines report them: [{"iterations": n, "ns": elapsed,
     and where measured "wait_ns", "steal_ns", ...}, ...]; ``first_stage``: how many of them decided
     how many to run (forks_needed), whose Stein interval the row's may not be narrower than;
-    ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.steady)."""
+    ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.stats.steady)."""
     every = [r for rounds in forks for r in rounds]
     per_op = [r["ns"] / r["iterations"] for r in every]
     lost = [lost_share(r) for r in every]
@@ -217,7 +217,7 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
 
 def paired_log_half_width(ratios: list[float]) -> float:
     """The CONFIDENCE interval's half-width of the mean log of ``ratios``, each the ratio of two
-    configurations' fork summaries in one turn (forks run in turns: child.run_forks): Student's t
+    configurations' fork summaries in one turn (forks run in turns: forks.parent.run_forks): Student's t
     over the pairs, so a host that slowed both forks of a turn moves neither the ratio nor its
     interval. inf with fewer than two."""
     if len(ratios) < 2:

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator
 
-from jvmbridge.machine import TICK_NS, cpu_ticks, steal_ticks
-from jvmbridge.stats import disturbed
+from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
+from jvmbridge.stats.summary import disturbed
 
 RunLoop = Callable[[int], int]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total
@@ -35,7 +35,7 @@ class Warmup:
     seconds: float
     steady: bool  # False: the time limit ran out before the chunks agreed
     ns_per_op: float  # the last chunk's speed, used to size rounds to a duration
-    chunks: list[float]  # ns/op of each chunk of full length, in order: what jvmbridge.steady reads
+    chunks: list[float]  # ns/op of each chunk of full length, in order: what jvmbridge.stats.steady reads
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -103,7 +103,7 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
     time and its run-queue wait, which tell a round slowed by other work from a slow loop.
 
     Then up to ``spare`` more rounds of the last count while fewer than ``counts`` were left
-    undisturbed (stats.disturbed): a disturbed round stays in the record and out of the figure,
+    undisturbed (stats.summary.disturbed): a disturbed round stays in the record and out of the figure,
     so a fork on a machine whose host steals time still gets the rounds its summary needs."""
 
     # Read outermost first before the round and last after it: the thread's CPU time innermost, so
@@ -188,7 +188,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
 
 def merge_warmups(warmups: list[dict]) -> dict:
     """One account of several forks' warm-ups: totals, and steady only if every fork got there
-    (each fork's chunks stay with its rounds: jvmbridge.steady)."""
+    (each fork's chunks stay with its rounds: jvmbridge.stats.steady)."""
     return {"iterations": sum(w["iterations"] for w in warmups), "seconds": sum(w["seconds"] for w in warmups),
             "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"],
             "forks": len(warmups), "unsteady_forks": sum(not w["steady"] for w in warmups),

@@ -1,4 +1,5 @@
-"""One child process per measured configuration, as pyperf's manager/worker split.
+"""The parent's side of the forks: one child process per measured configuration, as pyperf's
+manager/worker split (the child's side is forks.worker, the messages between them forks.protocol).
 
 Why a process each: JPype starts one JVM per process, never restarts it, and a failed start
 poisons the process; OpenSSL reads OPENSSL_ia32cap once, at load. The request travels as JSON
@@ -8,7 +9,6 @@ PrintIntrinsics) straight to fd 1 and would corrupt a result sent on stdout.
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -22,16 +22,12 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
-from jvmbridge.progress import forks_wanted
-from jvmbridge.workload import Sampling
+from jvmbridge.sampling.policy import Sampling, forks_wanted
 
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
-
-# Writes a child's result where run_child reads it; a later call replaces an earlier, partial one.
-Save = Callable[[dict], None]
 
 
 class WorkerError(Exception):
@@ -97,8 +93,8 @@ class Forks(NamedTuple):
 
 
 class Interrupted(KeyboardInterrupt):
-    """Ctrl-C while a child ran; ``result`` is what the child had saved by then (each_part saves
-    every finished part), or None."""
+    """Ctrl-C while a child ran; ``result`` is what the child had saved by then (worker.each_part
+    saves every finished part), or None."""
 
     def __init__(self, result: dict | None):
         super().__init__()
@@ -132,8 +128,8 @@ OnHang = Callable[[int], str]  # given the hung child's pid, what was saved of i
 def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None,
               allowances: list[float] | None = None, on_hang: OnHang | None = None) -> ChildOutcome:
     """Run ``python -m module`` with ``request`` and collect what it reported. With
-    ``allowances`` (seconds per part of the request, see each_part), a child that has not saved
-    part i within START_SECONDS (for the first) plus allowance i after the one before is stopped:
+    ``allowances`` (seconds per part of the request, see worker.each_part), a child that has not
+    saved part i within START_SECONDS (for the first) plus allowance i after the one before is stopped:
     ``on_hang`` first records what it can (a JVM's threads), and the outcome says why it stopped."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
         result_path = os.path.join(scratch, "result.json")
@@ -222,15 +218,15 @@ def fork_turns(outcomes: list[ChildOutcome]) -> list[int]:
 
 
 def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
-    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.steady)."""
+    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.stats.steady)."""
     return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
 
 
 @dataclass(frozen=True)
 class Arm:
     """One configuration's children: what each starts with (the request, its environment), the
-    parts each measures (workloads, see each_part), how each part is sampled and the seconds each
-    may take (run_child). A job measuring several arms runs them in turns (run_forks)."""
+    parts each measures (workloads, see worker.each_part), how each part is sampled and the seconds
+    each may take (run_child). A job measuring several arms runs them in turns (run_forks)."""
     request: Mapping
     parts: Sequence[Mapping[str, object]]
     samplings: Sequence[Sampling]
@@ -240,14 +236,14 @@ class Arm:
 
 def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -> list[Forks]:
     """Fresh children, as JMH's forks, until each part (a workload the child measures, see
-    each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
+    worker.each_part) has the forks its sampling wants: run-to-run variation (JIT decisions, memory
     layout) shows up in the spread. One child measures every part of its arm that still wants a
     fork, in an order of its own per fork, so no part always runs first or last, and start-up is
     paid once. Several arms (AES-NI on and off, measuring the same parts) run in turns: each turn
     one child of each arm, in an order of its own per turn, so a host that slows for a while slows
     both sides of their ratio alike (benchmarks/README.md, "fork_drift.py"); a part runs as many
-    forks as its counterparts in the other arms (progress.forks_wanted's ``together``), so every
-    turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
+    forks as its counterparts in the other arms (sampling.policy.forks_wanted's ``together``), so
+    every turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
     turn ("fork_turn") it ran in.
 
     A part that failed gets no more forks; what it finished before is kept. A child that died
@@ -284,7 +280,7 @@ class _Ledger:
         self.failed: list[ChildOutcome | None] = [None] * len(self.owners)
 
     def wanted(self) -> list[bool]:
-        """Per part, whether it wants another fork (progress.forks_wanted, arms' parts together)."""
+        """Per part, whether it wants another fork (sampling.policy.forks_wanted, arms' parts together)."""
         return forks_wanted(self.samplings, [fork_rounds(d) for d in self.done], [fork_warmups(d) for d in self.done],
                             [f is not None for f in self.failed], [index for _, index in self.owners])
 
@@ -353,9 +349,9 @@ def _ctrl_c_deferred() -> Iterator[None]:
 
 
 def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, list[int], list[bool]]]:
-    """Turn after turn while ``wanted()`` (progress.forks_wanted, asked before each turn) has a part
-    that wants a fork: the turn's number, its sides (arms, settings) in an order drawn for it, and
-    what was wanted. Seeded by the turn, so a run's orders can be told again."""
+    """Turn after turn while ``wanted()`` (sampling.policy.forks_wanted, asked before each turn)
+    has a part that wants a fork: the turn's number, its sides (arms, settings) in an order drawn for
+    it, and what was wanted. Seeded by the turn, so a run's orders can be told again."""
     for turn in itertools.count():
         wants = wanted()
         if not any(wants):
@@ -363,43 +359,6 @@ def turns(sides: int, wanted: Callable[[], list[bool]]) -> Iterator[tuple[int, l
         order = list(range(sides))
         random.Random(turn).shuffle(order)
         yield turn, order, wants
-
-
-def each_part(request: dict, measure: Callable[[Any], dict], shared: dict, save: Save) -> dict:
-    """The child's side of run_forks: ``measure`` each part of ``request`` in turn, given the
-    request's own fields beside the part's; a part that fails says why and the rest still run. The
-    result is ``shared`` with every part's answer, saved with serve's ``save`` after each part, so a
-    crash or Ctrl-C in a later part keeps the earlier ones. The first part warms up for
-    warmup_min_seconds, later ones (the process already warm) for later_warmup_min_seconds where
-    the request gives it. ``measure`` takes its worker's part type (worker_protocol): the part
-    with the request's fields beside it."""
-    answers: list[dict] = []
-    first = {key: value for key, value in request.items() if key != "parts"}
-    later = {**first, "warmup_min_seconds": request.get("later_warmup_min_seconds", first.get("warmup_min_seconds"))}
-    for number, part in enumerate(request["parts"]):
-        try:
-            answers.append(measure({**(later if number else first), **part}))
-        except WorkerError as e:
-            answers.append({"error": str(e)})
-        save({**shared, "parts": answers})
-    return {**shared, "parts": answers}
-
-
-def serve(handler: Callable[[dict, Save], dict]) -> None:
-    """The child's main: read the request, run ``handler`` (given ``save`` for partial results),
-    write its result or its error."""
-    save = functools.partial(_save, sys.argv[1])
-    request = json.load(sys.stdin)
-    try:
-        result, status = handler(request, save), 0
-    except WorkerError as e:
-        result, status = {"error": str(e)}, 1
-    save(result)
-    sys.stdout.flush()
-    # os._exit: a started JVM's shutdown can hang or crash after the result is safely written; what
-    # the JVM's exit would have removed is removed here.
-    remove_jvm_files(os.getpid())
-    os._exit(status)
 
 
 def remove_jvm_files(pid: int) -> None:
@@ -419,13 +378,6 @@ def remove_jvm_files(pid: int) -> None:
                 os.unlink(str(pid), dir_fd=folder)
     finally:
         os.close(folder)
-
-
-def _save(path: str, result: dict) -> None:
-    """Write ``result`` whole or not at all: a crash mid-write must not leave half a file."""
-    with open(f"{path}.partial", "w") as f:
-        json.dump(result, f)
-    os.replace(f"{path}.partial", path)
 
 
 def _last_line(text: str) -> str:

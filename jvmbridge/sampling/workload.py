@@ -1,5 +1,6 @@
 """What every engine computes (Operation: the same key, IV and plaintext, AESNITester's shape by
-default) and how it is timed (Sampling)."""
+default), sampled as sampling.policy says (Workload), and the ciphers and sizes the command line
+names."""
 from __future__ import annotations
 
 import hashlib
@@ -7,8 +8,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from decimal import Decimal, InvalidOperation
 
-from jvmbridge.stats import CONFIDENCE, forks_needed
-from jvmbridge.worker_protocol import LoopRequest
+from jvmbridge.forks.protocol import LoopRequest
+from jvmbridge.sampling.policy import Sampling, check_iterations
 
 KEY_BITS = (128, 192, 256)
 # Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).
@@ -26,16 +27,7 @@ SWEEP_SIZES = tuple(sorted((AESNITESTER_MESSAGE_BYTES, *SPEED_SIZES)))
 # and a 1 MiB one-shot message (against the sweep's 16 KiB).
 CLIFF_SIZES = tuple(sorted({*SWEEP_SIZES, 8191, 8192, 16383, 16384, 1024 * 1024}))
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
-# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
-MAX_ITERATIONS = 10**12
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-# A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
-ROUND_SECONDS = 0.5
-MAX_ROUND_SECONDS = 3600.0
-MAX_THREADS = 256
-# Forks are added until the interval over forks is this narrow (relative half-width), or the limit.
-TARGET_ERROR = 0.02
-MAX_FORKS = 100
 
 
 def parse_count(value: str | int | float) -> int:
@@ -50,14 +42,6 @@ def parse_count(value: str | int | float) -> int:
     if number != number.to_integral_value():
         raise ValueError(f"{value!r} is not a whole number")
     return int(number)
-
-
-def check_iterations(count: int | Decimal) -> None:
-    """ValueError, in one line however large ``count`` is, unless 1 <= count <= MAX_ITERATIONS."""
-    if not 1 <= count <= MAX_ITERATIONS:
-        # Decimal formats any size (a float overflows past 1e308; abs() a Decimal past 1e999999).
-        shown = f"{count:,}" if isinstance(count, int) and -10**15 < count < 10**15 else f"{Decimal(count):.3g}"
-        raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
 
 
 @dataclass(frozen=True)
@@ -118,97 +102,6 @@ class Operation:
     def as_dict(self) -> dict:
         padding = "PKCS#7 (PKCS5Padding)" if self.mode == "cbc" else "no padding"
         return {**asdict(self), "cipher": self.cipher_name, "padding": padding}
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """How an operation is timed: rounds per fork, forks until the interval is narrow, loops at once."""
-    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
-    # messages per fork, split into the rounds (AESNITester's fixed loop).
-    iterations: int | None = None
-    # Few rounds and more forks: forks differ more than rounds inside one (benchmarks/README.md).
-    rounds: int = 4
-    # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
-    # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
-    rounds_from_history: bool = False
-    forks: int = 4  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
-    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
-    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
-    max_forks: int | None = None
-    target_error: float = TARGET_ERROR
-    round_seconds: float = ROUND_SECONDS
-    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
-    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
-    threads: int = 1
-
-    def __post_init__(self):
-        if self.iterations is not None:
-            check_iterations(self.iterations)
-        if not 1 <= self.rounds <= (self.iterations or self.rounds):
-            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
-        if not 1 <= self.threads <= MAX_THREADS:
-            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
-        if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
-            raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
-        if not 1 <= self.forks <= MAX_FORKS:
-            raise ValueError(f"forks must be between 1 and {MAX_FORKS}, not {self.forks}")
-        if not self.forks <= self.fork_limit <= MAX_FORKS:
-            raise ValueError(f"max forks must be between --forks ({self.forks}) and {MAX_FORKS}, not {self.max_forks}")
-        if not 0 < self.target_error < 1:
-            raise ValueError(f"target error must be between 0 and 100%, not {self.target_error:.0%}")
-
-    @property
-    def fork_limit(self) -> int:
-        if self.max_forks is not None:
-            return self.max_forks
-        return self.forks if self.iterations is not None else min(3 * self.forks, MAX_FORKS)
-
-    @property
-    def first_stage(self) -> int:
-        """How many forks decide how many run (wants_another_fork), whose Stein interval bounds the
-        row's (stats.summarize): ``forks``, and at least two, since one fork shows no spread."""
-        return max(self.forks, min(2, self.fork_limit))
-
-    def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
-        """Fewer forks done than forks_planned says."""
-        return len(forks) < self.forks_planned(forks, warmups)
-
-    def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
-        """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
-        stage is done, then as many as those first say it takes to bring the interval within the
-        target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
-        (stats): stopping whenever the interval so far happens to look narrow would stop on luck
-        (seen in tests/unit/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
-        JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
-        chunks, where the figure finds where forks settled (stats.summarize)."""
-        first = self.first_stage
-        if len(forks) < first:
-            return first
-        return forks_needed(forks[:first], self.target_error, self.fork_limit,
-                            warmups[:first] if warmups is not None else None)
-
-    def budget(self) -> str:
-        """How long each fork measures, in words for a report header."""
-        parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
-        forks = (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
-                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
-                 "or levels")
-        if self.iterations is None:
-            chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
-            return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
-        each = " in each loop" if self.threads > 1 else ""
-        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
-
-    @property
-    def rounds_asked(self) -> int:
-        """The rounds per fork as the run was asked: ``rounds``, or the default where they are left to
-        history (dimensioning may have set a row's own: its note says so; the run's record and
-        header describe the run, not its first row)."""
-        return Sampling.rounds if self.rounds_from_history else self.rounds
-
-    def as_dict(self) -> dict:
-        """As the run's metadata records it: the rounds as asked (rounds_asked)."""
-        return {**asdict(self), "rounds": self.rounds_asked, "budget": self.budget()}
 
 
 @dataclass(frozen=True)

@@ -1,21 +1,17 @@
 """What a running comparison tells whoever watches it (the CLI's live display, an API caller):
 which configuration runs, its forks and interval so far, and how long the whole run has left.
 
-The engines' fork loops ask before every fork which parts want another (forks_wanted), which also
-tells where each stands; the runner listens while a job runs (listening), forecasts the time left
-from what each engine's own forks have cost so far (Forecast), holds the run to its time limit
-(TimeLimit), and hands an Update to its caller's Progress.
+The engines' fork loops ask before every fork which parts want another (policy.forks_wanted), which
+also tells where each stands; the runner listens while a job runs (listening), forecasts the time
+left from what each engine's own forks have cost so far (Forecast), holds the run to its time limit
+(policy.TimeLimit), and hands an Update to its caller's Progress.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-
-from jvmbridge.stats import summarize
-from jvmbridge.workload import Sampling
 
 
 @dataclass(frozen=True)
@@ -51,9 +47,9 @@ _fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", defa
 
 @contextmanager
 def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> Iterator[None]:
-    """While inside, forks_wanted reports to ``listener`` (the runner, for the job it runs) and
-    plans no more forks than ``cap`` allows (TimeLimit): the engines report and stop without each
-    passing a callback through its own layers."""
+    """While inside, policy.forks_wanted reports to ``listener`` (the runner, for the job it runs)
+    and plans no more forks than ``cap`` allows (policy.TimeLimit): the engines report and stop
+    without each passing a callback through its own layers."""
     tokens = _listener.set(listener), _fork_cap.set(cap)
     try:
         yield
@@ -68,49 +64,18 @@ def fork_cap() -> Callable[[int], int] | None:
     return _fork_cap.get()
 
 
+def current_listener() -> Listener | None:
+    """Who listens to the running job (listening), if anyone: where its parts stand is worked out
+    (policy.forks_wanted) only when someone does."""
+    return _listener.get()
+
+
 def report(parts: list[PartSoFar], seconds_left: float | None = None) -> None:
     """Where the running job's parts stand, told to the runner listening (if any); ``seconds_left``:
     the job's own forecast of its time left, where it has one (the conductor's)."""
     listener = _listener.get()
     if listener is not None:
         listener(parts, seconds_left)
-
-
-def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
-                 together: Sequence[int] = ()) -> list[bool]:
-    """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
-    their warm-ups where recorded, whether it will get no more because it failed) whether it wants
-    another (Sampling.forks_planned, decided once), and where each stands told to the runner.
-    ``together``: per part a group; the parts of a group that have not failed run as many forks as
-    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair). A
-    runner's time limit (listening's ``cap``) may stop them sooner; PartSoFar.wanted says so."""
-    planned = [len(done) if index < len(stopped) and stopped[index]
-               else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
-               for index, (sampling, done) in enumerate(zip(samplings, forks))]
-    if together:
-        most: dict[int, int] = {}
-        for group, wanted in zip(together, planned):
-            most[group] = max(most.get(group, 0), wanted)
-        planned = [wanted if index < len(stopped) and stopped[index] else most[group]
-                   for index, (group, wanted) in enumerate(zip(together, planned))]
-    by_rule = planned
-    cap = _fork_cap.get()
-    if cap is not None:
-        most_allowed = cap(min((len(done) for done in forks), default=0))
-        planned = [min(planned_forks, max(most_allowed, len(done))) for planned_forks, done in zip(planned, forks)]
-    listener = _listener.get()
-    if listener is not None:
-        parts = []
-        for index, (sampling, done) in enumerate(zip(samplings, forks)):
-            summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
-            # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
-            error = summary.relative_error if summary and not summary.few_forks else math.inf
-            parts.append(PartSoFar(forks=len(done), planned=planned[index],
-                                   figure_ns=summary.figure_ns if summary else None, relative_error=error,
-                                   wanted=by_rule[index] if by_rule[index] > planned[index] else None))
-        listener(parts, None)
-    return [len(done) < wanted for done, wanted in zip(forks, planned)]
 
 
 @dataclass(frozen=True)
@@ -168,31 +133,3 @@ class Forecast:
         # Its engine's jobs so far; before any, every engine's (a noisy machine adds forks to all).
         ratios = self._fork_ratios.get(plan.engine) or [r for each in self._fork_ratios.values() for r in each]
         return plan.forks * (sum(ratios) / len(ratios) if ratios else 1.0)
-
-
-class TimeLimit:
-    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its
-    first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
-    time the limit leaves beyond the first stages still to run (Forecast) is shared among the jobs
-    from this one on in proportion to their first stages' cost, so that each may add the same share
-    of forks (an interval narrows with forks, not seconds: equal seconds gave a JVM's dear forks
-    few and a cheap engine's more than it needed), and what a job leaves unused goes to those after
-    it. Inside its share a job adds a fork while one more fits at what its own forks have cost."""
-
-    def __init__(self, seconds: float, forecast: Forecast):
-        self.seconds, self.forecast = seconds, forecast
-
-    def share(self, index: int, run_elapsed: float) -> float:
-        """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
-        first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
-        total = sum(first_stages)
-        spare = max(0.0, self.seconds - run_elapsed - total)
-        return first_stages[0] * (1 + spare / total) if total else spare
-
-    @staticmethod
-    def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
-        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed`` in."""
-        if done < first_stage:
-            return first_stage
-        per_fork = max(job_elapsed / done, 1e-9)
-        return max(first_stage, done + math.floor((share - job_elapsed) / per_fork))

@@ -1,0 +1,187 @@
+"""How many and how long, in one place: a workload's rounds per fork, the forks it runs and when
+they stop (Sampling: a first stage, then as many as Stein's procedure says the target takes, up to
+the limit), which parts of an engine's fork loop want another fork (forks_wanted, asked before
+every fork), and how a run's time limit shares its seconds among the jobs (TimeLimit)."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from jvmbridge.sampling.progress import Forecast, PartSoFar, current_listener, fork_cap
+from jvmbridge.stats.summary import CONFIDENCE, forks_needed, summarize
+
+# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
+MAX_ITERATIONS = 10**12
+# A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
+ROUND_SECONDS = 0.5
+MAX_ROUND_SECONDS = 3600.0
+MAX_THREADS = 256
+# Forks are added until the interval over forks is this narrow (relative half-width), or the limit.
+TARGET_ERROR = 0.02
+MAX_FORKS = 100
+
+
+def check_iterations(count: int | Decimal) -> None:
+    """ValueError, in one line however large ``count`` is, unless 1 <= count <= MAX_ITERATIONS."""
+    if not 1 <= count <= MAX_ITERATIONS:
+        # Decimal formats any size (a float overflows past 1e308; abs() a Decimal past 1e999999).
+        shown = f"{count:,}" if isinstance(count, int) and -10**15 < count < 10**15 else f"{Decimal(count):.3g}"
+        raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How an operation is timed: rounds per fork, forks until the interval is narrow, loops at once."""
+    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
+    # messages per fork, split into the rounds (AESNITester's fixed loop).
+    iterations: int | None = None
+    # Few rounds and more forks: forks differ more than rounds inside one (benchmarks/README.md).
+    rounds: int = 4
+    # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
+    # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
+    rounds_from_history: bool = False
+    forks: int = 4  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
+    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
+    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
+    max_forks: int | None = None
+    target_error: float = TARGET_ERROR
+    round_seconds: float = ROUND_SECONDS
+    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
+    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
+    threads: int = 1
+
+    def __post_init__(self):
+        if self.iterations is not None:
+            check_iterations(self.iterations)
+        if not 1 <= self.rounds <= (self.iterations or self.rounds):
+            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
+        if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
+            raise ValueError(f"round time must be between 0.01 and {MAX_ROUND_SECONDS:.0f} s, not {self.round_seconds}")
+        if not 1 <= self.forks <= MAX_FORKS:
+            raise ValueError(f"forks must be between 1 and {MAX_FORKS}, not {self.forks}")
+        if not self.forks <= self.fork_limit <= MAX_FORKS:
+            raise ValueError(f"max forks must be between --forks ({self.forks}) and {MAX_FORKS}, not {self.max_forks}")
+        if not 0 < self.target_error < 1:
+            raise ValueError(f"target error must be between 0 and 100%, not {self.target_error:.0%}")
+
+    @property
+    def fork_limit(self) -> int:
+        if self.max_forks is not None:
+            return self.max_forks
+        return self.forks if self.iterations is not None else min(3 * self.forks, MAX_FORKS)
+
+    @property
+    def first_stage(self) -> int:
+        """How many forks decide how many run (wants_another_fork), whose Stein interval bounds the
+        row's (stats.summary.summarize): ``forks``, and at least two, since one fork shows no spread."""
+        return max(self.forks, min(2, self.fork_limit))
+
+    def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
+        """Fewer forks done than forks_planned says."""
+        return len(forks) < self.forks_planned(forks, warmups)
+
+    def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
+        """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
+        stage is done, then as many as those first say it takes to bring the interval within the
+        target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
+        (stats.summary): stopping whenever the interval so far happens to look narrow would stop on luck
+        (seen in tests/unit/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
+        JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
+        chunks, where the figure finds where forks settled (stats.summary.summarize)."""
+        first = self.first_stage
+        if len(forks) < first:
+            return first
+        return forks_needed(forks[:first], self.target_error, self.fork_limit,
+                            warmups[:first] if warmups is not None else None)
+
+    def budget(self) -> str:
+        """How long each fork measures, in words for a report header."""
+        parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
+        forks = (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
+                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
+                 "or levels")
+        if self.iterations is None:
+            chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
+            return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
+        each = " in each loop" if self.threads > 1 else ""
+        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
+
+    @property
+    def rounds_asked(self) -> int:
+        """The rounds per fork as the run was asked: ``rounds``, or the default where they are left to
+        history (dimensioning may have set a row's own: its note says so; the run's record and
+        header describe the run, not its first row)."""
+        return Sampling.rounds if self.rounds_from_history else self.rounds
+
+    def as_dict(self) -> dict:
+        """As the run's metadata records it: the rounds as asked (rounds_asked)."""
+        return {**asdict(self), "rounds": self.rounds_asked, "budget": self.budget()}
+
+
+def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
+                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
+                 together: Sequence[int] = ()) -> list[bool]:
+    """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
+    their warm-ups where recorded, whether it will get no more because it failed) whether it wants
+    another (Sampling.forks_planned, decided once), and where each stands told to the runner.
+    ``together``: per part a group; the parts of a group that have not failed run as many forks as
+    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair). A
+    runner's time limit (progress.listening's ``cap``) may stop them sooner; PartSoFar.wanted says so."""
+    planned = [len(done) if index < len(stopped) and stopped[index]
+               else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
+               for index, (sampling, done) in enumerate(zip(samplings, forks))]
+    if together:
+        most: dict[int, int] = {}
+        for group, wanted in zip(together, planned):
+            most[group] = max(most.get(group, 0), wanted)
+        planned = [wanted if index < len(stopped) and stopped[index] else most[group]
+                   for index, (group, wanted) in enumerate(zip(together, planned))]
+    by_rule = planned
+    cap = fork_cap()
+    if cap is not None:
+        most_allowed = cap(min((len(done) for done in forks), default=0))
+        planned = [min(planned_forks, max(most_allowed, len(done))) for planned_forks, done in zip(planned, forks)]
+    listener = current_listener()
+    if listener is not None:
+        parts = []
+        for index, (sampling, done) in enumerate(zip(samplings, forks)):
+            summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
+            # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
+            error = summary.relative_error if summary and not summary.few_forks else math.inf
+            parts.append(PartSoFar(forks=len(done), planned=planned[index],
+                                   figure_ns=summary.figure_ns if summary else None, relative_error=error,
+                                   wanted=by_rule[index] if by_rule[index] > planned[index] else None))
+        listener(parts, None)
+    return [len(done) < wanted for done, wanted in zip(forks, planned)]
+
+
+class TimeLimit:
+    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its
+    first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
+    time the limit leaves beyond the first stages still to run (Forecast) is shared among the jobs
+    from this one on in proportion to their first stages' cost, so that each may add the same share
+    of forks (an interval narrows with forks, not seconds: equal seconds gave a JVM's dear forks
+    few and a cheap engine's more than it needed), and what a job leaves unused goes to those after
+    it. Inside its share a job adds a fork while one more fits at what its own forks have cost."""
+
+    def __init__(self, seconds: float, forecast: Forecast):
+        self.seconds, self.forecast = seconds, forecast
+
+    def share(self, index: int, run_elapsed: float) -> float:
+        """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
+        first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
+        total = sum(first_stages)
+        spare = max(0.0, self.seconds - run_elapsed - total)
+        return first_stages[0] * (1 + spare / total) if total else spare
+
+    @staticmethod
+    def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
+        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed`` in."""
+        if done < first_stage:
+            return first_stage
+        per_fork = max(job_elapsed / done, 1e-9)
+        return max(first_stage, done + math.floor((share - job_elapsed) / per_fork))

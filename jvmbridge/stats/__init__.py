@@ -1,0 +1,1 @@
+"""Statistics over forks (summary) and where each fork settled (steady)."""
