@@ -117,7 +117,15 @@ class Jvm:
         self.counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
 
     def loop(self, part: JvmPart) -> Loop:
-        """``part``'s harness loop (one harness per thread, started together), and its evidence."""
+        """``part``'s harness loop (one harness per thread, started together), and its evidence. A
+        Java exception, setting it up or in it, fails this part alone (WorkerError): the JVM and its
+        other parts go on."""
+        try:
+            return self._loop(part)
+        except self.jpype.JException as e:
+            raise WorkerError(_refused(part["transformation"], e)) from None
+
+    def _loop(self, part: JvmPart) -> Loop:
         jpype, harness_class, provider = self.jpype, self.harness_class, self.provider
         key, iv, plaintext = (jpype.JArray(jpype.JByte)(bytes.fromhex(part[k])) for k in ("key", "iv", "plaintext"))
         transformation = part["transformation"]
@@ -140,12 +148,20 @@ class Jvm:
                 return int(java_loop(n))
             except unsupported as e:
                 raise WorkerError(str(e.getMessage())) from None
+            except jpype.JException as e:
+                raise WorkerError(_refused(transformation, e)) from None
 
         def evidence() -> dict:
             return {"after_loop": _after_loop(harness, part), "provider": str(harness.providerDescription()),
                     "transformation": transformation, "ciphertext": ciphertext, "sink": int(measured.sink())}
 
         return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters)
+
+
+def _refused(transformation: str, exception) -> str:
+    """One line for a Java exception a part's cipher threw: "AES/GCM/NoPadding failed in the JVM:
+    ProviderException: SunJCE provider only supports input size up to 2147483647 bytes"."""
+    return f"{transformation} failed in the JVM: {exception.getClass().getSimpleName()}: {exception.getMessage()}"
 
 
 def _jit_activity(jpype, jit_milliseconds: Callable[[], int]) -> Callable[[], int]:

@@ -317,6 +317,23 @@ def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tm
     assert failure["configuration"].endswith("77 B") and "the JVM crashed" in failure["error"]
 
 
+def test_a_provider_that_refuses_one_size_fails_that_size_alone_and_its_jvm_measures_the_rest(planted_jar, tmp_path):
+    # -Dplanted.refuseAt=77: a doFinal of 77 bytes throws a ProviderException, in the JVM that also measures 16.
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
+                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.refuseAt=77", "--sizes", "77,16", "--shared-jvm",
+                   "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
+                   "--format", "json", "--output", str(tmp_path / "run.jsonl"))
+    assert done.returncode == 1
+    result = json.loads(done.stdout)
+    (row,) = result["results"]
+    assert row["message_bytes"] == 16 and row["forks"] == 2
+    assert not [n for n in row["notes"] if n["kind"] == "fork-failed"]
+    (failure,) = result["failures"]
+    assert failure["configuration"].endswith("77 B")
+    assert failure["error"].endswith("AES/CTR/NoPadding failed in the JVM: ProviderException: planted: refuses 77 bytes")
+    assert "Traceback" not in done.stderr
+
+
 def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar, tmp_path):
     # planted.marker: the first JVM to load the cipher creates the file, every later one crashes.
     saved = tmp_path / "run.jsonl"

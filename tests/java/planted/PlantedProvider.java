@@ -21,7 +21,9 @@ import javax.crypto.CipherSpi;
  * <li>with -Dplanted.marker=PATH, the first JVM to load the cipher creates PATH and every later
  *     one crashes: a configuration whose first fork finishes and whose second dies;
  * <li>with -Dplanted.blockAt=N, a doFinal(byte[]) of N bytes never returns: a provider that
- *     deadlocks at one size.
+ *     deadlocks at one size;
+ * <li>with -Dplanted.refuseAt=N, a doFinal(byte[]) of N bytes throws a ProviderException: a
+ *     provider that refuses one size (as SunJCE's GCM refuses more than 2 GiB under one IV).
  * </ul>
  */
 public final class PlantedProvider extends Provider {
@@ -36,6 +38,7 @@ public final class PlantedProvider extends Provider {
         private static final long WRONG_AFTER = Long.getLong("planted.after", Long.MAX_VALUE);
         private static final int CRASH_AT = Integer.getInteger("planted.crashAt", -1);
         private static final int BLOCK_AT = Integer.getInteger("planted.blockAt", -1);
+        private static final int REFUSE_AT = Integer.getInteger("planted.refuseAt", -1);
         private static long calls;
         private final Cipher real;
 
@@ -93,6 +96,9 @@ public final class PlantedProvider extends Provider {
             }
             if (length == BLOCK_AT) {
                 block();
+            }
+            if (length == REFUSE_AT) {
+                throw new java.security.ProviderException("planted: refuses " + length + " bytes");
             }
             byte[] out = in == null ? real.doFinal() : real.doFinal(in, offset, length);  // doFinal() passes null
             if (++calls > WRONG_AFTER && out.length > 0) {
