@@ -2,8 +2,10 @@
 alone on stdout. Only when stderr is a terminal and not --quiet; NO_COLOR is rich's to respect.
 The display is transient: when the command ends it is gone, and what stays is the document.
 
-CompareProgress shows each running configuration (forks, figure and interval so far, its time)
-and the run's time so far and left; StepProgress numbers verify's and check's steps and times them.
+CompareProgress shows each running configuration (forks, figure and interval so far, its time),
+or for a job that runs its configurations in the same forks (the conductor's) where its forks stand
+and its ratios so far, and the run's time so far and left. StepProgress numbers verify's and
+check's steps and times them.
 """
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import math
 import sys
 import time
 from contextlib import AbstractContextManager
+from dataclasses import replace
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from jvmbridge.sampling.progress import Update
+from jvmbridge.sampling.progress import PartSoFar, RatioSoFar, Update
 
 # Finished configurations still shown above the running one: enough to see the run move.
 _FINISHED_SHOWN = 3
@@ -38,6 +41,18 @@ def so_far(figure_ns: float | None, relative_error: float) -> str:
     if figure_ns is None:
         return ""
     return f"{figure_ns:,.1f} ns/op" + (f" ±{relative_error:.1%}" if math.isfinite(relative_error) else "")
+
+
+def ratio_so_far(ratio: RatioSoFar) -> str:
+    """"6.20x ±1.6%", "6.20x" before an interval."""
+    return f"{ratio.times:.2f}x" + (f" ±{ratio.relative_error:.1%}" if math.isfinite(ratio.relative_error) else "")
+
+
+def paired_job_lines(lead: str, label: str, part: PartSoFar, ratios: tuple[RatioSoFar, ...]) -> list[Line]:
+    """A job whose parts run in the same forks (the conductor's): one line for where the forks stand,
+    then each ratio over the forks finished, its figure first (a long label gives way, not the figure)."""
+    return [(lead, label, f"fork {min(part.forks + 1, part.planned)} of {part.planned}"),
+            *((f"      {ratio_so_far(r):>13}", r.label, "") for r in ratios)]
 
 
 # A line of the display: (what leads it, a label, what follows it). Too wide for the terminal, the
@@ -102,6 +117,9 @@ class CompareProgress(_Display):
             lead = f"  [{update.job + 1}/{update.jobs}] {duration(update.job_elapsed + ran):>4}"
             if not update.parts:
                 lines.append((lead, update.label, "starting"))
+            elif update.ratios is not None:  # every part in the same fork: the job's line, then its ratios
+                lines += paired_job_lines(lead, update.label, update.parts[0][1], update.ratios)
+                update = replace(update, parts=())
             for label, part in update.parts:
                 figure = so_far(part.figure_ns, part.relative_error)
                 lines.append((lead, label, f"fork {min(part.forks + 1, part.planned)} of {part.planned}"

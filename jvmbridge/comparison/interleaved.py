@@ -15,7 +15,7 @@ from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling
-from jvmbridge.sampling.progress import PartSoFar, report
+from jvmbridge.sampling.progress import PartSoFar, RatioSoFar, report
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import CONFIDENCE
 
@@ -186,7 +186,8 @@ def _progress(job: Job) -> Callable[[Status], None]:
     def tell(status: Status) -> None:
         so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"),
                            wanted=status.forks_wanted if status.forks_wanted > status.forks_planned else None)
-        report([so_far] * len(job.parts),
-               status.seconds_left)
+        ratios = tuple(RatioSoFar(label=label, times=interval.value, relative_error=interval.relative_error,
+                                  forks=interval.forks) for label, interval in status.ratios.items())
+        report([so_far] * len(job.parts), status.seconds_left, ratios)
 
     return tell

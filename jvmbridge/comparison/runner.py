@@ -29,7 +29,7 @@ from jvmbridge.host.machine import Load, LoadWatch, shared_text
 from jvmbridge.reference import encrypt_message
 from jvmbridge.results import Measurement, Note, NoteKind, Result
 from jvmbridge.sampling.policy import TimeLimit
-from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, Progress, Update, listening
+from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, Progress, RatioSoFar, Update, listening
 from jvmbridge.sampling.workload import Workload
 from jvmbridge.saved import store
 from jvmbridge.saved.schema import frame_of, result_of, row_record
@@ -266,7 +266,8 @@ class _Watch:
             def cap(done: int) -> int:
                 return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started)
 
-        def tell(parts: list[PartSoFar], own_left: float | None = None, finished: bool = False) -> None:
+        def tell(parts: list[PartSoFar], own_left: float | None = None, ratios: tuple[RatioSoFar, ...] | None = None,
+                 finished: bool = False) -> None:
             latest[:] = parts
             now = time.monotonic()
             # A job whose engine reports its parts otherwise than the job lists them (openssl speed
@@ -278,7 +279,7 @@ class _Watch:
                     else own_left + self.forecast.seconds_left(index + 1))
             self.progress(Update(job=index, jobs=len(self.jobs), label=job.label, engine=job.engine,
                                  parts=tuple(zip(labels, parts)), elapsed=now - self.started,
-                                 job_elapsed=now - job_started, seconds_left=left, finished=finished))
+                                 job_elapsed=now - job_started, seconds_left=left, finished=finished, ratios=ratios))
 
         tell([])
         try:

@@ -112,6 +112,7 @@ class Status:
     cycles: int
     elapsed: float
     seconds_left: float | None
+    ratios: Mapping[str, Interval] = field(default_factory=dict)  # over the forks finished so far
 
 
 def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
@@ -199,7 +200,7 @@ class _Run:
     def fork(self) -> None:
         fork = Fork(len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
-        planned = self.forks_planned(wanted)
+        planned, so_far = self.forks_planned(wanted), self.ratios()
         handles: dict[str, Worker] = {}
         try:
             for key in dict.fromkeys(c.worker for c in self.live()):  # all start before any is waited for
@@ -223,7 +224,8 @@ class _Run:
                 self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle + 1,
                                      cycles=cycles,
                                      elapsed=self.elapsed(),
-                                     seconds_left=self.seconds_left(started, (cycle + 1) / cycles, planned)))
+                                     seconds_left=self.seconds_left(started, (cycle + 1) / cycles, planned),
+                                     ratios=so_far))
             for key, handle in ready.items():
                 if key not in {c.worker for c in self.live()}:
                     continue

@@ -155,7 +155,7 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             parts.append(PartSoFar(forks=len(done), planned=planned[index],
                                    figure_ns=summary.figure_ns if summary else None, relative_error=error,
                                    wanted=by_rule[index] if by_rule[index] > planned[index] else None))
-        listener(parts, None)
+        listener(parts, None, None)
     return [len(done) < wanted for done, wanted in zip(forks, planned)]
 
 

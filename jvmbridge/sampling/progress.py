@@ -25,6 +25,15 @@ class PartSoFar:
 
 
 @dataclass(frozen=True)
+class RatioSoFar:
+    """A ratio a job pairs its configurations for (the conductor's), over the forks finished so far."""
+    label: str
+    times: float
+    relative_error: float  # the interval's wider side over the ratio; inf before two forks
+    forks: int
+
+
+@dataclass(frozen=True)
 class Update:
     """Where a run stands: sent when a job starts, after each of its forks, and when it ends."""
     job: int  # the running job's index, from 0
@@ -36,10 +45,12 @@ class Update:
     job_elapsed: float  # ... since this job started
     seconds_left: float  # the forecast for the whole run (Forecast)
     finished: bool = False  # the job has ended (its parts as they ended)
+    ratios: tuple[RatioSoFar, ...] | None = None  # a job that pairs its parts (the conductor's): its ratios so far
 
 
 Progress = Callable[[Update], None]
-Listener = Callable[[list[PartSoFar], "float | None"], None]  # where parts stand; the job's own time left, if known
+# Where parts stand; the job's own time left, if known; its ratios so far, for a job that pairs its parts.
+Listener = Callable[[list[PartSoFar], "float | None", "tuple[RatioSoFar, ...] | None"], None]
 _listener: ContextVar[Listener | None] = ContextVar("fork_listener", default=None)
 # The runner's time limit for the running job: the most forks a part may run, given those it has finished.
 _fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", default=None)
@@ -70,12 +81,14 @@ def current_listener() -> Listener | None:
     return _listener.get()
 
 
-def report(parts: list[PartSoFar], seconds_left: float | None = None) -> None:
+def report(parts: list[PartSoFar], seconds_left: float | None = None,
+           ratios: tuple[RatioSoFar, ...] | None = None) -> None:
     """Where the running job's parts stand, told to the runner listening (if any); ``seconds_left``:
-    the job's own forecast of its time left, where it has one (the conductor's)."""
+    the job's own forecast of its time left, where it has one (the conductor's); ``ratios``: those
+    it pairs its parts for, so far (the conductor's)."""
     listener = _listener.get()
     if listener is not None:
-        listener(parts, seconds_left)
+        listener(parts, seconds_left, ratios)
 
 
 @dataclass(frozen=True)

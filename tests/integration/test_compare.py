@@ -138,7 +138,7 @@ def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
 
 
 def test_table_output_lists_every_configuration_with_its_state(quick):
-    done = run_cli("compare", *quick, "--engine", "jvm", "--key-bits", "128")
+    done = run_cli("compare", *quick, *ONE_FORK, "--engine", "jvm", "--key-bits", "128")
     assert done.returncode == 0, done.stderr
     assert "AES-128-CBC" in done.stdout
     assert "intrinsics on" in done.stdout and "intrinsics off" in done.stdout
@@ -196,7 +196,7 @@ def test_third_party_providers_beside_sunjce(quick):
     from helpers import provider_jar
 
     jars = f"{provider_jar('bcprov')}:{provider_jar('AmazonCorrettoCryptoProvider')}"
-    done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC",
+    done, data = run_json("compare", *quick, *ONE_FORK, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC",
                           "--provider", "ACCP", "--classpath", jars)
     assert done.returncode == 0, done.stderr
     by_provider = {}
@@ -211,7 +211,7 @@ def test_third_party_providers_beside_sunjce(quick):
 
 
 def test_a_missing_provider_fails_alone(quick):
-    done, data = run_json("compare", *quick, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC")
+    done, data = run_json("compare", *quick, *ONE_FORK, "--engine", "jvm", "--provider", "SunJCE", "--provider", "BC")
     assert done.returncode == 1
     assert [r["details"]["provider"] for r in data["results"]] == ["SunJCE", "SunJCE"]
     assert "BouncyCastleProvider is not on the classpath" in done.stderr
@@ -419,7 +419,7 @@ def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_o
     # Each would change every measured JVM: the heap and, worse, the intrinsic itself.
     env = {**os.environ, "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics",
            "_JAVA_OPTIONS": "-Xmx64m"}
-    done = run_cli("compare", "--engine", "jvm", *quick, "--output", str(tmp_path / "run.jsonl"), env=env)
+    done = run_cli("compare", "--engine", "jvm", *quick, *ONE_FORK, "--output", str(tmp_path / "run.jsonl"), env=env)
     assert done.returncode == 0, done.stderr
     said = [line for line in done.stdout.splitlines() if "left out of every measured JVM" in line]
     assert said == ["Env      left out of every measured JVM: JAVA_TOOL_OPTIONS='-XX:+UnlockDiagnosticVMOptions "
@@ -432,16 +432,19 @@ def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_o
         "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics", "_JAVA_OPTIONS": "-Xmx64m"}
 
 
-def test_a_setting_the_users_options_contradict_is_labelled_by_what_ran_and_said_once(quick):
-    # --jvm-arg=-XX:-UseAES turns the intrinsics off in the "intrinsics on" JVMs too.
-    done, result = run_json("compare", "--engine", "jvm", *quick, "--jvm-arg=-XX:-UseAES")
+def test_a_setting_the_users_options_contradict_is_labelled_by_what_ran_and_said_once(quick, tmp_path):
+    # --jvm-arg=-XX:-UseAES turns the intrinsics off in the "intrinsics on" JVMs too. One run: its
+    # table on stdout, its data exported beside.
+    done = run_cli("compare", "--engine", "jvm", *quick, *ONE_FORK, "--jvm-arg=-XX:-UseAES",
+                   "--export-json", str(tmp_path / "run.json"))
     assert done.returncode == 0, done.stderr
+    result = json.loads((tmp_path / "run.json").read_text())
     rows = result["results"]
     assert [(row["setting"], row["as_requested"]) for row in rows] == [("intrinsics off", False),
                                                                        ("intrinsics off", True)]
     assert rows[0]["details"]["requested_setting"] == "intrinsics on"
     assert "UseAES=false" in rows[0]["verified_state"]
     assert not [ratio for ratio in result["ratios"] if ratio["kind"] == "speedup"]  # off against off says nothing
-    table = run_cli("compare", "--engine", "jvm", *quick, "--jvm-arg=-XX:-UseAES").stdout
+    table = done.stdout
     assert table.count('asked for "intrinsics on" but ran with intrinsics off') == 1
     assert "intrinsics speedup" not in table

@@ -84,6 +84,23 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end
 
 
+def test_an_interleaved_compare_shows_its_forks_once_and_its_ratios_as_the_forks_finish(tmp_path):
+    # The conductor's way (the default): the C loop's two settings in the same forks, a ratio between them.
+    stdout, drawn, code = _on_a_terminal(["compare", "--engine", "c-loop", "--shape", "stream", "--forks", "3",
+                                          "--max-forks", "3", "--format", "json", "-o", str(tmp_path / "run.jsonl")],
+                                         {"NO_COLOR": "1"})
+    assert code == 0, drawn[-2000:]
+    (ratio,) = json.loads(stdout)["ratios"]
+    lines = [line.strip() for f in _frames(drawn) for line in f.splitlines()]
+    assert any(re.search(r"^\[1/1\] +\d+ s every configuration at once.* · fork 3 of 3$", line) for line in lines)
+    assert not [line for line in lines if "AES-NI on · fork" in line]  # not a line per configuration
+    # After one fork its ratio alone, after two with its interval: the one the table then prints, within it.
+    shown = [re.match(r"([\d.]+)x( ±[\d.]+%)? AES-NI speedup", line) for line in lines]
+    figures = [(float(m.group(1)), bool(m.group(2))) for m in shown if m]
+    assert {has_interval for _, has_interval in figures} == {False, True}, lines
+    assert all(ratio["low"] * 0.9 <= times <= ratio["high"] * 1.1 for times, _ in figures), (figures, ratio)
+
+
 def test_quiet_and_a_pipe_get_no_progress(tmp_path):
     quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2",
              "--no-interleave"]

@@ -135,10 +135,21 @@ def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progr
     wants 12."""
     host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
     seen: list[Status] = []
-    with listening(lambda parts, seconds_left: None, cap=lambda done: 7):
+    with listening(lambda parts, seconds_left, ratios: None, cap=lambda done: 7):
         conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
     assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
+
+
+def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():
+    seen: list[Status] = []
+    conducted = simulated(Host(random.Random(5)), progress=seen.append)
+    assert all(status.ratios == {} for status in seen if status.fork == 0)  # none finished yet
+    last = [status for status in seen if status.fork == len(conducted.forks) - 1]
+    assert {label: interval.forks for label, interval in last[-1].ratios.items()} == {
+        asked.label: len(conducted.forks) - 1 for asked in ASKED}
+    # The last fork adds one more to each: the run's ratios are those of one fork more.
+    assert all(conducted.ratios[label].forks == interval.forks + 1 for label, interval in last[-1].ratios.items())
 
 
 @pytest.mark.parametrize("iterations", [10_000, 1_000_003])

@@ -5,17 +5,19 @@ Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest 
 tests/integration/test_progress.py."""
 from __future__ import annotations
 
+import math
 import time
 
 import pytest
 from helpers import FakeEngine
 
+from jvmbridge.cli.live import CompareProgress, fitted
 from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
 from jvmbridge.sampling.policy import Sampling, TimeLimit, forks_wanted
-from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar
+from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, RatioSoFar, Update
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.stats.summary import summarize
 
@@ -143,3 +145,21 @@ def test_under_a_total_time_the_cheapest_jobs_run_first_and_the_table_keeps_its_
     # The run's workload is the one asked for, not that of the job that happened to run first.
     assert comparison.metadata["workload"]["shape"] == "message"
     assert comparison.metadata["workload"]["shapes"] == ["message", "stream"]
+
+
+def test_a_job_that_pairs_its_configurations_shows_its_forks_once_and_each_ratio_so_far():
+    part = PartSoFar(forks=5, planned=10, figure_ns=None, relative_error=math.inf)
+    display = CompareProgress()
+    display(Update(job=0, jobs=1, label="every configuration at once", engine="jvm",
+                   parts=(("JVM, intrinsics on", part), ("JVM, intrinsics off", part)), elapsed=80.0,
+                   job_elapsed=80.0, seconds_left=90.0,
+                   ratios=(RatioSoFar(label="intrinsics speedup, JVM", times=6.2, relative_error=0.016, forks=5),
+                           RatioSoFar(label="AES-NI speedup, C loop", times=2.57, relative_error=math.inf, forks=1))))
+    shown = [fitted(line, 100) for line in display.lines()]
+    assert shown[0].endswith("s every configuration at once · fork 6 of 10")
+    assert shown[1].split() == ["6.20x", "±1.6%", "intrinsics", "speedup,", "JVM"]
+    assert shown[2].split() == ["2.57x", "AES-NI", "speedup,", "C", "loop"]  # one fork: no interval yet
+    assert shown[3].lstrip().startswith("1 min 20 s so far, about 1 min 30 s left")
+    assert not any("intrinsics on" in line for line in shown)  # not a line per configuration
+    # Narrow, a long label gives way and the figure stays.
+    assert fitted(display.lines()[1], 30).split()[:2] == ["6.20x", "±1.6%"]
