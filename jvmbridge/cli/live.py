@@ -13,7 +13,6 @@ import math
 import sys
 import time
 from contextlib import AbstractContextManager
-from dataclasses import replace
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -48,10 +47,15 @@ def ratio_so_far(ratio: RatioSoFar) -> str:
     return f"{ratio.times:.2f}x" + (f" ±{ratio.relative_error:.1%}" if math.isfinite(ratio.relative_error) else "")
 
 
+def fork_of(part: PartSoFar) -> str:
+    """"fork 3 of 5": the fork running (the last one, once all have finished)."""
+    return f"fork {min(part.forks + 1, part.planned)} of {part.planned}"
+
+
 def paired_job_lines(lead: str, label: str, part: PartSoFar, ratios: tuple[RatioSoFar, ...]) -> list[Line]:
     """A job whose parts run in the same forks (the conductor's): one line for where the forks stand,
     then each ratio over the forks finished, its figure first (a long label gives way, not the figure)."""
-    return [(lead, label, f"fork {min(part.forks + 1, part.planned)} of {part.planned}"),
+    return [(lead, label, fork_of(part)),
             *((f"      {ratio_so_far(r):>13}", r.label, "") for r in ratios)]
 
 
@@ -119,11 +123,10 @@ class CompareProgress(_Display):
                 lines.append((lead, update.label, "starting"))
             elif update.ratios is not None:  # every part in the same fork: the job's line, then its ratios
                 lines += paired_job_lines(lead, update.label, update.parts[0][1], update.ratios)
-                update = replace(update, parts=())
-            for label, part in update.parts:
-                figure = so_far(part.figure_ns, part.relative_error)
-                lines.append((lead, label, f"fork {min(part.forks + 1, part.planned)} of {part.planned}"
-                              + (f" · {figure} so far" if figure else "")))
+            else:
+                for label, part in update.parts:
+                    figure = so_far(part.figure_ns, part.relative_error)
+                    lines.append((lead, label, fork_of(part) + (f" · {figure} so far" if figure else "")))
         left = max(0.0, update.seconds_left - ran)
         lines.append((f"  {duration(update.elapsed + ran)} so far, about {duration(left)} left", "", ""))
         return lines
