@@ -3,8 +3,8 @@
 Each runs as `python benchmarks/NAME.py --quick --json FILE`, against this checkout's jvmbridge, in
 a temporary folder that is also its working directory and TMPDIR, with an XDG_DATA_HOME of its own
 there (where compare saves runs), removed at the end. Fails if a script fails or its FILE is not
-strict JSON with its figures. Prints each script's seconds. Quick mode checks that a script runs, not its figures, so
---jobs 2 (.ci/run's) runs two at a time.
+strict JSON with its figures. Prints each script's seconds. Quick mode checks that a script runs,
+not its figures, so --jobs 2 (.ci/run's) runs two at a time.
 
     python benchmarks/run_quick.py [--jobs N] [NAME ...]   (default: every script, one at a time)
 """
