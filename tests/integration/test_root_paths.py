@@ -68,6 +68,7 @@ def _provider_jar(folder: Path, marker: Path) -> Path:
     return jar
 
 
+@pytest.mark.serial  # its watcher repoints at the first worker of any run on the machine
 def test_a_classpath_link_repointed_once_the_worker_starts_loads_nothing_of_theirs(folder, planted_jar):
     ours = folder / "root-only"
     ours.mkdir(mode=0o700)
@@ -93,6 +94,7 @@ def test_a_classpath_link_repointed_once_the_worker_starts_loads_nothing_of_thei
     assert not marker.exists(), f"their provider ran as {marker.read_text()}"
 
 
+@pytest.mark.serial  # its watcher repoints at the first worker of any run on the machine
 def test_a_cache_link_repointed_once_the_c_worker_starts_loads_nothing_of_theirs(folder):
     ours = folder / "root-only"
     ours.mkdir(mode=0o700)
