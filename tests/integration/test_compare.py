@@ -13,6 +13,7 @@ from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats.summary import t_quantile
 
 # For tests of what a row says (its JDK, its flags read back), not of its statistics: the last --forks counts.
+# Such tests also take `--rounds 1` where a configuration's rounds cost seconds (openssl speed's are whole ones).
 ONE_FORK = ("--forks", "1", "--max-forks", "1")
 
 
@@ -256,7 +257,7 @@ def test_openssl_arguments_reach_openssl_speed():
 
 def test_message_and_stream_shapes_side_by_side():
     done, data = run_json("compare", "--no-interleave", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
-                          "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "3",
+                          "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "1",
                           "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     shapes = {(r["engine"], r["setting"], r["shape"]) for r in data["results"]}
@@ -272,7 +273,7 @@ def test_message_and_stream_shapes_side_by_side():
 def test_ciphers_by_openssl_names_run_identically_on_both_sides():
     done, data = run_json("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
                           "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     ciphers = {r["cipher"] for r in data["results"]}
     assert ciphers == {"aes-128-gcm", "aes-256-ctr", "aes-192-cfb"}
@@ -308,7 +309,7 @@ def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
 def test_decryption_beside_encryption_and_what_cannot_be_measured():
     done, data = run_json("compare", "--no-interleave", "--cipher", "aes-128-gcm", "--direction", "encrypt", "--direction", "decrypt",
                           "--shape", "message", "--shape", "stream", "--engine", "jvm", "--engine", "openssl-cli",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet")
+                          "--iterations", "1e5", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
     # The JCE holds a GCM decryption stream until doFinal: that row fails, saying why; the rest run.
     assert done.returncode == 1
     assert "a GCM decryption stream cannot be measured" in done.stderr
@@ -334,7 +335,7 @@ def test_the_jvm_forks_leave_nothing_in_tmp():
 
 def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
     # One run: its table on stdout, its data exported beside.
-    done = run_cli("compare", *quick, *EVERY_ENGINE, "--threads", "2", "--forks", "1", "--max-forks", "1",
+    done = run_cli("compare", *quick, *EVERY_ENGINE, "--threads", "2", "--rounds", "1", *ONE_FORK,
                    "--export-json", str(tmp_path / "run.json"))
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "run.json").read_text())
