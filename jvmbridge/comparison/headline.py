@@ -14,15 +14,29 @@ SHAPE_WORDS = {"message": "messages", "stream": "stream"}
 
 def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
     """The lines, most asked first; a run of many sizes or JDKs says its first and points at the rest."""
-    jvm = [r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator == "intrinsics"]
-    versus = [r for r in ratios if r.kind is RatioKind.VERSUS and r.accelerator == "on"]
-    native = [r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator not in ("intrinsics", "")]
-    lines = [_intrinsics(r, frame) for r in jvm] + [_versus(r) for r in versus] + [_native(r) for r in native]
     speed = metadata.get("host_speed")
-    room = MAX_LINES - 1 if speed else MAX_LINES
-    if len(lines) > room:
-        lines = lines[:room - 1] + [f"... {len(lines) - room + 1} more ratios under the table"]
+    said = answered(ratios, bool(speed))
+    lines = [_line(r, frame) for r in said]
+    if said and len(said) < len(ratios):
+        lines.append(f"... {len(ratios) - len(said)} more ratios under the table")
     return lines + ([describe(speed)] if speed else [])
+
+
+def answered(ratios: list[Ratio], host_speed: bool) -> list[Ratio]:
+    """The ratios the headline states, in its order: the JVM's intrinsics, the JVM against native
+    with acceleration on, what native acceleration gives; as many as fit its lines beside the host
+    speed's and, where some are left for the table, the line that says how many."""
+    room = MAX_LINES - 1 if host_speed else MAX_LINES
+    asked = ([r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator == "intrinsics"]
+             + [r for r in ratios if r.kind is RatioKind.VERSUS and r.accelerator == "on"]
+             + [r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator not in ("intrinsics", "")])
+    return asked if len(asked) == len(ratios) and len(asked) <= room else asked[:room - 1]
+
+
+def _line(r: Ratio, frame) -> str:
+    if r.kind is RatioKind.VERSUS:
+        return _versus(r)
+    return _intrinsics(r, frame) if r.accelerator == "intrinsics" else _native(r)
 
 
 def _interval(r: Ratio) -> str:

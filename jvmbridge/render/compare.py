@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
-from jvmbridge.comparison.headline import headline
+from jvmbridge.comparison.headline import answered, headline
 from jvmbridge.comparison.runner import Comparison
 from jvmbridge.conductor.pairing import FAST_END
 from jvmbridge.engines import by_label, name_of
@@ -93,8 +93,9 @@ def render_markdown(comparison: Comparison) -> str:
     return _render(comparison, markdown)
 
 
-def _ratios_heading(ratios, levels: str) -> str:
-    """What the ratios below are, once for each kind among them (comparison.ratios)."""
+def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
+    """What the ratios are, once for each kind among them (comparison.ratios): those of the headline
+    (``above``), those listed under this heading (``below``), or both."""
     kinds = []
     if any(r.interleaved for r in ratios):
         kinds.append(f"\"paired slices\": per fork the ratio of the two rows' fast ends (the {FAST_END}th percentile of "
@@ -105,7 +106,11 @@ def _ratios_heading(ratios, levels: str) -> str:
     if any(not r.turns for r in ratios):
         kinds.append(f"else the ratio of the figures, its interval from their {levels} intervals in quadrature on "
                      "the log scale")
-    return f"Ratios (in brackets the {CONFIDENCE:.0%} interval; {'; '.join(kinds)}):"
+    how = "; ".join(kinds)
+    if not below:
+        return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval; {how}."
+    which = "the headline's above and these; " if above else ""
+    return f"Ratios ({which}in brackets the {CONFIDENCE:.0%} interval; {how}):"
 
 
 def _render(comparison: Comparison, tabulate) -> str:
@@ -164,9 +169,11 @@ def _render(comparison: Comparison, tabulate) -> str:
         states.setdefault(f"{row.implementation}: {row.verified_state}", []).append(i + 1)
     width = max(len(", ".join(map(str, rows))) for rows in states.values())
     lines += [f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]
-    if comparison.ratios:
-        lines += ["", _ratios_heading(comparison.ratios, levels)]
-        lines += [f"  {r.label}: {r.describe()}" for r in comparison.ratios]
+    if comparison.ratios:  # each once: the headline's above, the rest here
+        said = answered(comparison.ratios, bool(meta.get("host_speed"))) if answers else []
+        rest = [r for r in comparison.ratios if r not in said]
+        lines += ["", _ratios_heading(comparison.ratios, levels, bool(said), bool(rest))]
+        lines += [f"  {r.label}: {r.describe()}" for r in rest]
     if comparison.cliffs:
         lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
                       "a size between them shows where):"]
@@ -179,7 +186,8 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines += ["", "Notes:"] + [f"  {rows:>{width}}  {text}" for rows, text in shown]
         if len(shown) < len(notes):
             lines.append(f"  ... {len(notes) - len(shown)} more lines of notes: -v shows them")
-    if hidden:
+    if hidden:  # under the notes shown, or on its own
+        lines += [] if notes else [""]
         lines.append(f"  ({hidden} notes on how rows were sampled: -v shows them; JSON and the saved run have them)")
     lines += _hints(comparison, frame)
     lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks (-: one a fork); "

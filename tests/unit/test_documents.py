@@ -11,7 +11,9 @@ from __future__ import annotations
 import csv
 import html.parser
 import io
+import itertools
 import json
+import re
 
 import pandas as pd
 from helpers import FakeEngine, structure
@@ -189,6 +191,14 @@ def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path
     table = out["table"].splitlines()
     header = next(i for i, line in enumerate(table) if line.split()[:2] == ["#", "engine"])
     assert [line.split()[0] for line in table[header + 1:header + 1 + rows]] == [str(i + 1) for i in range(rows)]
+    # Each ratio said once: the headline's above the table, the rest under its heading, as many as it says.
+    title = next(i for i, line in enumerate(table) if line.startswith("jvmbridge "))
+    above = [line for line in table[:title] if line and not line.startswith(("... ", "host speed"))]
+    heading = next((i for i, line in enumerate(table) if line.startswith("Ratios (")), None)
+    below = [] if heading is None else list(itertools.takewhile(str.strip, table[heading + 1:]))
+    more = re.search(r"^\.\.\. (\d+) more ratios under the table$", out["table"], re.MULTILINE)
+    assert len(above) + len(below) == len(_strict(out["json"])["ratios"])
+    assert (int(more.group(1)) if more else 0) == (len(below) if above else 0)
 
     loaded = read([saved])
     frame = tidy_frame(loaded)
