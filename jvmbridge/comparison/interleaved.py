@@ -169,8 +169,9 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
                             key=lambda e: e.reference_rank or 0, default=None)
             if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
                     and other.accelerated == setting.accelerated):
-                found.append(Asked(label=f"{part.label} vs {other_part.label}", slower=part.label,
-                                   faster=other_part.label))
+                # How many times faster the JVM runs than the reference, as the table's ratio reads.
+                found.append(Asked(label=f"{part.label} vs {other_part.label}", slower=other_part.label,
+                                   faster=part.label))
     return found
 
 

@@ -11,9 +11,13 @@ import random
 
 import pytest
 
+from jvmbridge.comparison import interleaved
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import WorkerError
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.progress import listening
+from jvmbridge.sampling.workload import Operation, Workload
 
 START_SECONDS = 1.5  # a JVM's start, on the simulated clock; every worker of a fork starts at once
 TRUE_NS = {"jvm on": 68.0, "jvm off": 410.0, "c on": 39.0, "c off": 99.0, "yardstick": 400.0}
@@ -165,3 +169,21 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     assert set(conducted.failures) == {"jvm off"} and "crashed" in str(conducted.failures["jvm off"])
     assert "intrinsics" not in conducted.ratios and "AES-NI" in conducted.ratios
     assert len(conducted.forks) == 3 and all("jvm off" not in fork.slices for fork in conducted.forks)
+
+
+def test_every_ratio_the_forks_go_on_for_reads_as_the_table_does():
+    """The ratios the stopping rule aims at, which progress shows as they form, run the table's
+    way: acceleration on against its own off, and the JVM against the native reference in the same
+    state, each as how many times faster the first runs (the JVM's were once the other way round)."""
+    work = Workload(Operation(key_bits=256, mode="cbc", message_bytes=38, shape="message"), Sampling())
+
+    def setting(name: str, subject: str, accelerated: bool) -> Sliced:
+        return Sliced(name=name, subject=subject, accelerated=accelerated, module="", request={},
+                      workloads=[(work, "")], measurement=lambda *given: None, warmup_min_seconds=0,
+                      warmup_max_seconds=0)
+
+    settings = [("jvm", setting("JVM on", "JVM", True)), ("jvm", setting("JVM off", "JVM", False)),
+                ("c-loop", setting("C on", "C", True)), ("c-loop", setting("C off", "C", False))]
+    ratios = interleaved.asked(settings, [[Part(s.name, work)] for _, s in settings])
+    assert {(r.faster, r.slower) for r in ratios} == {("JVM on", "JVM off"), ("C on", "C off"),
+                                                      ("JVM on", "C on"), ("JVM off", "C off")}
