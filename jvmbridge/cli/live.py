@@ -60,7 +60,8 @@ def paired_job_lines(lead: str, label: str, part: PartSoFar, ratios: tuple[Ratio
 
 
 # A line of the display: (what leads it, a label, what follows it). Too wide for the terminal, the
-# label gives way (ends in "…"): the counts and times are what a person watches.
+# label gives way in its middle ("…"): the counts and times are what a person watches, and a label's
+# start says what it is while its end says which of its kind (the setting, the shape).
 Line = tuple[str, str, str]
 
 
@@ -90,7 +91,8 @@ def fitted(line: Line, width: int) -> str:
     lead, label, tail = line
     room = width - len(lead) - len(tail) - 4
     if len(label) > room:
-        label = label[:max(0, room - 1)] + "…"
+        keep = max(0, room - 1)
+        label = label[:(keep + 1) // 2] + "…" + label[len(label) - keep // 2:]
     return lead + (f" {label}" if label else "") + (f" · {tail}" if tail else "")
 
 

@@ -162,16 +162,18 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
         for other_key, other, other_part in rows:
             if other_part.workload != part.workload or other is setting:
                 continue
+            tag = part.label.removeprefix(setting.name)  # the workload's: ", message", ...
             if other_key == key and setting.accelerated and not other.accelerated and setting.subject == other.subject:
-                found.append(Asked(label=f"{engine.accelerator} speedup, {part.label}", slower=other_part.label,
-                                   faster=part.label))
+                found.append(Asked(label=f"{engine.accelerator} speedup, {setting.subject}{tag}",
+                                   slower=other_part.label, faster=part.label))
             reference = min((ENGINES[k] for k, _, _ in rows if ENGINES[k].reference_rank is not None),
                             key=lambda e: e.reference_rank or 0, default=None)
             if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
                     and other.accelerated == setting.accelerated):
                 # How many times faster the JVM runs than the reference, as the table's ratio reads.
-                found.append(Asked(label=f"{part.label} vs {other_part.label}", slower=other_part.label,
-                                   faster=part.label))
+                state = "acceleration on" if setting.accelerated else "acceleration off"
+                found.append(Asked(label=f"{setting.subject} vs {other.subject}, {state}{tag}",
+                                   slower=other_part.label, faster=part.label))
     return found
 
 

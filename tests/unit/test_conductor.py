@@ -185,5 +185,6 @@ def test_every_ratio_the_forks_go_on_for_reads_as_the_table_does():
     settings = [("jvm", setting("JVM on", "JVM", True)), ("jvm", setting("JVM off", "JVM", False)),
                 ("c-loop", setting("C on", "C", True)), ("c-loop", setting("C off", "C", False))]
     ratios = interleaved.asked(settings, [[Part(s.name, work)] for _, s in settings])
-    assert {(r.faster, r.slower) for r in ratios} == {("JVM on", "JVM off"), ("C on", "C off"),
-                                                      ("JVM on", "C on"), ("JVM off", "C off")}
+    assert {r.label: (r.faster, r.slower) for r in ratios} == {
+        "intrinsics speedup, JVM": ("JVM on", "JVM off"), "AES-NI speedup, C": ("C on", "C off"),
+        "JVM vs C, acceleration on": ("JVM on", "C on"), "JVM vs C, acceleration off": ("JVM off", "C off")}

@@ -163,3 +163,7 @@ def test_a_job_that_pairs_its_configurations_shows_its_forks_once_and_each_ratio
     assert not any("intrinsics on" in line for line in shown)  # not a line per configuration
     # Narrow, a long label gives way and the figure stays.
     assert fitted(display.lines()[1], 30).split()[:2] == ["6.20x", "±1.6%"]
+    # ... in its middle: two labels that differ only at their end (the shape) stay told apart.
+    long = "intrinsics speedup, JVM java-17-openjdk-amd64 (17.0.15), SunJCE, "
+    message, stream = (fitted(("      6.20x", long + shape, ""), 60) for shape in ("message", "stream"))
+    assert len(message) <= 60 and message.endswith("message") and stream.endswith("stream") and "…" in message
