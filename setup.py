@@ -24,7 +24,7 @@ class BuildPyWithHarness(build_py):
         destination = Path(self.build_lib) / "jvmbridge" / "_harness" / harness.JAR_NAME
         harness.build_jar(destination, source_root=ROOT / "java" / "src" / "main" / "java")
         harness.build_jar(destination.with_name(harness.GUARD_JAR_NAME), ROOT / "java" / "src" / "main" / "java",
-                          package=harness.GUARD_PACKAGE, manifest=harness.GUARD_MANIFEST)
+                          packages=harness.GUARD_PACKAGES, manifest=harness.GUARD_MANIFEST)
 
 
 setup(cmdclass={"build_py": BuildPyWithHarness})

@@ -10,14 +10,16 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 JAR_NAME = "jvmbridge-harness.jar"
 PACKAGED_JAR = Path(__file__).resolve().parent / "_harness" / JAR_NAME
-# The -javaagent a server runs (jvmbridge guard): its own classes only, with the agent's manifest.
+# The -javaagent a server runs (jvmbridge guard): its own classes and the known-answer cases' (which
+# verify's harness shares) only, with the agent's manifest; build.gradle's guardJar takes the same.
 GUARD_JAR_NAME = "jvmbridge-guard.jar"
 PACKAGED_GUARD_JAR = PACKAGED_JAR.parent / GUARD_JAR_NAME
-GUARD_PACKAGE = "jvmbridge/guard"
+GUARD_PACKAGES = ("jvmbridge/guard", "jvmbridge/vectors")
 GUARD_MANIFEST = ("Manifest-Version: 1.0\nPremain-Class: jvmbridge.guard.GuardAgent\n"
                   "Agent-Class: jvmbridge.guard.GuardAgent\n")
 SOURCE_ROOT = Path(__file__).resolve().parent.parent / "java" / "src" / "main" / "java"
@@ -29,15 +31,17 @@ class HarnessUnavailable(RuntimeError):
     """Neither a packaged harness jar nor the means to build one."""
 
 
-def java_sources(root: Path = SOURCE_ROOT) -> list[Path]:
-    return sorted(root.rglob("*.java"))
+def java_sources(root: Path = SOURCE_ROOT, packages: Sequence[str] = ()) -> list[Path]:
+    """The sources under ``root``; with ``packages`` (folders under it), theirs alone."""
+    return sorted(path for folder in ([root / package for package in packages] or [root])
+                  for path in folder.rglob("*.java"))
 
 
 def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None,
-              package: str | None = None, manifest: str | None = None) -> Path:
+              packages: Sequence[str] = (), manifest: str | None = None) -> Path:
     """Compile the harness sources with ``javac --release 11`` into a jar at ``destination``; with
-    ``package`` ("jvmbridge/guard"), that package's sources alone, with ``manifest`` as the jar's."""
-    sources = java_sources(source_root / package if package else source_root)
+    ``packages`` (GUARD_PACKAGES), those packages' sources alone, with ``manifest`` as the jar's."""
+    sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
     javac = javac or _find_javac()
@@ -67,15 +71,15 @@ def harness_jar() -> Path:
 
 def guard_jar() -> Path:
     """The guard's agent jar: packaged, or compiled from the checkout's sources into the cache."""
-    return PACKAGED_GUARD_JAR if PACKAGED_GUARD_JAR.is_file() else checkout_jar(package=GUARD_PACKAGE)
+    return PACKAGED_GUARD_JAR if PACKAGED_GUARD_JAR.is_file() else checkout_jar(packages=GUARD_PACKAGES)
 
 
-def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, package: str | None = None) -> Path:
+def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, packages: Sequence[str] = ()) -> Path:
     """The jar of a checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
     when missing; named by the sources' digest, so an edited source gets a new jar. Run as root,
-    a cache another user can change is refused: the JVMs would load their classes. ``package``:
-    the guard's agent jar instead (its package alone, its manifest)."""
-    sources = java_sources(source_root / package if package else source_root)
+    a cache another user can change is refused: the JVMs would load their classes. ``packages``
+    (GUARD_PACKAGES): the guard's agent jar instead (those packages alone, its manifest)."""
+    sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(
             "the Java harness is missing from this installation; reinstall jvmbridge with a JDK present"
@@ -83,12 +87,12 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.read_bytes())
-    cached = _trusted((cache or cache_dir()) / f"{'guard' if package else 'harness'}-{digest.hexdigest()[:16]}.jar",
+    cached = _trusted((cache or cache_dir()) / f"{'guard' if packages else 'harness'}-{digest.hexdigest()[:16]}.jar",
                       "the Java harness")
     if cached.is_file():
         return cached
     jdk = _trusted(Path(os.path.realpath(_find_javac())).parent.parent, "javac's JDK", whole_tree=True)
-    return build_jar(cached, source_root, str(jdk / "bin" / "javac"), package, GUARD_MANIFEST if package else None)
+    return build_jar(cached, source_root, str(jdk / "bin" / "javac"), packages, GUARD_MANIFEST if packages else None)
 
 
 def cache_dir() -> Path:

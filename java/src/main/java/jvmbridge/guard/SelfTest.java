@@ -12,6 +12,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import jvmbridge.vectors.AesCase;
 
 /**
  * One mode's known-answer and differential test, in the server's own JVM: every case through
@@ -32,31 +33,6 @@ public final class SelfTest implements Supplier<String> {
     private static final int SLACK = 256;
     private static final byte CANARY = 0x5a;
 
-    // Conformance.Case (verify's harness) has the same six fields on purpose, not shared: this jar holds
-    // its own package alone, verify's harness must not depend on the agent's package, and TestLoader
-    // gives each test its own copy of this class and its nested ones.
-    static final class Case {
-        final String name;
-        final byte[] key;
-        final byte[] iv;
-        final byte[] aad; // GCM's additional data (none for the other modes)
-        final boolean decrypt;
-        final byte[] input;
-        final byte[] expected;
-        final int seed;
-
-        Case(String name, byte[] key, byte[] iv, byte[] aad, boolean decrypt, byte[] input, byte[] expected, int seed) {
-            this.name = name;
-            this.key = key;
-            this.iv = iv;
-            this.aad = aad;
-            this.decrypt = decrypt;
-            this.input = input;
-            this.expected = expected;
-            this.seed = seed;
-        }
-    }
-
     /** A Cipher that stored past the bytes it returned (into the slack, which is why there is one). */
     private static final class Overrun extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -69,14 +45,14 @@ public final class SelfTest implements Supplier<String> {
     final String mode; // "CBC", "CTR", "GCM", "ECB" or "CFB"
     private final String transformation;
     private final Provider provider; // null for the JVM's first choice
-    final List<Case> cases = new ArrayList<>();
+    final List<AesCase> cases = new ArrayList<>();
 
     public SelfTest(String mode, Provider provider) {
         this.mode = mode;
         this.provider = provider;
         this.transformation = transformation(mode);
         Random random = new Random(0x6a76_6d62L);
-        int seed = 0;
+        int id = 0;
         for (int keyBytes : new int[] {16, 32}) {
             for (boolean decrypt : new boolean[] {false, true}) {
                 List<Integer> sizes = new ArrayList<>();
@@ -89,7 +65,7 @@ public final class SelfTest implements Supplier<String> {
                 for (int size : sizes) {
                     byte[] key = new byte[keyBytes];
                     byte[] iv = new byte[mode.equals("GCM") ? 12 : 16];
-                    byte[] aad = new byte[mode.equals("GCM") && seed % 2 == 1 ? 13 : 0];
+                    byte[] aad = new byte[mode.equals("GCM") && id % 2 == 1 ? 13 : 0];
                     byte[] plaintext = new byte[size];
                     random.nextBytes(key);
                     random.nextBytes(iv);
@@ -99,13 +75,18 @@ public final class SelfTest implements Supplier<String> {
                         iv[15] = (byte) 0xfe; // the counter's carry crosses a byte within two blocks
                     }
                     byte[] ciphertext = encrypted(mode, key, iv, aad, plaintext);
-                    String name = "AES-" + keyBytes * 8 + " " + (decrypt ? "decrypt" : "encrypt") + " of " + size
-                            + " bytes" + (aad.length > 0 ? " with " + aad.length + " bytes of AAD" : "");
-                    cases.add(decrypt ? new Case(name, key, iv, aad, true, ciphertext, plaintext, seed++)
-                            : new Case(name, key, iv, aad, false, plaintext, ciphertext, seed++));
+                    cases.add(decrypt ? new AesCase(id++, key, iv, aad, true, ciphertext, plaintext)
+                            : new AesCase(id++, key, iv, aad, false, plaintext, ciphertext));
                 }
             }
         }
+    }
+
+    /** A case as a wrong output names it: "AES-128 decrypt of 33 bytes with 13 bytes of AAD". */
+    static String name(AesCase c) {
+        int size = c.decrypt ? c.expected.length : c.input.length; // the plaintext's
+        return "AES-" + c.key.length * 8 + " " + (c.decrypt ? "decrypt" : "encrypt") + " of " + size + " bytes"
+                + (c.aad.length > 0 ? " with " + c.aad.length + " bytes of AAD" : "");
     }
 
     /** The transformation a mode is tested as: the padded modes with PKCS#5 padding, so every length is one case. */
@@ -149,17 +130,17 @@ public final class SelfTest implements Supplier<String> {
      */
     String pass() {
         for (String pattern : PATTERNS) {
-            for (Case c : cases) {
+            for (AesCase c : cases) {
                 String wrong = check(c, pattern);
                 if (wrong != null) {
-                    return pattern + " pattern, " + c.name + ": " + wrong;
+                    return pattern + " pattern, " + name(c) + ": " + wrong;
                 }
             }
         }
         return null;
     }
 
-    private String check(Case c, String pattern) {
+    private String check(AesCase c, String pattern) {
         byte[] actual;
         try {
             actual = run(c, pattern);
@@ -180,7 +161,7 @@ public final class SelfTest implements Supplier<String> {
                 : "JVM gave " + actual.length + " bytes, reference " + c.expected.length;
     }
 
-    private byte[] run(Case c, String pattern) throws GeneralSecurityException {
+    private byte[] run(AesCase c, String pattern) throws GeneralSecurityException {
         switch (pattern) {
             case "oneshot":
                 return cipher(c).doFinal(c.input);
@@ -218,13 +199,13 @@ public final class SelfTest implements Supplier<String> {
      * stores past the bytes it returns (Temurin 17.0.3's CTR stub does) writes into the slack, which
      * is checked, and never into the server's heap.
      */
-    private byte[] chunked(Case c, boolean mixed) throws GeneralSecurityException {
+    private byte[] chunked(AesCase c, boolean mixed) throws GeneralSecurityException {
         Cipher cipher = cipher(c);
         byte[] output = new byte[cipher.getOutputSize(c.input.length) + SLACK];
         Arrays.fill(output, output.length - SLACK, output.length, CANARY);
-        Random random = new Random(c.seed);
+        Random random = new Random(c.id);
         int written = 0;
-        int next = c.seed % 15;
+        int next = c.id % 15;
         for (int offset = 0; offset < c.input.length; ) {
             int length = mixed && random.nextBoolean() ? 16 + random.nextInt(85) : 1 + next++ % 15;
             length = Math.min(length, c.input.length - offset);
@@ -250,7 +231,7 @@ public final class SelfTest implements Supplier<String> {
         return provider == null ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
     }
 
-    private Cipher cipher(Case c) throws GeneralSecurityException {
+    private Cipher cipher(AesCase c) throws GeneralSecurityException {
         Cipher cipher = instance(transformation, provider);
         int direction = c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE;
         if (mode.equals("GCM")) {

@@ -8,7 +8,8 @@ import java.io.InputStream;
  * that C2 compiling that test's code is an event of its own ({@code jdk.Compilation} names the
  * method's class loader): a later test starts on code not yet compiled, and is proven only once
  * C2 has compiled it, however the JIT treated the tests before it. Every other class comes from
- * the agent's own loader.
+ * the agent's own loader, the cases' class (jvmbridge.vectors.AesCase) too: it holds bytes and no
+ * code a test proves (its constructor runs once a case), and each test makes cases of its own.
  */
 final class TestLoader extends ClassLoader {
     private static final String TESTS = SelfTest.class.getName();

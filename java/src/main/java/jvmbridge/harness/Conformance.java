@@ -21,6 +21,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import jvmbridge.vectors.AesCase;
 
 /**
  * The Java side of {@code jvmbridge verify}: runs every case of a plan through every call pattern,
@@ -49,37 +50,11 @@ public final class Conformance {
     private static final int PLAN_VERSION = 1;
     private static final long MIN_PASS_NANOS = 100_000_000L;
 
-    // The guard's SelfTest.Case has the same six fields on purpose, not shared: the guard's agent jar
-    // holds its own package alone, and this harness must not depend on the agent's package.
-    static final class Case {
-        final int id;
-        final byte[] key;
-        final byte[] iv;
-        final byte[] aad;
-        final boolean decrypt;
-        final byte[] input;
-        final byte[] expected;
-
-        Case(int id, byte[] key, byte[] iv, byte[] aad, boolean decrypt, byte[] input, byte[] expected) {
-            this.id = id;
-            this.key = key;
-            this.iv = iv;
-            this.aad = aad;
-            this.decrypt = decrypt;
-            this.input = input;
-            this.expected = expected;
-        }
-
-        String group(String pattern) {
-            return key.length + (decrypt ? "d" : "e") + pattern;
-        }
-    }
-
     private final String transformation;
     /** A registered provider's name, or "" for the JVM's first choice (SunJCE). */
     private final String provider;
     private final boolean gcm;
-    private final List<Case> cases;
+    private final List<AesCase> cases;
     private final List<String> patterns;
     private final PrintStream out;
     private final boolean trace;
@@ -87,7 +62,7 @@ public final class Conformance {
     private final Cipher reused;
     private final byte[] dummyIv;
 
-    Conformance(String transformation, String provider, List<Case> cases, List<String> patterns, PrintStream out,
+    Conformance(String transformation, String provider, List<AesCase> cases, List<String> patterns, PrintStream out,
                 boolean trace) throws GeneralSecurityException {
         this.transformation = transformation;
         this.provider = provider;
@@ -121,7 +96,7 @@ public final class Conformance {
     private int sweepOnce(int number, Set<String> reported) {
         int divergent = 0;
         for (String pattern : patterns) {
-            for (Case c : cases) {
+            for (AesCase c : cases) {
                 if (trace) {
                     out.println("@jvb case " + c.id + " " + pattern);
                     out.flush();
@@ -129,7 +104,7 @@ public final class Conformance {
                 String problem = check(c, pattern);
                 if (problem != null) {
                     divergent++;
-                    if (reported.add(c.group(pattern))) {
+                    if (reported.add(group(c, pattern))) {
                         out.println("@jvb " + problem.replace("PASS", Integer.toString(number))
                                 .replace("CASE", c.id + " " + pattern));
                     }
@@ -139,8 +114,13 @@ public final class Conformance {
         return divergent;
     }
 
+    /** The (key size, direction, pattern) a case's run belongs to: each is reported once a pass. */
+    static String group(AesCase c, String pattern) {
+        return c.key.length + (c.decrypt ? "d" : "e") + pattern;
+    }
+
     /** null when the pattern's output equals the expected bytes, else the report line (templated). */
-    String check(Case c, String pattern) {
+    String check(AesCase c, String pattern) {
         byte[] actual;
         try {
             actual = run(c, pattern);
@@ -162,7 +142,7 @@ public final class Conformance {
         return "diff PASS CASE " + index + " " + actualByte + " " + expectedByte + " " + actual.length;
     }
 
-    byte[] run(Case c, String pattern) throws GeneralSecurityException {
+    byte[] run(AesCase c, String pattern) throws GeneralSecurityException {
         switch (pattern) {
             case "oneshot":
                 return init(newCipher(), c).doFinal(c.input);
@@ -189,7 +169,7 @@ public final class Conformance {
         return provider.isEmpty() ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
     }
 
-    private Cipher init(Cipher cipher, Case c) throws GeneralSecurityException {
+    private Cipher init(Cipher cipher, AesCase c) throws GeneralSecurityException {
         SecretKeySpec key = new SecretKeySpec(c.key, "AES");
         int mode = c.decrypt ? Cipher.DECRYPT_MODE : Cipher.ENCRYPT_MODE;
         if (gcm) {
@@ -203,12 +183,12 @@ public final class Conformance {
         return cipher;
     }
 
-    private int outputSize(Case c) throws GeneralSecurityException {
+    private int outputSize(AesCase c) throws GeneralSecurityException {
         return init(newCipher(), c).getOutputSize(c.input.length);
     }
 
     /** Updates of 1, 2, ..., 15 bytes in turn (starting where the case id says), then doFinal. */
-    private static int[] smallChunks(Case c) {
+    private static int[] smallChunks(AesCase c) {
         List<Integer> lengths = new ArrayList<>();
         int next = c.id % 15;
         for (int left = c.input.length; left > 0; ) {
@@ -224,7 +204,7 @@ public final class Conformance {
      * output lands in an array of exactly its size, so a stub that writes past it corrupts the
      * heap (the 1 MiB case makes a million such calls on one Cipher).
      */
-    private byte[] byteByByte(Case c) throws GeneralSecurityException {
+    private byte[] byteByByte(AesCase c) throws GeneralSecurityException {
         Cipher cipher = init(newCipher(), c);
         byte[] output = new byte[cipher.getOutputSize(c.input.length)];
         int written = 0;
@@ -241,7 +221,7 @@ public final class Conformance {
     }
 
     /** Small (1..15) and large (16..4111) pieces mixed, the same for a case in every pass. */
-    static int[] mixedChunks(Case c) {
+    static int[] mixedChunks(AesCase c) {
         Random random = new Random(c.id);
         List<Integer> lengths = new ArrayList<>();
         for (int left = c.input.length; left > 0; ) {
@@ -252,7 +232,7 @@ public final class Conformance {
         return lengths.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    private byte[] chunked(Case c, int[] lengths) throws GeneralSecurityException {
+    private byte[] chunked(AesCase c, int[] lengths) throws GeneralSecurityException {
         Cipher cipher = init(newCipher(), c);
         byte[] output = new byte[cipher.getOutputSize(c.input.length)];
         int written = 0;
@@ -266,14 +246,14 @@ public final class Conformance {
     }
 
     /** Input and output the same array. */
-    private byte[] inPlace(Case c) throws GeneralSecurityException {
+    private byte[] inPlace(AesCase c) throws GeneralSecurityException {
         Cipher cipher = init(newCipher(), c);
         byte[] buffer = Arrays.copyOf(c.input, Math.max(c.input.length, cipher.getOutputSize(c.input.length)));
         int written = cipher.doFinal(buffer, 0, c.input.length, buffer, 0);
         return Arrays.copyOf(buffer, written);
     }
 
-    private byte[] buffers(Case c, ByteBuffer input, ByteBuffer output) throws GeneralSecurityException {
+    private byte[] buffers(AesCase c, ByteBuffer input, ByteBuffer output) throws GeneralSecurityException {
         input.put(c.input).flip();
         init(newCipher(), c).doFinal(input, output);
         output.flip();
@@ -286,7 +266,7 @@ public final class Conformance {
      * One Cipher for every case: init, doFinal, and (except GCM encryption, which refuses to reuse
      * an IV) a second doFinal from the reset state, as compare's measured loop does.
      */
-    private byte[] reuse(Case c) throws GeneralSecurityException {
+    private byte[] reuse(AesCase c) throws GeneralSecurityException {
         if (gcm && !c.decrypt) {
             // GCM refuses an init with the key and IV it last encrypted with (the previous pass).
             reused.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(c.key, "AES"), new GCMParameterSpec(128, dummyIv));
@@ -302,7 +282,7 @@ public final class Conformance {
         return Arrays.equals(first, c.expected) ? second : first;
     }
 
-    private boolean acceptsTamperedTag(Case c) throws GeneralSecurityException {
+    private boolean acceptsTamperedTag(AesCase c) throws GeneralSecurityException {
         if (c.input.length == 0) {
             return false;
         }
@@ -320,21 +300,21 @@ public final class Conformance {
         return String.format("%02x", b & 0xff);
     }
 
-    static List<Case> readPlan(DataInputStream in, String[] transformation) throws IOException {
+    static List<AesCase> readPlan(DataInputStream in, String[] transformation) throws IOException {
         int version = in.readInt();
         if (version != PLAN_VERSION) {
             throw new IOException("plan version " + version + ", expected " + PLAN_VERSION);
         }
         transformation[0] = in.readUTF();
         int count = in.readInt();
-        List<Case> cases = new ArrayList<>(count);
+        List<AesCase> cases = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int id = in.readInt();
             byte[] key = bytes(in);
             byte[] iv = bytes(in);
             byte[] aad = bytes(in);
             boolean decrypt = in.readBoolean();
-            cases.add(new Case(id, key, iv, aad, decrypt, bytes(in), bytes(in)));
+            cases.add(new AesCase(id, key, iv, aad, decrypt, bytes(in), bytes(in)));
         }
         return cases;
     }
@@ -369,7 +349,7 @@ public final class Conformance {
             }
         }
         String[] transformation = new String[1];
-        List<Case> cases;
+        List<AesCase> cases;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(new FileInputStream(args[0])))) {
             cases = readPlan(in, transformation);
         }

@@ -4,6 +4,7 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertNull;
 
+import jvmbridge.vectors.AesCase;
 import org.junit.Test;
 
 public class ReferenceAesTest {
@@ -72,7 +73,7 @@ public class ReferenceAesTest {
     public void theSelfTestPassesOnThisJvmsAesAndCatchesAWrongByte() {
         SelfTest test = new SelfTest("CTR", null);
         assertNull(test.pass()); // the JVM running the unit tests is a good one, even interpreted
-        SelfTest.Case first = test.cases.get(5);
+        AesCase first = test.cases.get(5);
         first.expected[0] ^= 1;
         assertNotNull(test.pass());
     }

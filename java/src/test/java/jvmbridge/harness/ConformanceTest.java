@@ -11,14 +11,15 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
+import jvmbridge.vectors.AesCase;
 import org.junit.Test;
 
 public class ConformanceTest {
     private static final byte[] KEY = new byte[16];
     private static final byte[] IV = new byte[16];
 
-    private static Conformance.Case ctrCase(int size, byte[] expected) {
-        return new Conformance.Case(7, KEY, IV, new byte[0], false, new byte[size], expected);
+    private static AesCase ctrCase(int size, byte[] expected) {
+        return new AesCase(7, KEY, IV, new byte[0], false, new byte[size], expected);
     }
 
     private static byte[] oneShot(String transformation, int size) throws Exception {
@@ -27,7 +28,7 @@ public class ConformanceTest {
         return cipher.doFinal(new byte[size]);
     }
 
-    private static Conformance sweep(String transformation, Conformance.Case c, PrintStream out) throws Exception {
+    private static Conformance sweep(String transformation, AesCase c, PrintStream out) throws Exception {
         return new Conformance(transformation, "", Collections.singletonList(c), Conformance.PATTERNS, out, false);
     }
 
@@ -35,7 +36,7 @@ public class ConformanceTest {
     public void everyCallPatternGivesTheOneShotBytes() throws Exception {
         for (String transformation : new String[] {"AES/CTR/NoPadding", "AES/CBC/PKCS5Padding"}) {
             for (int size : new int[] {0, 1, 15, 16, 17, 100, 5000}) {
-                Conformance.Case c = ctrCase(size, oneShot(transformation, size));
+                AesCase c = ctrCase(size, oneShot(transformation, size));
                 Conformance sweep = sweep(transformation, c, System.out);
                 for (String pattern : Conformance.PATTERNS) {
                     assertNull(transformation + " " + size + " " + pattern, sweep.check(c, pattern));
@@ -62,7 +63,7 @@ public class ConformanceTest {
         byte[] iv = new byte[12];
         cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(KEY, "AES"), new GCMParameterSpec(128, iv));
         byte[] ciphertext = cipher.doFinal(new byte[33]);
-        Conformance.Case c = new Conformance.Case(1, KEY, iv, new byte[0], true, ciphertext, new byte[33]);
+        AesCase c = new AesCase(1, KEY, iv, new byte[0], true, ciphertext, new byte[33]);
         Conformance sweep = sweep("AES/GCM/NoPadding", c, System.out);
         for (String pattern : Conformance.PATTERNS) {
             assertNull(pattern, sweep.check(c, pattern));
