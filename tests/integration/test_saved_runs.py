@@ -107,7 +107,9 @@ def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_pa
                  "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "3", "--max-forks", "3"]
     printed = run_cli("compare", *arguments, "-q", "-o", str(path))
     assert printed.returncode == 0, printed.stderr
-    assert "(paired, 3 turns)" in printed.stdout  # speedups from forks in turns: report pairs them alike
+    # Speedups from forks in turns (all six in the headline, the line under the table says how they
+    # were paired): report pairs them alike.
+    assert "The headline's ratios: " in printed.stdout and '"paired, N turns"' in printed.stdout
     finished = [r["position"] for r in records(path) if r["type"] == "measurement"]
     assert finished != sorted(finished)  # the file's order is not the table's
     shown = run_cli("report", str(path))
