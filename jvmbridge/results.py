@@ -14,7 +14,7 @@ from enum import Enum
 
 from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.stats.steady import Steadiness
-from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Summary, forks_for
+from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Level, Summary, forks_for
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
@@ -116,16 +116,11 @@ class Measurement:
             engine=self.engine, implementation=self.implementation, setting=self.setting,
             accelerated=self.accelerated, as_requested=self.as_requested, verified_state=self.verified_state,
             cipher=self.cipher, direction=self.direction, shape=self.shape, message_bytes=self.message_bytes,
-            threads=self.threads,
-            ns_per_op=s.figure_ns, ns_per_op_min=s.min_ns, ns_per_op_max=s.max_ns,
-            ns_per_op_error=_finite(s.error_ns), confidence=CONFIDENCE, statistic=STATISTIC,
-            fork_ns_per_op=list(s.fork_ns), levels=[level.as_dict() for level in s.levels],
-            jmh_score=s.jmh_score_ns, jmh_error=_finite(s.jmh_error_ns),
-            rsd=s.rsd, rounds=s.rounds, disturbed_rounds=s.disturbed_rounds, forks=s.forks, iterations=s.iterations,
-            round_ns_per_op=list(s.per_round_ns), round_iterations=list(s.round_iterations),
-            round_fork=list(s.round_fork),
-            round_lost_share=list(s.round_lost_share), round_counters=list(s.round_counters),
-            round_set_aside=list(s.set_aside), fork_steadiness=[kind.value for kind in s.steadiness],
+            threads=self.threads, estimate=_estimate(s),
+            forks=s.forks, first_stage=s.first_stage, fork_summaries=_fork_summaries(s, self.fork_turns),
+            fork_steadiness=[kind.value for kind in s.steadiness], fork_seconds=list(self.fork_seconds),
+            rounds=s.rounds, disturbed_rounds=s.disturbed_rounds, iterations=s.iterations,
+            timed_rounds=_timed_rounds(s),
             ops_per_s=ops_per_s, ops_per_s_per_thread=ops_per_s / self.threads,
             mb_per_s=ops_per_s * self.message_bytes / 1e6,
             openssl_kbytes_per_s=ops_per_s * self.message_bytes / 1e3,
@@ -133,38 +128,40 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            notes=self._notes(target_error, forks_cut) + ([Note(NoteKind.ROUNDS, rounds_basis)] if rounds_basis else []),
-            details=dict(self.details), fork_seconds=list(self.fork_seconds), rounds_basis=rounds_basis,
-            in_turns=self.in_turns, fork_turns=[self.fork_turns[fork] for fork in s.fork_of] if self.fork_turns else [],
-            interleaved=self.interleaved, first_stage=s.first_stage)
+            notes=self._notes(target_error, forks_cut)
+            + ([Note(kind=NoteKind.ROUNDS, text=rounds_basis)] if rounds_basis else []),
+            details=dict(self.details), rounds_basis=rounds_basis, in_turns=self.in_turns,
+            interleaved=self.interleaved, other_cpus=None)
 
     def _notes(self, target_error: float | None, forks_cut: int = 0) -> list[Note]:
         s = self.summary
         notes = []
         cut = f"the run's --total-time stopped its job {forks_cut} fork(s) short of what its stopping rule wanted"
         if self.loop_bytes_error:
-            notes.append(Note(NoteKind.INVALID, f"INVALID: the measured loop computed WRONG bytes "
-                                                f"({self.loop_bytes_error}); these figures time broken code"))
+            notes.append(Note(kind=NoteKind.INVALID, text=f"INVALID: the measured loop computed WRONG bytes "
+                                                          f"({self.loop_bytes_error}); these figures time broken code"))
         if self.failed_fork:
             finished = f"the {s.forks} finished fork{'s are' if s.forks > 1 else ' is'} the measurement"
-            notes.append(Note(NoteKind.FORK_FAILED, f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
+            notes.append(Note(kind=NoteKind.FORK_FAILED,
+                              text=f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
         if not self.as_requested:
-            notes.append(Note(NoteKind.NOT_AS_REQUESTED, f"NOT AS REQUESTED: running state is {self.verified_state}"))
-        notes += [Note(NoteKind.ENGINE, text) for text in self.notes]
+            notes.append(Note(kind=NoteKind.NOT_AS_REQUESTED,
+                              text=f"NOT AS REQUESTED: running state is {self.verified_state}"))
+        notes += [Note(kind=NoteKind.ENGINE, text=text) for text in self.notes]
         if s.disturbed_rounds:
-            notes.append(Note(NoteKind.DISTURBED, disturbed(s)))
+            notes.append(Note(kind=NoteKind.DISTURBED, text=disturbed(s)))
         if s.noisy:
-            notes.append(Note(NoteKind.NOISY, f"noisy: rounds inside a fork vary by {s.rsd:.1%} (rsd)"))
+            notes.append(Note(kind=NoteKind.NOISY, text=f"noisy: rounds inside a fork vary by {s.rsd:.1%} (rsd)"))
         if precision := _precision(s, target_error, cut if forks_cut else None):
             notes.append(precision)
         if forks_cut and not any(note.kind is NoteKind.TOTAL_TIME for note in notes):
-            notes.append(Note(NoteKind.TOTAL_TIME, cut))
+            notes.append(Note(kind=NoteKind.TOTAL_TIME, text=cut))
         if busy := self._busy_note():
             notes.append(busy)
         if self.warmup is not None and not self.warmup["steady"]:
-            notes.append(Note(NoteKind.NOT_STEADY, _warmup_ran_out(self.warmup)))
+            notes.append(Note(kind=NoteKind.NOT_STEADY, text=_warmup_ran_out(self.warmup)))
         if unsettled := unsteady(s):
-            notes.append(Note(NoteKind.NOT_STEADY, unsettled))
+            notes.append(Note(kind=NoteKind.NOT_STEADY, text=unsettled))
         return notes
 
     def _busy_note(self) -> Note | None:
@@ -176,8 +173,8 @@ class Measurement:
         gc_share = self.busy["gc_ms"] / timed_ms
         if gc_share < GC_SHARE_NOTED and not self.busy["jit_ms"]:
             return None
-        return Note(NoteKind.BUSY, f"during the timed rounds GC took {self.busy['gc_ms']} ms "
-                                   f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms")
+        return Note(kind=NoteKind.BUSY, text=f"during the timed rounds GC took {self.busy['gc_ms']} ms "
+                                             f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms")
 
 
 def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note | None:
@@ -186,10 +183,10 @@ def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note 
     if s.levels:
         shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
                           f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
-        return Note(NoteKind.LEVELS, f"{len(s.levels)} levels: {shown}; forks settle at distinct speeds, "
-                                     "so the figure is their mean and more forks would not narrow it")
+        return Note(kind=NoteKind.LEVELS, text=f"{len(s.levels)} levels: {shown}; forks settle at distinct speeds, "
+                                               "so the figure is their mean and more forks would not narrow it")
     if s.few_forks:  # no interval worth reading, nor a spread to forecast from
-        return Note(NoteKind.FEW_SAMPLES, few_samples(s))
+        return Note(kind=NoteKind.FEW_SAMPLES, text=few_samples(s))
     if target_error is None or s.relative_error <= target_error:
         return None
     needed = forks_for(s, target_error, MAX_FORKS)
@@ -197,16 +194,55 @@ def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note 
     shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
     wider = f"interval ±{shown} after {_forks_counted(s)}, wider than the ±{target_error * 100:g}% aimed for"
     if not needed:
-        return Note(NoteKind.OUT_OF_REACH, f"{wider} (at this spread not even {MAX_FORKS} forks would)")
+        return Note(kind=NoteKind.OUT_OF_REACH, text=f"{wider} (at this spread not even {MAX_FORKS} forks would)")
     if cut:  # the limit stopped it, not the spread: its hint is the one that helps
-        return Note(NoteKind.TOTAL_TIME, f"{wider}: {cut} (about {needed} forks would reach it at this spread)")
-    return Note(NoteKind.IMPRECISE, f"{wider} (at this spread between forks about {needed} forks would reach it)")
+        return Note(kind=NoteKind.TOTAL_TIME,
+                    text=f"{wider}: {cut} (about {needed} forks would reach it at this spread)")
+    return Note(kind=NoteKind.IMPRECISE,
+                text=f"{wider} (at this spread between forks about {needed} forks would reach it)")
 
 
-@dataclass
+@dataclass(frozen=True)
+class Estimate:
+    """A row's figure and its interval, with the fork as the unit (``statistic`` says how), and
+    JMH's pooled view of the same rounds beside them; ns per message."""
+    ns_per_op: float  # the figure: mean over forks of each fork's lower quartile of undisturbed rounds
+    error: float | None  # half-width of the `confidence` interval over forks; None: fewer than 2
+    confidence: float
+    statistic: str  # how ns_per_op and its interval were computed, in words
+    fastest_round: float  # of the undisturbed rounds
+    slowest_round: float
+    levels: tuple[Level, ...]  # where forks settled at distinct speeds; else ()
+    jmh_score: float  # JMH's Score: the mean of every round, pooled
+    jmh_error: float | None  # JMH's Error: half-width of the 99.9% interval of that mean; None: one round
+    rsd: float | None  # of rounds inside their forks (undisturbed ones); None: no fork has two
+
+
+@dataclass(frozen=True)
+class ForkSummary:
+    """One fork in the figure; a fork whose every round was set aside has none (with every fork so,
+    the row's one summary is of its least disturbed rounds, of no one fork)."""
+    ns_per_op: float  # the lower quartile of its undisturbed rounds
+    turn: int | None  # its turn beside the forks of its job's other configurations; None: not run in turns
+
+
+@dataclass(frozen=True)
+class Round:
+    """One timed round. Rows saved before 0.3.0 recorded only its ns/op and, where their rounds
+    split evenly over their forks, its fork: None for the rest."""
+    ns_per_op: float
+    iterations: int | None  # messages in it
+    fork: int | None  # 0, 1, ...
+    lost_share: float | None  # of its wall time, lost to run-queue wait and steal
+    counters: dict | None  # its telemetry: cpu_ns, wait_ns, steal_ns, gc_ms, jit_ms where read
+    set_aside: str | None  # "" (in the figure), "disturbed" or "warm-up" (before its fork settled)
+
+
+@dataclass(frozen=True)
 class Result:
-    """One measured configuration, as saved and reported. Times are ns per message (see
-    ``statistic``: the fork is the unit); rates are per second, from ns_per_op."""
+    """One measured configuration, as reported. Times are ns per message; rates are per second,
+    from the estimate's ns_per_op. jvmbridge.saved.schema flattens it into the record that is saved,
+    exported and given to pandas, and builds it back from one."""
     engine: str
     implementation: str
     setting: str
@@ -218,28 +254,18 @@ class Result:
     shape: str
     message_bytes: int
     threads: int
-    ns_per_op: float  # the figure: mean over forks of each fork's lower quartile of undisturbed rounds
-    ns_per_op_min: float  # over undisturbed rounds
-    ns_per_op_max: float
-    ns_per_op_error: float | None  # half-width of the `confidence` interval over forks; None: fewer than 2
-    confidence: float
-    statistic: str  # how ns_per_op and its interval were computed, in words
-    fork_ns_per_op: list[float]  # each fork's summary: the lower quartile of its undisturbed rounds
-    levels: list[dict]  # [{"ns_per_op", "forks"}, ...] where forks settled at distinct speeds; else []
-    jmh_score: float  # JMH's Score: the mean of every round, pooled
-    jmh_error: float | None  # JMH's Error: half-width of the 99.9% interval of that mean; None: one round
-    rsd: float | None  # of rounds inside their forks (undisturbed ones); None: no fork has two
+    estimate: Estimate
+    forks: int  # run, including any whose every round was set aside
+    first_stage: int  # the forks that decided how many ran (Stein's first stage); 0: not saved
+    fork_summaries: tuple[ForkSummary, ...]  # in run order
+    # Per fork run, in run order, where recorded (else []): its steadiness (flat, warm-up, slowdown or
+    # no steady state) and its share of its child's wall time.
+    fork_steadiness: list[str]
+    fork_seconds: list[float]
     rounds: int
     disturbed_rounds: int  # rounds set aside: lost more than DISTURBED_SHARE of their time to other work
-    forks: int
     iterations: int
-    round_ns_per_op: list[float]  # every round, in run order
-    round_iterations: list[int]  # messages in each round
-    round_fork: list[int]  # each round's fork (0, 1, ...)
-    round_lost_share: list[float]  # each round's share of wall time lost to run-queue wait and steal
-    round_counters: list[dict]  # each round's telemetry: cpu_ns, wait_ns, steal_ns, gc_ms, jit_ms where read
-    round_set_aside: list[str]  # per round: "" (in the figure), "disturbed" or "warm-up" (before its fork settled)
-    fork_steadiness: list[str]  # per fork: flat, warm-up, slowdown or no steady state; [] where not found
+    timed_rounds: tuple[Round, ...]  # every round, in run order
     ops_per_s: float
     ops_per_s_per_thread: float
     mb_per_s: float
@@ -250,14 +276,31 @@ class Result:
     bytes_checked_after_loop: bool
     notes: list[Note]
     details: dict  # engine-specific provenance: provider, jdk_version, java_home, command, ...
-    fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    rounds_basis: str = ""  # where rounds per fork came from earlier runs here: what they said; "": as asked
-    in_turns: str = ""  # the job whose configurations ran their forks in turns; "": none
-    fork_turns: list[int] = field(default_factory=list)  # the turn of each fork in fork_ns_per_op, in step with it
+    rounds_basis: str  # where rounds per fork came from earlier runs here: what they said; "": as asked
+    in_turns: str  # the job whose configurations ran their forks in turns; "": none
+    interleaved: bool  # its rounds are slices run cycle by cycle with the other rows of in_turns
     # vCPUs other processes kept busy on average while its job ran (jvmbridge.host.machine); None: not read
-    other_cpus: float | None = None
-    interleaved: bool = False  # its rounds are slices run cycle by cycle with the other rows of in_turns
-    first_stage: int = 0  # the forks that decided how many ran (Stein's first stage); 0: not saved
+    other_cpus: float | None
+
+
+def _estimate(s: Summary) -> Estimate:
+    return Estimate(ns_per_op=s.figure_ns, error=_finite(s.error_ns), confidence=CONFIDENCE, statistic=STATISTIC,
+                    fastest_round=s.min_ns, slowest_round=s.max_ns, levels=s.levels,
+                    jmh_score=s.jmh_score_ns, jmh_error=_finite(s.jmh_error_ns), rsd=s.rsd)
+
+
+def _fork_summaries(s: Summary, turns: list[int]) -> tuple[ForkSummary, ...]:
+    """Each summarized fork's figure, with its turn where its forks ran in turns (``turns``: per fork run)."""
+    if not s.fork_of:  # every round set aside: one summary, of no one fork
+        return tuple(ForkSummary(ns_per_op=ns, turn=None) for ns in s.fork_ns)
+    return tuple(ForkSummary(ns_per_op=ns, turn=turns[fork] if turns else None)
+                 for ns, fork in zip(s.fork_ns, s.fork_of))
+
+
+def _timed_rounds(s: Summary) -> tuple[Round, ...]:
+    return tuple(Round(ns_per_op=ns, iterations=n, fork=fork, lost_share=lost, counters=counters, set_aside=why)
+                 for ns, n, fork, lost, counters, why in zip(s.per_round_ns, s.round_iterations, s.round_fork,
+                                                             s.round_lost_share, s.round_counters, s.set_aside))
 
 
 def wrong_bytes(row) -> bool:

@@ -148,7 +148,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
             if progress:
                 progress(f"{java.label}: checking {mode.name}'s bytes against OpenSSL")
             # The sweep's budget is per JDK, shared by the modes as in `verify`.
-            verified[mode.name] = verify_mode(Target(java, options), mode, planned, verify,
+            verified[mode.name] = verify_mode(Target(java=java, options=options), mode, planned, verify,
                                               verify.budget / len(modes), features)
             verdict = with_verification(verdict, verified[mode.name])
         verdicts.append(verdict.as_dict())

@@ -89,7 +89,7 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
         warnings.showwarning(other.message, other.category, other.filename, other.lineno)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
-    quick = Sweep(tuple(quick_sizes()), budget=verify_seconds * len(modes))
+    quick = Sweep(sizes=tuple(quick_sizes()), budget=verify_seconds * len(modes))
     from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
 
     live = StepProgress() if wanted(quiet) else None

@@ -71,7 +71,7 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]
     started = datetime.datetime.now(datetime.timezone.utc)
     writer = store.ResultWriter(output, uuid.uuid4().hex[:12], started, f"{socket.gethostname()}-verify")
-    sweep = Sweep(tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
+    sweep = Sweep(sizes=tuple(quick_sizes() if quick else sweep_sizes()), budget=jdk_seconds)
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
 

@@ -21,7 +21,8 @@ from jvmbridge.stats.summary import CONFIDENCE
 
 LABEL = "every configuration at once, interleaved in slices"
 # The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
-YARDSTICK = Workload(Operation(key_bits=128, mode="cbc", message_bytes=1024, shape="stream"), Sampling())
+YARDSTICK = Workload(operation=Operation(key_bits=128, mode="cbc", message_bytes=1024, shape="stream"),
+                     sampling=Sampling())
 YARDSTICK_NAME = "yardstick: C loop, AES-128-CBC, 1024-byte stream updates, AES-NI as the CPU offers"
 
 
@@ -46,7 +47,7 @@ class InterleavedJob(Job):
 
     @classmethod
     def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
-        job = cls(LABEL, parts, lambda: [], arms=len(settings), settings=settings, matrix=matrix,
+        job = cls(label=LABEL, parts=parts, measure=lambda: [], arms=len(settings), settings=settings, matrix=matrix,
                   shares_jit=any(len(setting.workloads) > 1 for _, setting in settings))
         job.measure = lambda: _measure(job)
         return job
@@ -54,7 +55,7 @@ class InterleavedJob(Job):
 
 def interleaved_job(settings: list[tuple[str, Sliced]], matrix: Matrix) -> InterleavedJob:
     """One job measuring every (engine key, setting) together; its parts: each setting's workloads."""
-    return InterleavedJob._of(settings, [Part(f"{setting.name}{tag}", workload, name=setting.name)
+    return InterleavedJob._of(settings, [Part(label=f"{setting.name}{tag}", workload=workload, name=setting.name)
                                          for _, setting in settings for workload, tag in setting.workloads], matrix)
 
 

@@ -160,9 +160,9 @@ def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
             for index in frame.index[same]:
                 factor = frame.at[index, "ns_per_op"] / inner_rows.ns_per_op.iloc[0]
                 if factor >= OVERHEAD_DOMINATED:
-                    found[index] = Note(NoteKind.PYTHON_OVERHEAD,
-                                        f"dominated by {wrapper.overhead} overhead: {factor:.0f}x {inner.label}; "
-                                        f"~{1 - 1 / factor:.0%} of each message is {wrapper.overhead}")
+                    found[index] = Note(kind=NoteKind.PYTHON_OVERHEAD,
+                                        text=f"dominated by {wrapper.overhead} overhead: {factor:.0f}x {inner.label}; "
+                                             f"~{1 - 1 / factor:.0%} of each message is {wrapper.overhead}")
     return found
 
 

@@ -72,8 +72,8 @@ class CompareRequest:
         forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
         # A fixed iteration count fixes the work: its rounds are a split of it, not a sample size.
         from_history = self.rounds is None and self.iterations is None
-        sampling = Sampling(self.iterations, self.rounds or Sampling.rounds, forks=forks, max_forks=self.max_forks,
-                            target_error=self.target_error / 100, round_seconds=self.round_time,
+        sampling = Sampling(iterations=self.iterations, rounds=self.rounds or Sampling.rounds, forks=forks,
+                            max_forks=self.max_forks, target_error=self.target_error / 100, round_seconds=self.round_time,
                             threads=self.threads, rounds_from_history=from_history)
         workloads = combinations(ciphers, self.direction, sizes, self.shape, sampling)
         unknown = [name for name in self.engine if name not in ENGINES]

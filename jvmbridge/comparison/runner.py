@@ -188,7 +188,7 @@ class _Record:
         if load:
             shared = shared_text(load)
             result = replace(result, other_cpus=load.other_cpus,
-                             notes=[*result.notes, *([Note(NoteKind.SHARED, shared)] if shared else [])])
+                             notes=[*result.notes, *([Note(kind=NoteKind.SHARED, text=shared)] if shared else [])])
         self.ranked.append((part.rank, result))
         # Its place in the table, as it finished out of order: report shows a run as compare did;
         # its job's name, for later runs of it to find it (comparison.dimensioning).

@@ -198,7 +198,7 @@ class _Run:
         return max(0.0, per_fork * (planned - len(self.forks)) - this_fork)
 
     def fork(self) -> None:
-        fork = Fork(len(self.forks))
+        fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
         handles: dict[str, Worker] = {}

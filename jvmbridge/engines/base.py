@@ -52,15 +52,17 @@ class Job:
     @classmethod
     def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
         """A job of one configuration."""
-        return cls(label, [Part(label, workload, name=label)], lambda: [measure()])
+        return cls(label=label, parts=[Part(label=label, workload=workload, name=label)],
+                   measure=lambda: [measure()])
 
     @classmethod
     def batch(cls, name: str, workloads: list[tuple[Workload, str]],
               measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
         """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
-        parts = [Part(f"{name}{tag}", workload, name=name) for workload, tag in workloads]
+        parts = [Part(label=f"{name}{tag}", workload=workload, name=name) for workload, tag in workloads]
         label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
-        return cls(label, parts, lambda: measure([part.workload for part in parts]), shares_jit)
+        return cls(label=label, parts=parts, measure=lambda: measure([part.workload for part in parts]),
+                   shares_jit=shares_jit)
 
     @classmethod
     def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
@@ -68,9 +70,11 @@ class Job:
         """A job measuring every (workload, tag) in each of several configurations (``names``), their
         forks in turns (forks.parent.run_forks); ``measure`` gives the outcomes configuration after
         configuration. ``label`` names the configurations together ("..., AES-NI on and off in turns")."""
-        parts = [Part(f"{name}{tag}", workload, name=name) for name in names for workload, tag in workloads]
+        parts = [Part(label=f"{name}{tag}", workload=workload, name=name)
+                 for name in names for workload, tag in workloads]
         label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]
-        return cls(label, parts, lambda: measure([workload for workload, _ in workloads]), shares_jit, arms=len(names))
+        return cls(label=label, parts=parts, measure=lambda: measure([workload for workload, _ in workloads]),
+                   shares_jit=shares_jit, arms=len(names))
 
 
 @dataclass

@@ -45,20 +45,21 @@ class Mode:
 # there -XX:-UseAES leaves CTR (and GCM's CTR + GHASH) accelerated.
 MODES = {
     "cbc": Mode(name="CBC", transformation="AES/CBC/PKCS5Padding",
-                paths=(Path(frozenset({"CipherBlockChaining::implEncrypt"}), ("UseAES", "UseAESIntrinsics")),)),
+                paths=(Path(methods=frozenset({"CipherBlockChaining::implEncrypt"}),
+                            flags=("UseAES", "UseAESIntrinsics")),)),
     "ctr": Mode(name="CTR", transformation="AES/CTR/NoPadding",
-                paths=(Path(frozenset({"CounterMode::implCrypt"}), ("UseAESCTRIntrinsics",)),)),
+                paths=(Path(methods=frozenset({"CounterMode::implCrypt"}), flags=("UseAESCTRIntrinsics",)),)),
     # JDK 18+ has one AVX-512/VAES stub for all of GCM; JDK 17 (or a CPU without it) uses CTR + GHASH.
     "gcm": Mode(name="GCM", transformation="AES/GCM/NoPadding",
-                paths=(Path(frozenset({"GaloisCounterMode::implGCMCrypt0"}), ("UseAES", "UseAESIntrinsics"),
-                            since_java=18),
-                       Path(frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
-                            ("UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
+                paths=(Path(methods=frozenset({"GaloisCounterMode::implGCMCrypt0"}),
+                            flags=("UseAES", "UseAESIntrinsics"), since_java=18),
+                       Path(methods=frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
+                            flags=("UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
     # CFB and ECB have no mode stub of their own on x86 here: the single-block intrinsic proves them.
     "cfb": Mode(name="CFB", transformation="AES/CFB/NoPadding",
-                paths=(Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
+                paths=(Path(methods=frozenset({"AESCrypt::implEncryptBlock"}), flags=("UseAES", "UseAESIntrinsics")),)),
     "ecb": Mode(name="ECB", transformation="AES/ECB/PKCS5Padding",
-                paths=(Path(frozenset({"AESCrypt::implEncryptBlock"}), ("UseAES", "UseAESIntrinsics")),)),
+                paths=(Path(methods=frozenset({"AESCrypt::implEncryptBlock"}), flags=("UseAES", "UseAESIntrinsics")),)),
 }
 # What `check` and `verify` look at unless told otherwise: the modes servers use.
 DEFAULT_MODES = ("cbc", "ctr", "gcm")

@@ -69,8 +69,8 @@ class Target:
         except ProcessChanged as e:
             raise AttachError(str(e)) from None
         caught = int(fields["SigCgt"][0], 16)
-        return cls(process, int(fields.get("NSpid", [process.pid])[-1]), int(fields["Uid"][1]),
-                   int(fields["Gid"][1]), bool(caught & (1 << (signal.SIGQUIT - 1))))
+        return cls(process=process, ns_pid=int(fields.get("NSpid", [process.pid])[-1]), uid=int(fields["Uid"][1]),
+                   gid=int(fields["Gid"][1]), catches_sigquit=bool(caught & (1 << (signal.SIGQUIT - 1))))
 
 
 def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> str:

@@ -20,11 +20,11 @@ PROVIDERS = {
                           where="built into the JDK"),
     # Bouncy Castle's AES is its own Java code, which the intrinsics do not touch.
     "BC": JceProvider(name="BC", class_name="org.bouncycastle.jce.provider.BouncyCastleProvider",
-                      settings=(JvmSetting("JVM defaults, pure-Java AES", (), accelerated=False),),
+                      settings=(JvmSetting(name="JVM defaults, pure-Java AES", options=(), accelerated=False),),
                       where="org.bouncycastle:bcprov-jdk18on (Maven Central)"),
     # ACCP calls AWS-LC through JNI, so it uses AES-NI whatever the HotSpot flags say.
     "ACCP": JceProvider(name="ACCP", class_name="com.amazon.corretto.crypto.provider.AmazonCorrettoCryptoProvider",
-                        settings=(JvmSetting("JVM defaults, native AWS-LC", (), accelerated=True),),
+                        settings=(JvmSetting(name="JVM defaults, native AWS-LC", options=(), accelerated=True),),
                         where="software.amazon.cryptools:AmazonCorrettoCryptoProvider, classifier "
                               f"{current().accp_classifier or 'of this CPU (none published)'}"),
 }
@@ -37,6 +37,6 @@ def provider(name: str) -> JceProvider:
         return PROVIDERS[name]
     if "." in name and all(part.isidentifier() for part in name.split(".")):
         return JceProvider(name=name.rsplit(".", 1)[-1], class_name=name,
-                           settings=(JvmSetting("JVM defaults", (), accelerated=True),),
+                           settings=(JvmSetting(name="JVM defaults", options=(), accelerated=True),),
                            where="the jar passed with --classpath")
     raise ValueError(f"unknown provider {name!r}: choose from {', '.join(PROVIDERS)}, or a provider class name")

@@ -42,7 +42,7 @@ def loop(library, request: CPart) -> Loop:
     def evidence() -> dict:
         return {"first": first, "last": out.raw[:out_len.value].hex(), "last_count": last_count[0]}
 
-    return Loop(run, evidence)
+    return Loop(run=run, evidence=evidence)
 
 
 def _measure(library, request: MeasuredCPart) -> dict:

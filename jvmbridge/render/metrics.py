@@ -25,27 +25,32 @@ class _Families:
     """Every family a document can give, in the order they are written."""
 
     def __init__(self):
-        self.build = Gauge("jvmbridge_build_info", "The jvmbridge that checked (or, for a fleet, reported), 1.")
-        self.cpu = Gauge("jvmbridge_cpu_info", "The CPU check saw, 1; emulation names a CPU emulator.")
-        self.feature = Gauge("jvmbridge_cpu_feature_present",
-                             "1 when the CPU reports the feature, 0 when not; no sample when not known.")
-        self.time = Gauge("jvmbridge_check_timestamp_seconds", "When the check ran, in seconds since the epoch.")
-        self.duration = Gauge("jvmbridge_check_duration_seconds", "How long the check took.")
-        self.exit = Gauge("jvmbridge_check_exit_code",
-                          "The check's exit code: 0 all active, 1 something not active or wrong, 2 could not tell.")
-        self.host_checked = Gauge("jvmbridge_host_checked", "1 when the host gave a check document, 0 when not.")
-        self.checked = Gauge("jvmbridge_target_checked",
-                             "1 when the JDK ran or the running JVM could be read, 0 when not (verdicts unknown).")
-        self.active = Gauge("jvmbridge_aes_intrinsics_active",
-                            "1 when the JVM uses the AES intrinsics for the mode, 0 when not; "
-                            "no sample when that could not be told.")
-        self.correct = Gauge("jvmbridge_aes_verified_correct",
-                             "1 when the mode's bytes matched OpenSSL's after the JIT, 0 when they did not; "
-                             "no sample when not verified.")
-        self.verdict = Gauge("jvmbridge_aes_verdict", "The mode's verdict: 1 for its state, 0 for the others.")
-        self.guard = Gauge("jvmbridge_guard_running", "1 when a jvmbridge guard agent runs in the JVM, 0 when not.")
-        self.guard_state = Gauge("jvmbridge_guard_mode_state",
-                                 "What the JVM's guard found for the mode: 1 for its state, 0 for the others.")
+        self.build = Gauge(name="jvmbridge_build_info",
+                           help="The jvmbridge that checked (or, for a fleet, reported), 1.")
+        self.cpu = Gauge(name="jvmbridge_cpu_info", help="The CPU check saw, 1; emulation names a CPU emulator.")
+        self.feature = Gauge(name="jvmbridge_cpu_feature_present",
+                             help="1 when the CPU reports the feature, 0 when not; no sample when not known.")
+        self.time = Gauge(name="jvmbridge_check_timestamp_seconds",
+                          help="When the check ran, in seconds since the epoch.")
+        self.duration = Gauge(name="jvmbridge_check_duration_seconds", help="How long the check took.")
+        self.exit = Gauge(name="jvmbridge_check_exit_code",
+                          help="The check's exit code: 0 all active, 1 something not active or wrong, 2 could not tell.")
+        self.host_checked = Gauge(name="jvmbridge_host_checked",
+                                  help="1 when the host gave a check document, 0 when not.")
+        self.checked = Gauge(name="jvmbridge_target_checked",
+                             help="1 when the JDK ran or the running JVM could be read, 0 when not (verdicts unknown).")
+        self.active = Gauge(name="jvmbridge_aes_intrinsics_active",
+                            help="1 when the JVM uses the AES intrinsics for the mode, 0 when not; "
+                                 "no sample when that could not be told.")
+        self.correct = Gauge(name="jvmbridge_aes_verified_correct",
+                             help="1 when the mode's bytes matched OpenSSL's after the JIT, 0 when they did not; "
+                                  "no sample when not verified.")
+        self.verdict = Gauge(name="jvmbridge_aes_verdict",
+                             help="The mode's verdict: 1 for its state, 0 for the others.")
+        self.guard = Gauge(name="jvmbridge_guard_running",
+                           help="1 when a jvmbridge guard agent runs in the JVM, 0 when not.")
+        self.guard_state = Gauge(name="jvmbridge_guard_mode_state",
+                                 help="What the JVM's guard found for the mode: 1 for its state, 0 for the others.")
 
     def verdicts(self, verdicts: list[dict], **labels: str) -> None:
         for v in verdicts:

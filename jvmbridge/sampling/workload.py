@@ -169,7 +169,7 @@ def combinations(ciphers: Iterable[tuple[int, str]], directions: Iterable[str], 
                  shapes: Iterable[str], sampling: Sampling) -> list[Workload]:
     """One workload per (key bits, mode), direction, size and shape, in that (report) order, all
     sampled alike."""
-    return [Workload(Operation(key_bits=bits, mode=mode, direction=direction, message_bytes=size, shape=shape),
-                     sampling)
+    return [Workload(operation=Operation(key_bits=bits, mode=mode, direction=direction, message_bytes=size,
+                                         shape=shape), sampling=sampling)
             for bits, mode in dict.fromkeys(ciphers) for direction in dict.fromkeys(directions)
             for size in dict.fromkeys(sizes) for shape in dict.fromkeys(shapes)]

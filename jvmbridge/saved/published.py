@@ -60,7 +60,7 @@ def _published(path: Path, run: SpeedRun, number: int, count: int, started: date
     if processes and processes > 1:
         notes.append(f"-multi {processes}: the sum over {processes} processes, about {1 / processes:.0%} of it per process")
     rows = [_row(run, platform, figure, state, notes) for figure, state in zip(run.figures, states)]
-    return PublishedRun(metadata, rows)
+    return PublishedRun(metadata=metadata, rows=rows)
 
 
 def _row(run: SpeedRun, platform: Platform, figure: SpeedFigure, state: tuple[bool | None, str],

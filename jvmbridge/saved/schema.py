@@ -1,5 +1,6 @@
-"""How results are written down: the schema version, the record of one Result, reading records
-written by older versions, and the flat row pandas gets.
+"""How results are written down: the schema version, the record of one Result (flat: the Result's
+estimate, fork summaries and rounds become fields and lists of their own, as every version saved
+them), reading records written by older versions, and the flat row pandas gets.
 
 Result files and `compare --format json` share this layout and this version. History:
 1 (0.1.0): a row is flat: engine details (provider, jdk_version, java_home, command, ...) beside
@@ -27,24 +28,47 @@ Result files and `compare --format json` share this layout and this version. His
 """
 from __future__ import annotations
 
+import copy
 import math
 import statistics
 import typing
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
 import pandas as pd
 
-from jvmbridge.results import Note, NoteKind, Result
+from jvmbridge.results import Estimate, ForkSummary, Note, NoteKind, Result, Round
+from jvmbridge.stats.summary import Level
 
 SCHEMA_VERSION = 3
 READABLE = (1, 2, 3)
 # What a row saved before 0.3.0 showed (its figure the median of every round, pooled).
 POOLED_STATISTIC = ("the median of every round of every fork, pooled (saved before jvmbridge 0.3.0); interval: of "
                     "the mean of those rounds, as JMH's")
-_FIELDS = [f.name for f in fields(Result)]
+# A row's record, field by field in the order saved; each field means what the Result's field of
+# the same name does, or, where the Result nests it, its part there (row_record says which).
+_LAYOUT = {
+    "engine": str, "implementation": str, "setting": str, "accelerated": bool, "as_requested": bool,
+    "verified_state": str, "cipher": str, "direction": str, "shape": str, "message_bytes": int, "threads": int,
+    "ns_per_op": float, "ns_per_op_min": float, "ns_per_op_max": float, "ns_per_op_error": float | None,
+    "confidence": float, "statistic": str, "fork_ns_per_op": list[float], "levels": list[dict],
+    "jmh_score": float, "jmh_error": float | None, "rsd": float | None,
+    "rounds": int, "disturbed_rounds": int, "forks": int, "iterations": int,
+    "round_ns_per_op": list[float], "round_iterations": list[int], "round_fork": list[int],
+    "round_lost_share": list[float], "round_counters": list[dict], "round_set_aside": list[str],
+    "fork_steadiness": list[str],
+    "ops_per_s": float, "ops_per_s_per_thread": float, "mb_per_s": float, "openssl_kbytes_per_s": float,
+    "warmup_iterations": int | None, "warmup_seconds": float | None,
+    "ciphertext_ok": bool | None, "bytes_checked_after_loop": bool, "notes": list[dict], "details": dict,
+    "fork_seconds": list[float], "rounds_basis": str, "in_turns": str, "fork_turns": list[int],
+    "other_cpus": float | None, "interleaved": bool, "first_stage": int,
+}
 # Fields a row of today's layout may lack (added later in schema 3): their defaults.
-_DEFAULTED = {f.name: f for f in fields(Result) if f.default is not MISSING or f.default_factory is not MISSING}
-_TYPES = typing.get_type_hints(Result)
+_DEFAULTED: dict[str, object] = {"fork_seconds": [], "rounds_basis": "", "in_turns": "", "fork_turns": [],
+                                 "other_cpus": None, "interleaved": False, "first_stage": 0}
+# The record's fields a Result holds under the same name, as they are.
+_AS_THEY_ARE = [f.name for f in fields(Result) if f.name in _LAYOUT and f.name != "notes"]
+# Lists of the record with one item per round, or none where rows saved before 0.3.0 lack them.
+_PER_ROUND = ("round_iterations", "round_fork", "round_lost_share", "round_counters", "round_set_aside")
 # What 0.1.0 (schema 1) added to its rows as it grew, and what a row saved before each addition
 # means; every other field of today's layout is in every schema 1 row (tests/data/run-0.1.0-first.jsonl).
 _ADDED_IN_0_1_0 = {
@@ -72,17 +96,52 @@ class RecordError(ValueError):
 
 
 def row_record(result: Result) -> dict:
-    """A Result as JSON-ready data."""
-    record = {name: getattr(result, name) for name in _FIELDS}
-    record["notes"] = [note.as_dict() for note in result.notes]
-    return record
+    """A Result as its record: flat, JSON-ready, in _LAYOUT's order."""
+    estimate, forks, rounds = result.estimate, result.fork_summaries, result.timed_rounds
+    record = {name: getattr(result, name) for name in _AS_THEY_ARE}
+    record.update(
+        ns_per_op=estimate.ns_per_op, ns_per_op_min=estimate.fastest_round, ns_per_op_max=estimate.slowest_round,
+        ns_per_op_error=estimate.error, confidence=estimate.confidence, statistic=estimate.statistic,
+        levels=[level.as_dict() for level in estimate.levels], jmh_score=estimate.jmh_score,
+        jmh_error=estimate.jmh_error, rsd=estimate.rsd,
+        fork_ns_per_op=[fork.ns_per_op for fork in forks], fork_turns=_recorded([fork.turn for fork in forks]),
+        round_ns_per_op=[round_.ns_per_op for round_ in rounds],
+        round_iterations=_recorded([round_.iterations for round_ in rounds]),
+        round_fork=_recorded([round_.fork for round_ in rounds]),
+        round_lost_share=_recorded([round_.lost_share for round_ in rounds]),
+        round_counters=_recorded([round_.counters for round_ in rounds]),
+        round_set_aside=_recorded([round_.set_aside for round_ in rounds]),
+        notes=[note.as_dict() for note in result.notes])
+    return {name: record[name] for name in _LAYOUT}
 
 
 def result_of(record: dict) -> Result:
-    """A row record (today's layout, as store.read gives it) as the Result it was saved from."""
-    fields_ = {name: record[name] for name in _FIELDS if name in record}
-    fields_["notes"] = [Note(NoteKind(note["kind"]), note["text"]) for note in record.get("notes") or []]
-    return Result(**fields_)
+    """A record of today's layout (upgrade_row's) as the Result it was saved from."""
+    per_round = [_or_none(record[name], len(record["round_ns_per_op"])) for name in _PER_ROUND]
+    return Result(
+        **{name: record[name] for name in _AS_THEY_ARE},
+        estimate=Estimate(
+            ns_per_op=record["ns_per_op"], error=record["ns_per_op_error"], confidence=record["confidence"],
+            statistic=record["statistic"], fastest_round=record["ns_per_op_min"], slowest_round=record["ns_per_op_max"],
+            levels=tuple(Level(ns_per_op=level["ns_per_op"], forks=level["forks"]) for level in record["levels"]),
+            jmh_score=record["jmh_score"], jmh_error=record["jmh_error"], rsd=record["rsd"]),
+        fork_summaries=tuple(ForkSummary(ns_per_op=ns, turn=turn) for ns, turn in zip(
+            record["fork_ns_per_op"], _or_none(record["fork_turns"], len(record["fork_ns_per_op"])))),
+        timed_rounds=tuple(Round(ns_per_op=ns, iterations=n, fork=fork, lost_share=lost, counters=counters,
+                                 set_aside=why)
+                           for ns, n, fork, lost, counters, why in zip(record["round_ns_per_op"], *per_round)),
+        notes=[Note(kind=NoteKind(note["kind"]), text=note["text"]) for note in record["notes"]])
+
+
+def _or_none(values: list, count: int) -> list:
+    """A list of the record with an item per round (per fork summary), or None for each of ``count``
+    where the row lacks it ([]: saved before it was recorded)."""
+    return values or [None] * count
+
+
+def _recorded(values: list) -> list:
+    """_or_none undone: the list as saved, [] where the row lacked it."""
+    return [] if any(value is None for value in values) else values
 
 
 def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
@@ -101,7 +160,7 @@ def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
 def _flat_to_nested(row: dict, workload: dict) -> dict:
     """Schema 1: engine details beside the figures, notes one string; early rows lack later fields."""
     row = dict(row)
-    details = {key: row.pop(key) for key in list(row) if key not in _FIELDS and key != "ns_per_op_mean"}
+    details = {key: row.pop(key) for key in list(row) if key not in _LAYOUT and key != "ns_per_op_mean"}
     for name, default in _ADDED_IN_0_1_0.items():
         if name not in row and _needs(row, name):
             row[name] = default(row, workload)
@@ -110,7 +169,7 @@ def _flat_to_nested(row: dict, workload: dict) -> dict:
         raise RecordError(f'"row.notes" is {_shown(notes)}: schema 1 wrote notes as one text')
     row.update(details=details,
                # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
-               notes=[Note(_kind_of_v1_note(text), text).as_dict() for text in notes.split("; ")
+               notes=[Note(kind=_kind_of_v1_note(text), text=text).as_dict() for text in notes.split("; ")
                       if text and not text.startswith("more --")])
     return row
 
@@ -141,15 +200,23 @@ def _forks_in_turn(rounds, forks) -> list[int]:
 
 
 def _check_row(row: dict) -> None:
-    """Every field of today's layout there (or defaulted), of its type; notes of known kinds."""
-    for name in _FIELDS:
+    """Every field of today's layout there (or defaulted), of its type; each list per round (per fork
+    summary) one item each or none; levels of their two figures; notes of known kinds."""
+    for name, hint in _LAYOUT.items():
         if name not in row:
             if name in _DEFAULTED:  # written out, so rows of a frame agree on it beside newer ones
-                row[name] = _default(name)
+                row[name] = copy.copy(_DEFAULTED[name])
                 continue
             raise RecordError(f'the row has no "{name}", which every row of its schema version has')
-        if name != "notes" and not _fits(row[name], _TYPES[name]):
-            raise RecordError(f'"row.{name}" is {_shown(row[name])}, not {_type_name(_TYPES[name])}')
+        if name != "notes" and not _fits(row[name], hint):
+            raise RecordError(f'"row.{name}" is {_shown(row[name])}, not {_type_name(hint)}')
+    for name, per in (*((name, "round_ns_per_op") for name in _PER_ROUND), ("fork_turns", "fork_ns_per_op")):
+        if row[name] and len(row[name]) != len(row[per]):
+            raise RecordError(f'"row.{name}" has {len(row[name])} items, not one for each of the '
+                              f'{len(row[per])} of "row.{per}"')
+    for level in row["levels"]:
+        if not (_fits(level.get("ns_per_op"), float) and _fits(level.get("forks"), int)):
+            raise RecordError(f'"row.levels" holds {_shown(level)}, not a {{"ns_per_op", "forks"}}')
     for name in _DETAILS_NAMING.get(row["engine"], ()):
         if not isinstance(row["details"].get(name), str):
             raise RecordError(f'"row.details.{name}" is {_shown(row["details"].get(name))}: its engine\'s rows are named by it')
@@ -159,13 +226,8 @@ def _check_row(row: dict) -> None:
             raise RecordError(f'"row.notes" holds {_shown(note)}, not a {{"kind", "text"}} of a known kind')
 
 
-def _default(name: str):
-    field_ = _DEFAULTED[name]
-    return field_.default_factory() if field_.default_factory is not MISSING else field_.default
-
-
 def _fits(value, hint) -> bool:
-    """Whether a JSON value is of a Result field's type (as far as JSON can say: an int is a float)."""
+    """Whether a JSON value is of a record field's type (as far as JSON can say: an int is a float)."""
     origin, parts = typing.get_origin(hint), typing.get_args(hint)
     if parts and origin is not list:  # X | None
         return any(_fits(value, part) for part in parts)

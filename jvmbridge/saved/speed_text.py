@@ -155,7 +155,7 @@ class _Reader:
     def _run(self, starts_anew: bool, offset: int) -> SpeedRun:
         """The run output at ``offset`` belongs to; a new one where the last one's output is complete."""
         if not self.runs or starts_anew:
-            self.runs.append(SpeedRun(self.line_at(offset), environment=dict(self.session)))
+            self.runs.append(SpeedRun(line=self.line_at(offset), environment=dict(self.session)))
             self.sizes = None
         return self.runs[-1]
 
@@ -256,7 +256,7 @@ class _Reader:
 
     def _command(self, match: re.Match, last: SpeedRun | None) -> int:
         environment = {**self.session, **_assignments(match["env"])}
-        run, end = SpeedRun(self.line_at(match.start()), environment=environment), match.end()
+        run, end = SpeedRun(line=self.line_at(match.start()), environment=environment), match.end()
         words: list[str] = []
         for word in _WORD.finditer(self.flat, end):
             option = words[-1] if words and words[-1] in _VALUED and run.options.get(words[-1]) == "" else None

@@ -57,14 +57,14 @@ def _classify(chunks: tuple[float, ...], rounds: tuple[float, ...]) -> Steady:
     series = [value / statistics.median(rounds) for value in binned + list(rounds)]  # relative: one scale for every row
     changes = _merged(series, _change_points(series))
     if not changes:
-        return Steady(Steadiness.FLAT, 0)
+        return Steady(kind=Steadiness.FLAT, first_round=0)
     last = changes[-1]
     first_round = max(0, last - len(binned))
     if len(rounds) - first_round < STEADY_ROUNDS:
-        return Steady(Steadiness.NO_STEADY_STATE, first_round)
+        return Steady(kind=Steadiness.NO_STEADY_STATE, first_round=first_round)
     before = changes[-2] if len(changes) > 1 else 0
     faster = statistics.fmean(series[last:]) < statistics.fmean(series[before:last])
-    return Steady(Steadiness.WARMUP if faster else Steadiness.SLOWDOWN, first_round)
+    return Steady(kind=Steadiness.WARMUP if faster else Steadiness.SLOWDOWN, first_round=first_round)
 
 
 def _binned(values: list[float], points: int) -> list[float]:

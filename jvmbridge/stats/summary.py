@@ -212,7 +212,7 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
         groups[-1].append(value)
     if len(groups) < 2 or min(map(len, groups)) < LEVEL_FORKS:
         return ()
-    return tuple(Level(statistics.fmean(group), len(group)) for group in groups)
+    return tuple(Level(ns_per_op=statistics.fmean(group), forks=len(group)) for group in groups)
 
 
 def paired_log_half_width(ratios: list[float]) -> float:

@@ -66,7 +66,8 @@ def cases(sizes: Iterable[int], key_bits: Iterable[int] = KEY_BITS,
     a group's first divergence in a pass, which is then that pass's smallest)."""
     sizes = sorted(set(sizes))
     grouped = [(bits, direction, size) for bits in key_bits for direction in directions for size in sizes]
-    return [Case(number, *fields) for number, fields in enumerate(grouped)]
+    return [Case(id=number, key_bits=bits, direction=direction, size=size)
+            for number, (bits, direction, size) in enumerate(grouped)]
 
 
 def inputs(mode: Mode, case: Case) -> Inputs:

@@ -17,9 +17,10 @@ from helpers import DATA, OLD, run_cli_here, saved_rows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jvmbridge.results import NoteKind
-from jvmbridge.saved.schema import SCHEMA_VERSION, upgrade_row
+from jvmbridge.results import Measurement, NoteKind
+from jvmbridge.saved.schema import SCHEMA_VERSION, RecordError, result_of, row_record, upgrade_row
 from jvmbridge.saved.store import read
+from jvmbridge.stats.summary import summarize
 
 
 def test_the_old_file_is_version_1_and_reads_in_todays_layout():
@@ -84,6 +85,42 @@ def test_every_released_shape_reports_in_every_format(shape, tmp_path):
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert json.loads((tmp_path / "report.json").read_text())["columns"] == ["run 1", "run 2"]
 
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_every_released_shape_builds_results_that_flatten_back_field_for_field(shape):
+    # Reports build each saved row's Result (nested) and flatten it again for JSON, CSV and pandas.
+    for row in read([DATA / shape]).rows:
+        saved = {name: value for name, value in row.items() if name not in ("run_id", "job", "position")}
+        record = row_record(result_of(row))
+        assert record == saved
+        if shape == "run-0.3.0.jsonl":  # saved in today's layout: in its order too
+            assert list(record) == list(saved)
+
+
+def test_a_measured_result_comes_back_from_its_record_as_it_was():
+    def rounds(ns: float, disturbed: int = -1) -> list[dict]:
+        return [{"iterations": 1000, "ns": 1000 * ns * (1 + i / 100), "wait_ns": 50_000 * ns * (i == disturbed)}
+                for i in range(6)]
+
+    # Forks at two levels, one round of one fork set aside, forks in turns; and every round set aside.
+    for forks, turns in (([rounds(100), rounds(100, 2), rounds(120), rounds(120)], [4, 5, 6, 7]),
+                         ([[r] for r in rounds(100, 0)[:1] * 2], [0, 1])):
+        measured = Measurement(engine="fake", implementation="fake 1.0", setting="on", accelerated=True,
+                               as_requested=True, verified_state="fake", cipher="aes-128-cbc", direction="encrypt",
+                               shape="message", message_bytes=16, summary=summarize(forks), in_turns="job",
+                               fork_turns=turns, fork_seconds=[1.0] * len(forks)).result("")
+        record = json.loads(json.dumps(row_record(measured)))
+        assert result_of(upgrade_row(record, SCHEMA_VERSION)) == measured
+    assert measured.fork_summaries[0].turn is None and record["fork_turns"] == []  # a summary of no one fork
+
+
+def test_a_list_per_round_of_another_length_is_named():
+    (record,) = measurements(DATA / "run-0.3.0.jsonl")[:1]
+    rounds = len(record["round_ns_per_op"])
+    with pytest.raises(RecordError, match=f'"row.round_set_aside" has 1 items, not one for each of the {rounds} of '
+                                          '"row.round_ns_per_op"'):
+        upgrade_row({**record, "round_set_aside": [""]}, SCHEMA_VERSION)
 
 def key_paths(value, above: tuple = ()):
     """Every key of every object in a record, as a path from the record (list items by index)."""
