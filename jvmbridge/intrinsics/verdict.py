@@ -54,7 +54,7 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
            evidence: Evidence | None) -> Verdict:
     """``evidence`` None means a running JVM we can only read the flags of; ``cpu_features`` None
     means the CPU's features are unknown (then flags and the JIT decide). The CPU is asked first,
-    then the flags, then the JIT: the first that rules the intrinsic out decides."""
+    then the flags, then the JIT: the first that can tell decides."""
     paths = mode.paths_for(java_major)
     return (_by_cpu(mode, cpu_features) or _by_flags(mode, paths, flags)
             or _by_jit(mode, cpu_features, flags, evidence, _assumed_on(paths, flags)))
@@ -74,14 +74,10 @@ def _by_cpu(mode: Mode, cpu_features: list[str] | None) -> Verdict | None:
 def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdict | None:
     """DISABLED where flags turn every path to the intrinsic off; UNKNOWN where this JVM lists its
     flags but not a path's; None where the flags leave it on."""
-    here = current()
-    gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
-             for path in paths]
-    off_per_path = [[name for name in names if name in flags.flags and flags.flags[name].value == "false"]
-                    for names in gates]
+    off_per_path = _off_per_path(paths, flags)
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
-        held = here.held_off(flags.flags)
+        held = current().held_off(flags.flags)
         return Verdict(mode=mode.name, status=Status.DISABLED,
                        reason=", ".join(_why_off(name, flags, held) for name in off),
                        fix="; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
@@ -90,6 +86,14 @@ def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdi
         return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"this JVM has no {', '.join(hidden)} flag",
                        fix=f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
     return None
+
+
+def _off_per_path(paths: list[IntrinsicPath], flags: FlagTable) -> list[list[str]]:
+    """Per path, the flags set to false that gate it: its own, and those that turn them off here."""
+    here = current()
+    gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
+             for path in paths]
+    return [[name for name in names if name in flags.flags and flags.flags[name].value == "false"] for names in gates]
 
 
 def _unlisted(paths: list[IntrinsicPath], flags: FlagTable) -> list[str]:
