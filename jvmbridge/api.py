@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 
 from jvmbridge.comparison.dimensioning import choose_rounds
-from jvmbridge.comparison.request import CompareRequest
+from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import Comparison, plan, run
-from jvmbridge.engines import default_engines
+from jvmbridge.engines import Matrix, default_engines
 from jvmbridge.report.history import tidy_frame
 from jvmbridge.sampling.policy import ROUND_SECONDS, TARGET_ERROR, Sampling
 from jvmbridge.sampling.progress import Progress
@@ -17,9 +17,10 @@ from jvmbridge.sampling.workload import AESNITESTER_MESSAGE_BYTES, SHAPES, parse
 from jvmbridge.saved import store
 
 
-def run_comparison(request: CompareRequest, progress: Progress | None = None, output: Path | None = None,
-                   host_name: str | None = None, name: str | None = None) -> Comparison:
-    jobs = plan(list(request.workloads), request.matrix)
+def run_comparison(request: CompareRequest, matrix: Matrix, progress: Progress | None = None,
+                   output: Path | None = None, host_name: str | None = None, name: str | None = None) -> Comparison:
+    """``request``'s workloads on ``matrix``, what resolve_matrix found for it."""
+    jobs = plan(list(request.workloads), matrix)
     choose_rounds(jobs, host_name)
     return run(jobs, progress, output, host_name, name, request.total_time)
 
@@ -54,7 +55,8 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
         trust_jdk_owner=trust_jdk_owner, jvm_arg=_values(jvm_arg), provider=_values(provider),
         classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm,
         interleave=interleave)
-    comparison = run_comparison(request, progress, Path(output) if output else None, host_name, name)
+    comparison = run_comparison(request, resolve_matrix(request), progress, Path(output) if output else None,
+                                host_name, name)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        findings={index: note.as_dict() for index, note in comparison.overhead.items()},

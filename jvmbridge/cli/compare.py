@@ -129,17 +129,18 @@ from jvmbridge.sampling.workload import (
 def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbose, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
-    from jvmbridge.comparison.request import CompareRequest
+    from jvmbridge.comparison.request import CompareRequest, resolve_matrix
     from jvmbridge.results import NoteKind, wrong_bytes
 
     try:
         request = CompareRequest(java=java_paths, **options)  # options under their own names
+        matrix = resolve_matrix(request)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     from jvmbridge.comparison.runner import left_out
 
-    out = left_out(request.matrix)
-    if out.keys() >= set(request.matrix.engines):  # nothing would run: bad input, not an empty run
+    out = left_out(matrix)
+    if out.keys() >= set(matrix.engines):  # nothing would run: bad input, not an empty run
         raise click.UsageError("; ".join(f"engine {key} cannot run: {why}" for key, why in out.items()))
     for key, why in out.items():
         click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
@@ -148,7 +149,7 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbo
     live = CompareProgress() if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():
-            comparison = run_comparison(request, live, output, host_name, name)
+            comparison = run_comparison(request, matrix, live, output, host_name, name)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns, comparison.verbose = jmh_columns, verbose

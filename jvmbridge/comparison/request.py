@@ -1,6 +1,7 @@
 """One `compare` request, from the command line or from Python alike: the operations (cipher x
 direction x size x shape), how each is sampled, and the matrix of engines, JVMs and tools.
-Validated once, here: anything wrong is a ValueError of one line.
+Validated once, here: anything wrong is a ValueError of one line. The request checks its own
+values and runs nothing; ``resolve_matrix`` finds on this machine what it asks to run.
 """
 from __future__ import annotations
 
@@ -58,45 +59,40 @@ class CompareRequest:
     openssl_arg: tuple[str, ...] = ()
     shared_jvm: bool = False  # one JVM per fork measuring every workload, rather than a JVM for each
     interleave: bool = True  # the engines that run slices measured together by the conductor (Matrix.interleaved)
-    workloads: tuple[Workload, ...] = field(init=False)
-    matrix: Matrix = field(init=False)
+    workloads: tuple[Workload, ...] = field(init=False)  # what to measure, from the values above
 
     def __post_init__(self):
         if self.total_time is not None and not self.total_time > 0:
             raise ValueError(f"time limit must be above 0 s, not {self.total_time:g}")
         if self.key_bits and self.cipher:
             raise ValueError("--key-bits sets the default cipher's key; with --cipher, name the key size there")
-        ciphers = [parse_cipher(name) for name in dict.fromkeys(self.cipher)] or [(self.key_bits or 256, "cbc")]
-        sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
-            [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
-        forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
-        # A fixed iteration count fixes the work: its rounds are a split of it, not a sample size.
-        from_history = self.rounds is None and self.iterations is None
-        sampling = Sampling(iterations=self.iterations, rounds=self.rounds or Sampling.rounds, forks=forks,
-                            max_forks=self.max_forks, target_error=self.target_error / 100, round_seconds=self.round_time,
-                            threads=self.threads, rounds_from_history=from_history)
-        workloads = combinations(ciphers, self.direction, sizes, self.shape, sampling)
+        object.__setattr__(self, "workloads", self._workloads())
         unknown = [name for name in self.engine if name not in ENGINES]
         if unknown:
             raise ValueError(f"unknown engine {', '.join(unknown)}; choose from {', '.join(ENGINES)}")
         for name in self.provider:
             provider(name)  # a ValueError names the choices
-        runs_jvms = any(ENGINES[key].runs_on_jvms for key in self.engine)
-        if not runs_jvms:
+        if not self.runs_jvms:
             self._refuse_jvm_options()
-        javas = find_javas(self.java, self.all_jdks, self.trust_jdk_owner) if runs_jvms else []
-        for java in javas if self.jvm_arg else ():
-            # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
-            try:
-                flags_and_warnings(java, self.jvm_arg)
-            except WorkerError as e:
-                raise ValueError(str(e)) from None
-        matrix = Matrix(javas=tuple(javas), jvm_options=tuple(self.jvm_arg), providers=tuple(self.provider),
-                        classpath=classpath_entries(self.classpath), engines=tuple(self.engine),
-                        openssl=_trusted_command(self.openssl, "--openssl") if self.openssl else None,
-                        openssl_args=tuple(self.openssl_arg), shared_jvm=self.shared_jvm, interleaved=self.interleave)
-        object.__setattr__(self, "workloads", tuple(workloads))
-        object.__setattr__(self, "matrix", matrix)
+
+    @property
+    def runs_jvms(self) -> bool:
+        """Whether an engine asked for runs on JVMs, and so needs JDKs and takes the JVM options."""
+        return any(ENGINES[key].runs_on_jvms for key in self.engine)
+
+    def _workloads(self) -> tuple[Workload, ...]:
+        ciphers = [parse_cipher(name) for name in dict.fromkeys(self.cipher)] or [(self.key_bits or 256, "cbc")]
+        sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
+            [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
+        return tuple(combinations(ciphers, self.direction, sizes, self.shape, self._sampling()))
+
+    def _sampling(self) -> Sampling:
+        forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
+        # A fixed iteration count fixes the work: its rounds are a split of it, not a sample size.
+        from_history = self.rounds is None and self.iterations is None
+        return Sampling(iterations=self.iterations, rounds=self.rounds or Sampling.rounds, forks=forks,
+                        max_forks=self.max_forks, target_error=self.target_error / 100, round_seconds=self.round_time,
+                        threads=self.threads, rounds_from_history=from_history)
 
     def _refuse_jvm_options(self) -> None:
         """A ValueError naming the JVM options given when no engine asked for runs a JVM: left
@@ -108,6 +104,24 @@ class CompareRequest:
             raise ValueError(f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} for the engines that "
                              f"run a JVM ({', '.join(on_jvms)}); none of those asked for "
                              f"({', '.join(dict.fromkeys(self.engine))}) does")
+
+
+def resolve_matrix(request: CompareRequest) -> Matrix:
+    """The engines, JVMs and tools ``request`` runs, as found on this machine: its JDKs (discovered,
+    and trusted), the real paths of its classpath and openssl. Runs each JDK once with the --jvm-arg
+    options: a ValueError of one line for any it cannot use."""
+    javas = find_javas(request.java, request.all_jdks, request.trust_jdk_owner) if request.runs_jvms else []
+    for java in javas if request.jvm_arg else ():
+        # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
+        try:
+            flags_and_warnings(java, request.jvm_arg)
+        except WorkerError as e:
+            raise ValueError(str(e)) from None
+    return Matrix(javas=tuple(javas), jvm_options=tuple(request.jvm_arg), providers=tuple(request.provider),
+                  classpath=classpath_entries(request.classpath), engines=tuple(request.engine),
+                  openssl=_trusted_command(request.openssl, "--openssl") if request.openssl else None,
+                  openssl_args=tuple(request.openssl_arg), shared_jvm=request.shared_jvm,
+                  interleaved=request.interleave)
 
 
 def _trusted_command(name: str, what: str) -> str:

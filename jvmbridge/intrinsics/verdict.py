@@ -7,6 +7,7 @@ from enum import Enum
 from jvmbridge.host.cpu import lacks
 from jvmbridge.intrinsics.jitlog import Evidence
 from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.intrinsics.modes import Path as IntrinsicPath
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.platforms import current
 
@@ -52,37 +53,70 @@ class Verdict:
 def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: FlagTable,
            evidence: Evidence | None) -> Verdict:
     """``evidence`` None means a running JVM we can only read the flags of; ``cpu_features`` None
-    means the CPU's features are unknown (then flags and the JIT decide)."""
-    here = current()
-    if lacks(cpu_features, here.aes_feature):
-        return Verdict(mode=mode.name, status=Status.UNSUPPORTED,
-                       reason=f"the CPU does not report the {here.aes_feature} feature ({here.accelerator})",
-                       fix=f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
-                           f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
+    means the CPU's features are unknown (then flags and the JIT decide). The CPU is asked first,
+    then the flags, then the JIT: the first that can tell decides."""
     paths = mode.paths_for(java_major)
-    gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
-             for path in paths]
-    off_per_path = [[name for name in names if name in flags.flags and flags.flags[name].value == "false"]
-                    for names in gates]
+    return (_by_cpu(mode, cpu_features) or _by_flags(mode, paths, flags)
+            or _by_jit(mode, cpu_features, flags, evidence, _assumed_on(paths, flags)))
+
+
+def _by_cpu(mode: Mode, cpu_features: list[str] | None) -> Verdict | None:
+    """UNSUPPORTED where the CPU lacks the AES instructions; None where it has them or is not known."""
+    here = current()
+    if not lacks(cpu_features, here.aes_feature):
+        return None
+    return Verdict(mode=mode.name, status=Status.UNSUPPORTED,
+                   reason=f"the CPU does not report the {here.aes_feature} feature ({here.accelerator})",
+                   fix=f"run on a CPU with {here.accelerator}; in a VM, give the guest the host's CPU model "
+                       f"(e.g. host-passthrough) so that it sees {here.aes_feature}")
+
+
+def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdict | None:
+    """DISABLED where flags turn every path to the intrinsic off; UNKNOWN where this JVM lists its
+    flags but not a path's; None where the flags leave it on."""
+    off_per_path = _off_per_path(paths, flags)
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
-        held = here.held_off(flags.flags)
+        held = current().held_off(flags.flags)
         return Verdict(mode=mode.name, status=Status.DISABLED,
                        reason=", ".join(_why_off(name, flags, held) for name in off),
                        fix="; ".join(dict.fromkeys(_fix(name, flags, held) for name in off)))
-    hidden = sorted({name for path in paths for name in path.flags if name not in flags.flags})
-    assumed = (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
-               if hidden and flags.diagnostics_hidden else "")
+    hidden = _unlisted(paths, flags)
     if hidden and not flags.diagnostics_hidden:
         return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"this JVM has no {', '.join(hidden)} flag",
                        fix=f"this JDK build has no such intrinsic for {mode.name}: a newer JDK may")
+    return None
+
+
+def _off_per_path(paths: list[IntrinsicPath], flags: FlagTable) -> list[list[str]]:
+    """Per path, the flags set to false that gate it: its own, and those that turn them off here."""
+    here = current()
+    gates = [dict.fromkeys(gate for name in path.flags for gate in (*here.implied_off.get(name, ()), name))
+             for path in paths]
+    return [[name for name in names if name in flags.flags and flags.flags[name].value == "false"] for names in gates]
+
+
+def _unlisted(paths: list[IntrinsicPath], flags: FlagTable) -> list[str]:
+    return sorted({name for path in paths for name in path.flags if name not in flags.flags})
+
+
+def _assumed_on(paths: list[IntrinsicPath], flags: FlagTable) -> str:
+    """What an active verdict adds where diagnostic flags went unlisted, so were taken at their default."""
+    hidden = _unlisted(paths, flags)
+    return (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
+            if hidden and flags.diagnostics_hidden else "")
+
+
+def _by_jit(mode: Mode, cpu_features: list[str] | None, flags: FlagTable, evidence: Evidence | None,
+            assumed: str) -> Verdict:
+    """What the JIT was seen to compile decides, where the CPU and flags allow the intrinsic."""
     if evidence is None:
         return Verdict(mode=mode.name, status=Status.ACTIVE,
                        reason=f"flags on (running JVM: flags only, no JIT evidence){assumed}")
     if evidence.error:
         return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"the evidence run failed: {evidence.error}")
     if evidence.proven:
-        slowed = here.slowed(flags.flags, cpu_features)
+        slowed = current().slowed(flags.flags, cpu_features)
         return Verdict(mode=mode.name, status=Status.ACTIVE,
                        reason=f"JIT used {', '.join(evidence.seen)} (intrinsic) "
                               f"within {evidence.seconds:.1f} s{assumed}"

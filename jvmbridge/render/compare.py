@@ -114,20 +114,42 @@ def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
 
 
 def _render(comparison: Comparison, tabulate) -> str:
+    """The table and Markdown formats: their sections in order (``tabulate`` lays out the table)."""
+    answers = headline(comparison.ratios, comparison.frame, comparison.metadata)
+    top = [*answers, *([""] if answers else []), *_header(comparison)]
+    if comparison.frame.empty:
+        return as_lines([*top, "", "No configuration produced a result."])
+    return as_lines([*top, *_table(comparison, tabulate), *_states(comparison.frame),
+                     *_ratios_below(comparison, headline_shown=bool(answers)), *_cliffs(comparison),
+                     *_notes(comparison), *_hints(comparison, comparison.frame), *_legend(comparison)])
+
+
+def _header(comparison: Comparison) -> list[str]:
+    """What ran, on what, and how: one line each, above the table (an empty run's too)."""
     meta, frame = comparison.metadata, comparison.frame
+    return [_title(meta),
+            f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
+            f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
+            *_circumstances(meta),
+            *_overridden(frame),
+            *[f"Figures  ns/op is {statistic}" for statistic in dict.fromkeys(frame.get("statistic", []))],
+            *[f"Engine   {line}" for line in _engines(frame)]]
+
+
+def _title(meta: dict) -> str:
     work = meta["workload"]
-    sizes = ", ".join(map(str, work["sizes"]))
     ciphers = ", ".join(c.upper() for c in work["ciphers"])
     padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
-    answers = headline(comparison.ratios, frame, meta)
-    lines = [
-        *answers, *([""] if answers else []),
-        f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, "
-        f"{sizes}-byte messages, {work['budget']}"
-        + (f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""),
-        f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
-        f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
-    ]
+    sizes = ", ".join(map(str, work["sizes"]))
+    limit = f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""
+    return (f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, {sizes}-byte messages, "
+            f"{work['budget']}{limit}")
+
+
+def _circumstances(meta: dict) -> list[str]:
+    """The header's lines that only some runs have: what else ran, why forks stopped, what was kept
+    from the JVMs, emulation, forks shared by workloads."""
+    lines = []
     if meta.get("load"):  # runs saved before it was recorded, or where /proc/stat is unreadable, do not say
         lines.append(f"Load     {load_text(meta['load'])}")
     if meta.get("forks_stopped"):  # runs saved before the conductor said it do not say
@@ -140,46 +162,81 @@ def _render(comparison: Comparison, tabulate) -> str:
         lines.append(f"EMULATED {meta['cpu']['emulation']}: the CPU runs in software, so every time here "
                      "means nothing; flags, states and bytes still hold")
     if meta.get("workloads_per_fork", 1) > 1:  # runs saved before batching measured one workload a process
-        lines.append(f"Forks    one process per fork measures up to {meta['workloads_per_fork']} workloads of a "
-                     "configuration, in an order of its own per fork"
-                     + ("; in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled for "
-                        "the others too, and can be up to a fifth slower than in a JVM of its own"
-                        if meta.get("jit_shared_by", 0) > 1 else ""))
-    lines += _overridden(frame)
-    lines += [f"Figures  ns/op is {statistic}" for statistic in dict.fromkeys(frame.get("statistic", []))]
-    if frame.empty:
-        return as_lines(lines + ["", "No configuration produced a result."])
-    lines += [f"Engine   {line}" for line in _engines(frame)]
-    parallel = work.get("threads", 1) > 1
-    levels = "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
-    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{levels}", "rsd", "ops/s",
-              *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages", "as asked",
-              "ciphertext", *(["JMH score", "±99.9%"] if comparison.jmh_columns else [])]
-    body = [[str(i + 1), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
-             f"{row.ns_per_op:,.1f}", _error_percent(row), "-" if missing(row.rsd) else f"{row.rsd:.1%}", _si(row.ops_per_s),
-             *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
-             f"{row.openssl_kbytes_per_s:,.0f}", _samples(row), f"{row.iterations:,}",
-             "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
-             *([f"{row.jmh_score:,.1f}", _relative(row.jmh_error, row.jmh_score)] if comparison.jmh_columns else [])]
-            for i, row in enumerate(frame.itertuples())]
-    lines += ["", *tabulate([header, *body])]
-    lines += ["", "Implementation and state as verified in the running engine:"]
+        lines.append(_batched(meta))
+    return lines
+
+
+def _batched(meta: dict) -> str:
+    return (f"Forks    one process per fork measures up to {meta['workloads_per_fork']} workloads of a "
+            "configuration, in an order of its own per fork"
+            + ("; in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled for "
+               "the others too, and can be up to a fifth slower than in a JVM of its own"
+               if meta.get("jit_shared_by", 0) > 1 else ""))
+
+
+def _levels(frame) -> str:
+    """The rows' confidence levels, as the table's interval column and the text under it name them."""
+    return "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
+
+
+def _threads(comparison: Comparison) -> int:
+    return comparison.metadata["workload"].get("threads", 1)
+
+
+def _table(comparison: Comparison, tabulate) -> list[str]:
+    parallel, jmh_columns = _threads(comparison) > 1, comparison.jmh_columns
+    header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{_levels(comparison.frame)}", "rsd",
+              "ops/s", *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages",
+              "as asked", "ciphertext", *(["JMH score", "±99.9%"] if jmh_columns else [])]
+    body = [_cells(i + 1, row, parallel, jmh_columns) for i, row in enumerate(comparison.frame.itertuples())]
+    return ["", *tabulate([header, *body])]
+
+
+def _cells(number: int, row, parallel: bool, jmh_columns: bool) -> list[str]:
+    """One row of the table, in the header's order."""
+    return [str(number), name_of(row), row.setting, _cipher(row), row.shape, str(row.message_bytes),
+            f"{row.ns_per_op:,.1f}", _error_percent(row), "-" if missing(row.rsd) else f"{row.rsd:.1%}", _si(row.ops_per_s),
+            *([_si(row.ops_per_s_per_thread)] if parallel else []), f"{row.mb_per_s:,.1f}",
+            f"{row.openssl_kbytes_per_s:,.0f}", _samples(row), f"{row.iterations:,}",
+            "yes" if row.as_requested else "NO", _ciphertext(row.ciphertext_ok),
+            *([f"{row.jmh_score:,.1f}", _relative(row.jmh_error, row.jmh_score)] if jmh_columns else [])]
+
+
+def _states(frame) -> list[str]:
+    """Each implementation and state read back from the engines once, after the rows it holds for."""
     states: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
         states.setdefault(f"{row.implementation}: {row.verified_state}", []).append(i + 1)
     width = max(len(", ".join(map(str, rows))) for rows in states.values())
-    lines += [f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]
-    if comparison.ratios:  # each once: the headline's above, the rest here
-        said = answered(comparison.ratios, bool(meta.get("host_speed"))) if answers else []
-        rest = [r for r in comparison.ratios if r not in said]
-        lines += ["", _ratios_heading(comparison.ratios, levels, bool(said), bool(rest))]
-        lines += [f"  {r.label}: {r.describe()}" for r in rest]
-    if comparison.cliffs:
-        lines += ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
-                      "a size between them shows where):"]
-        lines += [f"  {cliff.describe()}" for cliff in comparison.cliffs]
+    return ["", "Implementation and state as verified in the running engine:",
+            *[f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]]
+
+
+def _ratios_below(comparison: Comparison, headline_shown: bool) -> list[str]:
+    """Each ratio once: the headline's above the header (``headline_shown``), the rest here; and how
+    they all were computed."""
+    if not comparison.ratios:
+        return []
+    said = answered(comparison.ratios, bool(comparison.metadata.get("host_speed"))) if headline_shown else []
+    rest = [r for r in comparison.ratios if r not in said]
+    return ["", _ratios_heading(comparison.ratios, _levels(comparison.frame), bool(said), bool(rest)),
+            *[f"  {r.label}: {r.describe()}" for r in rest]]
+
+
+def _cliffs(comparison: Comparison) -> list[str]:
+    if not comparison.cliffs:
+        return []
+    return ["", f"Cliffs (between adjacent sizes, beyond the intervals and by more than {CLIFF_FACTOR:g}x; "
+                "a size between them shows where):",
+            *[f"  {cliff.describe()}" for cliff in comparison.cliffs]]
+
+
+def _notes(comparison: Comparison) -> list[str]:
+    """The notes shown (at most MAX_NOTE_LINES lines without -v), then how many on sampling -v adds."""
+    frame = comparison.frame
     notes = _notes_once(comparison, frame)
     hidden = sum(not _shown(comparison, note) for row in frame.itertuples() for note in row.notes)
+    lines = []
     if notes:
         width = max(len(rows) for rows, _ in notes)
         shown = notes if comparison.verbose else notes[:MAX_NOTE_LINES]
@@ -189,17 +246,23 @@ def _render(comparison: Comparison, tabulate) -> str:
     if hidden:  # under the notes shown, or on its own
         lines += [] if notes else [""]
         lines.append(f"  ({hidden} notes on how rows were sampled: -v shows them; JSON and the saved run have them)")
-    lines += _hints(comparison, frame)
-    lines += ["", f"±{levels}: half-width of the interval over forks; rsd: of rounds inside forks (-: one a fork); "
-                  "samples: forks x rounds per fork (a range where forks ran more to replace disturbed ones);",
-              "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
+    return lines
+
+
+def _legend(comparison: Comparison) -> list[str]:
+    """What the table's columns mean, those it has only in some runs included."""
+    lines = ["", f"±{_levels(comparison.frame)}: half-width of the interval over forks; rsd: of rounds inside forks "
+                 "(-: one a fork); samples: forks x rounds per fork (a range where forks ran more to replace "
+                 "disturbed ones);",
+             "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
     if comparison.jmh_columns:
         lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
                      "±99.9%: its Error, t(0.9995, rounds - 1) s / sqrt(rounds), relative.")
-    if parallel:
-        lines.append(f"{work['threads']} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
+    threads = _threads(comparison)
+    if threads > 1:
+        lines.append(f"{threads} loops at once: ns/op, ops/s and MB/s are all loops together (wall time); "
                      "ops/s/thread = ops/s / threads.")
-    return as_lines(lines)
+    return lines
 
 
 def _overridden(frame) -> list[str]:

@@ -143,42 +143,64 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
     how many to run (forks_needed), whose Stein interval the row's may not be narrower than;
     ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.stats.steady)."""
     every = [r for rounds in forks for r in rounds]
-    per_op = [r["ns"] / r["iterations"] for r in every]
+    per_fork = [[r["ns"] / r["iterations"] for r in rounds] for rounds in forks]  # ns/op of each round
+    per_op = [value for own in per_fork for value in own]
     lost = [lost_share(r) for r in every]
-    steadiness, set_aside, kept = [], [], []  # kept: per fork, the ns/op of the rounds in its summary
-    at = 0
-    for index, rounds in enumerate(forks):
-        own = per_op[at:at + len(rounds)]
-        settled = classify(warmups[index], own) if warmups is not None and len(own) >= STEADY_ROUNDS else None
-        if settled:
-            steadiness.append(settled.kind)
-        why = ["warm-up" if settled and i < settled.first_round else "disturbed" if disturbed(rounds[i])
-               else "" for i in range(len(own))]
-        set_aside += why
-        kept.append([value for value, reason in zip(own, why) if not reason])
-        at += len(rounds)
-    fork_of = tuple(index for index, fork in enumerate(kept) if fork)
-    kept = [fork for fork in kept if fork]
-    if not kept:  # every round set aside: the figure is the least disturbed rounds' own, of no one fork
-        kept = [[value for value, share in zip(per_op, lost) if share == min(lost)]]
+    steadiness, reasons = _set_aside(forks, per_fork, warmups)
+    fork_of, kept = _kept(per_fork, reasons, per_op, lost)
     fork_ns = [fork_summary(fork) for fork in kept]
-    figure = statistics.fmean(fork_ns)
-    error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
-    stage = first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0  # 0: no later stage to bound
-    if stage:
-        error = max(error, stein_half_width(fork_ns[:stage], len(fork_ns)))
+    error, stage = _interval(fork_ns, first_stage)
     undisturbed = [value for fork in kept for value in fork]
-    jmh_error = (half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf)
     return Summary(
-        figure_ns=figure, error_ns=error, fork_ns=tuple(fork_ns), fork_of=fork_of,
+        figure_ns=statistics.fmean(fork_ns), error_ns=error, fork_ns=tuple(fork_ns), fork_of=fork_of,
         min_ns=min(undisturbed), max_ns=max(undisturbed), rsd=within_fork_rsd(kept),
-        jmh_score_ns=statistics.fmean(per_op), jmh_error_ns=jmh_error,
+        jmh_score_ns=statistics.fmean(per_op), jmh_error_ns=_jmh_error(per_op),
         rounds=len(every), forks=len(forks), iterations=sum(r["iterations"] for r in every),
         per_round_ns=tuple(per_op), round_iterations=tuple(r["iterations"] for r in every),
         round_fork=tuple(i for i, rounds in enumerate(forks) for _ in rounds), round_lost_share=tuple(lost),
         levels=levels(fork_ns, _robust_within_rsd(kept)),
         round_counters=tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
-        set_aside=tuple(set_aside), steadiness=tuple(steadiness), first_stage=stage)
+        set_aside=tuple(reason for why in reasons for reason in why), steadiness=tuple(steadiness), first_stage=stage)
+
+
+def _set_aside(forks: list[list[dict]], per_fork: list[list[float]],
+               warmups: list[list[float]] | None) -> tuple[list[Steadiness], list[list[str]]]:
+    """Where each fork whose warm-up was recorded settled, and per fork why each of its rounds is
+    out of its summary: "warm-up" (before the fork settled), "disturbed", or "" (in it)."""
+    steadiness, reasons = [], []
+    for index, (rounds, own) in enumerate(zip(forks, per_fork)):
+        settled = classify(warmups[index], own) if warmups is not None and len(own) >= STEADY_ROUNDS else None
+        if settled:
+            steadiness.append(settled.kind)
+        reasons.append(["warm-up" if settled and i < settled.first_round else "disturbed" if disturbed(round_)
+                        else "" for i, round_ in enumerate(rounds)])
+    return steadiness, reasons
+
+
+def _kept(per_fork: list[list[float]], reasons: list[list[str]], per_op: list[float],
+          lost: list[float]) -> tuple[tuple[int, ...], list[list[float]]]:
+    """Which forks kept rounds for their summary, and the ns/op of those rounds, fork by fork."""
+    kept = [[value for value, reason in zip(own, why) if not reason] for own, why in zip(per_fork, reasons)]
+    fork_of = tuple(index for index, fork in enumerate(kept) if fork)
+    kept = [fork for fork in kept if fork]
+    if not kept:  # every round set aside: the figure is the least disturbed rounds' own, of no one fork
+        kept = [[value for value, share in zip(per_op, lost) if share == min(lost)]]
+    return fork_of, kept
+
+
+def _interval(fork_ns: list[float], first_stage: int | None) -> tuple[float, int]:
+    """The half-width of the CONFIDENCE interval over forks, never narrower than the Stein interval
+    of the first stage's forks; and how many forks that stage had (0: no later stage to bound)."""
+    error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
+    stage = first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0
+    if stage:
+        error = max(error, stein_half_width(fork_ns[:stage], len(fork_ns)))
+    return error, stage
+
+
+def _jmh_error(per_op: list[float]) -> float:
+    """JMH's Error over every round, pooled; inf with one."""
+    return half_width(statistics.stdev(per_op), len(per_op), JMH_CONFIDENCE) if len(per_op) > 1 else math.inf
 
 
 def within_fork_rsd(forks: list[list[float]]) -> float | None:
