@@ -31,7 +31,7 @@ import _common
 
 from jvmbridge.api import run_comparison
 from jvmbridge.comparison.dimensioning import row_components
-from jvmbridge.comparison.request import CompareRequest
+from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.saved.schema import row_record
 from jvmbridge.stats.summary import CONFIDENCE
@@ -55,7 +55,7 @@ def main() -> None:
     # Forecasts up to the most forks Sampling allows, past the run's own limit.
     sampling = replace(request.workloads[0].sampling, target_error=TARGET, max_forks=MAX_FORKS)
     begun = time.perf_counter()
-    comparison = run_comparison(request)
+    comparison = run_comparison(request, resolve_matrix(request))
     ended = time.perf_counter() - begun
     print(f"target ±{TARGET:.0%} at {CONFIDENCE:.0%}; w: one round's share of a fork summary's spread; "
           "s_b: between forks; c_fork: a fork's cost beyond its rounds\n")
