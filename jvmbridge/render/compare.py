@@ -120,7 +120,7 @@ def _render(comparison: Comparison, tabulate) -> str:
     if comparison.frame.empty:
         return as_lines([*top, "", "No configuration produced a result."])
     return as_lines([*top, *_table(comparison, tabulate), *_states(comparison.frame),
-                     *_ratios_below(comparison, headline_shown=bool(answers)), *_cliffs(comparison),
+                     *_ratios_below(comparison), *_cliffs(comparison),
                      *_notes(comparison), *_hints(comparison, comparison.frame), *_legend(comparison)])
 
 
@@ -212,12 +212,11 @@ def _states(frame) -> list[str]:
             *[f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]]
 
 
-def _ratios_below(comparison: Comparison, headline_shown: bool) -> list[str]:
-    """Each ratio once: the headline's above the header (``headline_shown``), the rest here; and how
-    they all were computed."""
+def _ratios_below(comparison: Comparison) -> list[str]:
+    """Each ratio once: the headline's above the header, the rest here; and how they all were computed."""
     if not comparison.ratios:
         return []
-    said = answered(comparison.ratios, bool(comparison.metadata.get("host_speed"))) if headline_shown else []
+    said = answered(comparison.ratios, bool(comparison.metadata.get("host_speed")))
     rest = [r for r in comparison.ratios if r not in said]
     return ["", _ratios_heading(comparison.ratios, _levels(comparison.frame), bool(said), bool(rest)),
             *[f"  {r.label}: {r.describe()}" for r in rest]]
