@@ -49,10 +49,10 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
         replies.write(json.dumps(message) + "\n")
 
     request = json.loads(sys.stdin.readline())
-    _pin_this_thread(request.get("measuring_cpu"))
     status = 0
     try:
         identity, loops = open_loops(request)
+        _pin_this_thread(request.get("measuring_cpu"))
         reply({"ready": identity})
         for line in sys.stdin:
             command = json.loads(line)
@@ -78,8 +78,10 @@ def _answer(command: dict, loop: Loop) -> dict:
 
 
 def _pin_this_thread(cpu: int | None) -> None:
-    """Keep the measuring thread on one vCPU (Linux applies this to the calling thread only), so a
-    JVM's compiler and collector threads, started later, may use the others."""
+    """Keep the measuring thread on one vCPU, once its process is set up. Linux applies this to the
+    calling thread and to the threads it starts later: pinned before a JVM's start, every thread of
+    the JVM shared the measuring vCPU (its compilers, its collector), and the JVM, seeing one
+    processor, chose the Serial collector where this host's JVMs run G1."""
     if cpu is not None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {cpu})

@@ -56,9 +56,14 @@ def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
 
 
 def _jvm_identity(jpype) -> dict:
+    """Its version and, as it chose them from the processors it saw, its collector (ergonomics pick
+    Serial with one processor) and the processors themselves."""
     system = jpype.JClass("java.lang.System")
     props = ("java.vm.vendor", "java.vm.name", "java.runtime.version", "java.home", "os.arch")
-    return {name: str(system.getProperty(name)) for name in props}
+    collectors = jpype.JClass("java.lang.management.ManagementFactory").getGarbageCollectorMXBeans()
+    return {**{name: str(system.getProperty(name)) for name in props},
+            "collectors": ", ".join(str(collector.getName()) for collector in collectors),
+            "processors": int(jpype.JClass("java.lang.Runtime").getRuntime().availableProcessors())}
 
 
 def _loop(jpype, harness_class, copies: list, stream: bool):

@@ -120,11 +120,12 @@ def _workers(compare: subprocess.Popen, module: str) -> set[int]:
     return {int(pid) for pid in found.stdout.split()}
 
 
-def _vm_thread(pid: int) -> int | None:
-    """The id of HotSpot's VM thread in process ``pid``, once its JVM has one."""
+def _thread(pid: int, name: str) -> int | None:
+    """The id of a thread of process ``pid`` whose name starts with ``name`` ("VM Thread", "C2
+    CompilerThre": Linux keeps 15 characters), once it has one."""
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            if (task / "comm").read_text().strip() == "VM Thread":
+            if (task / "comm").read_text().strip().startswith(name):
                 return int(task.name)
         except FileNotFoundError:  # a thread that ended meanwhile
             continue
@@ -142,6 +143,31 @@ def _rows(path: Path) -> tuple[list[dict], list[dict], dict]:
             records[-1])
 
 
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two vCPUs: one to measure on, one for the rest")
+def test_only_the_measuring_thread_is_pinned_the_jvm_compiles_and_collects_on_every_vcpu(tmp_path):
+    path, ours = tmp_path / "pinned.jsonl", os.sched_getaffinity(0)
+    compare = _start(path, "--engine", "jvm", "--shape", "message", "--forks", "1", "--max-forks", "1", "--quiet")
+    deadline = time.time() + 120
+    # A worker pins its main thread, which runs the timed loop, once its JVM is up.
+    while not (pinned := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
+                          if _affinity(pid) == {max(ours)} and _thread(pid, "C2 CompilerThre")]):
+        assert time.time() < deadline and compare.poll() is None, "no JVM worker pinned its measuring thread"
+        time.sleep(0.05)
+    assert _affinity(_thread(pinned[0], "C2 CompilerThre")) == ours
+    assert compare.wait(timeout=120) == 0
+    measured, _, _ = _rows(path)
+    # The JVM saw every vCPU, so its ergonomics chose as this host's JVMs do (G1, not Serial).
+    for details in (r["row"]["details"] for r in measured):
+        assert details["jvm_processors"] == str(len(ours)) and details["jvm_collectors"].startswith("G1"), details
+
+
+def _affinity(thread: int | None) -> set[int]:
+    try:
+        return os.sched_getaffinity(thread) if thread else set()
+    except ProcessLookupError:  # it ended meanwhile
+        return set()
+
+
 def test_a_jvm_that_crashes_fails_its_configuration_with_the_crash_and_the_other_is_measured(tmp_path):
     path = tmp_path / "crashed.jsonl"
     compare = _start(path, "--engine", "jvm", "--shape", "message", "--forks", "2", "--max-forks", "2", "--quiet")
@@ -150,7 +176,7 @@ def test_a_jvm_that_crashes_fails_its_configuration_with_the_crash_and_the_other
     # Not for the process: a thread running compiled Java code may take it, and HotSpot then reads
     # it as an implicit null check and throws NullPointerException (a CI run saw that).
     while not (jvms := [(pid, thread) for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
-                        if (thread := _vm_thread(pid))]):
+                        if (thread := _thread(pid, "VM Thread"))]):
         assert time.time() < deadline and compare.poll() is None, "no JVM worker started"
         time.sleep(0.1)
     assert ctypes.CDLL(None, use_errno=True).tgkill(*jvms[0], signal.SIGSEGV) == 0
