@@ -126,6 +126,8 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
             run.fork()
     except KeyboardInterrupt:
         return run.conducted("interrupted", interrupted=True)
+    finally:
+        run.stop_started()
     return run.conducted(why)
 
 
@@ -136,6 +138,7 @@ class _Run:
         self.forks: list[Fork] = []
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
+        self.next_fork_workers: dict[str, Worker] = {}  # started while the fork before warmed up
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -201,15 +204,19 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        handles: dict[str, Worker] = {}
+        handles = self.next_fork_workers or self._start()
+        self.next_fork_workers = {}
+        for key in set(handles) - {c.worker for c in self.live()}:  # its configurations failed meanwhile
+            handles.pop(key).stop()
         try:
-            for key in dict.fromkeys(c.worker for c in self.live()):  # all start before any is waited for
-                with self._failing(key):
-                    handles[key] = self.workers[key].start()
             for key, handle in handles.items():
                 with self._failing(key):
                     fork.identity[key] = handle.ready()
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
+            if len(self.forks) + 1 < planned:
+                # The next fork's processes start while this one warms up (no slice is timed then):
+                # a fork no longer waits for its JVMs' start, a second or more of every fork's time.
+                self.next_fork_workers = self._start()
             self._warm(fork, ready)
             counts = self._counts(fork)
             cycles = len(next(iter(counts.values()), []))
@@ -240,6 +247,20 @@ class _Run:
         # A configuration whose worker failed this fork keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
+
+    def _start(self) -> dict[str, Worker]:
+        """A fork's worker processes, every live configuration's, all started before any is waited for."""
+        handles: dict[str, Worker] = {}
+        for key in dict.fromkeys(c.worker for c in self.live()):
+            with self._failing(key):
+                handles[key] = self.workers[key].start()
+        return handles
+
+    def stop_started(self) -> None:
+        """Stops the next fork's workers, started early, where it will not run."""
+        for handle in self.next_fork_workers.values():
+            handle.stop()
+        self.next_fork_workers = {}
 
     @contextlib.contextmanager
     def _failing(self, key: str) -> Iterator[None]:

@@ -171,6 +171,51 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     assert len(conducted.forks) == 3 and all("jvm off" not in fork.slices for fork in conducted.forks)
 
 
+class RecordedWorker(FakeWorker):
+    """A fake worker that writes down when it starts, times a slice and stops."""
+
+    def __init__(self, log: list[tuple[str, int]], interrupt_at: int | None, *args):
+        super().__init__(*args)
+        self.log, self.interrupt_at, self.id = log, interrupt_at, len(log)
+        log.append(("start", self.id))
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        if sum(event == "slice" for event, _ in self.log) == self.interrupt_at:
+            raise KeyboardInterrupt
+        self.log.append(("slice", self.id))
+        return super().slice(part, iterations, expected_seconds)
+
+    def stop(self) -> None:
+        self.log.append(("stop", self.id))
+
+
+def recorded(pace: Pace, interrupt_at: int | None = None) -> tuple[list[tuple[str, int]], list]:
+    log: list[tuple[str, int]] = []
+    host = Host(random.Random(4))
+    workers = {label: WorkerSpec(lambda label=label: RecordedWorker(log, interrupt_at, host, [label]), 0.5, 15.0)
+               for label in TRUE_NS}
+    configurations = [Configuration(label, label, 0) for label in TRUE_NS]
+    return log, conduct(workers, configurations, ASKED, pace).forks
+
+
+def test_the_next_forks_workers_start_before_this_forks_slices_and_none_outlives_the_run():
+    log, forks = recorded(Pace(min_forks=3, max_forks=3))
+    starts = [i for i, (event, _) in enumerate(log) if event == "start"]
+    assert len(starts) == 3 * len(TRUE_NS)  # none for a fourth fork
+    first_slices = [min(i for i, (event, worker) in enumerate(log) if event == "slice" and worker in fork)
+                    for fork in ({w for _, w in log[s:s + len(TRUE_NS)]} for s in starts[::len(TRUE_NS)])]
+    assert all(starts[(n + 1) * len(TRUE_NS)] < first_slices[n] for n in range(2)) and len(forks) == 3
+    stopped = [worker for event, worker in log if event == "stop"]
+    assert sorted(set(stopped)) == sorted(worker for event, worker in log if event == "start")
+
+
+def test_ctrl_c_stops_the_workers_started_for_the_next_fork():
+    log, forks = recorded(Pace(min_forks=3, max_forks=3), interrupt_at=len(TRUE_NS) * 3)  # in fork 0's 4th cycle
+    started = {worker for event, worker in log if event == "start"}
+    assert len(started) == 2 * len(TRUE_NS) and not forks  # fork 1's were up; fork 0 never finished
+    assert {worker for event, worker in log if event == "stop"} == started
+
+
 def test_every_ratio_the_forks_go_on_for_reads_as_the_table_does():
     """The ratios the stopping rule aims at, which progress shows as they form, run the table's
     way: acceleration on against its own off, and the JVM against the native reference in the same
