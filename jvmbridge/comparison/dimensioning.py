@@ -61,7 +61,10 @@ class Components:
 
     def best_rounds(self, sampling: Sampling) -> int | None:
         """The rounds per fork, ROUNDS_FLOOR to ROUNDS_CEILING, that reach the target in the least
-        time (the fewer on a tie); None where none reaches it within the forks allowed."""
+        time (the fewer on a tie); None where none reaches it within the forks allowed, or where a
+        first stage of one fork (--forks 1) gives Stein's rule no spread to go by."""
+        if sampling.first_stage < 2:
+            return None
         costs = {rounds: self.forks_and_seconds(rounds, sampling) for rounds in range(ROUNDS_FLOOR, ROUNDS_CEILING + 1)}
         reaching = [rounds for rounds, (forks, _) in costs.items() if forks <= sampling.fork_limit]
         return min(reaching, key=lambda rounds: (costs[rounds][1], rounds)) if reaching else None

@@ -99,6 +99,8 @@ def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_ta
     # Forks 10% apart: no count reaches ±2% within 12 forks; the default stays and the row says how far it got.
     assert Components(0.01 ** 2, 0.1 ** 2, 2.0, 0.5, 3).best_rounds(sampling) is None
     assert "forks differed by 0.0%" in alike_dear.said(chosen) and "a fork cost 2.0 s" in alike_dear.said(chosen)
+    # One fork first (--forks 1): no spread for Stein's rule (t with no degrees of freedom); the default stays.
+    assert alike_dear.best_rounds(Sampling(forks=1, max_forks=1)) is None
 
 
 class NoisyForks(Engine):
