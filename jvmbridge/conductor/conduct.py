@@ -34,6 +34,10 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
+# A fork of at most this many workers starts the next fork's while it warms up. A default compare's 7
+# start in 1.3 s, well within its warm-ups; a size sweep's 29 JVMs starting at once starved the
+# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
+EARLY_START_WORKERS = 8
 
 
 class Worker(Protocol):
@@ -178,8 +182,7 @@ class _Run:
         if done >= wanted:
             if done >= self.pace.max_forks:
                 return f"the limit of {self.pace.max_forks} fork{'' if self.pace.max_forks == 1 else 's'}"
-            return (f"the forks the first {self.pace.min_forks} asked for to bring every ratio within "
-                    f"±{self.pace.target_error:.0%}")
+            return f"the first {self.pace.min_forks} forks' spread (every ratio within ±{self.pace.target_error:.0%})"
         if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
@@ -213,7 +216,7 @@ class _Run:
                 with self._failing(key):
                     fork.identity[key] = handle.ready()
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            if len(self.forks) + 1 < planned:
+            if len(self.forks) + 1 < planned and len(handles) <= EARLY_START_WORKERS:
                 # The next fork's processes start while this one warms up (no slice is timed then):
                 # a fork no longer waits for its JVMs' start, a second or more of every fork's time.
                 self.next_fork_workers = self._start()
