@@ -97,12 +97,12 @@ def pace_of(job: InterleavedJob) -> Pace:
 def budget(job: InterleavedJob) -> str:
     """How the job measures each fork, in words for the run's header."""
     pace = pace_of(job)
-    each = (f"{pace.iterations:,} messages of each per fork, in its slices" if pace.iterations
-            else f"{pace.cycles} cycles per fork of one {pace.slice_seconds * 1000:g} ms slice of each")
+    each = (f"{pace.iterations:,} messages of each a fork, in slices" if pace.iterations
+            else f"{pace.cycles} cycles a fork of a {pace.slice_seconds * 1000:g} ms slice of each")
     forks = (f"{pace.min_forks} fork(s)" if pace.min_forks >= pace.max_forks else
              f"{pace.min_forks} to {pace.max_forks} forks until every ratio is within ±{pace.target_error:.0%} "
              f"({CONFIDENCE:.0%})")
-    return f"every configuration at once, {each}, in a fresh random order each cycle, {forks}"
+    return f"every configuration at once, {each} in a fresh random order, {forks}"
 
 
 def _measure(job: InterleavedJob) -> list[Measurement | Exception]:

@@ -36,7 +36,7 @@ class CLoopEngine(WorkerEngine):
         op, library = workload.operation, request["library"]
         as_requested, state = read
         result = outcomes[0].answer
-        shape = ("EVP_CipherInit_ex (IV reset, key kept) + Update + Final per message"
+        shape = ("per message EVP_CipherInit_ex (IV reset, key kept), Update, Final"
                  if op.shape == "message" else "EVP_CipherUpdate into one buffer, never finished")
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),

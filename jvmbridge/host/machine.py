@@ -75,8 +75,8 @@ class LoadWatch:
 
 def load_text(load: dict) -> str:
     """A run's load as its header says it, from Load.as_dict."""
-    return (f"other processes kept {load['other_cpus']:.2f} of the {load['cpus']} vCPUs busy on average during the "
-            f"run, the host took {load['steal_cpus']:.2f} (steal)")
+    return (f"other processes kept {load['other_cpus']:.2f} of the {load['cpus']} vCPUs busy on average; "
+            f"steal {load['steal_cpus']:.2f}")
 
 
 def shared_text(load: Load) -> str | None:

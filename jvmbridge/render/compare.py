@@ -70,27 +70,38 @@ def render_csv(comparison: Comparison) -> str:
 # What a table too wide for the terminal leaves out first: columns that restate others (ops/s and
 # 1000s B/s are ns/op and MB/s in other units) or the header, then what a reader looks up later.
 _EXPENDABLE = ["openssl 1000s B/s", "ops/s", "ops/s/thread", "messages", "samples", "as asked", "ciphertext",
-               "rsd", "shape", "cipher"]
+               "rsd", "shape", "cipher", "bytes"]
 
 
 def render_table(comparison: Comparison, width: int | None = None) -> str:
-    # The shape or cipher tells rows apart where the run has several: never left out then.
+    # The shape, cipher or size tells rows apart where the run has several: never left out then
+    # (with one, the header's title names it).
     frame = comparison.frame
-    needed = {column for column in ("shape", "cipher") if column in frame and frame[column].nunique() > 1}
+    needed = {header for header, column in (("shape", "shape"), ("cipher", "cipher"), ("bytes", "message_bytes"))
+              if column in frame and frame[column].nunique() > 1}
     expendable = [column for column in _EXPENDABLE if column not in needed]
 
-    def tabulate(cells: list[list[str]]) -> list[str]:
+    def tabulate(cells: list[list[str]]) -> tuple[list[str], list[str]]:
         lines, left_out = fitted(cells, width, expendable, right_from=5)
         if left_out:
-            lines.append(f"(left out to fit {width} columns: {', '.join(left_out)}; "
-                         "--wide shows every column)")
-        return lines
+            lines.append(_left_out(left_out, width))
+        return lines, [column for column in cells[0] if column not in left_out]
 
     return _render(comparison, tabulate)
 
 
 def render_markdown(comparison: Comparison) -> str:
-    return _render(comparison, markdown)
+    return _render(comparison, lambda cells: (markdown(cells), cells[0]))
+
+
+def _left_out(columns: list[str], width: int) -> str:
+    """One line naming the columns left out, as many as fit ``width``: "(--wide shows 8 more columns:
+    openssl 1000s B/s, ops/s, ...)"."""
+    said = f"(--wide shows {len(columns)} more column{'s' if len(columns) > 1 else ''}: "
+    names = list(columns)
+    while len(names) > 1 and len(said + ", ".join(names) + ", ...)") > width:
+        names.pop()
+    return said + ", ".join(names) + (", ..." if len(names) < len(columns) else "") + ")"
 
 
 def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
@@ -98,19 +109,18 @@ def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
     (``above``), those listed under this heading (``below``), or both."""
     kinds = []
     if any(r.interleaved for r in ratios):
-        kinds.append(f"\"paired slices\": per fork the ratio of the two rows' fast ends (the {FAST_END}th percentile of "
-                     "their slices in it), the geometric mean over forks, its interval over forks")
+        kinds.append(f"\"paired slices\": per fork the ratio of the rows' {FAST_END}th-percentile slices, geometric "
+                     "mean over forks")
     if any(r.turns and not r.interleaved for r in ratios):
-        kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the two rows' forks turn by "
-                     "turn, as they ran in turns")
+        kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the rows' forks turn by turn")
     if any(not r.turns for r in ratios):
         kinds.append(f"else the ratio of the figures, its interval from their {levels} intervals in quadrature on "
                      "the log scale")
     how = "; ".join(kinds)
     if not below:
         return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval; {how}."
-    which = "the headline's above and these; " if above else ""
-    return f"Ratios ({which}in brackets the {CONFIDENCE:.0%} interval; {how}):"
+    which = "More ratios" if above else "Ratios"
+    return f"{which} (in brackets the {CONFIDENCE:.0%} interval; {how}):"
 
 
 def _render(comparison: Comparison, tabulate) -> str:
@@ -119,15 +129,16 @@ def _render(comparison: Comparison, tabulate) -> str:
     top = [*answers, *([""] if answers else []), *_header(comparison)]
     if comparison.frame.empty:
         return as_lines([*top, "", "No configuration produced a result."])
-    return as_lines([*top, *_table(comparison, tabulate), *_states(comparison.frame),
+    table, columns = _table(comparison, tabulate)
+    return as_lines([*top, *table, *_states(comparison.frame),
                      *_ratios_below(comparison), *_cliffs(comparison),
-                     *_notes(comparison), *_hints(comparison, comparison.frame), *_legend(comparison)])
+                     *_notes(comparison), *_hints(comparison, comparison.frame), *_legend(comparison, columns)])
 
 
 def _header(comparison: Comparison) -> list[str]:
     """What ran, on what, and how: one line each, above the table (an empty run's too)."""
     meta, frame = comparison.metadata, comparison.frame
-    return [_title(meta),
+    return [_title(meta), _method(meta),
             f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
             f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
             *_circumstances(meta),
@@ -137,13 +148,19 @@ def _header(comparison: Comparison) -> list[str]:
 
 
 def _title(meta: dict) -> str:
+    """What was measured: "jvmbridge 0.3.0 compare: AES-256-CBC, PKCS#7 padding, 38-byte messages"."""
     work = meta["workload"]
     ciphers = ", ".join(c.upper() for c in work["ciphers"])
-    padding = "PKCS#7 padding (PKCS5Padding) for CBC" if any(c.endswith("cbc") for c in work["ciphers"]) else "no padding"
+    cbc = [c.endswith("cbc") for c in work["ciphers"]]
+    padding = "no padding" if not any(cbc) else "PKCS#7 padding" if all(cbc) else "PKCS#7 padding for CBC"
     sizes = ", ".join(map(str, work["sizes"]))
+    return f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, {sizes}-byte messages"
+
+
+def _method(meta: dict) -> str:
+    """How it was measured: the forks, rounds or slices, and the run's time limit."""
     limit = f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""
-    return (f"jvmbridge {meta['jvmbridge_version']} compare: {ciphers}, {padding}, {sizes}-byte messages, "
-            f"{work['budget']}{limit}")
+    return f"Method   {meta['workload']['budget']}{limit}"
 
 
 def _circumstances(meta: dict) -> list[str]:
@@ -183,13 +200,15 @@ def _threads(comparison: Comparison) -> int:
     return comparison.metadata["workload"].get("threads", 1)
 
 
-def _table(comparison: Comparison, tabulate) -> list[str]:
+def _table(comparison: Comparison, tabulate) -> tuple[list[str], list[str]]:
+    """The table's lines (a blank one first) and the columns it shows."""
     parallel, jmh_columns = _threads(comparison) > 1, comparison.jmh_columns
     header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{_levels(comparison.frame)}", "rsd",
               "ops/s", *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages",
               "as asked", "ciphertext", *(["JMH score", "±99.9%"] if jmh_columns else [])]
     body = [_cells(i + 1, row, parallel, jmh_columns) for i, row in enumerate(comparison.frame.itertuples())]
-    return ["", *tabulate([header, *body])]
+    lines, columns = tabulate([header, *body])
+    return ["", *lines], columns
 
 
 def _cells(number: int, row, parallel: bool, jmh_columns: bool) -> list[str]:
@@ -203,13 +222,25 @@ def _cells(number: int, row, parallel: bool, jmh_columns: bool) -> list[str]:
 
 
 def _states(frame) -> list[str]:
-    """Each implementation and state read back from the engines once, after the rows it holds for."""
+    """Each state read back from the engines once, after the rows it holds for; the implementation
+    too where the header's Engine lines name several of one engine (several JDKs)."""
+    several = frame.groupby("engine")["implementation"].nunique().max() > 1
     states: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
-        states.setdefault(f"{row.implementation}: {row.verified_state}", []).append(i + 1)
+        states.setdefault((f"{row.implementation}: " if several else "") + _flags(row.verified_state), []).append(i + 1)
     width = max(len(", ".join(map(str, rows))) for rows in states.values())
-    return ["", "Implementation and state as verified in the running engine:",
+    return ["", "Read back from the running engines (the JVM's flags, OpenSSL's CPU mask):",
             *[f"  {', '.join(map(str, rows)):>{width}}  {state}" for state, rows in states.items()]]
+
+
+def _flags(state: str) -> str:
+    """HotSpot's own notation for boolean flags read back: "+UseAES -UseAESIntrinsics" for
+    "UseAES=true UseAESIntrinsics=false"; other words as they are."""
+    def flag(word: str) -> str:
+        name, _, value = word.partition("=")
+        return {"true": "+", "false": "-"}[value] + name if value in ("true", "false") else word
+
+    return " ".join(map(flag, state.split()))
 
 
 def _ratios_below(comparison: Comparison) -> list[str]:
@@ -244,16 +275,17 @@ def _notes(comparison: Comparison) -> list[str]:
             lines.append(f"  ... {len(notes) - len(shown)} more lines of notes: -v shows them")
     if hidden:  # under the notes shown, or on its own
         lines += [] if notes else [""]
-        lines.append(f"  ({hidden} notes on how rows were sampled: -v shows them; JSON and the saved run have them)")
+        lines.append(f"  ({hidden} notes on how rows were sampled: -v shows them, as JSON does)")
     return lines
 
 
-def _legend(comparison: Comparison) -> list[str]:
-    """What the table's columns mean, those it has only in some runs included."""
-    lines = ["", f"±{_levels(comparison.frame)}: half-width of the interval over forks; rsd: of rounds inside forks "
-                 "(-: one a fork); samples: forks x rounds per fork (a range where forks ran more to replace "
-                 "disturbed ones);",
-             "MB/s = 10^6 B/s of plaintext; as asked: flags or CPU mask read back match the request."]
+def _legend(comparison: Comparison, columns: list[str]) -> list[str]:
+    """What the table's columns mean, those it shows only."""
+    interval = f"±{_levels(comparison.frame)}"
+    meanings = {interval: "half-width of the interval over forks", "rsd": "of rounds inside forks (-: one a fork)",
+                "samples": "forks x rounds per fork (a range where forks ran more to replace disturbed ones)",
+                "MB/s": "10^6 B/s of plaintext", "as asked": "flags or CPU mask read back match the request"}
+    lines = ["", "; ".join(f"{column}: {meaning}" for column, meaning in meanings.items() if column in columns) + "."]
     if comparison.jmh_columns:
         lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
                      "±99.9%: its Error, t(0.9995, rounds - 1) s / sqrt(rounds), relative.")

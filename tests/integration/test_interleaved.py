@@ -33,9 +33,8 @@ def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(int
     # The JVM and the C loop, on and off, messages and stream: compare's default.
     assert len(rows) == 8 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
     assert len({row["in_turns"] for row in rows}) == 1
-    assert interleaved["metadata"]["workload"]["budget"] == ("every configuration at once, 20 cycles per fork of one "
-                                                             "50 ms slice of each, in a fresh random order each cycle, "
-                                                             "2 fork(s)")
+    assert interleaved["metadata"]["workload"]["budget"] == ("every configuration at once, 20 cycles a fork of a 50 ms "
+                                                             "slice of each in a fresh random order, 2 fork(s)")
     # The same number of slices in every fork of every row: one a cycle.
     cycles = {tuple(row["round_fork"].count(fork) for fork in (0, 1)) for row in rows}
     assert len(cycles) == 1 and min(next(iter(cycles))) >= 10
@@ -151,7 +150,8 @@ def test_only_the_measuring_thread_is_pinned_the_jvm_compiles_and_collects_on_ev
     # A worker pins its main thread, which runs the timed loop, once its JVM is up.
     while not (pinned := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
                           if _affinity(pid) == {max(ours)} and _thread(pid, "C2 CompilerThre")]):
-        assert time.time() < deadline and compare.poll() is None, "no JVM worker pinned its measuring thread"
+        assert compare.poll() is None, f"compare ended (status {compare.returncode}): {compare.communicate()[1][-600:]}"
+        assert time.time() < deadline, "no JVM worker pinned its measuring thread"
         time.sleep(0.05)
     assert _affinity(_thread(pinned[0], "C2 CompilerThre")) == ours
     assert compare.wait(timeout=120) == 0

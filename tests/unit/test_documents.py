@@ -194,7 +194,7 @@ def test_compare_and_report_of_it_in_every_format_keep_every_row(drawn, tmp_path
     # Each ratio said once: the headline's above the table, the rest under its heading, as many as it says.
     title = next(i for i, line in enumerate(table) if line.startswith("jvmbridge "))
     above = [line for line in table[:title] if line and not line.startswith(("... ", "host speed"))]
-    heading = next((i for i, line in enumerate(table) if line.startswith("Ratios (")), None)
+    heading = next((i for i, line in enumerate(table) if line.startswith(("Ratios (", "More ratios ("))), None)
     below = [] if heading is None else list(itertools.takewhile(str.strip, table[heading + 1:]))
     more = re.search(r"^\.\.\. (\d+) more ratios under the table$", out["table"], re.MULTILINE)
     assert len(above) + len(below) == len(_strict(out["json"])["ratios"])
