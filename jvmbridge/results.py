@@ -322,8 +322,8 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-STATISTIC = (f"the mean over forks of each fork's {FORK_STATISTIC} of rounds (those that lost over "
-             f"{DISTURBED_SHARE:.0%} of their time to other work set aside); Student's t over forks at {CONFIDENCE:.0%}")
+STATISTIC = (f"the mean over forks of each fork's {FORK_STATISTIC} of rounds (those losing over "
+             f"{DISTURBED_SHARE:.0%} of their time to other work set aside); Student's t at {CONFIDENCE:.0%}")
 
 
 def few_samples(s: Summary) -> str:

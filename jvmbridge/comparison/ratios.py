@@ -46,13 +46,16 @@ class Ratio:
                 "high": self.high, "confidence": CONFIDENCE, "significant": self.significant, "paired_turns": self.turns,
                 "interleaved": self.interleaved}
 
-    def describe(self) -> str:
+    def describe(self, how: bool = True) -> str:
         """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired, 6
         turns)" when it is from forks run in turns; "1.23x (no interval)" where a side is one figure
-        (a published one, a single round)."""
+        (a published one, a single round). ``how``: False where every ratio beside it is of one kind
+        and forks, said once."""
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
+        if not how:
+            return shown
         if self.interleaved:
             return shown + f" (paired slices, {self.turns} forks)"
         return shown + (f" (paired, {self.turns} turns)" if self.turns else "")

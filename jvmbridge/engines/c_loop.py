@@ -36,7 +36,7 @@ class CLoopEngine(WorkerEngine):
         op, library = workload.operation, request["library"]
         as_requested, state = read
         result = outcomes[0].answer
-        shape = ("per message EVP_CipherInit_ex (IV reset, key kept), Update, Final"
+        shape = ("EVP_CipherInit_ex (IV reset, key kept), Update, Final per message"
                  if op.shape == "message" else "EVP_CipherUpdate into one buffer, never finished")
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
@@ -46,7 +46,7 @@ class CLoopEngine(WorkerEngine):
             fork_turns=fork_turns(outcomes), in_turns=self.turns_name,
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
-            notes=[f"{shape}; timed inside C"], failed_fork=failed.error if failed else None)
+            notes=[shape], failed_fork=failed.error if failed else None)
 
 
 def loop_part(workload: Workload) -> CPart:

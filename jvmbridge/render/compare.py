@@ -249,8 +249,10 @@ def _ratios_below(comparison: Comparison) -> list[str]:
         return []
     said = answered(comparison.ratios, bool(comparison.metadata.get("host_speed")))
     rest = [r for r in comparison.ratios if r not in said]
+    # Paired slices of the same forks, every one: the heading and the Forks line say so once.
+    how = len({(r.interleaved, r.turns) for r in comparison.ratios}) > 1 or not comparison.ratios[0].interleaved
     return ["", _ratios_heading(comparison.ratios, _levels(comparison.frame), bool(said), bool(rest)),
-            *[f"  {r.label}: {r.describe()}" for r in rest]]
+            *[f"  {r.label}: {r.describe(how)}" for r in rest]]
 
 
 def _cliffs(comparison: Comparison) -> list[str]:
