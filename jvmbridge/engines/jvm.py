@@ -45,6 +45,7 @@ WARMUP_MAX_SECONDS = 15.0
 # ratios take their fast ends: a loop C2 finishes compiling in its first slices moves neither, so
 # half a second is enough here.
 SLICED_WARMUP_MIN_SECONDS = 0.5
+DEFAULT_MAX_RAM_PERCENTAGE = 25.0  # HotSpot's default MaxRAMPercentage: a JVM's heap at most a quarter of RAM
 
 
 class JvmEngine(Engine):
@@ -86,14 +87,16 @@ class JvmEngine(Engine):
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
         # A JVM per setting and workload, as jobs_for (--shared-jvm: per setting, measuring every workload).
         together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]
-        return [self._sliced(java, provider, setting, group, matrix) for java in matrix.javas
+        jvms = [(java, provider, setting, group) for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings
                 for group in together]
+        return [self._sliced(*jvm, matrix, heap_share(len(jvms))) for jvm in jvms]
 
     def _sliced(self, java: JavaInstall, provider: JceProvider, setting: JvmSetting,
-                workloads: list[tuple[Workload, str]], matrix) -> Sliced:
+                workloads: list[tuple[Workload, str]], matrix, heap: str) -> Sliced:
         options = (*setting.options, *matrix.jvm_options)
         request = _request(java, provider, options, matrix.classpath)
+        request["options"] = [heap, *request["options"]]  # first: a -Xmx or MaxRAMPercentage of --jvm-arg wins
         parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
                  for workload, _ in workloads]
 
@@ -115,6 +118,14 @@ class JvmEngine(Engine):
     def origin(self, row) -> str | None:
         home = getattr(row, "java_home", None)
         return home if isinstance(home, str) else None
+
+
+def heap_share(jvms: int) -> str:
+    """The option that gives each of ``jvms`` JVMs live at once its share of the heap one JVM would
+    take by default (MaxRAMPercentage 25): each assumes the machine is its own. A size sweep's 28 JVMs
+    on G1 grew young generations of gigabytes each, beyond the machine's memory: system time rose
+    eightfold and whole forks of some JVMs ran never-compiled code (benchmarks/README.md)."""
+    return f"-XX:MaxRAMPercentage={DEFAULT_MAX_RAM_PERCENTAGE / jvms:.4g}"
 
 
 def turns_name(java: JavaInstall, provider: JceProvider) -> str:

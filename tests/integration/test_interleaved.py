@@ -156,9 +156,11 @@ def test_only_the_measuring_thread_is_pinned_the_jvm_compiles_and_collects_on_ev
     assert _affinity(_thread(pinned[0], "C2 CompilerThre")) == ours
     assert compare.wait(timeout=120) == 0
     measured, _, _ = _rows(path)
-    # The JVM saw every vCPU, so its ergonomics chose as this host's JVMs do (G1, not Serial).
+    # The JVM saw every vCPU, so its ergonomics chose as this host's JVMs do (G1, not Serial); each of
+    # the two JVMs live at once (intrinsics on and off) took half the heap one would (MaxRAMPercentage 25).
     for details in (r["row"]["details"] for r in measured):
         assert details["jvm_processors"] == str(len(ours)) and details["jvm_collectors"].startswith("G1"), details
+        assert details["jvm_options"].startswith("-XX:MaxRAMPercentage=12.5 "), details
 
 
 def _affinity(thread: int | None) -> set[int]:
