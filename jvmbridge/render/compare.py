@@ -83,7 +83,7 @@ def render_table(comparison: Comparison, width: int | None = None) -> str:
 
     def tabulate(cells: list[list[str]]) -> tuple[list[str], list[str]]:
         lines, left_out = fitted(cells, width, expendable, right_from=5)
-        if left_out:
+        if left_out and width is not None:  # None: every column, none left out
             lines.append(_left_out(left_out, width))
         return lines, [column for column in cells[0] if column not in left_out]
 
