@@ -49,6 +49,8 @@ def _frames(drawn: str) -> list[str]:
     return list(dict.fromkeys(p for p in (re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\r", "", p).strip() for p in pieces) if p))
 
 
+ELAPSED = r"(\d+ min )?\d+ s"  # a job's time as the display says it: "12 s", "1 min 21 s" on a busy machine
+
 # Each engine's forks in turns (--no-interleave): two jobs, whose lines these tests read.
 COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
            "--forks", "3", "--max-forks", "3", "--no-interleave", "--shape", "message"]
@@ -65,7 +67,7 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     assert len(redrawn) >= 8, frames  # redrawn in place as it went, not a line per step
     assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
     # Two jobs, each a configuration's two settings in turns (a line each while it runs).
-    running = [line for f in redrawn for line in f.splitlines() if re.search(r"^\[\d/2\] +\d+ s .* · fork \d of 3", line.strip())]
+    running = [line for f in redrawn for line in f.splitlines() if re.search(rf"^\[\d/2\] +{ELAPSED} .* · fork \d of 3", line.strip())]
     assert {re.search(r"\[(\d)/2\]", line).group(1) for line in running} == {"1", "2"}
     for setting in ("intrinsics on", "intrinsics off", "C loop, AES-NI on", "C loop, AES-NI off"):
         assert any(setting in line for line in running), setting
@@ -73,7 +75,7 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     # Each finished job with its forks and each setting's interval, as the table's rows will show
     # them: none where fewer than FEW_FORKS forks kept a round (the host took every round of one),
     # though the saved row keeps its interval of two forks.
-    [finished] = {line for f in frames for line in f.splitlines() if re.search(r"✓ \[1/2\] +\d+ s JVM .* · 3 fork\(s\) · ", line)}
+    [finished] = {line for f in frames for line in f.splitlines() if re.search(rf"✓ \[1/2\] +{ELAPSED} JVM .* · 3 fork\(s\) · ", line)}
     figures = finished.split(" · 3 fork(s) · ")[1].split("; ")
     assert len(figures) == 2
     for figure, row in zip(figures, document["results"]):
@@ -92,7 +94,7 @@ def test_an_interleaved_compare_shows_its_forks_once_and_its_ratios_as_the_forks
     assert code == 0, drawn[-2000:]
     (ratio,) = json.loads(stdout)["ratios"]
     lines = [line.strip() for f in _frames(drawn) for line in f.splitlines()]
-    assert any(re.search(r"^\[1/1\] +\d+ s every configuration at once.* · fork 3 of 3$", line) for line in lines)
+    assert any(re.search(rf"^\[1/1\] +{ELAPSED} every configuration at once.* · fork 3 of 3$", line) for line in lines)
     assert not [line for line in lines if "AES-NI on · fork" in line]  # not a line per configuration
     # After one fork its ratio alone, after two with its interval: the one the table then prints, within it.
     shown = [re.match(r"([\d.]+)x( ±[\d.]+%)? AES-NI speedup", line) for line in lines]
@@ -115,5 +117,5 @@ def test_verify_numbers_its_steps_and_times_them():
     _, drawn, code = _on_a_terminal(["verify", "--quick", "--mode", "cbc", "--mode", "ctr", "--jdk-time", "4"])
     assert code == 0, drawn[-2000:]
     frames = _frames(drawn)
-    assert any(re.search(r"\[1/2\] +\d+ s .*CBC, \d+ cases x \d+ call patterns", f) for f in frames), frames
-    assert any(re.search(r"✓ \[1/2\] +\d+ s .*CBC.*\n\s*\[2/2\] +\d+ s .*CTR", f) for f in frames), frames
+    assert any(re.search(rf"\[1/2\] +{ELAPSED} .*CBC, \d+ cases x \d+ call patterns", f) for f in frames), frames
+    assert any(re.search(rf"✓ \[1/2\] +{ELAPSED} .*CBC.*\n\s*\[2/2\] +{ELAPSED} .*CTR", f) for f in frames), frames
