@@ -90,7 +90,8 @@ class JvmEngine(Engine):
         jvms = [(java, provider, setting, group) for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings
                 for group in together]
-        return [self._sliced(*jvm, matrix, heap_share(len(jvms))) for jvm in jvms]
+        heap = heap_share(len(jvms))
+        return [self._sliced(*jvm, matrix, heap) for jvm in jvms]
 
     def _sliced(self, java: JavaInstall, provider: JceProvider, setting: JvmSetting,
                 workloads: list[tuple[Workload, str]], matrix, heap: str) -> Sliced:

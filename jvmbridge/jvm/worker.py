@@ -55,12 +55,11 @@ def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
         raise WorkerError(f"{class_name} cannot load here: {cause}") from None
 
 
-def _jvm_identity(jpype) -> dict:
+def _jvm_identity(jpype, collectors: list) -> dict:
     """Its version and, as it chose them from the processors it saw, its collector (ergonomics pick
     Serial with one processor) and the processors themselves."""
     system = jpype.JClass("java.lang.System")
     props = ("java.vm.vendor", "java.vm.name", "java.runtime.version", "java.home", "os.arch")
-    collectors = jpype.JClass("java.lang.management.ManagementFactory").getGarbageCollectorMXBeans()
     return {**{name: str(system.getProperty(name)) for name in props},
             "collectors": ", ".join(str(collector.getName()) for collector in collectors),
             "processors": int(jpype.JClass("java.lang.Runtime").getRuntime().availableProcessors())}
@@ -106,11 +105,11 @@ class Jvm:
     def __init__(self, request: JvmRequest):
         self.jpype = jpype = _start_jvm(request)
         self.flags = _read_flags(jpype, request["read_flags"])
-        self.identity = _jvm_identity(jpype)
-        self.harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
-        self.provider = _install_provider(jpype, self.harness_class, request) if request["provider_class"] else ""
         management = jpype.JClass("java.lang.management.ManagementFactory")
         compiler, collectors = management.getCompilationMXBean(), list(management.getGarbageCollectorMXBeans())
+        self.identity = _jvm_identity(jpype, collectors)
+        self.harness_class = jpype.JClass("jvmbridge.harness.AesHarness")
+        self.provider = _install_provider(jpype, self.harness_class, request) if request["provider_class"] else ""
 
         def jit_milliseconds() -> int:
             return int(compiler.getTotalCompilationTime())
