@@ -53,11 +53,11 @@ def _intrinsics(r: Ratio, frame) -> str:
 
 
 def _versus(r: Ratio) -> str:
-    """"JVM SunJCE, JDK 17.0.15 vs OpenSSL C loop, messages: the JVM is 1.74x faster (±1.2%)" (the
+    """"JVM SunJCE, JDK 17.0.15 vs OpenSSL C loop, messages: 1.74x faster (±1.2%)" (the
     ratio: how many times faster the JVM runs than the native reference)."""
     said = f"{r.of} vs {r.against}, {SHAPE_WORDS.get(r.shape, r.shape)}"
     if not r.significant:
-        return f"{said}: as fast, within its interval ({r.value:.2f}x, {_interval(r)})"
+        return f"{said}: as fast ({r.value:.2f}x, {_interval(r)})"  # 1 is within the interval
     if r.value >= 1:
         return f"{said}: {r.value:.2f}x faster ({_interval(r)})"
     return f"{said}: {1 / r.value:.2f}x slower ({_interval(r)})"

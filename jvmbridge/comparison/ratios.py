@@ -206,10 +206,10 @@ class _OneOperation:
                      and (shape is None or row.shape == shape)), None)
 
     def subjects(self, engine) -> list[str | None]:
-        """Each implementation of an engine compared per implementation (each JDK), else the engine as one."""
-        if not engine.per_implementation:
-            return [None]
-        return list(dict.fromkeys(self.frame.implementation[self.frame.engine == engine.label]))
+        """Each implementation of an engine compared per implementation (each JDK), where it ran
+        several; else the engine as one (its labels then name the engine alone: "JVM")."""
+        implementations = list(dict.fromkeys(self.frame.implementation[self.frame.engine == engine.label]))
+        return implementations if engine.per_implementation and len(implementations) > 1 else [None]
 
     def speedups(self) -> list[Ratio]:
         """Each engine's (each JDK's) acceleration on against off, shape by shape."""
@@ -241,9 +241,8 @@ class _OneOperation:
                         if row is not None and reference is not None:
                             shapes_note = ("" if row.shape == reference.shape
                                            else f" ({row.shape} against {reference.shape} shape)")
-                            ratio = speedup(RatioKind.VERSUS, f"{engine.label} vs {native.label}, {state}, "
-                                            f"{engine.subject(subject)}{self.named_shape[shape]}{shapes_note}",
-                                            row, reference, one_run=True)
-                            found.append(replace(ratio, of=name_of(row), against=native.label, shape=shape,
+                            ratio = speedup(RatioKind.VERSUS, f"{engine.subject(subject)} vs {native.subject(None)}, "
+                                            f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True)
+                            found.append(replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
                                                  accelerator="on" if accelerated else "off"))
         return found

@@ -37,7 +37,7 @@ class AesniTesterEngine(JvmEngine):
                 for java in matrix.javas for setting in (INTRINSICS_ON, INTRINSICS_OFF)]
 
     def subject(self, implementation: str | None) -> str:
-        return f"AESNITester, {implementation}"
+        return f"AESNITester, {implementation}" if implementation else "AESNITester"
 
     def name(self, row, with_jdk: bool = True) -> str:
         return "AESNITester" + (f", JDK {row.jdk_version}" if with_jdk else "")

@@ -99,6 +99,7 @@ class Sliced:
 class Engine:
     key = ""  # as --engine spells it
     label = ""  # as result rows name it (their "engine")
+    short_name = ""  # as ratios and the headline name it, where not by its label: without how it loops
     shapes: tuple[str, ...] = SHAPES  # shapes its loop runs; asked for another, it runs its first, once
     accelerator = ""  # what its on/off setting switches, for ratio labels: "intrinsics", "AES-NI"
     # None: the engine under question (the JVM). A number: a native reference for it; the lowest
@@ -142,7 +143,7 @@ class Engine:
 
     def subject(self, implementation: str | None) -> str:
         """What a ratio of this engine's rows is about: the engine, or one implementation of it."""
-        return implementation or self.label
+        return implementation or self.short_name or self.label
 
     def jdk(self, row) -> str | None:
         """The JDK version the row ran on; None for a native engine."""

@@ -17,6 +17,7 @@ from jvmbridge.stats.summary import summarize
 
 class CLoopEngine(WorkerEngine):
     key, label, title = "c-loop", "OpenSSL C loop (jvmbridge)", "C loop"
+    short_name = "OpenSSL C loop"
     reference_rank = 0  # the same work as the JVM's, so the JVM is held against it first
 
     def unavailable(self, matrix) -> str | None:

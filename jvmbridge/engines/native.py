@@ -111,6 +111,7 @@ class WorkerEngine(NativeEngine):
 
 class PycaEngine(WorkerEngine):
     key, label, title = "pyca", "OpenSSL via pyca (Python loop)", "OpenSSL via pyca"
+    short_name = "OpenSSL via pyca"
     default = False  # mostly Python's own cost at AESNITester's size: --engine pyca
     reference_rank = 3
     wraps, overhead = "openssl-cli", "Python"  # the same library's C loop: how much of a message is Python
@@ -144,6 +145,7 @@ class PycaEngine(WorkerEngine):
 
 class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
+    short_name = "openssl speed"
     # A process of whole seconds a run, which cannot be a slice: by default the C loop's stream shape
     # (openssl speed -evp's loop on the same libcrypto, benchmarks/agreement.py) is paired with the
     # JVM's in the same cycles instead. --engine openssl-cli adds its own rows, forks in turns.
@@ -302,6 +304,7 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
 class OpensslAeadEngine(OpensslSpeedEngine):
     """`openssl speed -aead`: a further per-message reference for GCM encryption, TLS-like."""
     key, label, title = "openssl-aead", "OpenSSL speed -aead (C loop, per message)", "openssl speed -aead"
+    short_name = "openssl speed -aead"
     shapes = ("message",)
     reference_rank = 2
     speed_options = ("-aead",)
