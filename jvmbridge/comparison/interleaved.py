@@ -5,10 +5,11 @@ these rows is then taken between slices that ran moments apart (comparison.ratio
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part
 from jvmbridge.engines.base import Sliced
@@ -17,7 +18,6 @@ from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.progress import PartSoFar, RatioSoFar, report
 from jvmbridge.sampling.workload import Operation, Workload
-from jvmbridge.stats.summary import CONFIDENCE
 
 LABEL = "every configuration at once, interleaved in slices"
 # The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
@@ -95,22 +95,27 @@ def pace_of(job: InterleavedJob) -> Pace:
 
 
 def budget(job: InterleavedJob) -> str:
-    """How the job measures each fork, in words for the run's header."""
+    """How the job measures each fork, in words for the run's header (its Forks line says how many)."""
     pace = pace_of(job)
-    each = (f"{pace.iterations:,} messages of each a fork, in slices" if pace.iterations
-            else f"{pace.cycles} cycles a fork of a {pace.slice_seconds * 1000:g} ms slice of each")
-    forks = (f"{pace.min_forks} fork(s)" if pace.min_forks >= pace.max_forks else
-             f"{pace.min_forks} to {pace.max_forks} forks until every ratio is within ±{pace.target_error:.0%} "
-             f"({CONFIDENCE:.0%})")
-    return f"every configuration at once, {each} in a fresh random order, {forks}"
+    if pace.iterations:
+        return f"{pace.iterations:,} messages of each row a fork, in slices in a fresh random order"
+    slice_ms = pace.slice_seconds * 1000
+    return f"{pace.cycles} cycles a fork of a {slice_ms:g} ms slice of each row, in a fresh random order"
+
+
+def forks_run(pace: Pace, forks: int, stopped: str) -> str:
+    """How many forks ran, of how many the run allowed, and why no more: "5 (5 to 12): the first 5 put
+    every ratio within ±2%"."""
+    allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"{pace.max_forks} asked"
+    return f"{forks} ({allowed}): {stopped}"
 
 
 def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     given, pace = conducting(job), pace_of(job)
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
+    _tell_done(job, conducted)
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
-    forks = len(conducted.forks)
-    job.forks_stopped = f"{forks} fork{'' if forks == 1 else 's'}, stopped by {conducted.stopped}"
+    job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped)
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
@@ -190,8 +195,19 @@ def _progress(job: Job) -> Callable[[Status], None]:
     def tell(status: Status) -> None:
         so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"),
                            wanted=status.forks_wanted if status.forks_wanted > status.forks_planned else None)
-        ratios = tuple(RatioSoFar(label=label, times=interval.value, relative_error=interval.relative_error,
-                                  forks=interval.forks) for label, interval in status.ratios.items())
-        report([so_far] * len(job.parts), status.seconds_left, ratios)
+        report([so_far] * len(job.parts), status.seconds_left, _ratios_so_far(status.ratios))
 
     return tell
+
+
+def _tell_done(job: Job, conducted: Conducted) -> None:
+    """The forks that ran and their ratios, for the job's finished line (the conductor tells only
+    between cycles, while a fork runs)."""
+    forks = len(conducted.forks)
+    done = PartSoFar(forks=forks, planned=forks, figure_ns=None, relative_error=float("inf"))
+    report([done] * len(job.parts), 0.0, _ratios_so_far(conducted.ratios))
+
+
+def _ratios_so_far(ratios: Mapping[str, Interval]) -> tuple[RatioSoFar, ...]:
+    return tuple(RatioSoFar(label=label, times=interval.value, relative_error=interval.relative_error,
+                            forks=interval.forks) for label, interval in ratios.items())

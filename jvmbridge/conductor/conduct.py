@@ -181,8 +181,12 @@ class _Run:
         wanted = self.forks_wanted()
         if done >= wanted:
             if done >= self.pace.max_forks:
-                return f"the limit of {self.pace.max_forks} fork{'' if self.pace.max_forks == 1 else 's'}"
-            return f"the first {self.pace.min_forks} forks' spread (every ratio within ±{self.pace.target_error:.0%})"
+                return "the limit"
+            first, within = self.pace.min_forks, f"every ratio within ±{self.pace.target_error:.0%}"
+            # Stein's rule: the first stage's spread asks for no more forks once its intervals are within.
+            if done <= first:
+                return f"the first {first} put {within}"
+            return f"the first {first}'s spread asked {done} for {within}"
         if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:

@@ -33,8 +33,8 @@ def test_every_row_ran_in_the_same_cycles_and_every_ratio_pairs_their_slices(int
     # The JVM and the C loop, on and off, messages and stream: compare's default.
     assert len(rows) == 8 and all(row["interleaved"] and row["forks"] == 2 for row in rows)
     assert len({row["in_turns"] for row in rows}) == 1
-    assert interleaved["metadata"]["workload"]["budget"] == ("every configuration at once, 20 cycles a fork of a 50 ms "
-                                                             "slice of each in a fresh random order, 2 fork(s)")
+    assert interleaved["metadata"]["workload"]["budget"] == ("20 cycles a fork of a 50 ms slice of each row, in a fresh "
+                                                             "random order")
     # The same number of slices in every fork of every row: one a cycle.
     cycles = {tuple(row["round_fork"].count(fork) for fork in (0, 1)) for row in rows}
     assert len(cycles) == 1 and min(next(iter(cycles))) >= 10
@@ -50,7 +50,7 @@ def test_the_answer_comes_first_and_the_host_speed_is_measured(interleaved):
     headline = interleaved["headline"]
     assert 1 <= len(headline) <= 6
     assert headline[0].startswith("JVM SunJCE, JDK ") and ": AES intrinsics active, " in headline[0]
-    assert interleaved["metadata"]["forks_stopped"] == "2 forks, stopped by the limit of 2 forks"
+    assert interleaved["metadata"]["forks_stopped"] == "2 (2 asked): the limit"
     speed = interleaved["metadata"]["host_speed"]
     assert speed["yardstick"].startswith("yardstick") and 0 < speed["speed"] <= 1
     assert speed["reference_ns_per_op"] <= speed["ns_per_op"]
@@ -61,7 +61,7 @@ def test_the_table_leads_with_the_answer():
     assert done.returncode == 0, done.stderr
     first = done.stdout.splitlines()[0]
     assert first.startswith("JVM SunJCE, JDK ") and "AES intrinsics active" in first, done.stdout[:300]
-    assert "\nForks    2 forks, stopped by the limit of 2 forks\n" in done.stdout
+    assert "\nForks    2 (2 asked): the limit\n" in done.stdout
 
 
 def test_iterations_are_exactly_that_many_messages_per_fork_across_its_slices():
