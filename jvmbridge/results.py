@@ -14,7 +14,7 @@ from enum import Enum
 
 from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.stats.steady import Steadiness
-from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS, FORK_STATISTIC, Level, Summary, forks_for
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, FORK_STATISTIC, Level, Summary, forks_for
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
@@ -322,8 +322,8 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-STATISTIC = (f"the mean over forks of each fork's {FORK_STATISTIC} of rounds (those losing over "
-             f"{DISTURBED_SHARE:.0%} of their time to other work set aside); Student's t at {CONFIDENCE:.0%}")
+# Said once in the header; what "undisturbed" means and how the interval is made: the JSON's units.
+STATISTIC = f"the mean of each fork's {FORK_STATISTIC} of undisturbed rounds"
 
 
 def few_samples(s: Summary) -> str:

@@ -15,7 +15,6 @@ import pytest
 from helpers import (
     BINFMT_AARCH64,
     REPO,
-    TEST_DATA_HOME,
     TESTS,
     UNIT,
     cache_lock,
@@ -38,12 +37,26 @@ def _crash_reports() -> set[Path]:
     return {*CRASH_REPORTS.glob("hs_err_pid*.log"), *CRASH_REPORTS.glob("replay_pid*.log")}
 
 
+_DATA_HOME = pytest.StashKey[Path]()
+
+
+def pytest_configure(config):
+    # Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
+    # session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; made
+    # here rather than when helpers is imported, so that importing it elsewhere leaves nothing behind.
+    config.stash[_DATA_HOME] = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
+    os.environ["XDG_DATA_HOME"] = str(config.stash[_DATA_HOME])
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(config.stash[_DATA_HOME], ignore_errors=True)
+
+
 def pytest_sessionstart(session):
     session.config.stash[_REPORTS_BEFORE] = _crash_reports()
 
 
 def pytest_sessionfinish(session, exitstatus):
-    shutil.rmtree(TEST_DATA_HOME, ignore_errors=True)
     if not hasattr(session.config, "workerinput"):  # once every test has run: not in an xdist worker
         for report in _crash_reports() - session.config.stash.get(_REPORTS_BEFORE, set()):
             report.unlink(missing_ok=True)

@@ -38,12 +38,9 @@ DATA = TESTS / "data"
 REPO = TESTS.parent
 UNIT = TESTS / "unit"
 
-# Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
-# session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; removed
-# at the end. The user's own folder is remembered to check that it is left as it was.
+# The user's own data folder, remembered before the session points XDG_DATA_HOME at one of its own
+# (conftest.pytest_configure), to check that the tests leave it as it was.
 USERS_DATA_DIR = data_dir()
-TEST_DATA_HOME = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
-os.environ["XDG_DATA_HOME"] = str(TEST_DATA_HOME)
 
 
 def jdk_homes() -> list[Path]:

@@ -44,7 +44,7 @@ def host_speed(yardstick: list[ChildOutcome], what: str, reference: Path | None 
 def describe(speed: dict) -> str:
     """"the host ran at 0.71 of its best speed during this run (±3%)", for the header."""
     if speed.get("first_run"):
-        return "host speed: this is the first run of its yardstick here, so its reference from now on"
+        return "host speed: the first run of its yardstick here, its reference from now on"
     error = speed.get("relative_error")
     return (f"the host ran at {speed['speed']:.2f} of its best speed during this run"
             + (f" (±{error:.0%})" if error is not None else ""))

@@ -1,6 +1,8 @@
 """A `compare` run for people (table, Markdown) and for programs (JSON, CSV)."""
 from __future__ import annotations
 
+import re
+
 from jvmbridge.comparison.cliffs import CLIFF_FACTOR
 from jvmbridge.comparison.headline import answered, headline
 from jvmbridge.comparison.runner import Comparison
@@ -12,10 +14,12 @@ from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
 from jvmbridge.results import NoteKind, missing, rounds_per_fork
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
-from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS
+from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS
 
 UNITS = {
     "ns_per_op": "nanoseconds per message (how: each row's `statistic`)",
+    "statistic": f"how ns_per_op was computed; undisturbed rounds lost at most {DISTURBED_SHARE:.0%} of their "
+                 "wall time to other work (round_lost_share); the interval is Student's t over forks",
     "ops_per_s": "messages per second",
     "mb_per_s": "10^6 bytes of plaintext per second",
     "openssl_kbytes_per_s": "1000s of bytes of plaintext per second, as `openssl speed` tables",
@@ -107,20 +111,17 @@ def _left_out(columns: list[str], width: int) -> str:
 def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
     """What the ratios are, once for each kind among them (comparison.ratios): those of the headline
     (``above``), those listed under this heading (``below``), or both."""
-    kinds = []
-    if any(r.interleaved for r in ratios):
-        kinds.append(f"\"paired slices\": per fork the ratio of the rows' {FAST_END}th-percentile slices, geometric "
-                     "mean over forks")
+    kinds = []  # "paired slices": the header's Ratios line says how
     if any(r.turns and not r.interleaved for r in ratios):
         kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the rows' forks turn by turn")
     if any(not r.turns for r in ratios):
         kinds.append(f"else the ratio of the figures, its interval from their {levels} intervals in quadrature on "
                      "the log scale")
-    how = "; ".join(kinds)
+    how = "".join(f"; {kind}" for kind in kinds)
     if not below:
-        return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval; {how}."
+        return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval{how}."
     which = "More ratios" if above else "Ratios"
-    return f"{which} (in brackets the {CONFIDENCE:.0%} interval; {how}):"
+    return f"{which} (in brackets the {CONFIDENCE:.0%} interval{how}):"
 
 
 def _render(comparison: Comparison, tabulate) -> str:
@@ -130,21 +131,28 @@ def _render(comparison: Comparison, tabulate) -> str:
     if comparison.frame.empty:
         return as_lines([*top, "", "No configuration produced a result."])
     table, columns = _table(comparison, tabulate)
-    return as_lines([*top, *table, *_states(comparison.frame),
+    return as_lines([*top, *table, *_legend(comparison, columns), *_states(comparison.frame),
                      *_ratios_below(comparison), *_cliffs(comparison),
-                     *_notes(comparison), *_hints(comparison, comparison.frame), *_legend(comparison, columns)])
+                     *_notes(comparison), *_hints(comparison, comparison.frame)])
 
 
 def _header(comparison: Comparison) -> list[str]:
     """What ran, on what, and how: one line each, above the table (an empty run's too)."""
     meta, frame = comparison.metadata, comparison.frame
     return [_title(meta), _method(meta),
-            f"CPU      {meta['cpu']['model']} [{features_text(meta['cpu']['features'])}]",
+            f"CPU      {_model(meta['cpu']['model'])} [{features_text(meta['cpu']['features'])}]",
             f"Host     {meta['host']}, kernel {meta['kernel']}, {meta['started_utc']}",
             *_circumstances(meta),
             *_overridden(frame),
             *[f"Figures  ns/op is {statistic}" for statistic in dict.fromkeys(frame.get("statistic", []))],
+            *([f"Ratios   per fork of the rows' {FAST_END}th-percentile slices, geometric mean over forks"]
+              if any(r.interleaved for r in comparison.ratios) else []),
             *[f"Engine   {line}" for line in _engines(frame)]]
+
+
+def _model(model: str) -> str:
+    """The CPU's model without its trademark signs, "Intel Xeon Processor": a line that fits a terminal."""
+    return re.sub(r"\((R|TM)\)", "", model)
 
 
 def _title(meta: dict) -> str:
@@ -282,12 +290,12 @@ def _notes(comparison: Comparison) -> list[str]:
 
 
 def _legend(comparison: Comparison, columns: list[str]) -> list[str]:
-    """What the table's columns mean, those it shows only."""
+    """What the table's columns mean, those it shows only: right under it."""
     interval = f"±{_levels(comparison.frame)}"
-    meanings = {interval: "half-width of the interval over forks", "rsd": "of rounds inside forks (-: one a fork)",
+    meanings = {interval: "half-width of the t interval over forks", "rsd": "of rounds inside forks (-: one a fork)",
                 "samples": "forks x rounds per fork (a range where forks ran more to replace disturbed ones)",
                 "MB/s": "10^6 B/s of plaintext", "as asked": "flags or CPU mask read back match the request"}
-    lines = ["", "; ".join(f"{column}: {meaning}" for column, meaning in meanings.items() if column in columns) + "."]
+    lines = ["; ".join(f"{column}: {meaning}" for column, meaning in meanings.items() if column in columns) + "."]
     if comparison.jmh_columns:
         lines.append("JMH score: JMH's figure, the mean ns/op of every round of every fork pooled (none set aside); "
                      "±99.9%: its Error, t(0.9995, rounds - 1) s / sqrt(rounds), relative.")
