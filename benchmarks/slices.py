@@ -5,7 +5,8 @@ messages. Per arm and ratio: the spread of the per-fork ratios (what the interva
 made of: the fewer forks a ±2% interval needs), the spread of the cycles' ratios inside a fork (the
 host's drift between two slices of a cycle, and the slices' own noise), and the fork's seconds.
 
-    python benchmarks/slices.py [FORKS]   (default 8 forks an arm; --quick: 1 fork of two arms)
+    python benchmarks/slices.py [FORKS] [--arms 0.05x20,0.05x5]   (default 8 forks an arm, ARMS;
+                                                   --quick: 1 fork of two arms)
 """
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ ARMS = ((0.05, 20), (0.025, 20), (0.0125, 40))
 def main() -> None:
     parser = _common.parser(__doc__)
     parser.add_argument("forks", nargs="?", type=int, default=8)
+    parser.add_argument("--arms", type=_arms, default=ARMS, help="SECONDSxCYCLES,...: the arms to run")
     args = parser.parse_args()
     _common.begin(args)
-    arms, forks = (ARMS[:2], 1) if args.quick else (ARMS, args.forks)
+    arms, forks = (args.arms[:2], 1) if args.quick else (args.arms, args.forks)
     (job,) = [j for j in plan([Workload(Operation(), Sampling())], Matrix(find_javas((), False), engines=("jvm", "c-loop")))
               if isinstance(j, InterleavedJob)]
     given = conducting(job)
@@ -70,6 +72,11 @@ def main() -> None:
         mean = statistics.fmean(f["fork_log_sd"] for f in figures if (f["slice_seconds"], f["cycles"]) == arm)
         print(f"{cycles:>3} x {length * 1000:>4.1f}ms  {mean:>9.2%}  (the ratios' mean)")
     _common.save(args, figures)
+
+
+def _arms(text: str) -> tuple[tuple[float, int], ...]:
+    """"0.05x20,0.05x5" -> ((0.05, 20), (0.05, 5))."""
+    return tuple((float(length), int(cycles)) for length, cycles in (arm.split("x") for arm in text.split(",")))
 
 
 if __name__ == "__main__":
