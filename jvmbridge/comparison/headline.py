@@ -48,14 +48,14 @@ def _interval(r: Ratio) -> str:
 def _intrinsics(r: Ratio, frame) -> str:
     """"JVM SunJCE, JDK 17.0.15, messages: AES intrinsics active, 6.03x speedup (±0.9%)": how many
     times faster than with them off."""
-    return (f"{r.of}, {SHAPE_WORDS.get(r.shape, r.shape)}: AES intrinsics {_state(frame, r.of)}, "
+    return (f"{r.of}, {_which(r)}: AES intrinsics {_state(frame, r.of)}, "
             f"{r.value:.2f}x speedup ({_interval(r)})")
 
 
 def _versus(r: Ratio) -> str:
     """"JVM SunJCE, JDK 17.0.15 vs OpenSSL C loop, messages: 1.74x faster (±1.2%)" (the
     ratio: how many times faster the JVM runs than the native reference)."""
-    said = f"{r.of} vs {r.against}, {SHAPE_WORDS.get(r.shape, r.shape)}"
+    said = f"{r.of} vs {r.against}, {_which(r)}"
     if not r.significant:
         return f"{said}: as fast ({r.value:.2f}x, {_interval(r)})"  # 1 is within the interval
     if r.value >= 1:
@@ -64,7 +64,12 @@ def _versus(r: Ratio) -> str:
 
 
 def _native(r: Ratio) -> str:
-    return f"{r.of}, {SHAPE_WORDS.get(r.shape, r.shape)}: {r.accelerator} makes it {r.value:.2f}x faster ({_interval(r)})"
+    return f"{r.of}, {_which(r)}: {r.accelerator} makes it {r.value:.2f}x faster ({_interval(r)})"
+
+
+def _which(r: Ratio) -> str:
+    """Its shape, and its size or cipher where the run has several: "stream, 16 B"."""
+    return ", ".join(filter(None, (SHAPE_WORDS.get(r.shape, r.shape), r.operation)))
 
 
 def _state(frame, name: str) -> str:

@@ -40,6 +40,7 @@ class Ratio:
     against: str = ""
     shape: str = ""
     accelerator: str = ""
+    operation: str = ""  # what else tells it from its like where the run has several: "16 B", "aes-128-gcm"
 
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
@@ -178,8 +179,9 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
     for values, rows in frame.groupby(keys, sort=False):
         values = values if isinstance(values, tuple) else (values,)
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
-        suffix = "".join(f", {value} B" if key == "message_bytes" else f", {value}" for key, value in named.items())
-        found += [replace(r, label=r.label + suffix) for r in _ratios_of_one_operation(rows)]
+        operation = ", ".join(f"{value} B" if key == "message_bytes" else str(value) for key, value in named.items())
+        found += [replace(r, label=r.label + (f", {operation}" if operation else ""), operation=operation)
+                  for r in _ratios_of_one_operation(rows)]
     return found
 
 

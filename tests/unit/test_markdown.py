@@ -44,7 +44,7 @@ def test_a_compare_document_renders_its_rows_and_keeps_its_sections(monkeypatch,
     tables, fences = structure(render("compare", "markdown", comparison))
     assert tables == [len(comparison.results)]
     # The answer first (its ratios, one a line), then the header, line by line.
-    assert fences[0].startswith("fake one, messages: fake acceleration makes it ")
+    assert fences[0].startswith("fake one, messages, 16 B: fake acceleration makes it ")
     assert fences[1].startswith("jvmbridge ") and "\nCPU      " in fences[1]
     assert any(fence.startswith("Read back from the running engines") for fence in fences)
     # Every ratio fits the headline: below the table only how they were computed, not them again.

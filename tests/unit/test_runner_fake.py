@@ -59,6 +59,16 @@ def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_refere
     assert not any("vs fake py" in label for label in by_label)
 
 
+def test_each_headline_line_names_its_size_where_the_run_has_several(engines, tmp_path):
+    from jvmbridge.comparison.headline import headline
+
+    comparison = run(plan(workloads(), Matrix(engines=("subject", "c"))), output=tmp_path / "run.jsonl")
+    lines = [line for line in headline(comparison.ratios, comparison.frame, comparison.metadata)
+             if not line.startswith("...")]
+    # Before, two sizes' speedups read alike but for their figures: "fake subject, messages: ...".
+    assert {re.search(r", (16|1024) B: ", line)[1] for line in lines} == {"16", "1024"}, lines
+
+
 def test_a_wrapper_many_times_slower_than_what_it_wraps_is_said_to_measure_itself(engines, tmp_path):
     comparison = run(plan(workloads(), Matrix(engines=("c", "py"))), output=tmp_path / "run.jsonl")
     frame = comparison.frame
