@@ -386,7 +386,9 @@ def test_a_full_disk_is_one_line_and_the_table_still_prints():
 
 
 def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_untouched():
-    from helpers import TEST_DATA_HOME, USERS_DATA_DIR
+    from helpers import USERS_DATA_DIR
+
+    data_home = Path(os.environ["XDG_DATA_HOME"])  # the session's (conftest.pytest_configure)
 
     def listing() -> set[Path]:
         return set(USERS_DATA_DIR.rglob("*")) if USERS_DATA_DIR.exists() else set()
@@ -396,5 +398,5 @@ def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_un
                    "--forks", "1", "--max-forks", "1")
     assert done.returncode == 0, done.stderr
     saved = Path(done.stderr.split("results saved to ")[1].split()[0])
-    assert saved.is_file() and TEST_DATA_HOME in saved.parents
+    assert saved.is_file() and data_home in saved.parents and data_home != USERS_DATA_DIR.parent
     assert listing() == before

@@ -36,4 +36,4 @@ def test_report_says_once_when_runs_computed_their_figures_differently(tmp_path)
     assert done.returncode == 0, done.stderr
     notes = json.loads(run_cli("report", "--format", "json", str(OLD), str(new)).stdout)["notes"]
     (said,) = [note for note in notes if note.startswith("runs computed ns/op differently")]
-    assert "run 1: the median of every round of every fork, pooled" in said and "run 2: the mean over forks" in said
+    assert "run 1: the median of every round of every fork, pooled" in said and "run 2: the mean of each fork's" in said
