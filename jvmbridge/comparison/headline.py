@@ -68,7 +68,7 @@ def _native(r: Ratio) -> str:
 
 
 def _which(r: Ratio) -> str:
-    """Its shape, and its size or cipher where the run has several: "stream, 16 B"."""
+    """Its shape, and its cipher, direction or size where the run has several: "stream, 16 B"."""
     return ", ".join(filter(None, (SHAPE_WORDS.get(r.shape, r.shape), r.operation)))
 
 

@@ -106,7 +106,7 @@ def budget(job: InterleavedJob) -> str:
 def forks_run(pace: Pace, forks: int, stopped: str) -> str:
     """How many forks ran, of how many the run allowed, and why no more: "5 (5 to 12): the first 5 put
     every ratio within ±2%"."""
-    allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"{pace.max_forks} asked"
+    allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
     return f"{forks} ({allowed}): {stopped}"
 
 
@@ -202,9 +202,10 @@ def _progress(job: Job) -> Callable[[Status], None]:
 
 def _tell_done(job: Job, conducted: Conducted) -> None:
     """The forks that ran and their ratios, for the job's finished line (the conductor tells only
-    between cycles, while a fork runs)."""
+    between cycles, while a fork runs), and those the run's time limit cut (the rows' notes)."""
     forks = len(conducted.forks)
-    done = PartSoFar(forks=forks, planned=forks, figure_ns=None, relative_error=float("inf"))
+    done = PartSoFar(forks=forks, planned=forks, figure_ns=None, relative_error=float("inf"),
+                     wanted=conducted.cut_from or None)
     report([done] * len(job.parts), 0.0, _ratios_so_far(conducted.ratios))
 
 

@@ -223,7 +223,9 @@ class _OneOperation:
                     if on is not None and off is not None:
                         ratio = speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
                                         f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True)
-                        found.append(replace(ratio, of=name_of(on), shape=shape, accelerator=engine.accelerator))
+                        # A native engine by its short name, as ratios against it name it (the headline).
+                        of = name_of(on) if engine.per_implementation else engine.subject(None)
+                        found.append(replace(ratio, of=of, shape=shape, accelerator=engine.accelerator))
         return found
 
     def versus_native(self) -> list[Ratio]:

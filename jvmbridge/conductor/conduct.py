@@ -104,6 +104,7 @@ class Conducted:
     ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
     stopped: str  # why no more forks ran
     interrupted: bool = False
+    cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
 
 
 @dataclass(frozen=True)
@@ -182,11 +183,12 @@ class _Run:
         if done >= wanted:
             if done >= self.pace.max_forks:
                 return "the limit"
-            first, within = self.pace.min_forks, f"every ratio within ±{self.pace.target_error:.0%}"
             # Stein's rule: the first stage's spread asks for no more forks once its intervals are within.
-            if done <= first:
+            first, ratios = self.pace.min_forks, "every ratio still measured" if self.failures else "every ratio"
+            within = f"{ratios} within ±{self.pace.target_error:.0%}"
+            if wanted <= first:
                 return f"the first {first} put {within}"
-            return f"the first {first}'s spread asked {done} for {within}"
+            return f"the first {first}'s spread asked {wanted} for {within}"
         if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
@@ -304,8 +306,9 @@ class _Run:
         return {label: split_iterations(iterations, cycles) for label in speeds}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
+        wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted)
+                         interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
 
 
 def paired(slower: list[dict], faster: list[dict]) -> float | None:

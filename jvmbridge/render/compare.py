@@ -115,8 +115,8 @@ def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
     if any(r.turns and not r.interleaved for r in ratios):
         kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the rows' forks turn by turn")
     if any(not r.turns for r in ratios):
-        kinds.append(f"else the ratio of the figures, its interval from their {levels} intervals in quadrature on "
-                     "the log scale")
+        kinds.append(f"{'else ' if kinds else ''}the ratio of the figures, its interval from their {levels} intervals "
+                     "in quadrature on the log scale")
     how = "".join(f"; {kind}" for kind in kinds)
     if not below:
         return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval{how}."
@@ -166,7 +166,7 @@ def _title(meta: dict) -> str:
 
 
 def _method(meta: dict) -> str:
-    """How it was measured: the forks, rounds or slices, and the run's time limit."""
+    """How it was measured: rounds (and forks) or cycles of slices, and the run's time limit."""
     limit = f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""
     return f"Method   {meta['workload']['budget']}{limit}"
 

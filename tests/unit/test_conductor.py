@@ -143,6 +143,7 @@ def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progr
         conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
     assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
+    assert conducted.cut_from == 12  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
 
 
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():
