@@ -324,6 +324,20 @@ def missing(value) -> bool:
 
 # Said once in the header; what "undisturbed" means and how the interval is made: the JSON's units.
 STATISTIC = f"the mean of each fork's {FORK_STATISTIC} of undisturbed rounds"
+# The same statistic as earlier 0.3.0 builds worded it, saved with their runs: `report` must not
+# take a rewording for another statistic (report.history).
+EARLIER_WORDINGS = frozenset({
+    "the mean over forks of each fork's lower quartile of rounds, rounds that lost more than 2% of their time to "
+    "other work set aside; interval: Student's t over forks at 95%",
+    "the mean over forks of each fork's lower quartile of rounds (those that lost over 2% of their time to other "
+    "work set aside); Student's t over forks at 95%",
+    "the mean over forks of each fork's lower quartile of rounds (those losing over 2% of their time to other work "
+    "set aside); Student's t at 95%"})
+
+
+def same_statistic(statistic: str) -> str:
+    """A row's statistic as this version words it, where an earlier build worded the same one otherwise."""
+    return STATISTIC if statistic in EARLIER_WORDINGS else statistic
 
 
 def few_samples(s: Summary) -> str:

@@ -9,7 +9,7 @@ import pandas as pd
 from jvmbridge.comparison.ratios import Ratio, RatioKind, speedup
 from jvmbridge.engines import ENGINES, jdk_of, name_of
 from jvmbridge.host.cpu import features_text
-from jvmbridge.results import missing
+from jvmbridge.results import missing, same_statistic
 from jvmbridge.saved.schema import frame_of
 from jvmbridge.saved.store import Loaded
 
@@ -209,11 +209,14 @@ def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
 def _statistic_notes(frame: pd.DataFrame) -> list[str]:
     """Once, where runs computed their figures differently (runs saved before 0.3.0 pooled every
     round): their ratios then set one statistic against another."""
-    statistics = list(dict.fromkeys(frame.statistic)) if "statistic" in frame else []
+    if "statistic" not in frame:
+        return []
+    worded = frame.statistic.map(same_statistic)
+    statistics = list(dict.fromkeys(worded))
     if len(statistics) < 2:
         return []
     return ["runs computed ns/op differently, so ratios between them compare different statistics: "
-            + "; ".join(f"{', '.join(dict.fromkeys(frame.run[frame.statistic == s]))}: {s}" for s in statistics)]
+            + "; ".join(f"{', '.join(dict.fromkeys(frame.run[worded == s]))}: {s}" for s in statistics)]
 
 
 def _column(row, columns: str) -> str:

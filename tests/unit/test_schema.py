@@ -71,6 +71,25 @@ def measurements(path: Path) -> list[dict]:
     return [record["row"] for record in map(json.loads, path.read_text().splitlines()) if record["type"] == "measurement"]
 
 
+def test_a_statistic_reworded_between_builds_is_not_taken_for_another(tmp_path):
+    """run-0.3.0.jsonl words its statistic as an earlier build did; the same run saved with today's
+    words must not make `report` say the two computed ns/op differently."""
+    from jvmbridge.results import STATISTIC
+
+    earlier = DATA / "run-0.3.0.jsonl"
+    records = [json.loads(line) for line in earlier.read_text().splitlines()]
+    assert {r["row"]["statistic"] for r in records if r["type"] == "measurement"} != {STATISTIC}
+    for record in records:
+        record["run_id"] = "reworded"
+        if record["type"] == "measurement":
+            record["row"]["statistic"] = STATISTIC
+    today = tmp_path / "today.jsonl"
+    today.write_text("".join(json.dumps(record) + "\n" for record in records))
+    done = run_cli_here("report", "--format", "json", str(earlier), str(today))
+    assert done.returncode == 0, done.stderr
+    assert not [note for note in json.loads(done.stdout)["notes"] if note.startswith("runs computed ns/op")]
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_released_shape_reports_in_every_format(shape, tmp_path):
     saved = DATA / shape
