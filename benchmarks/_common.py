@@ -7,10 +7,14 @@ worth quoting. --json FILE: the script's figures also written as JSON to FILE.
 from __future__ import annotations
 
 import argparse
+import atexit
 import functools
 import json
 import math
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -60,6 +64,15 @@ def skip(args: argparse.Namespace, needs: str) -> NoReturn:
     print(f"skipped: needs {needs}")
     save(args, {}, skipped=f"needs {needs}")
     sys.exit(0)
+
+
+def own_data_home() -> None:
+    """The runs this script makes save into a folder of their own, removed when it exits: a
+    benchmark's runs are not the user's, and in the user's folder they would become this host's
+    speed reference and the history compare reads its rounds per fork from."""
+    folder = tempfile.mkdtemp(prefix="jvmbridge-benchmark-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["XDG_DATA_HOME"] = folder
 
 
 def short_warm_ups() -> None:

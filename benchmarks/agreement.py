@@ -181,6 +181,7 @@ def main() -> None:
     parser.add_argument("turns", nargs="?", type=int, help="turns (default 3; quick: 1)")
     args = parser.parse_args()
     _common.begin(args)
+    _common.own_data_home()
     turns = args.turns or (1 if args.quick else 3)
     plan = QUICK if args.quick else Plan()
     if not JMH_JAR.is_file():

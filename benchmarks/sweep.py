@@ -43,6 +43,7 @@ def main() -> None:
     parser = _common.parser(__doc__)
     args = parser.parse_args()
     _common.begin(args)
+    _common.own_data_home()
     command = [*_common.jvmbridge_command(args.quick), "compare", *(QUICK if args.quick else ENGINES)]
     sizes, sweep = (QUICK_SIZES, ",".join(map(str, QUICK_SIZES))) if args.quick else (SWEEP_SIZES, "sweep")
     sweeps = {name: compare(command, "--sizes", sweep, *options)

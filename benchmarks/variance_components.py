@@ -47,6 +47,7 @@ def main() -> None:
     parser = _common.parser(__doc__)
     args, compare_options = parser.parse_known_args()  # the rest are compare's, read by its own parser
     _common.begin(args)
+    _common.own_data_home()
     context = command.make_context("compare", compare_options or (QUICK if args.quick else []))
     # compare's own options under their own names, as the CLI passes them (not its output's: --format, --quiet, ...)
     accepted = {field.name for field in fields(CompareRequest) if field.init}
