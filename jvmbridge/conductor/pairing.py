@@ -1,15 +1,17 @@
 """Ratios of slices that ran moments apart: per fork the ratio of the two sides' fast ends, each
-the 5th percentile of its slices there (of 20 slices, close to its second fastest), over forks a
+the lower quartile of its slices there (the statistic of the rows' own fork figures), over forks a
 Student's t interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
 host that slows for a while slows both alike and the drift stays out of the ratio; what differs
 from fork to fork (JIT decisions, memory layout) stays in it.
 
 Why a low percentile and not each cycle's own ratio: on this kind of host what slows a slice is
 mostly unseen (the hypervisor's other guests) and only ever slows it. A cycle's ratio carries that
-noise from both its slices; each side's fast end leaves it out. Three default runs here (twelve
-forks each, eight ratios, benchmarks/README.md, 2026-12-04) put the forks' ratios' spread at 1.3%
-on average with the 5th percentile, 1.6% with the minimum (one slice's luck now and then), 2.0%
-with the lower quartile and 2.9% with the trimmed mean of cycle ratios.
+noise from both its slices; each side's fast end leaves it out. Which percentile: four default
+runs and a size sweep here on 2026-12-05 (benchmarks/fork_ratio.py, the same slices each way) put
+the forks' ratios' spread at 0.70-1.48% on average with the lower quartile, 0.63-1.64% with the
+10th percentile, 0.92-1.88% with the 5th (chosen on 2026-12-04, when every JVM ran on the measured
+vCPU) and up to 6.1% with the median (a JIT still compiling slows half of a fork's slices). At the
+noisy hour, twice the cycles narrowed the quartile's spread by a quarter, the 5th's by a tenth.
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
 
 
 # The percentile of a side's slices in a fork that its ratio takes (fast_end).
-FAST_END = 5
+FAST_END = 25
 
 
 def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:

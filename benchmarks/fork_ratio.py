@@ -1,0 +1,124 @@
+"""Which percentile of each side's slices makes a fork's ratio most reproducible, read from saved
+runs of the conductor (compare's default). For each candidate (conductor.pairing.FAST_END), over
+the run's paired ratios (each engine's speedup, the JVM against the C loop):
+
+- the spread of the forks' ratios (the standard deviation of their logs), on average and the widest;
+- the same from half of each fork's cycles (the even ones, then the odd ones): how much more cycles
+  narrow it, and what of it is the fork's own (a level both halves share) rather than its slices';
+- the forks compare's stopping rule would have run: Stein's rule on the first five forks' spread,
+  every ratio within ±2%, at most 12;
+- the ratios themselves against the 5th percentile's (a statistic that moves them is biased by
+  the noise).
+
+    python benchmarks/fork_ratio.py RUN.jsonl [RUN.jsonl ...]     (--quick: a tiny run of its own)
+"""
+from __future__ import annotations
+
+import math
+import statistics
+import tempfile
+from pathlib import Path
+
+import _common
+
+from jvmbridge.api import load
+from jvmbridge.comparison.ratios import paired_slices
+from jvmbridge.conductor import pairing
+from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
+
+CANDIDATES = (5, 10, 25, 50)  # percentiles; 50: each side's median
+TARGET = 0.02
+
+
+class _Halved:
+    """A row with only every other one of its slices in each fork (``start``: 0 the even ones, 1 the odd)."""
+
+    def __init__(self, row, start: int):
+        keep = [index for fork in set(row.round_fork)
+                for index in [i for i, at in enumerate(row.round_fork) if at == fork][start::2]]
+        self.round_fork = [row.round_fork[i] for i in keep]
+        self.round_ns_per_op = [row.round_ns_per_op[i] for i in keep]
+        self.round_iterations = [row.round_iterations[i] for i in keep]
+        self.round_counters = [row.round_counters[i] for i in keep]
+
+
+def paired_rows(frame) -> list[tuple[str, object, object]]:
+    """(label, slower, faster) for each speedup (acceleration off against on, one engine) and each
+    JVM-against-C-loop ratio (one state) among the run's interleaved rows."""
+    rows = [row for row in frame.itertuples() if row.interleaved is True]
+    found = []
+    for off in (r for r in rows if not r.accelerated):
+        for on in rows:
+            same = on.shape == off.shape and on.message_bytes == off.message_bytes
+            if same and on.accelerated and on.engine == off.engine:
+                found.append((f"{off.engine.split()[0]} speedup, {on.shape}, {on.message_bytes} B", off, on))
+    jvms = [r for r in rows if r.engine.startswith("JVM")]
+    for jvm in jvms:
+        for native in (r for r in rows if r.engine.startswith("OpenSSL C loop")):
+            if (native.shape, native.message_bytes, native.accelerated) == (jvm.shape, jvm.message_bytes, jvm.accelerated):
+                slower, faster = (native, jvm) if jvm.accelerated else (jvm, native)
+                state = "on" if jvm.accelerated else "off"
+                found.append((f"JVM vs C loop, {state}, {jvm.shape}, {jvm.message_bytes} B", slower, faster))
+    return found
+
+
+def log_sd(ratios: list[float]) -> float:
+    return statistics.stdev(math.log(r) for r in ratios) if len(ratios) > 1 else math.nan
+
+
+def one_run(name: str, frame) -> list[dict]:
+    pairs = paired_rows(frame)
+    if not pairs:
+        print(f"{name}: no paired ratios (a run of the conductor is needed)")
+        return []
+    figures, centres = [], {}  # the 5th percentile's ratios, by the pair's index
+    print(f"\n{name}: {len(pairs)} ratios, {max(len(paired_slices(s, f)) for _, s, f in pairs)} forks\n")
+    print(f"{'percentile':>10} {'spread':>7} {'widest':>7} {'half':>7} {'fork own':>8} {'forks':>5} {'within':>6}  ratios against the 5th's")
+    for percentile in CANDIDATES:
+        pairing.FAST_END = percentile
+        spreads, halves, own, wanted, moved, within = [], [], [], [], [], 0
+        for index, (_, slower, faster) in enumerate(pairs):
+            per_fork = paired_slices(slower, faster)
+            even, odd = (paired_slices(_Halved(slower, s), _Halved(faster, s)) for s in (0, 1))
+            spreads.append(log_sd(per_fork))
+            half = (log_sd(even) ** 2 + log_sd(odd) ** 2) / 2
+            split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
+            halves.append(math.sqrt(half))
+            own.append(math.sqrt(max(0.0, half - split)))  # a level both halves of a fork share
+            wanted.append(pairing.forks_for(per_fork[:MIN_FORKS], TARGET, MAX_FORKS))
+            within += pairing.over_forks(per_fork, MIN_FORKS).within(TARGET)
+            centre = math.exp(statistics.fmean(math.log(r) for r in per_fork))
+            moved.append(centre / centres.setdefault(index, centre))
+        figures.append({"run": name, "percentile": percentile, "mean_spread": statistics.fmean(spreads),
+                        "widest_spread": max(spreads), "mean_half_spread": statistics.fmean(halves),
+                        "mean_fork_own": statistics.fmean(own), "forks_wanted": max(wanted), "within": within,
+                        "against_5th": moved})
+        print(f"{percentile:>10} {statistics.fmean(spreads):>7.2%} {max(spreads):>7.2%} "
+              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {max(wanted):>5} {within:>6}  "
+              + " ".join(f"{m:.3f}" for m in moved))
+    return figures
+
+
+def main() -> None:
+    parser = _common.parser(__doc__)
+    parser.add_argument("runs", nargs="*", type=Path, help="saved runs (JSON lines); --quick makes one without")
+    args = parser.parse_args()
+    _common.begin(args)
+    if not args.runs and not args.quick:
+        parser.error("saved runs are needed (or --quick)")
+    chosen = pairing.FAST_END
+    figures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        runs = {path.name: load(path) for path in args.runs} or {
+            "a quick run": _common.quick_run(Path(scratch) / "run.jsonl", forks=3)}
+        for name, frame in runs.items():
+            figures += one_run(name, frame)
+    print(f"\nspread: of the forks' ratios' logs, on average over the ratios and the widest; half: from half of "
+          f"each fork's cycles; fork own: of that, a level both halves share; forks: what Stein's rule asks "
+          f"after {MIN_FORKS} for every ratio within ±{TARGET:.0%} (at most {MAX_FORKS}); within: the ratios "
+          f"whose interval over the run's forks is. Today's: the {chosen}th.")
+    _common.save(args, figures)
+
+
+if __name__ == "__main__":
+    main()
