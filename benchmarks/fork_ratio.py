@@ -1,12 +1,14 @@
 """Which percentile of each side's slices makes a fork's ratio most reproducible, read from saved
-runs of the conductor (compare's default). For each candidate (conductor.pairing.FAST_END), over
-the run's paired ratios (each engine's speedup, the JVM against the C loop):
+runs of the conductor (compare's default). For each candidate (conductor.pairing.FAST_END: of a
+side's undisturbed slices, where at least half of both sides' are; a busy measuring vCPU's forks
+take BUSY_FAST_END of every slice whatever the candidate), over the run's paired ratios (each
+engine's speedup, the JVM against the C loop):
 
 - the spread of the forks' ratios (the standard deviation of their logs), on average and the widest;
 - the same from half of each fork's cycles (the even ones, then the odd ones): how much more cycles
   narrow it, and what of it is the fork's own (a level both halves share) rather than its slices';
-- the forks compare's stopping rule would have run: Stein's rule on the first five forks' spread,
-  every ratio within ±2%, at most 12;
+- the forks compare's stopping rule would have run: as many as Stein's rule on the first five
+  forks' spread asks for every ratio within ±2% that 12 forks can bring there;
 - the ratios themselves against the 5th percentile's (a statistic that moves them is biased by
   the noise).
 
@@ -62,6 +64,12 @@ def paired_rows(frame) -> list[tuple[str, object, object]]:
     return found
 
 
+def forks_run(needs: list[int]) -> int:
+    """What conduct's stopping rule runs for these needs: the first stage, then the most forks a
+    ratio asks for that the limit allows."""
+    return max([MIN_FORKS, *(n for n in needs if n <= MAX_FORKS)])
+
+
 def log_sd(ratios: list[float]) -> float:
     return statistics.stdev(math.log(r) for r in ratios) if len(ratios) > 1 else math.nan
 
@@ -85,16 +93,16 @@ def one_run(name: str, frame) -> list[dict]:
             split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
             halves.append(math.sqrt(half))
             own.append(math.sqrt(max(0.0, half - split)))  # a level both halves of a fork share
-            wanted.append(pairing.forks_for(per_fork[:MIN_FORKS], TARGET, MAX_FORKS))
+            wanted.append(pairing.forks_needed(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
             within += pairing.over_forks(per_fork, MIN_FORKS).within(TARGET)
             centre = math.exp(statistics.fmean(math.log(r) for r in per_fork))
             moved.append(centre / centres.setdefault(index, centre))
         figures.append({"run": name, "percentile": percentile, "mean_spread": statistics.fmean(spreads),
                         "widest_spread": max(spreads), "mean_half_spread": statistics.fmean(halves),
-                        "mean_fork_own": statistics.fmean(own), "forks_wanted": max(wanted), "within": within,
+                        "mean_fork_own": statistics.fmean(own), "forks_wanted": forks_run(wanted), "within": within,
                         "against_5th": moved})
         print(f"{percentile:>10} {statistics.fmean(spreads):>7.2%} {max(spreads):>7.2%} "
-              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {max(wanted):>5} {within:>6}  "
+              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {forks_run(wanted):>5} {within:>6}  "
               + " ".join(f"{m:.3f}" for m in moved))
     return figures
 
@@ -115,7 +123,7 @@ def main() -> None:
             figures += one_run(name, frame)
     print(f"\nspread: of the forks' ratios' logs, on average over the ratios and the widest; half: from half of "
           f"each fork's cycles; fork own: of that, a level both halves share; forks: what Stein's rule asks "
-          f"after {MIN_FORKS} for every ratio within ±{TARGET:.0%} (at most {MAX_FORKS}); within: the ratios "
+          f"after {MIN_FORKS} for every ratio {MAX_FORKS} forks can bring within ±{TARGET:.0%}; within: the ratios "
           f"whose interval over the run's forks is. Today's: the {chosen}th.")
     _common.save(args, figures)
 

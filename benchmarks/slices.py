@@ -18,8 +18,8 @@ import _common
 
 from jvmbridge.comparison.interleaved import InterleavedJob, conducting
 from jvmbridge.comparison.runner import plan
-from jvmbridge.conductor.conduct import Pace, conduct, running
-from jvmbridge.conductor.pairing import fork_ratio, over_forks
+from jvmbridge.conductor.conduct import Pace, conduct
+from jvmbridge.conductor.pairing import fork_ratio, over_forks, running_ns_per_op
 from jvmbridge.engines import Matrix
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.sampling.policy import Sampling
@@ -51,9 +51,10 @@ def main() -> None:
             (fork,) = conduct(given.workers, given.configurations, given.asked, pace).forks
             seconds[arm].append(fork.seconds)
             for ratio in given.asked:
-                slower = [running(s) for s in fork.slices[ratio.slower]]
-                faster = [running(s) for s in fork.slices[ratio.faster]]
-                per_fork[arm].setdefault(ratio.label, []).append(fork_ratio(slower, faster) or math.nan)
+                sides = fork.slices[ratio.slower], fork.slices[ratio.faster]
+                per_fork[arm].setdefault(ratio.label, []).append(fork_ratio(*sides) or math.nan)
+                slower, faster = ([running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)) for s in side]
+                                  for side in sides)
                 logs = [math.log(a / b) for a, b in zip(slower, faster) if a > 0 and b > 0]  # as fork_ratio leaves out
                 within[arm].setdefault(ratio.label, []).append(statistics.stdev(logs) if len(logs) > 1 else math.nan)
     figures = []

@@ -12,7 +12,7 @@ from enum import Enum
 
 import pandas as pd
 
-from jvmbridge.conductor.pairing import fork_ratio, over_forks, running_ns_per_op
+from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import ENGINES, by_label, name_of
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
 from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, paired_log_half_width
@@ -102,9 +102,9 @@ def paired_slices(top, bottom) -> list[float]:
     return found
 
 
-def _fork_slices(row, fork: int) -> list[float]:
-    """One fork's slices of a row (ns/op without their run-queue wait: pairing.running_ns_per_op)."""
-    return [running_ns_per_op(ns * n, n, counters.get("wait_ns", 0))
+def _fork_slices(row, fork: int) -> list[dict]:
+    """One fork's slices of a row, as the conductor had them (ns, iterations and their telemetry)."""
+    return [{**counters, "ns": ns * n, "iterations": n}
             for ns, n, counters, at in zip(row.round_ns_per_op, row.round_iterations, row.round_counters, row.round_fork)
             if at == fork]
 

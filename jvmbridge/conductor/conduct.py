@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_for, over_forks, running_ns_per_op
+from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_needed, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.progress import fork_cap
@@ -150,7 +150,7 @@ class _Run:
 
     def per_fork(self, ratio: Asked) -> list[float]:
         """The ratio in each fork that both sides finished."""
-        found = (paired(f.slices[ratio.slower], f.slices[ratio.faster]) for f in self.forks
+        found = (fork_ratio(f.slices[ratio.slower], f.slices[ratio.faster]) for f in self.forks
                  if ratio.slower in f.slices and ratio.faster in f.slices)
         return [r for r in found if r is not None]
 
@@ -166,13 +166,19 @@ class _Run:
 
     def forks_wanted(self) -> int:
         """Forks in all: the first stage, then as many as its spread asks to bring every live ratio
-        within the target (pairing.forks_for), at most the limit."""
-        first = self.pace.min_forks
-        if len(self.forks) < first:
-            return first
-        live = {c.label for c in self.live()}
-        return max([first, *(forks_for(self.per_fork(r)[:first], self.pace.target_error, self.pace.max_forks)
-                              for r in self.asked if {r.slower, r.faster} <= live)])
+        within the target that the limit can (needs)."""
+        if len(self.forks) < self.pace.min_forks:
+            return self.pace.min_forks
+        return max([self.pace.min_forks, *(n for n in self.needs().values() if n <= self.pace.max_forks)])
+
+    def needs(self) -> dict[str, int]:
+        """Per live ratio, the forks its first stage's spread asks for (pairing.forks_needed), the
+        limit where that stage shows no spread. One that asks for more than the limit cannot be
+        within the target however many run (the interval is never narrower than Stein's: over_forks)
+        and does not drive the forks: its interval says how wide it is, the Forks line why."""
+        first, live = self.pace.min_forks, {c.label for c in self.live()}
+        return {r.label: forks_needed(self.per_fork(r)[:first], self.pace.target_error) or self.pace.max_forks
+                for r in self.asked if {r.slower, r.faster} <= live}
 
     def enough(self) -> str | None:
         """Why no more forks should run, or None."""
@@ -181,19 +187,29 @@ class _Run:
         done = len(self.forks)
         wanted = self.forks_wanted()
         if done >= wanted:
-            if done >= self.pace.max_forks:
-                return "the limit"
-            # Stein's rule: the first stage's spread asks for no more forks once its intervals are within.
-            first, ratios = self.pace.min_forks, "every ratio still measured" if self.failures else "every ratio"
-            within = f"{ratios} within ±{self.pace.target_error:.0%}"
-            if wanted <= first:
-                return f"the first {first} put {within}"
-            return f"the first {first}'s spread asked {wanted} for {within}"
+            return self._why_no_more(wanted)
         if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
         if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
             return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
         return None
+
+    def _why_no_more(self, wanted: int) -> str:
+        """Why the forks the first stage's spread asked for (Stein's rule) are all there are."""
+        needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
+        beyond = sorted(n for n in needs.values() if n > self.pace.max_forks)
+        fixed = first >= self.pace.max_forks  # --forks N --max-forks N: nothing was decided
+        if len(self.forks) >= self.pace.max_forks and (fixed or not beyond):
+            return "the limit"
+        if beyond and len(beyond) == len(needs):
+            return (f"the first {first}'s spread: no ratio can be within {target} in {self.pace.max_forks} forks "
+                    f"(they would need {_span(beyond)})")
+        within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
+        if beyond:
+            within += f" but {len(beyond)}, which would need {_span(beyond)} forks"
+        if wanted <= first:
+            return f"the first {first} put {within}"
+        return f"the first {first}'s spread asked {wanted} for {within}"
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -311,16 +327,9 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
 
 
-def paired(slower: list[dict], faster: list[dict]) -> float | None:
-    """One fork's ratio of two configurations' slices (pairing.fork_ratio), each slice without the
-    time it waited for its CPU (pairing.running_ns_per_op). Not set aside where disturbed, as the
-    rows' figures do: on a busy 2-vCPU host most 50 ms slices lose a millisecond to something, and
-    most would go."""
-    return fork_ratio([running(s) for s in slower], [running(s) for s in faster])
-
-
-def running(slice_: dict) -> float:
-    return running_ns_per_op(slice_["ns"], slice_["iterations"], slice_.get("wait_ns", 0))
+def _span(ordered: Sequence[int]) -> str:
+    """"13", or "13-50" from the first to the last."""
+    return f"{ordered[0]}" if ordered[0] == ordered[-1] else f"{ordered[0]}-{ordered[-1]}"
 
 
 __all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]

@@ -1,6 +1,7 @@
 """Ratios of slices that ran moments apart: per fork the ratio of the two sides' fast ends, each
-the lower quartile of its slices there (the statistic of the rows' own fork figures), over forks a
-Student's t interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
+the lower quartile of its undisturbed slices there (the rows' own fork statistic; where another
+process kept the measuring vCPU busy, the 5th percentile of every slice), over forks a Student's t
+interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
 host that slows for a while slows both alike and the drift stays out of the ratio; what differs
 from fork to fork (JIT decisions, memory layout) stays in it.
 
@@ -20,7 +21,14 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from jvmbridge.stats.summary import CONFIDENCE, low_quantile, paired_log_half_width, stein_half_width, t_quantile
+from jvmbridge.stats.summary import (
+    CONFIDENCE,
+    disturbed,
+    low_quantile,
+    paired_log_half_width,
+    stein_half_width,
+    t_quantile,
+)
 
 
 def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float:
@@ -30,17 +38,39 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
     return (ns - wait_ns) / iterations
 
 
-# The percentile of a side's slices in a fork that its ratio takes (fast_end).
+# The percentile of a side's slices in a fork that its ratio takes (fast_end): of its undisturbed
+# slices, and where fewer than half of a side's are, of every slice, each less its wait (BUSY_FAST_END).
 FAST_END = 25
+# Another process busy on the measuring vCPU interrupts every slice, and what a slice then pays
+# beyond its wait (caches the other process filled) varies: a low end keeps the least touched. A
+# CPU hog pinned there moved the C loop's AES-NI speedup 5% with the quartile, not with this.
+BUSY_FAST_END = 5
 
 
-def fork_ratio(top: Sequence[float], bottom: Sequence[float]) -> float | None:
-    """How many times ``top``'s ns/op is ``bottom``'s in one fork: the ratio of the two sides' fast
-    ends (fast_end: their slices' ns/op in that fork); None where a side has none. A slice of no
-    time left (one that waited as long as it ran: running_ns_per_op) says nothing of its loop and
-    is left out."""
-    top, bottom = [t for t in top if t > 0], [b for b in bottom if b > 0]
-    return fast_end(top) / fast_end(bottom) if top and bottom else None
+def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
+    """How many times ``top``'s ns/op is ``bottom``'s in one fork, from each side's slices there as
+    timed ({"ns", "iterations", "wait_ns", ...}): the ratio of their fast ends (fast_end) of the
+    slices that lost no more than stats.summary.DISTURBED_SHARE of their time to waits (the rows'
+    own statistic), or, where either side has fewer than half its slices so, of every slice, each
+    less its wait, at BUSY_FAST_END. None where a side has none. A slice of no time left (one that
+    waited as long as it ran) says nothing of its loop and is left out."""
+    over, under = _running(top), _running(bottom)
+    if not over or not under:
+        return None
+    if _calm(over) and _calm(under):
+        return fast_end([ns for ns, lost in over if not lost]) / fast_end([ns for ns, lost in under if not lost])
+    busy = 100 // BUSY_FAST_END
+    return low_quantile([ns for ns, _ in over], busy) / low_quantile([ns for ns, _ in under], busy)
+
+
+def _running(slices: Sequence[dict]) -> list[tuple[float, bool]]:
+    """Each slice's ns/op less its wait (running_ns_per_op), and whether it was disturbed."""
+    found = ((running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)), disturbed(s)) for s in slices)
+    return [(ns, lost) for ns, lost in found if ns > 0]
+
+
+def _calm(slices: list[tuple[float, bool]]) -> bool:
+    return 2 * sum(not lost for _, lost in slices) >= len(slices)
 
 
 def fast_end(values: Sequence[float]) -> float:
@@ -82,12 +112,12 @@ def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
     return Interval(value=value, low=value / math.exp(half), high=value * math.exp(half), forks=len(logs))
 
 
-def forks_for(first_stage: Sequence[float], target: float, limit: int) -> int:
+def forks_needed(first_stage: Sequence[float], target: float) -> int | None:
     """How many forks in all bring a ratio's interval within ±``target``, from the spread of the
-    fork ratios of its first stage (Stein's two-stage rule: at least as many, at most ``limit``)."""
+    fork ratios of its first stage (Stein's two-stage rule: at least as many); None with fewer than
+    two, which show no spread."""
     logs = [math.log(r) for r in first_stage]
     if len(logs) < 2:
-        return limit
+        return None
     t = t_quantile(1 - (1 - CONFIDENCE) / 2, len(logs) - 1)
-    needed = math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2)
-    return min(limit, max(len(logs), needed))
+    return max(len(logs), math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2))

@@ -126,24 +126,35 @@ def test_the_drift_the_pairing_cancels_is_large():
     assert conducted.ratios["intrinsics"].within(0.02)
 
 
-def test_fork_levels_wider_than_the_target_take_more_forks_and_stay_honest():
-    """Forks 3% apart from each other (the JIT's decisions): more forks, up to the limit, and the
-    interval says how wide it is rather than pretending."""
-    conducted = simulated(Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=6), fork_spread=0.03)
-    assert len(conducted.forks) == 6 and conducted.stopped == "the limit"
-    assert any(not interval.within(0.02) for interval in conducted.ratios.values())
+def test_fork_levels_take_the_forks_the_first_stage_asks_for_and_no_more_for_a_ratio_beyond_the_limit():
+    """Forks 1.5% apart from each other (the JIT's decisions): more forks, as many as the ratios the
+    limit can bring within ±2% ask for; one whose first stage asks for more than the limit cannot be
+    within however many run (Stein's interval), so it does not drive them: its interval says how wide
+    it is, the Forks line why."""
+    conducted = simulated(Host(random.Random(2), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.015)
+    assert 5 < len(conducted.forks) < 12
+    assert conducted.stopped == (f"the first 5's spread asked {len(conducted.forks)} for every ratio within ±2% "
+                                 "but 1, which would need 14 forks")
+    assert sum(not interval.within(0.02) for interval in conducted.ratios.values()) >= 1
+
+
+def test_where_no_ratio_can_reach_the_target_within_the_limit_the_first_stage_is_the_run():
+    conducted = simulated(Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.03)
+    assert len(conducted.forks) == 5
+    assert conducted.stopped == "the first 5's spread: no ratio can be within ±2% in 12 forks (they would need 13-50)"
+    assert not any(interval.within(0.02) for interval in conducted.ratios.values())
 
 
 def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progress_says_how_many():
     """--total-time: the runner's cap (sampling.progress.listening) allows 7 forks where the spread
-    wants 12."""
-    host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
+    wants 11."""
+    host = Host(random.Random(2), swing=0.0, step=0.0, spikes=0.0)
     seen: list[Status] = []
     with listening(lambda parts, seconds_left, ratios: None, cap=lambda done: 7):
-        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
+        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.015, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
-    assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
-    assert conducted.cut_from == 12  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
+    assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 11
+    assert conducted.cut_from == 11  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
 
 
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():
