@@ -275,7 +275,7 @@ def _notes(comparison: Comparison) -> list[str]:
     """The notes shown (at most MAX_NOTE_LINES lines without -v), then how many on sampling -v adds."""
     frame = comparison.frame
     notes = _notes_once(comparison, frame)
-    hidden = sum(not _shown(comparison, note) for row in frame.itertuples() for note in row.notes)
+    hidden = sum(not _shown(comparison, note, row) for row in frame.itertuples() for note in row.notes)
     lines = []
     if notes:
         width = max(len(rows) for rows, _ in notes)
@@ -342,14 +342,19 @@ _DETAIL = {NoteKind.NOISY, NoteKind.DISTURBED, NoteKind.IMPRECISE, NoteKind.OUT_
            NoteKind.NOT_STEADY, NoteKind.BUSY, NoteKind.ROUNDS, NoteKind.SHARED}
 
 
-def _shown(comparison: Comparison, note: dict) -> bool:
-    return comparison.verbose or NoteKind(note["kind"]) not in _DETAIL
+def _shown(comparison: Comparison, note: dict, row) -> bool:
+    kind = NoteKind(note["kind"])
+    # Interleaved, the answers are the ratios and no fork is run for a row: its forks' levels (the
+    # host's drift, mostly, which the ratios cancel) are how it was sampled, like its interval.
+    interleaved = getattr(row, "interleaved", None)
+    sampled = kind is NoteKind.LEVELS and not missing(interleaved) and bool(interleaved)
+    return comparison.verbose or not (kind in _DETAIL or sampled)
 
 
 def _notes_of(comparison: Comparison, index: int, row, every: bool = True) -> list[str]:
     """A row's notes (``every``: all of them; else those shown under the table), and what rows
     side by side say of it."""
-    texts = [note["text"] for note in row.notes if every or _shown(comparison, note)]
+    texts = [note["text"] for note in row.notes if every or _shown(comparison, note, row)]
     if index in comparison.overhead:
         texts.append(comparison.overhead[index].text)
     return texts
@@ -381,7 +386,7 @@ def _hints(comparison: Comparison, frame) -> list[str]:
     """Each hint once, naming the rows it applies to (`hyperfine` prints a warning's advice once)."""
     applies: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
-        for note in (note for note in row.notes if _shown(comparison, note)):
+        for note in (note for note in row.notes if _shown(comparison, note, row)):
             hint = NoteKind(note["kind"]).hint
             if hint and i + 1 not in applies.setdefault(hint, []):
                 applies[hint].append(i + 1)

@@ -225,6 +225,23 @@ def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_l
     assert table.count("one loop per message") == 1
 
 
+def test_a_rows_levels_are_shown_where_its_forks_were_its_own_and_counted_where_they_were_interleaved(
+        monkeypatch, tmp_path):
+    """Interleaved, the answers are ratios and no fork runs for a row: its forks' levels are how it
+    was sampled (-v shows them). A row whose own forks ran in turns says them under the table."""
+    comparison = run_one(monkeypatch, tmp_path, NotedEngine("noted", 100.0), Sampling(rounds=3, forks=2, max_forks=2))
+    levels = {"kind": NoteKind.LEVELS.value, "text": "2 levels: 99.0 ns/op in 2 forks, 103.0 in 3 forks"}
+    frame = comparison.frame.astype({"interleaved": object})
+    frame.at[0, "notes"], frame.at[1, "notes"] = [levels], [levels]
+    frame.at[0, "interleaved"], frame.at[1, "interleaved"] = True, None
+    comparison.frame = frame
+    notes = render("compare", "table", comparison).split("Notes:")[1]
+    assert "\n  2  2 levels: 99.0 ns/op" in notes and "1  2 levels" not in notes, notes
+    assert "(1 notes on how rows were sampled: -v shows them" in notes
+    comparison.verbose = True
+    assert "  1, 2  2 levels: 99.0 ns/op" in render("compare", "table", comparison)
+
+
 def test_report_lists_a_runs_rows_as_compare_printed_them_whatever_order_they_finished_in(engines, tmp_path):
     from jvmbridge.report.history import compare_runs, configuration, tidy_frame
 
