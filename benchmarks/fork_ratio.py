@@ -27,8 +27,9 @@ from jvmbridge.api import load
 from jvmbridge.comparison.ratios import paired_slices
 from jvmbridge.conductor import pairing
 from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
+from jvmbridge.results import missing
 
-CANDIDATES = (5, 10, 25, 50)  # percentiles; 50: each side's median
+CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) first; 50: each side's median
 TARGET = 0.02
 
 
@@ -47,7 +48,7 @@ class _Halved:
 def paired_rows(frame) -> list[tuple[str, object, object]]:
     """(label, slower, faster) for each speedup (acceleration off against on, one engine) and each
     JVM-against-C-loop ratio (one state) among the run's interleaved rows."""
-    rows = [row for row in frame.itertuples() if row.interleaved is True]
+    rows = [row for row in frame.itertuples() if not missing(row.interleaved) and bool(row.interleaved)]
     found = []
     for off in (r for r in rows if not r.accelerated):
         for on in rows:
@@ -62,12 +63,6 @@ def paired_rows(frame) -> list[tuple[str, object, object]]:
                 state = "on" if jvm.accelerated else "off"
                 found.append((f"JVM vs C loop, {state}, {jvm.shape}, {jvm.message_bytes} B", slower, faster))
     return found
-
-
-def forks_run(needs: list[int]) -> int:
-    """What conduct's stopping rule runs for these needs: the first stage, then the most forks a
-    ratio asks for that the limit allows."""
-    return max([MIN_FORKS, *(n for n in needs if n <= MAX_FORKS)])
 
 
 def log_sd(ratios: list[float]) -> float:
@@ -93,16 +88,16 @@ def one_run(name: str, frame) -> list[dict]:
             split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
             halves.append(math.sqrt(half))
             own.append(math.sqrt(max(0.0, half - split)))  # a level both halves of a fork share
-            wanted.append(pairing.forks_needed(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
+            wanted.append(pairing.forks_to_reach(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
             within += pairing.over_forks(per_fork, MIN_FORKS).within(TARGET)
             centre = math.exp(statistics.fmean(math.log(r) for r in per_fork))
             moved.append(centre / centres.setdefault(index, centre))
         figures.append({"run": name, "percentile": percentile, "mean_spread": statistics.fmean(spreads),
                         "widest_spread": max(spreads), "mean_half_spread": statistics.fmean(halves),
-                        "mean_fork_own": statistics.fmean(own), "forks_wanted": forks_run(wanted), "within": within,
+                        "mean_fork_own": statistics.fmean(own), "forks_run": pairing.forks_to_run(wanted, MIN_FORKS, MAX_FORKS), "within": within,
                         "against_5th": moved})
         print(f"{percentile:>10} {statistics.fmean(spreads):>7.2%} {max(spreads):>7.2%} "
-              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {forks_run(wanted):>5} {within:>6}  "
+              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {pairing.forks_to_run(wanted, MIN_FORKS, MAX_FORKS):>5} {within:>6}  "
               + " ".join(f"{m:.3f}" for m in moved))
     return figures
 
@@ -112,15 +107,19 @@ def main() -> None:
     parser.add_argument("runs", nargs="*", type=Path, help="saved runs (JSON lines); --quick makes one without")
     args = parser.parse_args()
     _common.begin(args)
+    _common.own_data_home()  # quick mode's run: the host's speed reference is not the user's to move
     if not args.runs and not args.quick:
         parser.error("saved runs are needed (or --quick)")
     chosen = pairing.FAST_END
     figures = []
-    with tempfile.TemporaryDirectory() as scratch:
-        runs = {path.name: load(path) for path in args.runs} or {
-            "a quick run": _common.quick_run(Path(scratch) / "run.jsonl", forks=3)}
-        for name, frame in runs.items():
-            figures += one_run(name, frame)
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            runs = {path.name: load(path) for path in args.runs} or {
+                "a quick run": _common.quick_run(Path(scratch) / "run.jsonl", forks=3)}
+            for name, frame in runs.items():
+                figures += one_run(name, frame)
+    finally:
+        pairing.FAST_END = chosen
     print(f"\nspread: of the forks' ratios' logs, on average over the ratios and the widest; half: from half of "
           f"each fork's cycles; fork own: of that, a level both halves share; forks: what Stein's rule asks "
           f"after {MIN_FORKS} for every ratio {MAX_FORKS} forks can bring within ±{TARGET:.0%}; within: the ratios "

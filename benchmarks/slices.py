@@ -55,7 +55,7 @@ def main() -> None:
                 per_fork[arm].setdefault(ratio.label, []).append(fork_ratio(*sides) or math.nan)
                 slower, faster = ([running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)) for s in side]
                                   for side in sides)
-                logs = [math.log(a / b) for a, b in zip(slower, faster) if a > 0 and b > 0]  # as fork_ratio leaves out
+                logs = [math.log(a / b) for a, b in zip(slower, faster) if a > 0 and b > 0]  # each cycle's own ratio
                 within[arm].setdefault(ratio.label, []).append(statistics.stdev(logs) if len(logs) > 1 else math.nan)
     figures = []
     print(f"{'arm':>12}  {'forks sd':>9} {'cycles sd':>9} {'interval':>9} {'fork s':>7}  ratio")

@@ -94,7 +94,7 @@ def _interleaved(top, bottom) -> bool:
 
 def paired_slices(top, bottom) -> list[float]:
     """Per fork both rows finished, top's ns/op over bottom's from their slices in it, as the
-    conductor's stopping rule took them (conductor.conduct.paired)."""
+    conductor's stopping rule took them (conductor.pairing.fork_ratio)."""
     found = []
     for fork in sorted(set(top.round_fork) & set(bottom.round_fork)):
         if ratio := fork_ratio(_fork_slices(top, fork), _fork_slices(bottom, fork)):

@@ -1,6 +1,7 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
 slices in a fresh random order (randomized multiple interleaved trials, Abedi & Brecht 2017, at
-slice level), forks added until every ratio asked for is within the target error.
+slice level), forks added until every ratio asked for is within the target error, or the limit;
+a ratio far out of the limit's reach does not drive them (pairing.forks_to_run).
 
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_needed, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_to_reach, forks_to_run, out_of_reach, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.progress import fork_cap
@@ -122,9 +123,10 @@ class Status:
 
 def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
             pace: Pace = Pace(), progress: Callable[[Status], None] | None = None) -> Conducted:
-    """Forks until every asked ratio is within ``pace.target_error`` (after ``min_forks``), or
-    ``max_forks``, or the time limit. A worker that fails fails its configurations, for this fork
-    and the rest; the others go on. Ctrl-C keeps the forks that finished."""
+    """Forks until every asked ratio within reach of ``pace.target_error`` is there (after
+    ``min_forks``: pairing.forks_to_run), or ``max_forks``, or the time limit. A worker that fails
+    fails its configurations, for this fork and the rest; the others go on. Ctrl-C keeps the forks
+    that finished."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
     try:
         while (why := run.enough()) is None:
@@ -165,19 +167,16 @@ class _Run:
         return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
 
     def forks_wanted(self) -> int:
-        """Forks in all: the first stage, then as many as its spread asks to bring every live ratio
-        within the target that the limit can (needs)."""
+        """Forks in all: the first stage, then as many as its spread asks for (pairing.forks_to_run)."""
         if len(self.forks) < self.pace.min_forks:
             return self.pace.min_forks
-        return max([self.pace.min_forks, *(n for n in self.needs().values() if n <= self.pace.max_forks)])
+        return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio, the forks its first stage's spread asks for (pairing.forks_needed), the
-        limit where that stage shows no spread. One that asks for more than the limit cannot be
-        within the target however many run (the interval is never narrower than Stein's: over_forks)
-        and does not drive the forks: its interval says how wide it is, the Forks line why."""
+        """Per live ratio, the forks its first stage's spread asks for (pairing.forks_to_reach), the
+        limit where that stage shows no spread."""
         first, live = self.pace.min_forks, {c.label for c in self.live()}
-        return {r.label: forks_needed(self.per_fork(r)[:first], self.pace.target_error) or self.pace.max_forks
+        return {r.label: forks_to_reach(self.per_fork(r)[:first], self.pace.target_error) or self.pace.max_forks
                 for r in self.asked if {r.slower, r.faster} <= live}
 
     def enough(self) -> str | None:
@@ -197,13 +196,12 @@ class _Run:
     def _why_no_more(self, wanted: int) -> str:
         """Why the forks the first stage's spread asked for (Stein's rule) are all there are."""
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
-        beyond = sorted(n for n in needs.values() if n > self.pace.max_forks)
-        fixed = first >= self.pace.max_forks  # --forks N --max-forks N: nothing was decided
-        if len(self.forks) >= self.pace.max_forks and (fixed or not beyond):
+        beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
+        if len(self.forks) >= self.pace.max_forks:
             return "the limit"
         if beyond and len(beyond) == len(needs):
-            return (f"the first {first}'s spread: no ratio can be within {target} in {self.pace.max_forks} forks "
-                    f"(they would need {_span(beyond)})")
+            return (f"the first {first}'s spread: no ratio is within reach of {target} in {self.pace.max_forks} "
+                    f"forks (they would need {_span(beyond)})")
         within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
         if beyond:
             within += f" but {len(beyond)}, which would need {_span(beyond)} forks"

@@ -1,24 +1,25 @@
 """Ratios of slices that ran moments apart: per fork the ratio of the two sides' fast ends, each
-the lower quartile of its undisturbed slices there (the rows' own fork statistic; where another
-process kept the measuring vCPU busy, the 5th percentile of every slice), over forks a Student's t
-interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
+the lower quartile of its undisturbed slices there (as the rows' fork figures take their rounds';
+where the measuring vCPU was kept busy, the 5th percentile of every slice), over forks a Student's
+t interval of their logs. Both sides' slices ran interleaved in the same cycles, so a
 host that slows for a while slows both alike and the drift stays out of the ratio; what differs
 from fork to fork (JIT decisions, memory layout) stays in it.
 
 Why a low percentile and not each cycle's own ratio: on this kind of host what slows a slice is
 mostly unseen (the hypervisor's other guests) and only ever slows it. A cycle's ratio carries that
-noise from both its slices; each side's fast end leaves it out. Which percentile: four default
+noise from both its slices; each side's fast end leaves it out. Which percentile: twelve default
 runs and a size sweep here on 2026-12-05 (benchmarks/fork_ratio.py, the same slices each way) put
-the forks' ratios' spread at 0.70-1.48% on average with the lower quartile, 0.63-1.64% with the
-10th percentile, 0.92-1.88% with the 5th (chosen on 2026-12-04, when every JVM ran on the measured
-vCPU) and up to 6.1% with the median (a JIT still compiling slows half of a fork's slices). At the
-noisy hour, twice the cycles narrowed the quartile's spread by a quarter, the 5th's by a tenth.
+the forks' ratios' spread at 0.45-1.51% on average with the lower quartile, 0.63-1.64% with the
+10th percentile, 0.84-1.88% with the 5th (chosen on 2026-12-04, when every JVM ran on the measured
+vCPU; besides, a run with one fork at a JIT level of its own: 2.30%, 2.59%, 3.00%) and up to 6.1%
+with the median (a JIT still compiling slows half of a fork's slices). At the noisy hour, twice the
+cycles narrowed the quartile's spread by a quarter, the 5th's by a tenth.
 """
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from jvmbridge.stats.summary import (
@@ -41,18 +42,19 @@ def running_ns_per_op(ns: float, iterations: int, wait_ns: float = 0.0) -> float
 # The percentile of a side's slices in a fork that its ratio takes (fast_end): of its undisturbed
 # slices, and where fewer than half of a side's are, of every slice, each less its wait (BUSY_FAST_END).
 FAST_END = 25
-# Another process busy on the measuring vCPU interrupts every slice, and what a slice then pays
-# beyond its wait (caches the other process filled) varies: a low end keeps the least touched. A
-# CPU hog pinned there moved the C loop's AES-NI speedup 5% with the quartile, not with this.
+# Another process busy on the measuring vCPU (or the host's steal, which stats.summary.disturbed
+# counts too) interrupts every slice, and what a slice then pays beyond its wait (caches the other
+# filled) varies: a low end keeps the least touched. A CPU hog pinned there put the C loop's AES-NI
+# speedup 11% above a calm run's with the quartile, 4.7% above this on the same slices.
 BUSY_FAST_END = 5
 
 
 def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
     """How many times ``top``'s ns/op is ``bottom``'s in one fork, from each side's slices there as
     timed ({"ns", "iterations", "wait_ns", ...}): the ratio of their fast ends (fast_end) of the
-    slices that lost no more than stats.summary.DISTURBED_SHARE of their time to waits (the rows'
-    own statistic), or, where either side has fewer than half its slices so, of every slice, each
-    less its wait, at BUSY_FAST_END. None where a side has none. A slice of no time left (one that
+    slices that lost no more than stats.summary.DISTURBED_SHARE of their time to waits or steal (as
+    the rows set rounds aside), or, where either side has fewer than half its slices so, of every
+    slice, each less its wait, at BUSY_FAST_END. None where a side has none. A slice of no time left (one that
     waited as long as it ran) says nothing of its loop and is left out."""
     over, under = _running(top), _running(bottom)
     if not over or not under:
@@ -102,7 +104,7 @@ class Interval:
 def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
     """The ratio over ``fork_ratios`` (each one fork's fork_ratio, in run order), with its interval:
     Student's t of their logs, and where the first ``first_stage`` of them decided how many to run
-    (forks_for), never narrower than Stein's interval from those: a stopping rule that stops when
+    (forks_to_reach), never narrower than Stein's interval from those: a stopping rule that stops when
     the spread happens to look small would otherwise cover the true ratio less often than it says."""
     logs = [math.log(r) for r in fork_ratios]
     value = math.exp(statistics.fmean(logs))
@@ -112,7 +114,7 @@ def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
     return Interval(value=value, low=value / math.exp(half), high=value * math.exp(half), forks=len(logs))
 
 
-def forks_needed(first_stage: Sequence[float], target: float) -> int | None:
+def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
     """How many forks in all bring a ratio's interval within ±``target``, from the spread of the
     fork ratios of its first stage (Stein's two-stage rule: at least as many); None with fewer than
     two, which show no spread."""
@@ -121,3 +123,21 @@ def forks_needed(first_stage: Sequence[float], target: float) -> int | None:
         return None
     t = t_quantile(1 - (1 - CONFIDENCE) / 2, len(logs) - 1)
     return max(len(logs), math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2))
+
+
+# A ratio that needs more than this many times the limit's forks would still be more than twice
+# the target wide at the limit (the half-width goes as 1/sqrt(forks), never narrower than Stein's:
+# over_forks): out of reach, it does not drive the forks. One fork's JIT level asked 196-214 forks
+# of a 12-fork limit (benchmarks/README.md, fork_ratio.py); a noisy hour's ratios 13-18, which the
+# limit brings to ±2.1-2.4%.
+OUT_OF_REACH = 4
+
+
+def forks_to_run(needs: Iterable[int], first_stage: int, limit: int) -> int:
+    """The forks a run makes for its ratios' ``needs`` (forks_to_reach each): the first stage, then
+    as many as the ratios within reach ask for (out_of_reach), at most ``limit``."""
+    return max([first_stage, *(min(n, limit) for n in needs if not out_of_reach(n, limit))])
+
+
+def out_of_reach(need: int, limit: int) -> bool:
+    return need > OUT_OF_REACH * limit

@@ -53,11 +53,13 @@ class Host:
 
 
 class FakeWorker:
-    def __init__(self, host: Host, configurations: list[str], fork_spread: float = 0.007, fail_at: int | None = None):
+    def __init__(self, host: Host, configurations: list[str], fork_spread: float = 0.007, fail_at: int | None = None,
+                 own_spread: dict[str, float] | None = None):
         self.host = host
         host.now += START_SECONDS / 4  # one of a fork's four workers, whose start-ups overlap
         # Each fork settles at a level of its own (JIT decisions, memory layout): Kalibera & Jones.
-        self.ns = [TRUE_NS[c] * math.exp(host.rng.gauss(0, fork_spread)) for c in configurations]
+        spread = {c: (own_spread or {}).get(c, fork_spread) for c in configurations}
+        self.ns = [TRUE_NS[c] * math.exp(host.rng.gauss(0, spread[c])) for c in configurations]
         self.slices, self.fail_at = 0, fail_at
 
     def ready(self) -> dict:
@@ -85,10 +87,12 @@ class FakeWorker:
 
 
 def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, fork_spread: float = 0.007,
-              progress=None):
+              progress=None, own_spread: dict[str, float] | None = None):
+    """A run on ``host``; ``own_spread``: a configuration's forks' spread where it is not ``fork_spread``."""
     groups = {"jvm on": ["jvm on"], "jvm off": ["jvm off"], "c": ["c on", "c off"], "yardstick": ["yardstick"]}
     workers = {key: WorkerSpec(lambda parts=parts, key=key: FakeWorker(host, parts, fork_spread,
-                                                                       fail_at=fail_at if key == "jvm off" else None),
+                                                                       fail_at=fail_at if key == "jvm off" else None,
+                                                                       own_spread=own_spread),
                                1.0 if key.startswith("jvm") else 0.25, 15.0)  # as engines.jvm and engines.native
                for key, parts in groups.items()}
     configurations = [Configuration(label, key, part) for key, parts in groups.items() for part, label in enumerate(parts)]
@@ -126,35 +130,42 @@ def test_the_drift_the_pairing_cancels_is_large():
     assert conducted.ratios["intrinsics"].within(0.02)
 
 
-def test_fork_levels_take_the_forks_the_first_stage_asks_for_and_no_more_for_a_ratio_beyond_the_limit():
-    """Forks 1.5% apart from each other (the JIT's decisions): more forks, as many as the ratios the
-    limit can bring within ±2% ask for; one whose first stage asks for more than the limit cannot be
-    within however many run (Stein's interval), so it does not drive them: its interval says how wide
-    it is, the Forks line why."""
-    conducted = simulated(Host(random.Random(2), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.015)
-    assert 5 < len(conducted.forks) < 12
-    assert conducted.stopped == (f"the first 5's spread asked {len(conducted.forks)} for every ratio within ±2% "
-                                 "but 1, which would need 14 forks")
-    assert sum(not interval.within(0.02) for interval in conducted.ratios.values()) >= 1
+def test_fork_levels_wider_than_the_target_take_more_forks_and_stay_honest():
+    """Forks 3% apart from each other (the JIT's decisions): more forks, up to the limit, and the
+    interval says how wide it is rather than pretending."""
+    conducted = simulated(Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=6), fork_spread=0.03)
+    assert len(conducted.forks) == 6 and conducted.stopped == "the limit"
+    assert any(not interval.within(0.02) for interval in conducted.ratios.values())
 
 
-def test_where_no_ratio_can_reach_the_target_within_the_limit_the_first_stage_is_the_run():
-    conducted = simulated(Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.03)
+def test_a_ratio_far_out_of_the_limits_reach_does_not_drive_the_forks():
+    """One configuration whose forks settle 10% apart (a JIT level of a fork's own): the ratios it
+    is in would need more than four times the limit's forks, which would leave them wider than
+    twice the target still; the others decide, and the Forks line says why those were left."""
+    conducted = simulated(Host(random.Random(1), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12),
+                          own_spread={"jvm on": 0.1})
     assert len(conducted.forks) == 5
-    assert conducted.stopped == "the first 5's spread: no ratio can be within ±2% in 12 forks (they would need 13-50)"
-    assert not any(interval.within(0.02) for interval in conducted.ratios.values())
+    assert conducted.stopped == "the first 5 put every ratio within ±2% but 2, which would need 158-161 forks"
+    assert {label for label, interval in conducted.ratios.items() if not interval.within(0.02)} == {
+        "intrinsics", "JVM vs C, on"}
+
+
+def test_where_no_ratio_is_within_reach_of_the_target_the_first_stage_is_the_run():
+    conducted = simulated(Host(random.Random(0), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.08)
+    assert len(conducted.forks) == 5
+    assert conducted.stopped == "the first 5's spread: no ratio is within reach of ±2% in 12 forks (they would need 160-931)"
 
 
 def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progress_says_how_many():
     """--total-time: the runner's cap (sampling.progress.listening) allows 7 forks where the spread
-    wants 11."""
-    host = Host(random.Random(2), swing=0.0, step=0.0, spikes=0.0)
+    wants 12."""
+    host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
     seen: list[Status] = []
     with listening(lambda parts, seconds_left, ratios: None, cap=lambda done: 7):
-        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.015, progress=seen.append)
+        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
-    assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 11
-    assert conducted.cut_from == 11  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
+    assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
+    assert conducted.cut_from == 12  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
 
 
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():
