@@ -27,7 +27,7 @@ from jvmbridge.api import load
 from jvmbridge.comparison.ratios import paired_slices
 from jvmbridge.conductor import pairing
 from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
-from jvmbridge.results import missing
+from jvmbridge.results import ran_interleaved
 
 CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) first; 50: each side's median
 TARGET = 0.02
@@ -48,7 +48,7 @@ class _Halved:
 def paired_rows(frame) -> list[tuple[str, object, object]]:
     """(label, slower, faster) for each speedup (acceleration off against on, one engine) and each
     JVM-against-C-loop ratio (one state) among the run's interleaved rows."""
-    rows = [row for row in frame.itertuples() if not missing(row.interleaved) and bool(row.interleaved)]
+    rows = [row for row in frame.itertuples() if ran_interleaved(row)]
     found = []
     for off in (r for r in rows if not r.accelerated):
         for on in rows:

@@ -322,6 +322,13 @@ def missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def ran_interleaved(row) -> bool:
+    """Whether a frame's row (pandas row or itertuples() tuple) is of an interleaved job's slices;
+    False for rows saved before the conductor, which lack the column."""
+    flag = getattr(row, "interleaved", None)
+    return not missing(flag) and bool(flag)
+
+
 # Said once in the header; what "undisturbed" means and how the interval is made: the JSON's units.
 STATISTIC = f"the mean of each fork's {FORK_STATISTIC} of undisturbed rounds"
 # The same statistic as earlier 0.3.0 builds worded it, saved with their runs: `report` must not

@@ -14,7 +14,7 @@ import pandas as pd
 
 from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import ENGINES, by_label, name_of
-from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, wrong_bytes
+from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
 from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, paired_log_half_width
 
 
@@ -88,8 +88,7 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) 
 
 
 def _interleaved(top, bottom) -> bool:
-    return all(not missing(getattr(row, "interleaved", None)) and bool(row.interleaved) for row in (top, bottom)) \
-        and top.in_turns == bottom.in_turns
+    return ran_interleaved(top) and ran_interleaved(bottom) and top.in_turns == bottom.in_turns
 
 
 def paired_slices(top, bottom) -> list[float]:

@@ -12,7 +12,7 @@ from jvmbridge.host.cpu import features_text
 from jvmbridge.host.machine import load_text
 from jvmbridge.render import jmh
 from jvmbridge.render.text import as_json, as_lines, csv_of_frame, fitted, markdown
-from jvmbridge.results import NoteKind, missing, rounds_per_fork
+from jvmbridge.results import NoteKind, missing, ran_interleaved, rounds_per_fork
 from jvmbridge.saved.schema import SCHEMA_VERSION, row_record
 from jvmbridge.stats.summary import CONFIDENCE, DISTURBED_SHARE, FEW_FORKS
 
@@ -346,8 +346,7 @@ def _shown(comparison: Comparison, note: dict, row) -> bool:
     kind = NoteKind(note["kind"])
     # Interleaved, the answers are the ratios and no fork is run for a row: its forks' levels (the
     # host's drift, mostly, which the ratios cancel) are how it was sampled, like its interval.
-    interleaved = getattr(row, "interleaved", None)
-    sampled = kind is NoteKind.LEVELS and not missing(interleaved) and bool(interleaved)
+    sampled = kind is NoteKind.LEVELS and ran_interleaved(row)
     return comparison.verbose or not (kind in _DETAIL or sampled)
 
 
