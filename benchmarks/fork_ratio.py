@@ -28,6 +28,7 @@ from jvmbridge.comparison.ratios import paired_slices
 from jvmbridge.conductor import pairing
 from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
 from jvmbridge.results import ran_interleaved
+from jvmbridge.sampling.policy import forks_to_reach, forks_to_run
 
 CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) first; 50: each side's median
 TARGET = 0.02
@@ -88,16 +89,17 @@ def one_run(name: str, frame) -> list[dict]:
             split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
             halves.append(math.sqrt(half))
             own.append(math.sqrt(max(0.0, half - split)))  # a level both halves of a fork share
-            wanted.append(pairing.forks_to_reach(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
+            wanted.append(forks_to_reach(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
             within += pairing.over_forks(per_fork, MIN_FORKS).within(TARGET)
             centre = math.exp(statistics.fmean(math.log(r) for r in per_fork))
             moved.append(centre / centres.setdefault(index, centre))
+        forks_run = forks_to_run(wanted, MIN_FORKS, MAX_FORKS)
         figures.append({"run": name, "percentile": percentile, "mean_spread": statistics.fmean(spreads),
                         "widest_spread": max(spreads), "mean_half_spread": statistics.fmean(halves),
-                        "mean_fork_own": statistics.fmean(own), "forks_run": pairing.forks_to_run(wanted, MIN_FORKS, MAX_FORKS), "within": within,
+                        "mean_fork_own": statistics.fmean(own), "forks_run": forks_run, "within": within,
                         "against_5th": moved})
         print(f"{percentile:>10} {statistics.fmean(spreads):>7.2%} {max(spreads):>7.2%} "
-              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {pairing.forks_to_run(wanted, MIN_FORKS, MAX_FORKS):>5} {within:>6}  "
+              f"{statistics.fmean(halves):>7.2%} {statistics.fmean(own):>8.2%} {forks_run:>5} {within:>6}  "
               + " ".join(f"{m:.3f}" for m in moved))
     return figures
 

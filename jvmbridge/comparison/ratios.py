@@ -15,7 +15,7 @@ import pandas as pd
 from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import ENGINES, by_label, name_of
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
-from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, paired_log_half_width
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS
 
 
 class RatioKind(Enum):
@@ -63,28 +63,24 @@ class Ratio:
 
 
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) -> Ratio:
-    """How many times faster the row ``faster`` runs than ``slower``: the ratio of their figures
-    (stats: the fork as the unit). Its interval: where the two are rows of ``one_run`` whose forks
-    ran in turns, from at least FEW_FORKS pairs of forks of one turn (stats.summary.paired_log_half_width);
-    else from the two figures' intervals (quotient).
+    """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
+    ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
+    of the pairs' ratios, its interval over them): forks whose slices ran interleaved (at least 2),
+    or forks run in turns (at least FEW_FORKS pairs of one turn each). Else the ratio of their
+    figures, its interval from the two figures' intervals (quotient).
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
-    if one_run and _interleaved(slower, faster):
-        pairs = paired_slices(slower, faster)
-        if len(pairs) >= 2:
-            interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
-            return Ratio(kind=kind, label=label, value=interval.value, low=interval.low, high=interval.high,
-                         significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=True)
-    pairs = paired_forks(slower, faster) if one_run else []
-    if len(pairs) < FEW_FORKS:
+    interleaved = one_run and _interleaved(slower, faster)
+    pairs = (paired_slices(slower, faster) if interleaved else paired_forks(slower, faster)) if one_run else []
+    if len(pairs) < (2 if interleaved else FEW_FORKS):
         value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
-    value, spread = float(slower.ns_per_op / faster.ns_per_op), math.exp(paired_log_half_width(pairs))
-    return Ratio(kind=kind, label=label, value=value, low=value / spread, high=value * spread,
-                 significant=not value / spread <= 1 <= value * spread, turns=len(pairs))
+    interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
+    return Ratio(kind=kind, label=label, value=interval.value, low=interval.low, high=interval.high,
+                 significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=interleaved)
 
 
 def _interleaved(top, bottom) -> bool:

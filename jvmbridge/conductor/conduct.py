@@ -1,7 +1,7 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
 slices in a fresh random order (randomized multiple interleaved trials, Abedi & Brecht 2017, at
 slice level), forks added until every ratio asked for is within the target error, or the limit;
-a ratio far out of the limit's reach does not drive them (pairing.forks_to_run).
+a ratio far out of the limit's reach does not drive them (sampling.policy.forks_to_run).
 
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, forks_to_reach, forks_to_run, out_of_reach, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
+from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
@@ -124,7 +125,7 @@ class Status:
 def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
             pace: Pace = Pace(), progress: Callable[[Status], None] | None = None) -> Conducted:
     """Forks until every asked ratio within reach of ``pace.target_error`` is there (after
-    ``min_forks``: pairing.forks_to_run), or ``max_forks``, or the time limit. A worker that fails
+    ``min_forks``: sampling.policy.forks_to_run), or ``max_forks``, or the time limit. A worker that fails
     fails its configurations, for this fork and the rest; the others go on. Ctrl-C keeps the forks
     that finished."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
@@ -167,13 +168,13 @@ class _Run:
         return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
 
     def forks_wanted(self) -> int:
-        """Forks in all: the first stage, then as many as its spread asks for (pairing.forks_to_run)."""
+        """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run)."""
         if len(self.forks) < self.pace.min_forks:
             return self.pace.min_forks
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio, the forks its first stage's spread asks for (pairing.forks_to_reach), the
+        """Per live ratio, the forks its first stage's spread asks for (sampling.policy.forks_to_reach), the
         limit where that stage shows no spread."""
         first, live = self.pace.min_forks, {c.label for c in self.live()}
         return {r.label: forks_to_reach(self.per_fork(r)[:first], self.pace.target_error) or self.pace.max_forks

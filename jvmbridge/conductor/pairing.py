@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jvmbridge.stats.summary import (
@@ -28,7 +28,6 @@ from jvmbridge.stats.summary import (
     low_quantile,
     paired_log_half_width,
     stein_half_width,
-    t_quantile,
 )
 
 
@@ -112,32 +111,3 @@ def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
     if 1 < first_stage < len(logs):
         half = max(half, stein_half_width(logs[:first_stage], len(logs)))
     return Interval(value=value, low=value / math.exp(half), high=value * math.exp(half), forks=len(logs))
-
-
-def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
-    """How many forks in all bring a ratio's interval within ±``target``, from the spread of the
-    fork ratios of its first stage (Stein's two-stage rule: at least as many); None with fewer than
-    two, which show no spread."""
-    logs = [math.log(r) for r in first_stage]
-    if len(logs) < 2:
-        return None
-    t = t_quantile(1 - (1 - CONFIDENCE) / 2, len(logs) - 1)
-    return max(len(logs), math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2))
-
-
-# A ratio that needs more than this many times the limit's forks would still be more than twice
-# the target wide at the limit (the half-width goes as 1/sqrt(forks), never narrower than Stein's:
-# over_forks): out of reach, it does not drive the forks. One fork's JIT level asked 196-214 forks
-# of a 12-fork limit (benchmarks/README.md, fork_ratio.py); a noisy hour's ratios 13-18, which the
-# limit brings to ±2.1-2.4%.
-OUT_OF_REACH = 4
-
-
-def forks_to_run(needs: Iterable[int], first_stage: int, limit: int) -> int:
-    """The forks a run makes for its ratios' ``needs`` (forks_to_reach each): the first stage, then
-    as many as the ratios within reach ask for (out_of_reach), at most ``limit``."""
-    return max([first_stage, *(min(n, limit) for n in needs if not out_of_reach(n, limit))])
-
-
-def out_of_reach(need: int, limit: int) -> bool:
-    return need > OUT_OF_REACH * limit

@@ -1,16 +1,19 @@
 """How many and how long, in one place: a workload's rounds per fork, the forks it runs and when
 they stop (Sampling: a first stage, then as many as Stein's procedure says the target takes, up to
-the limit), which parts of an engine's fork loop want another fork (forks_wanted, asked before
-every fork), and how a run's time limit shares its seconds among the jobs (TimeLimit)."""
+the limit; for the sides of ratios, as many as the ratios take: forks_to_run), which parts of an
+engine's fork loop want another fork (forks_wanted, asked before every fork), and how a run's time
+limit shares its seconds among the jobs (TimeLimit)."""
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 
 from jvmbridge.sampling.progress import Forecast, PartSoFar, current_listener, fork_cap
-from jvmbridge.stats.summary import CONFIDENCE, forks_needed, summarize
+from jvmbridge.stats.summary import CONFIDENCE, forks_needed, summarize, t_quantile
 
 # 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
 MAX_ITERATIONS = 10**12
@@ -103,7 +106,7 @@ class Sampling:
         parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
         forks = (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
                  f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
-                 "or levels")
+                 "for each ratio of settings in turns (a row alone: its own, or levels)")
         if self.iterations is None:
             chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
             return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
@@ -122,24 +125,57 @@ class Sampling:
         return {**asdict(self), "rounds": self.rounds_asked, "budget": self.budget()}
 
 
+def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
+    """How many forks in all bring a ratio's interval within ±``target``, from the spread of the
+    fork ratios of its first stage (Stein's two-stage rule: at least as many); None with fewer than
+    two, which show no spread."""
+    logs = [math.log(r) for r in first_stage]
+    if len(logs) < 2:
+        return None
+    t = t_quantile(1 - (1 - CONFIDENCE) / 2, len(logs) - 1)
+    return max(len(logs), math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2))
+
+
+# A ratio that needs more than this many times the limit's forks would still be more than twice
+# the target wide at the limit (the half-width goes as 1/sqrt(forks), never narrower than Stein's:
+# conductor.pairing.over_forks): out of reach, it does not drive the forks. One fork's JIT level
+# asked 196-214 forks of a 12-fork limit (benchmarks/README.md, fork_ratio.py); a noisy hour's
+# ratios 13-18, which the limit brings to ±2.1-2.4%.
+OUT_OF_REACH = 4
+
+
+def forks_to_run(needs: Iterable[int], first_stage: int, limit: int) -> int:
+    """The forks a run makes for its ratios' ``needs`` (forks_to_reach each): the first stage, then
+    as many as the ratios within reach ask for (out_of_reach), at most ``limit``."""
+    return max([first_stage, *(min(n, limit) for n in needs if not out_of_reach(n, limit))])
+
+
+def out_of_reach(need: int, limit: int) -> bool:
+    return need > OUT_OF_REACH * limit
+
+
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
                  warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
                  together: Sequence[int] = ()) -> list[bool]:
     """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
     their warm-ups where recorded, whether it will get no more because it failed) whether it wants
     another (Sampling.forks_planned, decided once), and where each stands told to the runner.
-    ``together``: per part a group; the parts of a group that have not failed run as many forks as
-    the one of them that plans the most (the two sides of a ratio run in turns, pair by pair). A
-    runner's time limit (progress.listening's ``cap``) may stop them sooner; PartSoFar.wanted says so."""
-    planned = [len(done) if index < len(stopped) and stopped[index]
-               else sampling.forks_planned(done, warmups[index] if warmups is not None else None)
-               for index, (sampling, done) in enumerate(zip(samplings, forks))]
-    if together:
-        most: dict[int, int] = {}
-        for group, wanted in zip(together, planned):
-            most[group] = max(most.get(group, 0), wanted)
-        planned = [wanted if index < len(stopped) and stopped[index] else most[group]
-                   for index, (group, wanted) in enumerate(zip(together, planned))]
+    ``together``: per part a group, the sides of ratios run in turns, pair by pair: the parts of a
+    group that have not failed run as many forks as the ratios between them take (paired_plan),
+    not as their rows would. A runner's time limit (progress.listening's ``cap``) may stop them
+    sooner; PartSoFar.wanted says so."""
+    warmups = warmups if warmups is not None else [None] * len(forks)
+    live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
+    planned = [sampling.forks_planned(done, own) if alive else len(done)
+               for sampling, done, own, alive in zip(samplings, forks, warmups, live)]
+    groups: dict[int, list[int]] = {}
+    for index, group in enumerate(together):
+        if live[index]:
+            groups.setdefault(group, []).append(index)
+    for sides in groups.values():
+        if len(sides) > 1:
+            wanted = paired_plan([samplings[i] for i in sides], [forks[i] for i in sides], [warmups[i] for i in sides])
+            planned = [wanted if index in sides else count for index, count in enumerate(planned)]
     by_rule = planned
     cap = fork_cap()
     if cap is not None:
@@ -149,7 +185,7 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
     if listener is not None:
         parts = []
         for index, (sampling, done) in enumerate(zip(samplings, forks)):
-            summary = summarize(done, sampling.first_stage, warmups[index] if warmups is not None else None) if done else None
+            summary = summarize(done, sampling.first_stage, warmups[index]) if done else None
             # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
             error = summary.relative_error if summary and not summary.few_forks else math.inf
             parts.append(PartSoFar(forks=len(done), planned=planned[index],
@@ -157,6 +193,25 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
                                    wanted=by_rule[index] if by_rule[index] > planned[index] else None))
         listener(parts, None, None)
     return [len(done) < wanted for done, wanted in zip(forks, planned)]
+
+
+def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
+                warmups: Sequence[list[list[float]] | None]) -> int:
+    """How many forks the sides of ratios (run in turns, pair by pair) run: their first stage, then
+    as many as the ratio between each two of them takes (forks_to_run), each fork's ratio the ratio
+    of the two forks' figures (stats.summary.fork_summary), as comparison.ratios pairs them by turn.
+    A side whose child died on another part before reaching this one misses that turn; pairing by
+    position then pairs turns apart, which only widens the spread the rule sees."""
+    first = max(sampling.first_stage for sampling in samplings)
+    limit = max(sampling.fork_limit for sampling in samplings)
+    if min(len(done) for done in forks) < first:
+        return first
+    figures = [[summarize([rounds], warmups=[own[k]] if own is not None else None).figure_ns
+                for k, rounds in enumerate(done[:first])] for done, own in zip(forks, warmups)]
+    target = min(sampling.target_error for sampling in samplings)
+    needs = (forks_to_reach([a / b for a, b in zip(top, bottom)], target) or limit
+             for top, bottom in itertools.combinations(figures, 2))
+    return forks_to_run(needs, first, limit)
 
 
 class TimeLimit:

@@ -112,7 +112,7 @@ def test_a_speedup_of_settings_in_turns_is_drawn_with_its_paired_interval_only_i
         return {"message_bytes": 16, "colour_key": "C loop", "run": "nightly", "shape": "message",
                 "accelerated": accelerated, "ns_per_op": sum(fork_ns) / len(fork_ns), "ns_per_op_error": 30.0,
                 "fork_ns_per_op": fork_ns, "fork_turns": [0, 1, 2, 3], "in_turns": "C loop, AES-NI on and off in turns",
-                "run_id": run_id, "ciphertext_ok": True}
+                "run_id": run_id, "ciphertext_ok": True, "first_stage": 0}
 
     on, off = row(True, [100, 110, 100, 110], "a"), row(False, [250, 275, 250, 275], "a")
     [paired] = _speedups(pd.DataFrame([on, off]))

@@ -41,15 +41,26 @@ WORKER = """
 """
 
 
-def test_two_arms_run_in_turns_and_as_many_forks_as_the_one_that_wants_most(tmp_path):
+def _two_arms(tmp_path, spread: float, shared_spread: float) -> list:
+    """run_forks of two arms of parts a and b, one at 100 ns/op and one at 300, every other fork of
+    both slower by ``shared_spread`` (a host slower for the turn) and of the second by ``spread`` more."""
     (tmp_path / "level_worker.py").write_text(textwrap.dedent(WORKER))
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
     sampling = Sampling(rounds=2, forks=2, max_forks=6)
     parts = [{"name": "a"}, {"name": "b"}]
-    steady = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "100", "SPREAD": "0", "FORKS": str(tmp_path / "steady")})
-    spread = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "300", "SPREAD": "0.5", "FORKS": str(tmp_path / "spread")})
-    measured = run_forks("level_worker", [steady, spread])
-    assert [len(forks.finished) for forks in measured] == [6] * 4  # the steady arm alone would stop at 2
+    level = 1 + shared_spread
+    steady = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "100", "SPREAD": f"{shared_spread}",
+                                                 "FORKS": str(tmp_path / "steady")})
+    moving = Arm({}, parts, [sampling] * 2, env={**env, "LEVEL": "300", "SPREAD": f"{level * (1 + spread) - 1}",
+                                                 "FORKS": str(tmp_path / "moving")})
+    return run_forks("level_worker", [steady, moving])
+
+
+def test_two_arms_run_in_turns_as_many_forks_as_their_ratios_take(tmp_path):
+    # The ratios move 1% from turn to turn: Stein's rule asks 21 forks (within reach of the limit),
+    # where the steady arm's rows alone would stop at its first stage, 2.
+    measured = _two_arms(tmp_path, spread=0.01, shared_spread=0.0)
+    assert [len(forks.finished) for forks in measured] == [6] * 4
     assert {tuple(fork_turns(forks.finished)) for forks in measured} == {tuple(range(6))}
     starts = [[outcome.answer["started"] for outcome in forks.finished] for forks in measured]
     steady_first = [a < b for a, b in zip(starts[0], starts[2])]
@@ -57,9 +68,17 @@ def test_two_arms_run_in_turns_and_as_many_forks_as_the_one_that_wants_most(tmp_
     assert all(a == b for a, b in zip(starts[0], starts[1]))  # one child a turn measures an arm's every part
 
 
+def test_rows_that_move_together_stop_at_the_first_stage_of_their_ratio(tmp_path):
+    # Every row 30% slower every other turn (the old rule, row by row, ran the limit, 6); their
+    # ratios do not move.
+    measured = _two_arms(tmp_path, spread=0.0, shared_spread=0.3)
+    assert [len(forks.finished) for forks in measured] == [2] * 4
+
+
 def _row(fork_ns: list[float]) -> SimpleNamespace:
     return SimpleNamespace(ns_per_op=statistics.fmean(fork_ns), ns_per_op_error=half_width(statistics.stdev(fork_ns), len(fork_ns)),
-                           fork_ns_per_op=fork_ns, fork_turns=list(range(len(fork_ns))), in_turns="job", ciphertext_ok=True)
+                           fork_ns_per_op=fork_ns, fork_turns=list(range(len(fork_ns))), in_turns="job", ciphertext_ok=True,
+                           first_stage=0)
 
 
 @pytest.mark.parametrize("drift", [0.0, 0.08])
