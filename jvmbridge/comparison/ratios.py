@@ -28,9 +28,9 @@ class RatioKind(Enum):
 class Ratio:
     kind: RatioKind
     label: str
-    value: float  # how many times faster `faster` is than `slower`, from the rows' figures
-    low: float  # the ratio's CONFIDENCE interval: from the two rows' forks pair by pair where they ran
-    high: float  # in turns (``turns``), else from the two figures' intervals in quadrature (quotient)
+    value: float  # how many times faster `faster` is than `slower`: over their pairs where they ran
+    low: float  # paired (``turns`` of them: speedup), else of the rows' figures; the CONFIDENCE
+    high: float  # interval over the pairs, else from the two figures' intervals in quadrature (quotient)
     significant: bool  # False when the interval holds 1
     turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
     interleaved: bool = False  # from slices that ran cycle by cycle in those forks (conductor.pairing)

@@ -196,10 +196,12 @@ class _Run:
 
     def _why_no_more(self, wanted: int) -> str:
         """Why the forks the first stage's spread asked for (Stein's rule) are all there are."""
-        needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
-        beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
         if len(self.forks) >= self.pace.max_forks:
             return "the limit"
+        needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
+        if not needs:
+            return "no ratio left to measure (a side of each failed)"
+        beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
         if beyond and len(beyond) == len(needs):
             return (f"the first {first}'s spread: no ratio is within reach of {target} in {self.pace.max_forks} "
                     f"forks (they would need {_span(beyond)})")

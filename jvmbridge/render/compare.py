@@ -113,7 +113,8 @@ def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
     (``above``), those listed under this heading (``below``), or both."""
     kinds = []  # "paired slices": the header's Ratios line says how
     if any(r.turns and not r.interleaved for r in ratios):
-        kinds.append("\"paired, N turns\": the ratio of the figures, its interval from the rows' forks turn by turn")
+        kinds.append("\"paired, N turns\": the geometric mean of the rows' forks' ratios turn by turn, its interval "
+                     "over them")
     if any(not r.turns for r in ratios):
         kinds.append(f"{'else ' if kinds else ''}the ratio of the figures, its interval from their {levels} intervals "
                      "in quadrature on the log scale")

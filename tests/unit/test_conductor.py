@@ -87,7 +87,7 @@ class FakeWorker:
 
 
 def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, fork_spread: float = 0.007,
-              progress=None, own_spread: dict[str, float] | None = None):
+              progress=None, own_spread: dict[str, float] | None = None, asked: list[Asked] = ASKED):
     """A run on ``host``; ``own_spread``: a configuration's forks' spread where it is not ``fork_spread``."""
     groups = {"jvm on": ["jvm on"], "jvm off": ["jvm off"], "c": ["c on", "c off"], "yardstick": ["yardstick"]}
     workers = {key: WorkerSpec(lambda parts=parts, key=key: FakeWorker(host, parts, fork_spread,
@@ -96,7 +96,7 @@ def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, 
                                1.0 if key.startswith("jvm") else 0.25, 15.0)  # as engines.jvm and engines.native
                for key, parts in groups.items()}
     configurations = [Configuration(label, key, part) for key, parts in groups.items() for part, label in enumerate(parts)]
-    return conduct(workers, configurations, ASKED, pace or Pace(), progress)
+    return conduct(workers, configurations, asked, pace or Pace(), progress)
 
 
 def true_ratio(asked: Asked) -> float:
@@ -192,6 +192,13 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     assert set(conducted.failures) == {"jvm off"} and "crashed" in str(conducted.failures["jvm off"])
     assert "intrinsics" not in conducted.ratios and "AES-NI" in conducted.ratios
     assert len(conducted.forks) == 3 and all("jvm off" not in fork.slices for fork in conducted.forks)
+
+
+def test_where_every_ratio_asked_lost_a_side_the_run_says_so_rather_than_that_they_are_sharp():
+    jvm_off = [asked for asked in ASKED if "jvm off" in (asked.slower, asked.faster)]
+    conducted = simulated(Host(random.Random(2)), Pace(min_forks=3, max_forks=12), fail_at=5, asked=jvm_off)
+    assert set(conducted.failures) == {"jvm off"} and len(conducted.forks) == 3 and not conducted.ratios
+    assert conducted.stopped == "no ratio left to measure (a side of each failed)"
 
 
 class RecordedWorker(FakeWorker):
