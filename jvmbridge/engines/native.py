@@ -3,6 +3,7 @@ OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run dir
 from __future__ import annotations
 
 import functools
+import random
 import shutil
 import subprocess
 from typing import Callable
@@ -28,7 +29,7 @@ from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling, forks_wanted
-from jvmbridge.sampling.workload import SPEED_SIZES, Operation, Workload
+from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import one_round_each, summarize
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
@@ -206,8 +207,7 @@ class OpensslSpeedEngine(NativeEngine):
         rounds = runs.rounds[workload]
         seconds = max(1, round(sampling.round_seconds))
         notes = [f"{self.work(op)}; {len(rounds)} run(s) of {seconds} s, each its own process: a fork of one round"
-                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")
-                 + (f", {runs.listed[workload]} of them of speed's own size list" if runs.listed[workload] else "")]
+                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")]
         if op.direction == "decrypt" and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
                          f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
@@ -227,58 +227,47 @@ class OpensslSpeedEngine(NativeEngine):
 
 class _SpeedRuns:
     """`openssl speed` runs for workloads of one cipher, direction and sampling in one setting (its
-    environment), a turn at a time (_in_turns). Each run is a process of its own: a fork of one
-    round, so --forks and --max-forks count runs and --rounds does not apply (speed cannot split a
-    process's run into rounds). While every size of speed's own list is wanted, one run of that
-    list measures them all (as a user runs it); otherwise each wanted size gets its own `-bytes` run
-    (the list would spend its seconds on sizes not wanted). `openssl speed -seconds` takes whole
+    environment), one at a time as _in_turns asks. Each run is a process of its own measuring one
+    size (`-bytes`): a fork of one round, so --forks and --max-forks count runs and --rounds does
+    not apply (speed cannot split a process's run into rounds). `openssl speed -seconds` takes whole
     seconds and counts operations itself: --iterations cannot apply."""
 
-    def __init__(self, group: list[Workload], env: dict, command: Callable[[int | None], list[str]]):
+    def __init__(self, group: list[Workload], env: dict, command: Callable[[int], list[str]]):
         self.group, self.env, self.command = group, env, command
         self.sampling = group[0].sampling
         self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
         self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
-        self.listed: dict[Workload, int] = {workload: 0 for workload in group}  # runs of speed's list
         self.failed: dict[Workload, WorkerError] = {}
         self.turns: dict[Workload, list[int]] = {workload: [] for workload in group}  # each run's turn
 
-    def turn(self, wanted: list[bool], turn: int) -> None:
-        """One run of each workload ``wanted`` (in group order), recorded as of ``turn``."""
-        for size, measured in self._plan([w for w, wants in zip(self.group, wanted) if wants]):
-            self._one(size, measured, turn)
-
-    def _plan(self, wanting: list[Workload]) -> list[tuple[int | None, list[Workload]]]:
-        by_size = {w.operation.message_bytes: w for w in wanting if w not in self.failed}
-        whole = self.sampling.threads == 1 and set(SPEED_SIZES) <= set(by_size)
-        listed = [(None, [by_size[size] for size in SPEED_SIZES])] if whole else []
-        return listed + [(size, [w]) for size, w in by_size.items() if not (whole and size in SPEED_SIZES)]
-
-    def _one(self, size: int | None, measured: list[Workload], turn: int) -> None:
+    def run(self, workload: Workload, turn: int) -> None:
+        """One run of ``workload``, recorded as of ``turn``."""
+        size = workload.operation.message_bytes
         command = self.command(size)
         shown = " ".join(command)
         try:
             by_size = openssl_cli.speed_rounds(command, self.env, self.sampling.threads)
         except WorkerError as e:
-            self.failed.update((workload, e) for workload in measured)
+            self.failed[workload] = e
             return
-        for workload in measured:
-            if workload.operation.message_bytes not in by_size:  # an older openssl's list lacks it
-                self.failed[workload] = WorkerError(f"`{shown}` gave no figure for "
-                                                    f"{workload.operation.message_bytes} bytes")
-                continue
-            self.rounds[workload].append(by_size[workload.operation.message_bytes])
-            self.turns[workload].append(turn)
-            self.listed[workload] += size is None
-            if shown not in self.commands[workload]:
-                self.commands[workload].append(shown)
+        if size not in by_size:
+            self.failed[workload] = WorkerError(f"`{shown}` gave no figure for {size} bytes")
+            return
+        self.rounds[workload].append(by_size[size])
+        self.turns[workload].append(turn)
+        if shown not in self.commands[workload]:
+            self.commands[workload].append(shown)
 
 
 def _in_turns(sides: list[_SpeedRuns]) -> bool:
     """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
     workload as many as its counterparts on the other sides (sampling.policy.forks_wanted's
-    ``together``), each turn's sides in an order drawn for it; True when Ctrl-C cut that short (the
-    runs that finished are kept, the workloads that wanted more say they were interrupted)."""
+    ``together``); in a turn, size after size in an order drawn for it, each size's runs back to
+    back, its sides in an order drawn for them, so a speedup's two runs are a second apart: a
+    turn of each side's every size in one process put them six apart, and the speedups' spread
+    over turns was a quarter wider (benchmarks/README.md, "speed_pairing.py"). True when Ctrl-C
+    cut that short (the runs that finished are kept, the workloads that wanted more say they
+    were interrupted)."""
     group = sides[0].group
     wanted: list[bool] = []
 
@@ -290,9 +279,12 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
         return wanted
 
     try:
-        for turn, order, wants in turns(len(sides), ask):
-            for at in order:
-                sides[at].turn(wants[at * len(group):(at + 1) * len(group)], turn)
+        for turn, _, wants in turns(len(sides), ask):
+            drawn = random.Random(f"{turn}/sizes")  # seeded by the turn: a run's order can be told again
+            for index in drawn.sample(range(len(group)), len(group)):
+                for at in drawn.sample(range(len(sides)), len(sides)):
+                    if wants[at * len(group) + index]:
+                        sides[at].run(group[index], turn)
         return False
     except KeyboardInterrupt:
         for at, side in enumerate(sides):

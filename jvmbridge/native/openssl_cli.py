@@ -26,13 +26,12 @@ def describe(openssl: str, env: dict[str, str]) -> dict:
     return {"openssl_version": lines[0].strip() if lines else "unknown", "cpuinfo": cpuinfo}
 
 
-def speed_command(openssl: str, cipher: str, message_bytes: int | None, seconds: int,
+def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int,
                   extra: tuple[str, ...] = (), processes: int = 1) -> list[str]:
-    """``message_bytes`` None: speed's own size list. ``extra`` goes before -evp: -provider NAME or
-    -engine ID for another implementation."""
+    """One size's run. ``extra`` goes before -evp: -provider NAME or -engine ID for another implementation."""
     multi = ("-multi", str(processes)) if processes > 1 else ()
-    size = ("-bytes", str(message_bytes)) if message_bytes is not None else ()
-    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi, *size, *extra, "-evp", cipher]
+    return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi, "-bytes", str(message_bytes),
+            *extra, "-evp", cipher]
 
 
 def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) -> dict[int, dict]:
@@ -77,9 +76,8 @@ def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
 
 
 def _deadline(command: list[str]) -> float:
-    """How long a command may take before it is taken to hang: `speed -seconds N` runs N seconds for
-    each size (-bytes: one; its own list: at most 8), taken three times over; anything else 30 s."""
+    """How long a command may take before it is taken to hang: `speed -seconds N -bytes B` runs N
+    seconds, taken three times over; anything else 30 s."""
     if "-seconds" not in command:
         return 30.0
-    sizes = 1 if "-bytes" in command else 8
-    return 30.0 + 3 * sizes * float(command[command.index("-seconds") + 1])
+    return 30.0 + 3 * float(command[command.index("-seconds") + 1])

@@ -240,7 +240,7 @@ def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     # Bigger messages amortise the per-message cost: more MB/s at 1024 B than at 16 B.
     on = {r["message_bytes"]: r["mb_per_s"] for r in data["results"] if r["setting"] == "AES-NI on"}
     assert on[1024] > on[16]
-    # Two of speed's six sizes: a run of its whole list would spend 4 of every 6 seconds on others.
+    # Each size a run of its own, its on and off back to back.
     assert all(f"-bytes {r['message_bytes']} " in r["details"]["command"]
                for r in data["results"] if r["engine"].startswith("OpenSSL speed"))
 

@@ -9,7 +9,7 @@ from jvmbridge.forks.measure import round_counts, split_iterations
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.platforms import x86_64
 from jvmbridge.sampling.policy import Sampling
-from jvmbridge.sampling.workload import SPEED_SIZES, SWEEP_SIZES, combinations, parse_count, parse_sizes
+from jvmbridge.sampling.workload import SWEEP_SIZES, combinations, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -237,16 +237,25 @@ def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     assert verdict.status == Status.DISABLED and verdict.fix.startswith(fix)
 
 
-def test_openssl_speed_runs_its_own_size_list_only_while_every_size_of_it_is_wanted():
-    from jvmbridge.engines.native import _SpeedRuns
+def test_openssl_speed_runs_each_sizes_on_and_off_back_to_back_in_orders_drawn_per_turn():
+    from jvmbridge.engines.native import _in_turns, _SpeedRuns
 
-    sweep = combinations([(256, "cbc")], ["encrypt"], SWEEP_SIZES, ["stream"], Sampling())
-    runs = _SpeedRuns(sweep, {}, lambda size: ["openssl", "speed", *(["-bytes", str(size)] if size else [])])
-    (whole, listed), (extra, (alone,)) = runs._plan(sweep)
-    assert (whole, extra, alone.operation.message_bytes) == (None, 38, 38)
-    assert [w.operation.message_bytes for w in listed] == list(SPEED_SIZES)
-    # Two sizes still wide: two one-second runs, not a six-second run of the list.
-    assert [size for size, _ in runs._plan(sweep[:2])] == [16, 38]
+    sweep = combinations([(256, "cbc")], ["encrypt"], SWEEP_SIZES, ["stream"], Sampling(forks=3, max_forks=3))
+    ran: list[tuple[int, int, str]] = []
+
+    class Recorded(_SpeedRuns):  # no openssl: a run only says when it ran, at a speed of its side
+        def run(self, workload, turn):
+            ran.append((turn, workload.operation.message_bytes, self.env["side"]))
+            self.rounds[workload].append({"iterations": 1000, "ns": 1000 * (100 if self.env["side"] == "on" else 300)})
+            self.turns[workload].append(turn)
+
+    assert not _in_turns([Recorded(sweep, {"side": side}, lambda size: []) for side in ("on", "off")])
+    assert len(ran) == 3 * len(SWEEP_SIZES) * 2
+    pairs = [ran[i:i + 2] for i in range(0, len(ran), 2)]
+    assert all(a[:2] == b[:2] and {a[2], b[2]} == {"on", "off"} for a, b in pairs)  # a size's two runs back to back
+    orders = [[size for turn, size, _ in ran[::2] if turn == t] for t in range(3)]
+    assert len({tuple(order) for order in orders}) == 3 and all(sorted(o) == list(SWEEP_SIZES) for o in orders)
+    assert len({a[2] for a, _ in pairs}) == 2  # either side may go first
 
 
 def test_the_version_is_one_and_the_changelog_names_it():
