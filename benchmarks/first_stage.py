@@ -2,7 +2,7 @@
 
 Under `compare --total-time 120` on this host the first stages alone (every job's first 4 forks)
 fill the limit, so the rows end with the forks of their first stage. This script simulates rows
-with the real stopping rule (Sampling.wants_another_fork) and the real statistics
+with the real stopping rule (Sampling.forks_planned) and the real statistics
 (stats.summary.summarize): forks settle around a true value with a spread between forks, rounds spread
 around their fork. For first stages of 3 and 4 forks it prints, over RUNS simulated rows each:
 
@@ -39,7 +39,7 @@ def simulated_rows(first_stage: int, between: float, within: float, stop_at_firs
     for seed in range(runs):
         generator = random.Random(seed)
         forks: list[list[dict]] = []
-        while sampling.wants_another_fork(forks) and not (stop_at_first_stage and len(forks) >= first_stage):
+        while len(forks) < sampling.forks_planned(forks) and not (stop_at_first_stage and len(forks) >= first_stage):
             forks.append(draw_fork(generator, between, within, sampling.rounds))
         rows.append(summarize(forks, first_stage))
     return rows

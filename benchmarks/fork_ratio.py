@@ -24,10 +24,9 @@ from pathlib import Path
 import _common
 
 from jvmbridge.api import load
-from jvmbridge.comparison.ratios import paired_slices
+from jvmbridge.comparison.ratios import paired_slices, ratio_rows
 from jvmbridge.conductor import pairing
 from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
-from jvmbridge.results import ran_interleaved
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run
 
 CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) first; 50: each side's median
@@ -47,23 +46,8 @@ class _Halved:
 
 
 def paired_rows(frame) -> list[tuple[str, object, object]]:
-    """(label, slower, faster) for each speedup (acceleration off against on, one engine) and each
-    JVM-against-C-loop ratio (one state) among the run's interleaved rows."""
-    rows = [row for row in frame.itertuples() if ran_interleaved(row)]
-    found = []
-    for off in (r for r in rows if not r.accelerated):
-        for on in rows:
-            same = on.shape == off.shape and on.message_bytes == off.message_bytes
-            if same and on.accelerated and on.engine == off.engine:
-                found.append((f"{off.engine.split()[0]} speedup, {on.shape}, {on.message_bytes} B", off, on))
-    jvms = [r for r in rows if r.engine.startswith("JVM")]
-    for jvm in jvms:
-        for native in (r for r in rows if r.engine.startswith("OpenSSL C loop")):
-            if (native.shape, native.message_bytes, native.accelerated) == (jvm.shape, jvm.message_bytes, jvm.accelerated):
-                slower, faster = (native, jvm) if jvm.accelerated else (jvm, native)
-                state = "on" if jvm.accelerated else "off"
-                found.append((f"JVM vs C loop, {state}, {jvm.shape}, {jvm.message_bytes} B", slower, faster))
-    return found
+    """(label, slower, faster) for each ratio the run prints from interleaved slices (comparison.ratios)."""
+    return [(ratio.label, slower, faster) for ratio, faster, slower in ratio_rows(frame) if ratio.interleaved]
 
 
 def log_sd(ratios: list[float]) -> float:

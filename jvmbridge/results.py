@@ -105,7 +105,7 @@ class Measurement:
     def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "",
                forks_cut: int = 0) -> "Result":
         """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
-        the relative interval the run aimed for, noted when not reached; ``rounds_basis``: where the
+        the relative interval the run aimed the row's forks at, noted when not reached; ``rounds_basis``: where the
         rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning);
         ``forks_cut``: forks its stopping rule wanted that the run's time limit left unrun."""
         s = self.summary
@@ -128,7 +128,9 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            notes=self._notes(target_error, forks_cut)
+            # A row whose forks ran for its ratios (interleaved, or in turns beside its counterpart) was
+            # not aimed at the target: its interval is said, not held against it.
+            notes=self._notes(None if self.interleaved or self.in_turns else target_error, forks_cut)
             + ([Note(kind=NoteKind.ROUNDS, text=rounds_basis)] if rounds_basis else []),
             details=dict(self.details), rounds_basis=rounds_basis, in_turns=self.in_turns,
             interleaved=self.interleaved, other_cpus=None)

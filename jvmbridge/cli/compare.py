@@ -57,11 +57,13 @@ from jvmbridge.sampling.workload import (
                    "(the lower quartile of its rounds), the interval is over forks "
                    f"[default: {Sampling.forks}, or --max-forks where fewer].")
 @click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
-              help="More forks, up to this many, while the interval is wider than --target-error "
+              help="More forks, up to this many, while an interval is wider than --target-error (the ratios' "
+                   "where settings run interleaved or in turns, else the row's) "
                    "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
-              help="Half-width of the 95% interval over forks, relative to the figure, that stops adding forks.")
+              help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
+                   "settings run interleaved or in turns, else the row's), that stops adding forks.")
 @click.option("--total-time", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds the whole run aims to take: every configuration runs its first --forks, and the "
                    "time left beyond them is shared out as more forks; rows stopped short say so "

@@ -15,7 +15,7 @@ import pandas as pd
 from jvmbridge.conductor.pairing import fork_ratio, over_forks
 from jvmbridge.engines import ENGINES, by_label, name_of
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
-from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS
+from jvmbridge.stats.summary import CONFIDENCE
 
 
 class RatioKind(Enum):
@@ -65,9 +65,10 @@ class Ratio:
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) -> Ratio:
     """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
     ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
-    of the pairs' ratios, its interval over them): forks whose slices ran interleaved (at least 2),
-    or forks run in turns (at least FEW_FORKS pairs of one turn each). Else the ratio of their
-    figures, its interval from the two figures' intervals (quotient).
+    of the pairs' ratios, its interval over them, never narrower than Stein's from the first
+    stage, which decided how many ran): forks whose slices ran interleaved, or forks run in turns
+    (a pair a turn); at least two. Else the ratio of their figures, its interval from the two
+    figures' intervals (quotient).
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
@@ -75,7 +76,7 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) 
         label += " (INVALID: wrong bytes)"
     interleaved = one_run and _interleaved(slower, faster)
     pairs = (paired_slices(slower, faster) if interleaved else paired_forks(slower, faster)) if one_run else []
-    if len(pairs) < (2 if interleaved else FEW_FORKS):
+    if len(pairs) < 2:
         value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
     interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
@@ -169,20 +170,21 @@ def ratios(frame: pd.DataFrame) -> list[Ratio]:
     """Each engine's speedup from its acceleration, and the JVM against its native reference, for
     each operation (cipher, direction, size; named in the label when there are several), in one
     run's ``frame``."""
+    return [ratio for ratio, _, _ in ratio_rows(frame)]
+
+
+def ratio_rows(frame: pd.DataFrame) -> list[tuple[Ratio, object, object]]:
+    """ratios(), each with the rows it is of: (ratio, the faster row, the slower row)."""
     keys = operation_keys(frame)
     found = []
     for values, rows in frame.groupby(keys, sort=False):
         values = values if isinstance(values, tuple) else (values,)
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
         operation = ", ".join(f"{value} B" if key == "message_bytes" else str(value) for key, value in named.items())
-        found += [replace(r, label=r.label + (f", {operation}" if operation else ""), operation=operation)
-                  for r in _ratios_of_one_operation(rows)]
+        one = _OneOperation(rows)
+        found += [(replace(r, label=r.label + (f", {operation}" if operation else ""), operation=operation), faster, slower)
+                  for r, faster, slower in one.speedups() + one.versus_native()]
     return found
-
-
-def _ratios_of_one_operation(frame: pd.DataFrame) -> list[Ratio]:
-    rows = _OneOperation(frame)
-    return rows.speedups() + rows.versus_native()
 
 
 class _OneOperation:
@@ -208,8 +210,8 @@ class _OneOperation:
         implementations = list(dict.fromkeys(self.frame.implementation[self.frame.engine == engine.label]))
         return implementations if engine.per_implementation and len(implementations) > 1 else [None]
 
-    def speedups(self) -> list[Ratio]:
-        """Each engine's (each JDK's) acceleration on against off, shape by shape."""
+    def speedups(self) -> list[tuple[Ratio, object, object]]:
+        """Each engine's (each JDK's) acceleration on against off, shape by shape, with its rows."""
         found = []
         for engine in self.engines:
             for subject in self.subjects(engine):
@@ -220,12 +222,13 @@ class _OneOperation:
                                         f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True)
                         # A native engine by its short name, as ratios against it name it (the headline).
                         of = name_of(on) if engine.per_implementation else engine.subject(None)
-                        found.append(replace(ratio, of=of, shape=shape, accelerator=engine.accelerator))
+                        found.append((replace(ratio, of=of, shape=shape, accelerator=engine.accelerator), on, off))
         return found
 
-    def versus_native(self) -> list[Ratio]:
+    def versus_native(self) -> list[tuple[Ratio, object, object]]:
         """Each engine without a reference rank (the JVM) against the best-ranked reference here, in
-        each acceleration state, in its own shape where the reference ran it, else in the reference's."""
+        each acceleration state, in its own shape where the reference ran it, else in the reference's;
+        with its rows."""
         references = sorted((e for e in self.engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
         if not references:
             return []
@@ -242,6 +245,6 @@ class _OneOperation:
                                            else f" ({row.shape} against {reference.shape} shape)")
                             ratio = speedup(RatioKind.VERSUS, f"{engine.subject(subject)} vs {native.subject(None)}, "
                                             f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True)
-                            found.append(replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
-                                                 accelerator="on" if accelerated else "off"))
+                            found.append((replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
+                                                  accelerator="on" if accelerated else "off"), row, reference))
         return found

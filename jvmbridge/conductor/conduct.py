@@ -200,7 +200,7 @@ class _Run:
             return "the limit"
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         if not needs:
-            return "no ratio left to measure (a side of each failed)"
+            return "no ratio left to measure (a side of each failed)" if self.asked else f"no ratio asked: the first {first}"
         beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
         if beyond and len(beyond) == len(needs):
             return (f"the first {first}'s spread: no ratio is within reach of {target} in {self.pace.max_forks} "

@@ -275,7 +275,8 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
         wanted[:] = forks_wanted([side.sampling for side in sides for _ in group],
                                  [one_round_each(side.rounds[w]) for side in sides for w in group],
                                  stopped=[w in side.failed for side in sides for w in group],
-                                 together=[index for _ in sides for index in range(len(group))])
+                                 together=[index for _ in sides for index in range(len(group))],
+                                 turns=[side.turns[w] for side in sides for w in group])
         return wanted
 
     try:

@@ -282,7 +282,8 @@ class _Ledger:
     def wanted(self) -> list[bool]:
         """Per part, whether it wants another fork (sampling.policy.forks_wanted, arms' parts together)."""
         return forks_wanted(self.samplings, [fork_rounds(d) for d in self.done], [fork_warmups(d) for d in self.done],
-                            [f is not None for f in self.failed], [index for _, index in self.owners])
+                            [f is not None for f in self.failed], [index for _, index in self.owners],
+                            [fork_turns(d) for d in self.done])
 
     def pending(self, arm: Arm, wants: list[bool]) -> list[int]:
         """The parts of ``arm`` that want a fork this turn."""
@@ -322,9 +323,9 @@ class _Ledger:
         return answers
 
     def interrupted(self) -> None:
-        """Ctrl-C: every part still short of its forks fails as interrupted."""
-        for i, (sampling, done) in enumerate(zip(self.samplings, self.done)):
-            if self.failed[i] is None and sampling.wants_another_fork(fork_rounds(done), fork_warmups(done)):
+        """Ctrl-C: every part still short of its forks (wanted) fails as interrupted."""
+        for i, wants in enumerate(self.wanted()):
+            if self.failed[i] is None and wants:
                 self.failed[i] = ChildOutcome.interrupted()
 
     def forks(self) -> list[Forks]:

@@ -79,13 +79,9 @@ class Sampling:
 
     @property
     def first_stage(self) -> int:
-        """How many forks decide how many run (wants_another_fork), whose Stein interval bounds the
+        """How many forks decide how many run (forks_planned), whose Stein interval bounds the
         row's (stats.summary.summarize): ``forks``, and at least two, since one fork shows no spread."""
         return max(self.forks, min(2, self.fork_limit))
-
-    def wants_another_fork(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> bool:
-        """Fewer forks done than forks_planned says."""
-        return len(forks) < self.forks_planned(forks, warmups)
 
     def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
         """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
@@ -156,14 +152,14 @@ def out_of_reach(need: int, limit: int) -> bool:
 
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
                  warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
-                 together: Sequence[int] = ()) -> list[bool]:
+                 together: Sequence[int] = (), turns: Sequence[Sequence[int]] = ()) -> list[bool]:
     """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
     their warm-ups where recorded, whether it will get no more because it failed) whether it wants
     another (Sampling.forks_planned, decided once), and where each stands told to the runner.
-    ``together``: per part a group, the sides of ratios run in turns, pair by pair: the parts of a
-    group that have not failed run as many forks as the ratios between them take (paired_plan),
-    not as their rows would. A runner's time limit (progress.listening's ``cap``) may stop them
-    sooner; PartSoFar.wanted says so."""
+    ``together``: per part a group, the sides of ratios run in turns, with ``turns`` the turn each
+    fork ran in: the parts of a group that have not failed run as many forks as the ratios between
+    them take (paired_plan), not as their rows would. A runner's time limit (progress.listening's
+    ``cap``) may stop them sooner; PartSoFar.wanted says so."""
     warmups = warmups if warmups is not None else [None] * len(forks)
     live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
     planned = [sampling.forks_planned(done, own) if alive else len(done)
@@ -174,7 +170,8 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
             groups.setdefault(group, []).append(index)
     for sides in groups.values():
         if len(sides) > 1:
-            wanted = paired_plan([samplings[i] for i in sides], [forks[i] for i in sides], [warmups[i] for i in sides])
+            wanted = paired_plan([samplings[i] for i in sides], [forks[i] for i in sides], [warmups[i] for i in sides],
+                                 [turns[i] for i in sides])
             planned = [wanted if index in sides else count for index, count in enumerate(planned)]
     by_rule = planned
     cap = fork_cap()
@@ -196,22 +193,31 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
 
 
 def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                warmups: Sequence[list[list[float]] | None]) -> int:
+                warmups: Sequence[list[list[float]] | None], turns: Sequence[Sequence[int]]) -> int:
     """How many forks the sides of ratios (run in turns, pair by pair) run: their first stage, then
-    as many as the ratio between each two of them takes (forks_to_run), each fork's ratio the ratio
-    of the two forks' figures (stats.summary.fork_summary), as comparison.ratios pairs them by turn.
-    A side whose child died on another part before reaching this one misses that turn; pairing by
-    position then pairs turns apart, which only widens the spread the rule sees."""
+    as many as the ratio between each two of them takes (forks_to_run), from its first stage's
+    turns: each turn's ratio of the two forks' figures, paired by turn as comparison.ratios pairs
+    the rows' (figures_by_turn). Where a fork lost every round to other work, its turn has no
+    ratio, and one more turn runs in its place."""
     first = max(sampling.first_stage for sampling in samplings)
     limit = max(sampling.fork_limit for sampling in samplings)
+    most = max(len(done) for done in forks)
     if min(len(done) for done in forks) < first:
         return first
-    figures = [[summarize([rounds], warmups=[own[k]] if own is not None else None).figure_ns
-                for k, rounds in enumerate(done[:first])] for done, own in zip(forks, warmups)]
-    target = min(sampling.target_error for sampling in samplings)
-    needs = (forks_to_reach([a / b for a, b in zip(top, bottom)], target) or limit
-             for top, bottom in itertools.combinations(figures, 2))
+    figures = [figures_by_turn(done, own, turn) for done, own, turn in zip(forks, warmups, turns)]
+    target, needs = min(sampling.target_error for sampling in samplings), []
+    for top, bottom in itertools.combinations(figures, 2):
+        paired = sorted(set(top) & set(bottom))[:first]
+        needs.append(forks_to_reach([top[t] / bottom[t] for t in paired], target) or limit if len(paired) == first
+                     else most + 1)
     return forks_to_run(needs, first, limit)
+
+
+def figures_by_turn(forks: list[list[dict]], warmups: list[list[float]] | None, turns: Sequence[int]) -> dict[int, float]:
+    """Each fork's figure (stats.summary.fork_summary) by the turn it ran in, as a row keeps them
+    (results: fork_ns_per_op, fork_turns): a fork that lost every round to other work has none."""
+    summary = summarize(forks, warmups=warmups)
+    return {turns[fork]: ns for ns, fork in zip(summary.fork_ns, summary.fork_of)}
 
 
 class TimeLimit:

@@ -240,9 +240,6 @@ def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     # Bigger messages amortise the per-message cost: more MB/s at 1024 B than at 16 B.
     on = {r["message_bytes"]: r["mb_per_s"] for r in data["results"] if r["setting"] == "AES-NI on"}
     assert on[1024] > on[16]
-    # Each size a run of its own, its on and off back to back.
-    assert all(f"-bytes {r['message_bytes']} " in r["details"]["command"]
-               for r in data["results"] if r["engine"].startswith("OpenSSL speed"))
 
 
 def test_openssl_arguments_reach_openssl_speed():
@@ -363,11 +360,17 @@ def test_settings_in_turns_run_forks_until_their_ratio_is_narrow_enough_or_out_o
                                                         "for each ratio of settings in turns (a row alone: its own, or levels)")
     # One fork shows no spread, so a second runs; from two, Stein's rule: t(0.975, 1) = 12.706 times
     # the spread of the two turns' AES-NI speedups (logs), squared against log(1 + target), is how
-    # many forks it takes. For ±0.001% that is far more than 4 x the limit: out of reach, no third.
+    # many forks it takes. For ±0.001% that is far more than 4 x the limit: out of reach, no third
+    # (unless a fork lost every round to other work: its turn pairs nothing, and one more runs).
     for row in strict["results"]:
-        assert row["forks"] == 2 and sum(rounds_per_fork(row, 8)) == row["rounds"]
-        kinds = {note["kind"] for note in row["notes"]}
-        assert "wider than the ±0.001% aimed for" in notes_of(row) or kinds & {"few-samples", "levels"}, notes_of(row)
+        assert sum(rounds_per_fork(row, 8)) == row["rounds"]
+        assert "aimed for" not in notes_of(row)  # the rows' forks ran for their ratio, not for them
+    forks = {row["forks"] for row in strict["results"]}
+    if all(len(row["fork_turns"]) == row["forks"] for row in strict["results"]):  # every fork has its figure
+        (ratio,) = [r for r in strict["ratios"] if r["kind"] == "speedup"]
+        assert forks == {2} and ratio["paired_turns"] == 2 and ratio["low"] < ratio["times"] / 1.00001
+    else:
+        assert len(forks) == 1 and forks <= {2, 3}
     # At ±99% two turns whose speedups are within about 11% of each other need no third.
     done, lax = run_json("compare", *common, "--target-error", "99")
     assert done.returncode == 0, done.stderr

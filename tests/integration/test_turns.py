@@ -14,8 +14,6 @@ import pytest
 from helpers import run_cli
 from scipy import stats
 
-from jvmbridge.stats.summary import FEW_FORKS
-
 
 def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pairs():
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--engine", "openssl-cli", "--round-time", "0.05", "--rounds", "2",
@@ -37,7 +35,7 @@ def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pair
             assert len(row["fork_turns"]) == summarized and set(row["fork_turns"]) <= {0, 1, 2, 3}
         theirs = dict(zip(on["fork_turns"], on["fork_ns_per_op"]))
         logs = [math.log(slow / theirs[turn]) for turn, slow in zip(off["fork_turns"], off["fork_ns_per_op"]) if turn in theirs]
-        assert ratio["paired_turns"] == (len(logs) if len(logs) >= FEW_FORKS else 0)
+        assert ratio["paired_turns"] == (len(logs) if len(logs) >= 2 else 0)
         if ratio["paired_turns"]:  # the geometric mean of the turns' ratios, Student's t over their logs
             spread = math.exp(stats.t.ppf(0.975, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs)))
             assert ratio["times"] == pytest.approx(math.exp(statistics.fmean(logs)))

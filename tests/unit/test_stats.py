@@ -29,6 +29,11 @@ from jvmbridge.stats.summary import (
 TRUE_NS = 100.0
 
 
+def wants_another(sampling: Sampling, forks: list) -> bool:
+    """Whether a row alone (no counterpart in turns) gets another fork: fewer done than planned."""
+    return len(forks) < sampling.forks_planned(forks)
+
+
 def rounds(*ns: float, wait: float = 0.0) -> list[dict]:
     return [{"iterations": 1000, "ns": value * 1000, "wait_ns": wait * value * 1000} for value in ns]
 
@@ -74,9 +79,9 @@ def test_forks_at_distinct_speeds_are_levels_and_stop_the_search_for_a_narrow_in
     forks = [rounds(52.8, 53.0, 52.6), rounds(68.1, 68.0, 68.3), rounds(52.9, 52.7, 53.1), rounds(68.4, 68.3, 68.2)]
     summary = summarize(forks)
     assert [(round(level.ns_per_op, 2), level.forks) for level in summary.levels] == [(52.75, 2), (68.15, 2)]
-    assert not Sampling(forks=4, max_forks=10).wants_another_fork(forks)
+    assert not wants_another(Sampling(forks=4, max_forks=10), forks)
     # One fork apart is not a level of its own (it may have met more noise): the search goes on.
-    assert summarize(forks[:3]).levels == () and Sampling(forks=3, max_forks=10).wants_another_fork(forks[:3])
+    assert summarize(forks[:3]).levels == () and wants_another(Sampling(forks=3, max_forks=10), forks[:3])
     assert summarize([rounds(100, 101, 99), rounds(101, 102, 100), rounds(99, 100, 98)]).levels == ()
 
 
@@ -100,15 +105,15 @@ def test_the_forks_the_first_stage_asks_for_and_no_more():
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
     # Three forks 2.5% apart: Stein's interval t(0.975, 2) 4.303 x 2.5% / sqrt(N) is within 2% from N = 29.
     wide = [rounds(100, 100), rounds(102.5, 102.5), rounds(97.5, 97.5)]
-    assert Sampling(forks=3).wants_another_fork(wide) and not Sampling(forks=3, max_forks=3).wants_another_fork(wide)
-    assert not Sampling(forks=3, target_error=0.07).wants_another_fork(wide)
-    assert Sampling(forks=3).wants_another_fork(wide[:2])  # fewer than --forks
+    assert wants_another(Sampling(forks=3), wide) and not wants_another(Sampling(forks=3, max_forks=3), wide)
+    assert not wants_another(Sampling(forks=3, target_error=0.07), wide)
+    assert wants_another(Sampling(forks=3), wide[:2])  # fewer than --forks
     # One fork shows no spread: two decide, and their Stein interval is what summarize bounds by.
     assert Sampling(forks=1).first_stage == 2 and Sampling(forks=1, max_forks=1).first_stage == 1
     # The count is the first three forks' to decide: later ones do not move it, narrow or wide.
     steady = [rounds(100, 100)]
-    assert Sampling(forks=3, max_forks=40).wants_another_fork(wide + steady * 25)
-    assert not Sampling(forks=3, max_forks=40).wants_another_fork(wide + steady * 26)
+    assert wants_another(Sampling(forks=3, max_forks=40), wide + steady * 25)
+    assert not wants_another(Sampling(forks=3, max_forks=40), wide + steady * 26)
 
 
 # Simulated runs: a fake engine's forks, drawn from a model with a known true value, measured by
@@ -120,7 +125,7 @@ SAMPLING = Sampling()  # compare's defaults
 def simulate(draw_fork, seed: int, sampling: Sampling = SAMPLING):
     generator = random.Random(seed)
     forks: list[list[dict]] = []
-    while sampling.wants_another_fork(forks):
+    while wants_another(sampling, forks):
         forks.append(draw_fork(generator, len(forks)))
     return summarize(forks, sampling.forks)
 
@@ -206,7 +211,7 @@ def test_a_fork_still_warming_up_in_its_rounds_has_them_set_aside_and_the_interv
     truth, summaries, runs = clean_truth(0.01), [], RUNS // 2  # each fork's change points take milliseconds
     for seed in range(runs):
         generator, forks, warmups = random.Random(seed), [], []
-        while SAMPLING.wants_another_fork(forks, warmups):
+        while len(forks) < SAMPLING.forks_planned(forks, warmups):
             chunks, drawn = late_jit(generator, len(forks))
             forks.append(drawn)
             warmups.append(chunks)

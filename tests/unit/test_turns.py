@@ -108,6 +108,38 @@ def test_rows_of_other_runs_or_too_few_turns_are_not_paired():
     assert speedup(RatioKind.ACROSS, "", fast, slow).turns == 0  # not asked: rows of two runs
     slow.in_turns = "another job"
     assert speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True).turns == 0
-    slow.in_turns, slow.fork_turns = "job", [0, 1, 7, 8]  # two turns in common: fewer than FEW_FORKS
+    slow.in_turns, slow.fork_turns = "job", [0, 6, 7, 8]  # one turn in common: no spread to pair by
     ratio = speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True)
     assert ratio.turns == 0 and ratio.describe().endswith("]")
+    slow.fork_turns = [0, 1, 7, 8]  # two: paired, Student's t with one degree of freedom
+    assert speedup(RatioKind.SPEEDUP, "", fast, slow, one_run=True).turns == 2
+
+
+def _forks(*fork_ns: float, disturbed: tuple[int, ...] = ()) -> list[list[dict]]:
+    """Forks of two rounds each at these ns/op; those at ``disturbed`` lost half their time to waits."""
+    return [[{"iterations": 1000, "ns": ns * 1000, "wait_ns": ns * 500 if i in disturbed else 0}] * 2
+            for i, ns in enumerate(fork_ns)]
+
+
+def test_the_sides_of_ratios_run_as_many_turns_as_their_ratios_take_paired_by_turn():
+    from jvmbridge.sampling.policy import forks_wanted
+
+    sampling = Sampling(rounds=2, forks=3, max_forks=12)
+
+    def wanted(*sides, stopped=(), turns=None):
+        return forks_wanted([sampling] * len(sides), list(sides), stopped=stopped, together=[0] * len(sides),
+                            turns=turns or [list(range(len(side))) for side in sides])
+
+    # Rows 30% apart from turn to turn, their ratio steady: the first stage is all it takes.
+    assert wanted(_forks(100, 130, 100), _forks(200, 260, 200)) == [False, False]
+    # A third side whose ratios to them move 5%: Stein's rule asks 38 turns, within reach of 4 x 12.
+    moving = _forks(300, 390 * 1.05, 300)
+    assert wanted(_forks(100, 130, 100), _forks(200, 260, 200), moving) == [True] * 3
+    # ... unless it failed: the two left are the group.
+    assert wanted(_forks(100, 130, 100), _forks(200, 260, 200), moving, stopped=[False, False, True]) == [False] * 3
+    # Paired by turn, not by position: the second side missed turn 1 (its child died on another part).
+    assert wanted(_forks(100, 103, 100, 103), _forks(200, 200, 206), turns=[[0, 1, 2, 3], [0, 2, 3]]) == [False, False]
+    assert wanted(_forks(100, 103, 100, 103), _forks(200, 200, 206)) == [True, True]  # as if by position
+    # A fork that lost every round to waits has no figure: its turn pairs nothing, and one more runs.
+    assert wanted(_forks(100, 130, 100, disturbed=(1,)), _forks(200, 260, 200)) == [True, True]
+    assert wanted(_forks(100, 130, 100, 100, disturbed=(1,)), _forks(200, 260, 200, 200)) == [False, False]
