@@ -46,7 +46,8 @@ def main() -> None:
     ways = {way: {side: {size: [] for size in sizes} for side in envs} for way in ("list", "adjacent")}
 
     def run(way: str, side: str, size: int | None) -> None:
-        """One process: of ``size`` (-bytes), or (None) of speed's own list, as a user runs it."""
+        """One process: of ``size`` (-bytes), or (None) of speed's own list, as a user runs it (six
+        seconds, well inside the deadline openssl_cli gives a run of one size)."""
         command = speed_command(openssl, CIPHER, size, 1) if size else [openssl, "speed", "-elapsed", "-mr",
                                                                         "-seconds", "1", "-evp", CIPHER]
         for measured, rounds in speed_rounds(command, envs[side]).items():

@@ -4,8 +4,8 @@
 
 Runs `jvmbridge compare --sizes sweep --engine jvm --engine openssl-cli` twice, with `--shared-jvm`
 (each fork's JVM measures every size) and as by default (JVMs of their own per size; `openssl
-speed` runs its own size list per process either way), then the same configurations one size per
-`compare` (0.1.0's way: `-bytes` per size too), and prints the wall time of each, how many rows
+speed` runs a process per size either way), then the same configurations one size per `compare`
+(0.1.0's way), and prints the wall time of each, how many rows
 reached the ±2% target, and per row each sweep's figure against the per-size one: their ratio and
 whether their intervals overlap.
 """
