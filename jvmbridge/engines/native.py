@@ -265,9 +265,9 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
     ``together``); in a turn, size after size in an order drawn for it, each size's runs back to
     back, its sides in an order drawn for them, so a speedup's two runs are a second apart: a
     turn of each side's every size in one process put them six apart, and the speedups' spread
-    over turns was a quarter wider (benchmarks/README.md, "speed_pairing.py"). True when Ctrl-C
-    cut that short (the runs that finished are kept, the workloads that wanted more say they
-    were interrupted)."""
+    over turns was 2.8% against 2.2% on average in three runs (benchmarks/README.md,
+    "speed_pairing.py"). True when Ctrl-C cut that short (the runs that finished are kept, the
+    workloads that wanted more say they were interrupted)."""
     group = sides[0].group
     wanted: list[bool] = []
 
