@@ -162,17 +162,16 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
     ``cap``) may stop them sooner; PartSoFar.wanted says so."""
     warmups = warmups if warmups is not None else [None] * len(forks)
     live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
-    planned = [sampling.forks_planned(done, own) if alive else len(done)
-               for sampling, done, own, alive in zip(samplings, forks, warmups, live)]
     groups: dict[int, list[int]] = {}
     for index, group in enumerate(together):
         if live[index]:
             groups.setdefault(group, []).append(index)
-    for sides in groups.values():
-        if len(sides) > 1:
-            wanted = paired_plan([samplings[i] for i in sides], [forks[i] for i in sides], [warmups[i] for i in sides],
-                                 [turns[i] for i in sides])
-            planned = [wanted if index in sides else count for index, count in enumerate(planned)]
+    paired: dict[int, int] = {}  # part -> the forks its group's ratios take
+    for sides in (sides for sides in groups.values() if len(sides) > 1):
+        paired.update(dict.fromkeys(sides, paired_plan([samplings[i] for i in sides], [forks[i] for i in sides],
+                                                       [warmups[i] for i in sides], [turns[i] for i in sides])))
+    planned = [paired[index] if index in paired else sampling.forks_planned(done, own) if live[index] else len(done)
+               for index, (sampling, done, own) in enumerate(zip(samplings, forks, warmups))]
     by_rule = planned
     cap = fork_cap()
     if cap is not None:
@@ -208,8 +207,10 @@ def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]]
     target, needs = min(sampling.target_error for sampling in samplings), []
     for top, bottom in itertools.combinations(figures, 2):
         paired = sorted(set(top) & set(bottom))[:first]
-        needs.append(forks_to_reach([top[t] / bottom[t] for t in paired], target) or limit if len(paired) == first
-                     else most + 1)
+        if len(paired) < first:  # a turn without a figure: one more turn
+            needs.append(most + 1)
+        else:
+            needs.append(forks_to_reach([top[t] / bottom[t] for t in paired], target) or limit)
     return forks_to_run(needs, first, limit)
 
 
