@@ -47,18 +47,21 @@ def _busy_seconds() -> float:
 
 
 def where_the_time_went(document: dict) -> dict:
-    """Per fork, on average: its seconds, the warm-ups' (every row's, one after another), the slices'
-    (every row's timed slices), and the rest (starting the workers, the JVMs' set-up, the round
-    trips, the yardstick's warm-up and slices, which are no row's)."""
+    """Per fork, on average: its seconds, the slices' (every row's timed slices), the rest (the
+    first fork's warm-ups, starting the workers and waiting for their set-up, the round trips, the
+    yardstick's slices, which are no row's); the first fork's and the others' seconds (from the
+    second fork on, a fork's warm-ups ran beside the slices of the one before); and the warm-ups'
+    seconds (every row's, one after another)."""
     rows = [row for row in document["results"] if row.get("interleaved")]
     if not rows:
         return {}
     forks = max(row["forks"] for row in rows)
-    fork_seconds = statistics.fmean(rows[0]["fork_seconds"])
+    each = rows[0]["fork_seconds"]
     warm = sum(row["warmup_seconds"] or 0 for row in rows) / forks  # each row's: its forks' in all
     slices = sum(ns * n for row in rows for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9 / forks
-    return {"forks": forks, "fork_seconds": fork_seconds, "warmup_seconds": warm, "slice_seconds": slices,
-            "rest_seconds": fork_seconds - warm - slices}
+    return {"forks": forks, "fork_seconds": statistics.fmean(each), "slice_seconds": slices,
+            "rest_seconds": statistics.fmean(each) - slices, "first_seconds": each[0],
+            "later_seconds": statistics.fmean(each[1:]) if len(each) > 1 else None, "warmup_seconds": warm}
 
 
 def relative_error(ratio: dict) -> float | None:
@@ -95,9 +98,14 @@ def main() -> None:
         if speed:
             print(f"  host speed {speed.get('speed', float('nan')):.2f} of its reference")
         if time_went:
+            later = time_went["later_seconds"]
             print(f"  a fork, on average of {time_went['forks']}: {time_went['fork_seconds']:.1f} s = "
-                  f"warm-ups {time_went['warmup_seconds']:.1f} s + slices {time_went['slice_seconds']:.1f} s + "
-                  f"the rest (starts, round trips, the yardstick) {time_went['rest_seconds']:.1f} s")
+                  f"slices {time_went['slice_seconds']:.1f} s + the rest {time_went['rest_seconds']:.1f} s "
+                  f"(the first fork's warm-ups, starts, round trips, the yardstick)")
+            print(f"    the first fork {time_went['first_seconds']:.1f} s"
+                  + (f", the others {later:.1f} s" if later is not None else "")
+                  + f"; warm-ups {time_went['warmup_seconds']:.1f} s a fork, beside the slices of the fork before"
+                  " from the second on")
     _common.save(args, {"options": options, "runs": found})
 
 

@@ -6,16 +6,21 @@ a ratio far out of the limit's reach does not drive them (sampling.policy.forks_
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
 for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork.
+``iterations``, to an equal share of exactly that many operations per fork. From the second fork
+on, a fork's workers were started and warmed up while the fork before ran its slices: set up before
+the first slice, warmed up on the other vCPUs (a worker moves every thread off the measuring one
+for its warm-up), so a fork's warm-ups cost it nothing but the wait for the last of them.
 """
 from __future__ import annotations
 
 import contextlib
 import random
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
@@ -36,9 +41,9 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# A fork of at most this many workers starts the next fork's while it warms up. A default compare's 7
-# start in 1.3 s, well within its warm-ups; a size sweep's 29 JVMs starting at once starved the
-# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
+# A fork of at most this many workers starts and warms up the next fork's while it runs. A default
+# compare's 7 start in 1.3 s; a size sweep's 29 JVMs starting at once starved the compilers of the
+# JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
 EARLY_START_WORKERS = 8
 
 
@@ -46,7 +51,7 @@ class Worker(Protocol):
     """What the conductor asks of a worker (slices.WorkerProcess, or a fake one in tests)."""
 
     def ready(self) -> dict: ...
-    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict: ...
+    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict: ...
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict: ...
     def finish(self) -> list[dict]: ...
     def printed(self) -> str: ...
@@ -139,6 +144,22 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
     return run.conducted(why)
 
 
+@dataclass
+class _Ahead:
+    """The next fork's workers, started, set up and warmed up while a fork runs."""
+    handles: dict[str, Worker]
+    identity: dict[str, dict] = field(default_factory=dict)  # worker -> what it said of itself
+    errors: dict[str, WorkerError] = field(default_factory=dict)  # worker -> why it failed to set up
+    warming: Future | None = None  # -> (configuration -> its warm-up, worker -> why it failed)
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    def settled(self) -> tuple[dict[str, dict], dict[str, WorkerError]]:
+        """Its warm-ups (configuration -> warm-up) and failures (worker -> why), once the warm-ups
+        are done: waited for, where the fork they ran beside ended first."""
+        warmups, failed = self.warming.result() if self.warming is not None else ({}, {})
+        return warmups, {**self.errors, **failed}
+
+
 class _Run:
     def __init__(self, workers, configurations, asked, pace: Pace, progress):
         self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
@@ -146,7 +167,8 @@ class _Run:
         self.forks: list[Fork] = []
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
-        self.next_fork_workers: dict[str, Worker] = {}  # started while the fork before warmed up
+        self.ahead: _Ahead | None = None  # the next fork's workers, started while this one runs
+        self.aside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -230,41 +252,26 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        handles = self.next_fork_workers or self._start()
-        self.next_fork_workers = {}
-        for key in set(handles) - {c.worker for c in self.live()}:  # its configurations failed meanwhile
-            handles.pop(key).stop()
+        warmed_ahead = self.ahead is not None
+        handles = self._handles(fork)
         try:
-            for key, handle in handles.items():
+            for key in [key for key in handles if key not in fork.identity]:
                 with self._failing(key):
-                    fork.identity[key] = handle.ready()
+                    fork.identity[key] = handles[key].ready()
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
             if len(self.forks) + 1 < planned and len(handles) <= EARLY_START_WORKERS:
-                # The next fork's processes start while this one warms up (no slice is timed then):
-                # a fork no longer waits for its JVMs' start, a second or more of every fork's time.
-                self.next_fork_workers = self._start()
-            self._warm(fork, ready)
-            counts = self._counts(fork)
-            cycles = len(next(iter(counts.values()), []))
-            for cycle in range(cycles):
-                order = [c for c in self.live() if c.label in counts]
-                random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
-                for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
-                    with self._failing(c.worker):
-                        expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
-                        fork.slices.setdefault(c.label, []).append(
-                            ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
-                self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle + 1,
-                                     cycles=cycles,
-                                     elapsed=self.elapsed(),
-                                     seconds_left=self.seconds_left(started, (cycle + 1) / cycles, planned),
-                                     ratios=so_far))
-            for key, handle in ready.items():
-                if key not in {c.worker for c in self.live()}:
-                    continue
-                with self._failing(key):
-                    evidence = handle.finish()
-                    fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
+                self.ahead = _Ahead(handles=self._start(errors={}))  # they start while this fork warms up
+            if not warmed_ahead:
+                warmups, failed = self._warm_up(fork.number, ready)
+                fork.warmups.update(warmups)
+                for key, error in failed.items():
+                    self._fail(key, error)
+            if self.ahead is not None:
+                self._warm_ahead(self.ahead, fork.number + 1)
+            self._cycles(fork, ready, lambda share: Status(
+                fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=0, cycles=0, elapsed=self.elapsed(),
+                seconds_left=self.seconds_left(started, share, planned), ratios=so_far))
+            self._finish(fork, ready)
         finally:
             for key, handle in handles.items():
                 handle.stop()
@@ -274,19 +281,106 @@ class _Run:
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
 
-    def _start(self) -> dict[str, Worker]:
-        """A fork's worker processes, every live configuration's, all started before any is waited for."""
+    def _handles(self, fork: Fork) -> dict[str, Worker]:
+        """The fork's workers: started during the fork before (their identity and warm-ups go to
+        ``fork``, once done), or now. Those whose configurations failed meanwhile are stopped."""
+        errors: dict[str, WorkerError] = {}
+        if self.ahead is None:
+            handles = self._start(errors)
+        else:  # stop_started stops them if Ctrl-C comes while their warm-ups are waited for
+            handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
+            fork.identity.update(self.ahead.identity)
+            fork.warmups.update(warmups)
+            self.ahead = None
+        for key, error in errors.items():
+            self._fail(key, error)
+        for key in set(handles) - {c.worker for c in self.live()}:
+            handles.pop(key).stop()
+            fork.identity.pop(key, None)
+        return handles
+
+    def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[float], Status]) -> None:
+        """The fork's timed slices, cycle by cycle, each in an order drawn for it; progress after each
+        cycle (``status`` of the share of the fork done)."""
+        counts = self._counts(fork)
+        cycles = len(next(iter(counts.values()), []))
+        for cycle in range(cycles):
+            order = [c for c in self.live() if c.label in counts]
+            random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
+            for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
+                with self._failing(c.worker):
+                    expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
+                    fork.slices.setdefault(c.label, []).append(
+                        ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
+            self.progress(replace(status((cycle + 1) / cycles), cycle=cycle + 1, cycles=cycles))
+
+    def _finish(self, fork: Fork, ready: Mapping[str, Worker]) -> None:
+        """What each live worker's loops computed (the bytes checked against OpenSSL); it then exits."""
+        for key, handle in ready.items():
+            if key not in {c.worker for c in self.live()}:
+                continue
+            with self._failing(key):
+                evidence = handle.finish()
+                fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
+
+    def _start(self, errors: dict[str, WorkerError]) -> dict[str, Worker]:
+        """A fork's worker processes, every live configuration's, all started before any is waited
+        for; ``errors`` gets those that could not start."""
         handles: dict[str, Worker] = {}
         for key in dict.fromkeys(c.worker for c in self.live()):
-            with self._failing(key):
+            try:
                 handles[key] = self.workers[key].start()
+            except WorkerError as e:
+                errors[key] = e
         return handles
+
+    def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
+        """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
+        keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
+        for key, handle in ahead.handles.items():
+            try:
+                ahead.identity[key] = handle.ready()
+            except WorkerError as e:
+                ahead.errors[key] = e
+        ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
+        ahead.warming = self.aside.submit(self._warm_up, number, ready, ahead.cancel)
+
+    def _warm_up(self, number: int, handles: Mapping[str, Worker],
+                 aside: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
+        """Each live configuration of ``handles`` warmed up, one after another in an order drawn for
+        fork ``number``; on the other vCPUs when ``aside`` is given (and until it is set). Their
+        warm-ups, and the workers that failed."""
+        order = [c for c in self.live() if c.worker in handles]
+        random.Random(f"{number}/warm").shuffle(order)
+        warmups: dict[str, dict] = {}
+        errors: dict[str, WorkerError] = {}
+        for c in order:
+            if c.worker in errors or (aside is not None and aside.is_set()):
+                continue
+            spec = self.workers[c.worker]
+            try:
+                warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
+                                                          min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS),
+                                                          aside=aside is not None)
+            except WorkerError as e:
+                errors[c.worker] = e
+        return warmups, errors
 
     def stop_started(self) -> None:
         """Stops the next fork's workers, started early, where it will not run."""
-        for handle in self.next_fork_workers.values():
-            handle.stop()
-        self.next_fork_workers = {}
+        if self.ahead is not None:
+            self.ahead.cancel.set()
+            self.ahead.settled()
+            for handle in self.ahead.handles.values():
+                handle.stop()
+            self.ahead = None
+        self.aside.shutdown()
+
+    def _fail(self, key: str, error: WorkerError) -> None:
+        """Every configuration worker ``key`` holds fails, for this fork and the rest."""
+        for c in self.live():
+            if c.worker == key:
+                self.failures[c.label] = error
 
     @contextlib.contextmanager
     def _failing(self, key: str) -> Iterator[None]:
@@ -294,20 +388,7 @@ class _Run:
         try:
             yield
         except WorkerError as e:
-            for c in self.live():
-                if c.worker == key:
-                    self.failures[c.label] = e
-
-    def _warm(self, fork: Fork, handles: Mapping[str, Worker]) -> None:
-        order = self.live()
-        random.Random(f"{fork.number}/warm").shuffle(order)
-        for c in (c for c in order if c.worker in handles):
-            if c.label in self.failures:
-                continue
-            spec = self.workers[c.worker]
-            with self._failing(c.worker):
-                fork.warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
-                                                               min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS))
+            self._fail(key, e)
 
     def _counts(self, fork: Fork) -> dict[str, list[int]]:
         """Operations per slice, cycle by cycle, for each configuration warmed up in this fork."""

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jvmbridge.forks.measure import Activity, RunLoop, timed_rounds, warm_up
@@ -52,14 +52,15 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
     status = 0
     try:
         identity, loops = open_loops(request)
-        _pin_this_thread(request.get("measuring_cpu"))
+        cpus = _Cpus(measuring=request.get("measuring_cpu"), allowed=os.sched_getaffinity(0))
+        cpus.pin_this_thread()
         reply({"ready": identity})
         for line in sys.stdin:
             command = json.loads(line)
             if command["do"] == "finish":
                 reply({"evidence": [loop.evidence() for loop in loops]})
                 break
-            reply(_answer(command, loops[command["part"]]))
+            reply(_answer(command, loops[command["part"]], cpus))
     except WorkerError as e:
         reply({"error": str(e)})
         status = 1
@@ -70,21 +71,56 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
     os._exit(status)
 
 
-def _answer(command: dict, loop: Loop) -> dict:
+def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
     if command["do"] == "warm":
-        return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
+        with cpus.aside() if command.get("aside") else contextlib.nullcontext():
+            warmup = warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity)
+        return {"warmup": warmup.as_dict()}
     (slice_,) = timed_rounds(loop.run, [command["iterations"]], 1, loop.counters)
     return {"slice": slice_}
 
 
-def _pin_this_thread(cpu: int | None) -> None:
-    """Keep the measuring thread on one vCPU, once its process is set up. Linux applies this to the
-    calling thread and to the threads it starts later: pinned before a JVM's start, every thread of
-    the JVM shared the measuring vCPU (its compilers, its collector), and the JVM, seeing one
-    processor, chose the Serial collector where this host's JVMs run G1."""
-    if cpu is not None:
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, {cpu})
+@dataclass(frozen=True)
+class _Cpus:
+    """Where a worker's threads run: the measuring vCPU (None: no pinning) and every vCPU it may use."""
+    measuring: int | None
+    allowed: set[int]
+
+    def pin_this_thread(self) -> None:
+        """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
+        the calling thread and to the threads it starts later: pinned before a JVM's start, every
+        thread of the JVM shared the measuring vCPU (its compilers, its collector), and the JVM,
+        seeing one processor, chose the Serial collector where this host's JVMs run G1."""
+        if self.measuring is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, {self.measuring})
+
+    @contextlib.contextmanager
+    def aside(self) -> Iterator[None]:
+        """Every thread of this process off the measuring vCPU for the while (a warm-up while the
+        fork before times its slices there), then as before. The JVM chose its collector and
+        compiler threads at its start, seeing every vCPU; moving its threads later changes none."""
+        others = self.allowed - {self.measuring}
+        if self.measuring is None or not others:
+            yield
+            return
+        _move_every_thread(others)
+        try:
+            yield
+        finally:
+            _move_every_thread(self.allowed)
+            self.pin_this_thread()
+
+
+def _move_every_thread(cpus: set[int]) -> None:
+    """Every thread of this process to ``cpus``, those started meanwhile too (a JVM starts compiler
+    threads as it needs them)."""
+    moved: set[str] = set()
+    while threads := set(os.listdir("/proc/self/task")) - moved:
+        for thread in threads:
+            with contextlib.suppress(OSError):  # it ended meanwhile
+                os.sched_setaffinity(int(thread), cpus)
+        moved |= threads
 
 
 class WorkerProcess:
@@ -116,8 +152,9 @@ class WorkerProcess:
         """The worker's identity once it is set up; WorkerError with its reason if it failed."""
         return self._reply(START_SECONDS)["ready"]
 
-    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
-        self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds})
+    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
+        """``aside``: on the vCPUs other than the measuring one (see _Cpus.aside)."""
+        self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds, "aside": aside})
         return self._reply(max_seconds + GRACE_SECONDS)["warmup"]
 
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:

@@ -65,8 +65,9 @@ class FakeWorker:
     def ready(self) -> dict:
         return {"fake": True}
 
-    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
-        self.host.now += min_seconds
+    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
+        if not aside:  # aside, it runs on the other vCPU while the fork before is timed
+            self.host.now += min_seconds
         return {"ns_per_op": self.ns[part] * self.host.slowness(), "iterations": 1, "seconds": min_seconds,
                 "steady": True, "chunks": []}
 
@@ -209,6 +210,10 @@ class RecordedWorker(FakeWorker):
         self.log, self.interrupt_at, self.id = log, interrupt_at, len(log)
         log.append(("start", self.id))
 
+    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
+        self.log.append(("warm aside" if aside else "warm", self.id))
+        return super().warm(part, min_seconds, max_seconds, aside)
+
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
         if sum(event == "slice" for event, _ in self.log) == self.interrupt_at:
             raise KeyboardInterrupt
@@ -237,6 +242,32 @@ def test_the_next_forks_workers_start_before_this_forks_slices_and_none_outlives
     assert all(starts[(n + 1) * len(TRUE_NS)] < first_slices[n] for n in range(2)) and len(forks) == 3
     stopped = [worker for event, worker in log if event == "stop"]
     assert sorted(set(stopped)) == sorted(worker for event, worker in log if event == "start")
+
+
+def test_from_the_second_fork_on_every_worker_was_warmed_up_aside_once():
+    log, forks = recorded(Pace(min_forks=3, max_forks=3))
+    starts = [worker for event, worker in log if event == "start"]
+    warmed = {worker: [event for event, w in log if w == worker and event.startswith("warm")] for worker in starts}
+    first = starts[:len(TRUE_NS)]
+    assert all(warmed[worker] == ["warm"] for worker in first)
+    assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first) and len(forks) == 3
+
+
+class FailsAside(FakeWorker):
+    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
+        if aside:
+            raise WorkerError("the fake JVM crashed warming up")
+        return super().warm(part, min_seconds, max_seconds, aside)
+
+
+def test_a_worker_failing_its_warm_up_aside_fails_its_configuration_from_its_own_fork_on():
+    host = Host(random.Random(5))
+    workers = {label: WorkerSpec(lambda label=label: (FailsAside if label == "jvm off" else FakeWorker)(host, [label]),
+                                 0.5, 15.0) for label in TRUE_NS}
+    conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
+                        Pace(min_forks=3, max_forks=3))
+    assert "warming up" in str(conducted.failures["jvm off"]) and len(conducted.forks) == 3
+    assert "jvm off" in conducted.forks[0].slices and all("jvm off" not in f.slices for f in conducted.forks[1:])
 
 
 def test_ctrl_c_stops_the_workers_started_for_the_next_fork():
