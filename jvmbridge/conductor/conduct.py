@@ -41,9 +41,9 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# A fork of at most this many workers starts and warms up the next fork's while it runs. A default
-# compare's 7 start in 1.3 s; a size sweep's 29 JVMs starting at once starved the compilers of the
-# JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
+# A fork of at most this many workers starts the next fork's while it warms up (a default compare's 7
+# start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the compilers
+# of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
 EARLY_START_WORKERS = 8
 
 
@@ -259,13 +259,16 @@ class _Run:
                 with self._failing(key):
                     fork.identity[key] = handles[key].ready()
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            if len(self.forks) + 1 < planned and len(handles) <= EARLY_START_WORKERS:
+            another = len(self.forks) + 1 < planned
+            if another and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = _Ahead(handles=self._start(errors={}))  # they start while this fork warms up
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
                 for key, error in failed.items():
                     self._fail(key, error)
+            if another and self.ahead is None:
+                self.ahead = _Ahead(handles=self._start(errors={}))
             if self.ahead is not None:
                 self._warm_ahead(self.ahead, fork.number + 1)
             self._cycles(fork, ready, lambda share: Status(
