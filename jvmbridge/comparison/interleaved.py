@@ -91,7 +91,8 @@ def pace_of(job: InterleavedJob) -> Pace:
     sampling = job.parts[0].workload.sampling
     return Pace(iterations=sampling.iterations,
                 min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
-                max_forks=sampling.fork_limit, target_error=sampling.target_error)
+                max_forks=sampling.fork_limit, target_error=sampling.target_error,
+                warm_aside=measuring_cpu() is not None)
 
 
 def budget(job: InterleavedJob) -> str:

@@ -91,6 +91,10 @@ class Pace:
     max_forks: int = MAX_FORKS
     target_error: float = 0.02
     time_limit: float | None = None  # seconds: no fork starts that would end after it
+    # Whether a vCPU other than the measuring one can take the next fork's warm-ups while this fork
+    # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
+    # its own up before its first slice.
+    warm_aside: bool = True
 
 
 @dataclass
@@ -252,7 +256,7 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        warmed_ahead = self.ahead is not None
+        warmed_ahead = self.ahead is not None and self.ahead.warming is not None
         handles = self._handles(fork)
         try:
             for key in [key for key in handles if key not in fork.identity]:
@@ -267,10 +271,11 @@ class _Run:
                 fork.warmups.update(warmups)
                 for key, error in failed.items():
                     self._fail(key, error)
-            if another and self.ahead is None:
-                self.ahead = _Ahead(handles=self._start(errors={}))
-            if self.ahead is not None:
-                self._warm_ahead(self.ahead, fork.number + 1)
+            if self.pace.warm_aside:
+                if another and self.ahead is None:
+                    self.ahead = _Ahead(handles=self._start(errors={}))
+                if self.ahead is not None:
+                    self._warm_ahead(self.ahead, fork.number + 1)
             self._cycles(fork, ready, lambda share: Status(
                 fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=0, cycles=0, elapsed=self.elapsed(),
                 seconds_left=self.seconds_left(started, share, planned), ratios=so_far))

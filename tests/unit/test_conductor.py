@@ -253,6 +253,14 @@ def test_from_the_second_fork_on_every_worker_was_warmed_up_aside_once():
     assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first) and len(forks) == 3
 
 
+def test_without_a_vcpu_to_spare_each_fork_warms_its_own_up_and_the_next_forks_still_start_early():
+    log, forks = recorded(Pace(min_forks=3, max_forks=3, warm_aside=False))
+    assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 3
+    starts = [i for i, (event, _) in enumerate(log) if event == "start"]
+    first_slices = [i for i, (event, _) in enumerate(log) if event == "slice"]
+    assert starts[len(TRUE_NS)] < first_slices[0]  # the second fork's started while the first warmed up
+
+
 class FailsAside(FakeWorker):
     def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
         if aside:
