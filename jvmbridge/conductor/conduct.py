@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
@@ -34,16 +34,17 @@ from jvmbridge.sampling.progress import fork_cap
 SLICE_SECONDS = 0.05
 CYCLES = 20
 MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
-# Every configuration of a fork warms up before its first cycle, one after another on the measuring
-# vCPU: at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
+# Every configuration of a fork warms up before its first cycle, one after another (the first fork's
+# on the measuring vCPU, the others' aside, beside the fork before): at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
 # On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
 # up); one not steady by then shows in its first slices, which its row's figure sets aside
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# A fork of at most this many workers starts the next fork's while it warms up (a default compare's 7
-# start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the compilers
-# of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
+# The first fork, of at most this many workers, starts the second's while it warms up (a default
+# compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the
+# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
+# have no warm-up of their own: the next fork's start once theirs are set up.
 EARLY_START_WORKERS = 8
 
 
@@ -172,7 +173,7 @@ class _Run:
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
         self.ahead: _Ahead | None = None  # the next fork's workers, started while this one runs
-        self.aside = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
+        self.warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -265,7 +266,7 @@ class _Run:
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
             another = len(self.forks) + 1 < planned
             if another and len(handles) <= EARLY_START_WORKERS:
-                self.ahead = _Ahead(handles=self._start(errors={}))  # they start while this fork warms up
+                self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
@@ -273,12 +274,12 @@ class _Run:
                     self._fail(key, error)
             if self.pace.warm_aside:
                 if another and self.ahead is None:
-                    self.ahead = _Ahead(handles=self._start(errors={}))
+                    self.ahead = self._started_ahead()
                 if self.ahead is not None:
                     self._warm_ahead(self.ahead, fork.number + 1)
-            self._cycles(fork, ready, lambda share: Status(
-                fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=0, cycles=0, elapsed=self.elapsed(),
-                seconds_left=self.seconds_left(started, share, planned), ratios=so_far))
+            self._cycles(fork, ready, lambda cycle, cycles: Status(
+                fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
+                elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
             self._finish(fork, ready)
         finally:
             for key, handle in handles.items():
@@ -295,21 +296,21 @@ class _Run:
         errors: dict[str, WorkerError] = {}
         if self.ahead is None:
             handles = self._start(errors)
-        else:  # stop_started stops them if Ctrl-C comes while their warm-ups are waited for
+        else:  # stop_started stops them if Ctrl-C comes before they are this fork's
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
             fork.warmups.update(warmups)
-            self.ahead = None
         for key, error in errors.items():
             self._fail(key, error)
         for key in set(handles) - {c.worker for c in self.live()}:
             handles.pop(key).stop()
             fork.identity.pop(key, None)
+        self.ahead = None
         return handles
 
-    def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[float], Status]) -> None:
+    def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[int, int], Status]) -> None:
         """The fork's timed slices, cycle by cycle, each in an order drawn for it; progress after each
-        cycle (``status`` of the share of the fork done)."""
+        cycle (``status`` of the cycles done and of all)."""
         counts = self._counts(fork)
         cycles = len(next(iter(counts.values()), []))
         for cycle in range(cycles):
@@ -320,7 +321,7 @@ class _Run:
                     expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                     fork.slices.setdefault(c.label, []).append(
                         ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
-            self.progress(replace(status((cycle + 1) / cycles), cycle=cycle + 1, cycles=cycles))
+            self.progress(status(cycle + 1, cycles))
 
     def _finish(self, fork: Fork, ready: Mapping[str, Worker]) -> None:
         """What each live worker's loops computed (the bytes checked against OpenSSL); it then exits."""
@@ -342,6 +343,11 @@ class _Run:
                 errors[key] = e
         return handles
 
+    def _started_ahead(self) -> _Ahead:
+        ahead = _Ahead(handles={})
+        ahead.handles = self._start(ahead.errors)
+        return ahead
+
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
         """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
         keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
@@ -351,38 +357,45 @@ class _Run:
             except WorkerError as e:
                 ahead.errors[key] = e
         ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
-        ahead.warming = self.aside.submit(self._warm_up, number, ready, ahead.cancel)
+        ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
-                 aside: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
+                 cancel: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
         """Each live configuration of ``handles`` warmed up, one after another in an order drawn for
-        fork ``number``; on the other vCPUs when ``aside`` is given (and until it is set). Their
-        warm-ups, and the workers that failed."""
+        fork ``number``; aside (on the other vCPUs, beside the fork before) when ``cancel`` is given,
+        until it is set. Their warm-ups, and the workers that failed."""
         order = [c for c in self.live() if c.worker in handles]
         random.Random(f"{number}/warm").shuffle(order)
         warmups: dict[str, dict] = {}
         errors: dict[str, WorkerError] = {}
         for c in order:
-            if c.worker in errors or (aside is not None and aside.is_set()):
+            if c.worker in errors or (cancel is not None and cancel.is_set()):
                 continue
             spec = self.workers[c.worker]
             try:
-                warmups[c.label] = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
-                                                          min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS),
-                                                          aside=aside is not None)
+                warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
+                                                min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS), aside=cancel is not None)
             except WorkerError as e:
                 errors[c.worker] = e
+                continue
+            # Chunks timed on another vCPU, beside another fork, are no part of where this fork's slices
+            # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series).
+            warmups[c.label] = {**warmup, "aside": True, "chunks": []} if cancel is not None else warmup
         return warmups, errors
 
     def stop_started(self) -> None:
-        """Stops the next fork's workers, started early, where it will not run."""
-        if self.ahead is not None:
-            self.ahead.cancel.set()
-            self.ahead.settled()
-            for handle in self.ahead.handles.values():
+        """Stops the next fork's workers, started early, where it will not run: their warm-ups
+        cancelled (the one under way finishes first), then their processes."""
+        try:
+            if self.ahead is not None:
+                self.ahead.cancel.set()
+                with contextlib.suppress(Exception):  # a failed warm-up: its worker is stopped below
+                    self.ahead.settled()
+        finally:
+            for handle in (self.ahead.handles.values() if self.ahead is not None else ()):
                 handle.stop()
             self.ahead = None
-        self.aside.shutdown()
+            self.warmer.shutdown()
 
     def _fail(self, key: str, error: WorkerError) -> None:
         """Every configuration worker ``key`` holds fails, for this fork and the rest."""

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jvmbridge.forks.measure import Activity, RunLoop, timed_rounds, warm_up
@@ -73,18 +73,19 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
 
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
     if command["do"] == "warm":
-        with cpus.aside() if command.get("aside") else contextlib.nullcontext():
-            warmup = warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity)
-        return {"warmup": warmup.as_dict()}
+        cpus.set_aside(command.get("aside", False))
+        return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
+    cpus.set_aside(False)
     (slice_,) = timed_rounds(loop.run, [command["iterations"]], 1, loop.counters)
     return {"slice": slice_}
 
 
-@dataclass(frozen=True)
 class _Cpus:
-    """Where a worker's threads run: the measuring vCPU (None: no pinning) and every vCPU it may use."""
-    measuring: int | None
-    allowed: set[int]
+    """Where a worker's threads run: the measuring vCPU (None: no pinning), every vCPU it may use,
+    and whether they are aside (off the measuring vCPU) now."""
+
+    def __init__(self, measuring: int | None, allowed: set[int]):
+        self.measuring, self.allowed, self.away = measuring, allowed, False
 
     def pin_this_thread(self) -> None:
         """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
@@ -95,21 +96,19 @@ class _Cpus:
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, {self.measuring})
 
-    @contextlib.contextmanager
-    def aside(self) -> Iterator[None]:
-        """Every thread of this process off the measuring vCPU for the while (a warm-up while the
-        fork before times its slices there), then as before. The JVM chose its collector and
-        compiler threads at its start, seeing every vCPU; moving its threads later changes none."""
+    def set_aside(self, aside: bool) -> None:
+        """Every thread of this process off the measuring vCPU (for warm-ups while the fork before
+        times its slices there), or back: free on every vCPU, the measuring thread pinned to it.
+        Aside from the first warm-up to the first slice, so no compile a warm-up left runs beside
+        the fork before's slices. The JVM chose its collector and compiler threads at its start,
+        seeing every vCPU; moving its threads later changes neither."""
         others = self.allowed - {self.measuring}
-        if self.measuring is None or not others:
-            yield
+        if self.measuring is None or not others or aside == self.away:
             return
-        _move_every_thread(others)
-        try:
-            yield
-        finally:
-            _move_every_thread(self.allowed)
+        _move_every_thread(others if aside else self.allowed)
+        if not aside:
             self.pin_this_thread()
+        self.away = aside
 
 
 def _move_every_thread(cpus: set[int]) -> None:
@@ -153,7 +152,7 @@ class WorkerProcess:
         return self._reply(START_SECONDS)["ready"]
 
     def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        """``aside``: on the vCPUs other than the measuring one (see _Cpus.aside)."""
+        """``aside``: on the vCPUs other than the measuring one, until the first slice (_Cpus.set_aside)."""
         self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds, "aside": aside})
         return self._reply(max_seconds + GRACE_SECONDS)["warmup"]
 

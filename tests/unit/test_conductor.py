@@ -66,8 +66,10 @@ class FakeWorker:
         return {"fake": True}
 
     def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        if not aside:  # aside, it runs on the other vCPU while the fork before is timed
-            self.host.now += min_seconds
+        if aside:  # on the other vCPU, in the conductor's thread, while the fork before is timed: the
+            # host's clock, which that fork moves, is not read (seeded runs stay reproducible)
+            return {"ns_per_op": self.ns[part], "iterations": 1, "seconds": min_seconds, "steady": True, "chunks": []}
+        self.host.now += min_seconds
         return {"ns_per_op": self.ns[part] * self.host.slowness(), "iterations": 1, "seconds": min_seconds,
                 "steady": True, "chunks": []}
 
@@ -275,6 +277,23 @@ def test_a_worker_failing_its_warm_up_aside_fails_its_configuration_from_its_own
     conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
                         Pace(min_forks=3, max_forks=3))
     assert "warming up" in str(conducted.failures["jvm off"]) and len(conducted.forks) == 3
+    assert "jvm off" in conducted.forks[0].slices and all("jvm off" not in f.slices for f in conducted.forks[1:])
+
+
+def test_a_next_forks_worker_that_cannot_start_fails_its_configuration_from_that_fork_on():
+    host, started = Host(random.Random(6)), []
+
+    def start_jvm_off() -> FakeWorker:
+        started.append(1)
+        if len(started) > 1:  # the second fork's, started while the first runs
+            raise WorkerError("the fake JVM would not start")
+        return FakeWorker(host, ["jvm off"])
+
+    workers = {label: WorkerSpec(start_jvm_off if label == "jvm off" else lambda label=label: FakeWorker(host, [label]),
+                                 0.5, 15.0) for label in TRUE_NS}
+    conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
+                        Pace(min_forks=3, max_forks=3))
+    assert "would not start" in str(conducted.failures["jvm off"]) and len(conducted.forks) == 3
     assert "jvm off" in conducted.forks[0].slices and all("jvm off" not in f.slices for f in conducted.forks[1:])
 
 
