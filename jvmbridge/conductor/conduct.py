@@ -6,10 +6,11 @@ a ratio far out of the limit's reach does not drive them (sampling.policy.forks_
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
 for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork. From the second fork
-on, a fork's workers were started and warmed up while the fork before ran its slices: set up before
-the first slice, warmed up on the other vCPUs (a worker moves every thread off the measuring one
-for its warm-up), so a fork's warm-ups cost it nothing but the wait for the last of them.
+``iterations``, to an equal share of exactly that many operations per fork. From the third fork
+on, where the fork two before ran almost undisturbed, a fork's workers are started and warmed up
+while the fork before runs its slices: set up before its first slice, warmed up on the other vCPUs
+(a worker moves every thread off the measuring one until its own fork), so a fork's warm-ups cost
+it nothing but the wait for the last of them.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
+from jvmbridge.stats.summary import disturbed
 
 # Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
 # below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
@@ -46,6 +48,9 @@ MAX_FORKS = 12
 # compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
 # have no warm-up of their own: the next fork's start once theirs are set up.
 EARLY_START_WORKERS = 8
+# The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
+# warm-ups to run beside the one after it (_Run._undisturbed).
+QUIET_SHARE = 0.05
 
 
 class Worker(Protocol):
@@ -265,18 +270,16 @@ class _Run:
                     fork.identity[key] = handles[key].ready()
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
             another = len(self.forks) + 1 < planned
-            if another and len(handles) <= EARLY_START_WORKERS:
+            if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
                 for key, error in failed.items():
                     self._fail(key, error)
-            if self.pace.warm_aside:
-                if another and self.ahead is None:
-                    self.ahead = self._started_ahead()
-                if self.ahead is not None:
-                    self._warm_ahead(self.ahead, fork.number + 1)
+            if another and self.pace.warm_aside and self._undisturbed():
+                self.ahead = self.ahead or self._started_ahead()
+                self._warm_ahead(self.ahead, fork.number + 1)
             self._cycles(fork, ready, lambda cycle, cycles: Status(
                 fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
                 elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
@@ -342,6 +345,14 @@ class _Run:
             except WorkerError as e:
                 errors[key] = e
         return handles
+
+    def _undisturbed(self) -> bool:
+        """Whether the fork before ran so undisturbed that the next fork may warm up beside this
+        one's slices. Warm-ups pinned to the other vCPU push whatever else runs here onto the
+        measuring one: beside the fast tests, a quarter of the slices were disturbed with them, 6-8%
+        without (benchmarks/README.md); on a quiet machine 1-2.5%."""
+        slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
+        return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
     def _started_ahead(self) -> _Ahead:
         ahead = _Ahead(handles={})
