@@ -36,8 +36,9 @@ from jvmbridge.stats.summary import disturbed
 SLICE_SECONDS = 0.05
 CYCLES = 20
 MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
-# Every configuration of a fork warms up before its first cycle, one after another (the first fork's
-# on the measuring vCPU, the others' aside, beside the fork before): at most this long each, as an engine's own --no-interleave forks would wait up to 15 s.
+# Every configuration of a fork warms up before its first cycle, one after another (on the measuring
+# vCPU, or aside beside the fork before): at most this long each, as an engine's own --no-interleave
+# forks would wait up to 15 s.
 # On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
 # up); one not steady by then shows in its first slices, which its row's figure sets aside
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
@@ -265,9 +266,7 @@ class _Run:
         warmed_ahead = self.ahead is not None and self.ahead.warming is not None
         handles = self._handles(fork)
         try:
-            for key in [key for key in handles if key not in fork.identity]:
-                with self._failing(key):
-                    fork.identity[key] = handles[key].ready()
+            self._fail_all(_set_up(handles, fork.identity))
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
             another = len(self.forks) + 1 < planned
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
@@ -275,8 +274,7 @@ class _Run:
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
-                for key, error in failed.items():
-                    self._fail(key, error)
+                self._fail_all(failed)
             if another and self.pace.warm_aside and self._undisturbed():
                 self.ahead = self.ahead or self._started_ahead()
                 self._warm_ahead(self.ahead, fork.number + 1)
@@ -303,8 +301,7 @@ class _Run:
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
             fork.warmups.update(warmups)
-        for key, error in errors.items():
-            self._fail(key, error)
+        self._fail_all(errors)
         for key in set(handles) - {c.worker for c in self.live()}:
             handles.pop(key).stop()
             fork.identity.pop(key, None)
@@ -362,11 +359,7 @@ class _Run:
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
         """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
         keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
-        for key, handle in ahead.handles.items():
-            try:
-                ahead.identity[key] = handle.ready()
-            except WorkerError as e:
-                ahead.errors[key] = e
+        ahead.errors.update(_set_up(ahead.handles, ahead.identity))
         ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
@@ -391,7 +384,7 @@ class _Run:
                 continue
             # Chunks timed on another vCPU, beside another fork, are no part of where this fork's slices
             # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series).
-            warmups[c.label] = {**warmup, "aside": True, "chunks": []} if cancel is not None else warmup
+            warmups[c.label] = {**warmup, "chunks": []} if cancel is not None else warmup
         return warmups, errors
 
     def stop_started(self) -> None:
@@ -413,6 +406,10 @@ class _Run:
         for c in self.live():
             if c.worker == key:
                 self.failures[c.label] = error
+
+    def _fail_all(self, errors: Mapping[str, WorkerError]) -> None:
+        for key, error in errors.items():
+            self._fail(key, error)
 
     @contextlib.contextmanager
     def _failing(self, key: str) -> Iterator[None]:
@@ -439,6 +436,18 @@ class _Run:
         wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
+
+
+def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict]) -> dict[str, WorkerError]:
+    """Waits for each worker not yet in ``identity`` to be set up (a JVM's start), putting what it
+    says of itself there; those that failed."""
+    errors: dict[str, WorkerError] = {}
+    for key in [key for key in handles if key not in identity]:
+        try:
+            identity[key] = handles[key].ready()
+        except WorkerError as e:
+            errors[key] = e
+    return errors
 
 
 def _span(ordered: Sequence[int]) -> str:
