@@ -48,7 +48,8 @@ class InterleavedJob(Job):
     @classmethod
     def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
         job = cls(label=LABEL, parts=parts, measure=lambda: [], arms=len(settings), settings=settings, matrix=matrix,
-                  shares_jit=any(len(setting.workloads) > 1 for _, setting in settings))
+                  # A JIT shared by a worker's parts: only a JVM's (a native worker's parts share no compiled code).
+                  shares_jit=any(len(setting.workloads) > 1 and ENGINES[key].runs_on_jvms for key, setting in settings))
         job.measure = lambda: _measure(job)
         return job
 

@@ -60,12 +60,31 @@ class NativeEngine(Engine):
         on and then off."""
         raise NotImplementedError
 
+    slice_worker = ""  # the module its conductor workers run (conductor.slices); "": none
+
+    def settings_sliced(self, workloads: list[tuple[Workload, str]], request: dict,
+                        row: Callable[[Workload, bool, list[ChildOutcome], ChildOutcome | None, tuple[bool, str]],
+                                      Measurement]) -> list[Sliced]:
+        """Acceleration on and off as two conductor workers of ``slice_worker`` asked ``request``;
+        ``row(workload, on, forks finished, fork failed, OpenSSL's state read back)`` makes a row."""
+        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
+        found = []
+        for on in SETTINGS:
+            def measurement(workload, outcomes, failed, on=on) -> Measurement:
+                return row(workload, on, outcomes, failed, read_back(outcomes[0].answer["cpuinfo"], on, cpu_has_aes))
+
+            found.append(Sliced(name=f"{self.title}, {current().setting(on)}", subject=self.title, accelerated=on,
+                                module=self.slice_worker, request=request, workloads=list(workloads),
+                                measurement=measurement, warmup_min_seconds=NATIVE_WARMUP["warmup_min_seconds"],
+                                warmup_max_seconds=NATIVE_WARMUP["warmup_max_seconds"],
+                                env=current().openssl_environment(measured_environment(), on)))
+        return found
+
 
 class WorkerEngine(NativeEngine):
     """A native engine whose loop runs in worker children: acceleration on and off are two arms of
     run_forks."""
     worker = ""  # the module its children run
-    slice_worker = ""  # the module its conductor workers run (conductor.slices); "": none
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
         """What every child is asked (warm-up, library), and each workload's part of it."""
@@ -80,21 +99,10 @@ class WorkerEngine(NativeEngine):
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
         if not self.slice_worker:
             return []
-        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
         request, parts = self.child_request([workload for workload, _ in workloads])
-        found = []
-        for on in SETTINGS:
-            def measurement(workload, outcomes, failed, on=on) -> Measurement:
-                return self.measurement(workload, request, on, outcomes, failed,
-                                        read_back(outcomes[0].answer["cpuinfo"], on, cpu_has_aes))
-
-            found.append(Sliced(name=f"{self.title}, {current().setting(on)}", subject=self.title, accelerated=on,
-                                module=self.slice_worker, request={**request, "parts": parts},
-                                workloads=list(workloads), measurement=measurement,
-                                warmup_min_seconds=request["warmup_min_seconds"],
-                                warmup_max_seconds=request["warmup_max_seconds"],
-                                env=current().openssl_environment(measured_environment(), on)))
-        return found
+        return self.settings_sliced(workloads, {**request, "parts": parts},
+                                    lambda workload, on, outcomes, failed, read:
+                                    self.measurement(workload, request, on, outcomes, failed, read))
 
     def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)
@@ -154,6 +162,7 @@ class OpensslSpeedEngine(NativeEngine):
     shapes = ("stream",)
     reference_rank = 1
     speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`
+    slice_worker = "jvmbridge.native.speed_slice_worker"
 
     def work(self, op: Operation) -> str:
         """What one operation of its loop does, for the row's note."""
@@ -185,11 +194,11 @@ class OpensslSpeedEngine(NativeEngine):
             op = workload.operation
             groups.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
         interrupted = False
-        for (cipher, direction, sampling), group in groups.items():
+        for (cipher, _, sampling), group in groups.items():
             if interrupted:  # Ctrl-C in an earlier group: the caller stops after this job
                 measured.update(((on, workload), WorkerError(INTERRUPTED)) for on in SETTINGS for workload in group)
                 continue
-            extra = (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if direction == "decrypt" else ()))
+            extra = self._extra(group[0].operation, matrix)
             seconds = max(1, round(sampling.round_seconds))
             command = functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds, extra=extra,
                                         processes=sampling.threads)
@@ -201,27 +210,61 @@ class OpensslSpeedEngine(NativeEngine):
                             for on, runs in sides.items() for workload in group)
         return [measured[on, workload] for on in SETTINGS for workload in workloads]
 
+    def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
+        # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns.
+        if any(workload.sampling.iterations for workload, _ in workloads):
+            return []
+        parts = [{"cipher": w.operation.cipher_name, "message_bytes": w.operation.message_bytes,
+                  "extra": list(self._extra(w.operation, matrix))} for w, _ in workloads]
+
+        def row(workload, on, outcomes, failed, read) -> Measurement:
+            rounds = fork_rounds(outcomes)
+            return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
+                             summarize(rounds, workload.sampling.first_stage, fork_warmups(outcomes)),
+                             command=outcomes[-1].answer["command"],
+                             how="each slice an `openssl speed` process of its own, stopped by SIGALRM (the "
+                                 "signal of its own alarm) when its time was up, timed by jvmbridge from its "
+                                 "start line to the signal (its own clock counts 10 ms ticks)",
+                             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
+                             fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
+
+        return self.settings_sliced(workloads, {"openssl": shutil.which(matrix.openssl), "parts": parts}, row)
+
+    def _extra(self, op: Operation, matrix) -> tuple[str, ...]:
+        """What a run adds to `openssl speed` before -evp: the user's, this engine's, the direction."""
+        return (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if op.direction == "decrypt" else ()))
+
     def _measurement(self, workload: Workload, runs: "_SpeedRuns", described: dict, accelerated: bool,
                      read: tuple[bool, str], openssl_args: tuple[str, ...]) -> Measurement:
-        op, sampling = workload.operation, workload.sampling
-        rounds = runs.rounds[workload]
+        sampling, rounds = workload.sampling, runs.rounds[workload]
         seconds = max(1, round(sampling.round_seconds))
-        notes = [f"{self.work(op)}; {len(rounds)} run(s) of {seconds} s, each its own process: a fork of one round"
-                 + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else "")]
+        failed = runs.failed.get(workload)
+        return self._row(workload, described, accelerated, read, openssl_args,
+                         summarize(one_round_each(rounds), sampling.first_stage),
+                         command=" ; ".join(runs.commands[workload]),
+                         how=f"{len(rounds)} run(s) of {seconds} s, each its own process: a fork of one round"
+                             + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""),
+                         fork_turns=runs.turns[workload], in_turns=self.turns_name,
+                         failed=str(failed) if failed else None)
+
+    def _row(self, workload: Workload, described: dict, accelerated: bool, read: tuple[bool, str],
+             openssl_args: tuple[str, ...], summary, command: str, how: str, failed: str | None,
+             **measured) -> Measurement:
+        """A row of ``workload`` in one setting; ``how``: how its runs were made, for its note."""
+        op = workload.operation
+        notes = [f"{self.work(op)}; {how}"]
         if op.direction == "decrypt" and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
                          f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
-        failed = runs.failed.get(workload)
         as_requested, state = read
         return Measurement(
             engine=self.label, implementation=described["openssl_version"],
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
-            verified_state=state, **workload.row_fields(), summary=summarize(one_round_each(rounds), sampling.first_stage),
-            details={"openssl_cpuinfo": described["cpuinfo"], "command": " ; ".join(runs.commands[workload]),
+            verified_state=state, **workload.row_fields(), summary=summary,
+            details={"openssl_cpuinfo": described["cpuinfo"], "command": command,
                      # What the user added (--openssl-arg): a configuration of its own beside runs without.
                      **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
-            notes=notes, failed_fork=str(failed) if failed else None, in_turns=self.turns_name,
-            fork_turns=runs.turns[workload],
+            notes=notes, failed_fork=failed, **measured,
         )
 
 
@@ -310,13 +353,21 @@ class OpensslAeadEngine(OpensslSpeedEngine):
         return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
 
     def jobs_for(self, workloads, matrix):
-        # -aead times GCM encryption only; other operations get no rows from it.
-        encrypting = [(w, tag) for w, tag in workloads if (w.operation.mode, w.operation.direction) == ("gcm", "encrypt")]
+        encrypting = _gcm_encrypting(workloads)
         return super().jobs_for(encrypting, matrix) if encrypting else []
+
+    def sliced(self, workloads, matrix):
+        encrypting = _gcm_encrypting(workloads)
+        return super().sliced(encrypting, matrix) if encrypting else []
 
     def work(self, op: Operation) -> str:
         return (f"per {op.message_bytes}-byte message: EVP init, TLS's 13 bytes of AAD, update, final and tag "
                 "(openssl speed -aead)")
+
+
+def _gcm_encrypting(workloads: list[tuple[Workload, str]]) -> list[tuple[Workload, str]]:
+    """The workloads `openssl speed -aead` times, GCM encryption only; the others get no rows from it."""
+    return [(w, tag) for w, tag in workloads if (w.operation.mode, w.operation.direction) == ("gcm", "encrypt")]
 
 
 def read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:

@@ -10,12 +10,23 @@ import os
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
 from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
 from jvmbridge.stats.summary import disturbed
 
-RunLoop = Callable[[int], int]
+
+class Counted(NamedTuple):
+    """What a loop that stops when told and counts its own operations did (`openssl speed`, which
+    cannot run exactly n): its operations, their nanoseconds, and what it read of its own process
+    around them (cpu_ns, wait_ns), which replace the calling thread's."""
+    operations: int
+    ns: int
+    counters: dict[str, int]
+
+
+# run(n): n operations, their elapsed nanoseconds; or, from a loop that counts itself, about n.
+RunLoop = Callable[[int], "int | Counted"]
 # A counter that moves while the engine is still changing its code, e.g. the JIT's total
 # compilation time: a plateau of interpreted or C1 code can look steady while C2 is still working.
 Activity = Callable[[], int]
@@ -52,11 +63,12 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
     full: list[float] = []
     started = time.perf_counter()
     while True:
-        elapsed_ns = max(run(chunk), 1)
-        total += chunk
-        recent = (recent + [elapsed_ns / chunk])[-STEADY_WINDOW:]
+        done, elapsed_ns = _done(chunk, run(chunk))
+        elapsed_ns = max(elapsed_ns, 1)
+        total += done
+        recent = (recent + [elapsed_ns / done])[-STEADY_WINDOW:]
         if elapsed_ns >= CHUNK_SECONDS * 1e9 / 2:  # shorter ones are the timer's and the first calls' noise
-            full.append(elapsed_ns / chunk)
+            full.append(elapsed_ns / done)
         marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
         steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
@@ -65,7 +77,12 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
             return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=recent[-1], chunks=full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:
             # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
-            chunk = max(chunk, min(chunk * 10, int(chunk * CHUNK_SECONDS * 1e9 / elapsed_ns)))
+            chunk = max(chunk, min(done * 10, int(done * CHUNK_SECONDS * 1e9 / elapsed_ns)))
+
+
+def _done(asked: int, result: "int | Counted") -> tuple[int, int]:
+    """(operations, nanoseconds) of a run asked for ``asked`` operations."""
+    return (result.operations, result.ns) if isinstance(result, Counted) else (asked, result)
 
 
 def split_iterations(iterations: int, rounds: int) -> list[int]:
@@ -113,9 +130,11 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
              **({"wait_ns": run_queue_wait_ns, "cpu_ns": time.thread_time_ns} if copies == 1 else {})}
     def timed(n: int) -> dict:
         before = {name: read() for name, read in order.items()}
-        ns = run(n)
+        result = run(n)
         after = {name: read() for name, read in reversed(order.items())}
-        return {"iterations": n * copies, "ns": ns, **{name: after[name] - before[name] for name in order}}
+        done, ns = _done(n, result)
+        own = result.counters if isinstance(result, Counted) else {}
+        return {"iterations": done * copies, "ns": ns, **{name: after[name] - before[name] for name in order}, **own}
 
     rounds = [timed(n) for n in counts]
     while spare > 0 and sum(not disturbed(round_) for round_ in rounds) < len(counts):

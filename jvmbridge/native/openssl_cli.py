@@ -5,12 +5,17 @@ no per-message init or padding: a stream figure, the floor a per-message loop ca
 """
 from __future__ import annotations
 
+import contextlib
+import math
+import os
 import re
 import resource
+import select
+import signal
 import subprocess
 import time
 
-from jvmbridge.forks.measure import steal_ns
+from jvmbridge.forks.measure import Counted, steal_ns
 from jvmbridge.forks.parent import WorkerError
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
@@ -57,6 +62,71 @@ def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) ->
     alone = len(results) == 1 and processes == 1
     counters = {"cpu_ns": cpu, "wait_ns": max(0, wall - cpu)} if alone else {}
     return {size: {**_summed(each), **counters, "steal_ns": stolen} for size, each in results.items()}
+
+
+def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:
+    """``command`` (a speed_command of one size in one process) stopped after about ``seconds`` of
+    its loop, on the calling thread's vCPUs: `openssl speed` ends a size's loop on SIGALRM, the
+    signal of its own alarm, and reports the operations done. Timed here, from its start line to
+    the signal: its own clock counts ticks of 10 ms (times(): apps/lib/apps.c), a fifth of a 50 ms
+    slice. Its main thread's CPU and run-queue time over the same span come from its schedstat.
+    ``wait_on``: the vCPUs this thread waits on meanwhile, so that its waking up to time and stop
+    the loop does not take the loop's vCPU from it."""
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    own = os.sched_getaffinity(0)
+    try:
+        if wait_on:
+            os.sched_setaffinity(0, wait_on)
+        said = _line_starting("+DT:", process, 30.0)
+        began, before = time.perf_counter_ns(), _schedstat(process.pid)
+        time.sleep(seconds)
+        after, ended = _schedstat(process.pid), time.perf_counter_ns()
+        process.send_signal(signal.SIGALRM)
+        said += _line_starting("+R:", process, 30.0)
+    finally:
+        os.sched_setaffinity(0, own)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.communicate(timeout=5)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    match = next((m for m in _LINE.finditer(said) if m[2]), None)
+    if match is None or ended - began > 1e9 * float(command[command.index("-seconds") + 1]):
+        raise WorkerError(f"openssl speed stopped before it was told (exit {process.returncode}): {said.strip()[-200:]}")
+    return Counted(operations=int(match[2]), ns=ended - began,
+                   counters={"cpu_ns": after[0] - before[0], "wait_ns": after[1] - before[1]})
+
+
+def seconds_beyond(seconds: float) -> int:
+    """The whole seconds to ask of a run stopped after ``seconds``: its own alarm never comes first."""
+    return math.ceil(seconds) + 2
+
+
+def _line_starting(prefix: str, process: subprocess.Popen, deadline_seconds: float) -> str:
+    """What ``process`` wrote on stderr up to the end of a line starting with ``prefix``."""
+    assert process.stderr is not None
+    said, deadline = b"", time.monotonic() + deadline_seconds
+    line = re.compile(rb"(?:^|\n)" + re.escape(prefix.encode()) + rb"[^\n]*\n")
+    while not line.search(said):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([process.stderr], [], [], left)[0]:
+            raise WorkerError(f"openssl speed wrote no {prefix} line within {deadline_seconds:.0f} s")
+        chunk = os.read(process.stderr.fileno(), 4096)
+        if not chunk:
+            raise WorkerError(f"openssl speed ended (exit {process.wait()}) before its {prefix} line: "
+                              f"{said.decode(errors='replace').strip()[-200:]}")
+        said += chunk
+    return said.decode(errors="replace")
+
+
+def _schedstat(pid: int) -> tuple[int, int]:
+    """Nanoseconds ``pid``'s main thread has run and waited for a CPU."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            ran, waited, _ = f.read().split()
+        return int(ran), int(waited)
+    except (OSError, ValueError):
+        return 0, 0
 
 
 def _summed(results: list[tuple[int, float]]) -> dict:

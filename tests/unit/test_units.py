@@ -296,3 +296,17 @@ def test_disturbed_rounds_are_replaced_by_spare_ones_only_as_far_as_needed_and_a
         assert len(rounds) == expected, (disturbed_rounds, spare)
         assert [r["wait_ns"] > 0 for r in rounds] == [i in disturbed_rounds for i in range(expected)]
     assert measure.spare_rounds(None, [1000] * 4) == 4 and measure.spare_rounds(4000, [1000] * 4) == 0
+
+
+def test_a_loop_that_counts_itself_is_recorded_as_it_ran_not_as_it_was_asked(monkeypatch):
+    # A fake `openssl speed`: asked n, it runs about n at 10 ns each and says what it did and waited.
+    def run(n: int) -> measure.Counted:
+        done = max(1, n * 11 // 10)
+        return measure.Counted(operations=done, ns=done * 10, counters={"cpu_ns": done * 10, "wait_ns": 7})
+
+    monkeypatch.setattr(measure, "steal_ns", lambda: 0)
+    (timed,) = measure.timed_rounds(run, [1000])
+    assert (timed["iterations"], timed["ns"], timed["wait_ns"], timed["cpu_ns"]) == (1100, 11_000, 7, 11_000)
+    warmup = measure.warm_up(run, 0.0, 5.0)
+    # Five chunks, each asked tenfold what the one before did (1, 10, 110, 1210, 13310): the count is what ran.
+    assert warmup.steady and warmup.ns_per_op == 10.0 and warmup.iterations == 1 + 11 + 121 + 1331 + 14641

@@ -1,0 +1,45 @@
+"""Worker process for the conductor: `openssl speed -evp` of each part (a size), its CPU mask read
+from this process's environment (AES-NI on or off), a slice at a time when told (conductor.slices).
+A slice is an `openssl speed` process of its own, stopped by the signal of its own alarm once the
+slice's time is up (openssl_cli.stopped_run): speed counts operations for as long as it runs and
+cannot run exactly n, so a slice asked for n does about n, at the speed of the one before."""
+from __future__ import annotations
+
+import os
+
+from jvmbridge.conductor.slices import Loop, Opened, serve
+from jvmbridge.forks.measure import Counted
+from jvmbridge.native import openssl_cli
+
+# The first run of a part, before its speed is known: longer than the process's start (5 ms here).
+FIRST_SECONDS = 0.01
+
+
+def open_loops(request: dict) -> Opened:
+    described = openssl_cli.describe(request["openssl"], dict(os.environ))
+    others = os.sched_getaffinity(0) - {request.get("measuring_cpu")}
+    return described, [_loop(request, part, others) for part in request["parts"]]
+
+
+def _loop(request: dict, part: dict, others: set[int]) -> Loop:
+    ns_per_op = [0.0]  # the speed of the part's latest run
+    commands: list[str] = []
+
+    def run(n: int) -> Counted:
+        seconds = max(FIRST_SECONDS, n * ns_per_op[0] / 1e9)
+        command = openssl_cli.speed_command(request["openssl"], part["cipher"], part["message_bytes"],
+                                            openssl_cli.seconds_beyond(seconds), tuple(part["extra"]))
+        # Where this thread is the measuring vCPU's (a slice), it waits for the loop on the others.
+        measuring = os.sched_getaffinity(0) == {request.get("measuring_cpu")}
+        done = openssl_cli.stopped_run(command, seconds, others if measuring and others else None)
+        ns_per_op[0] = done.ns / max(done.operations, 1)
+        shown = " ".join(command)
+        if shown not in commands:
+            commands.append(shown)
+        return done
+
+    return Loop(run=run, evidence=lambda: {"command": " ; ".join(commands)})
+
+
+if __name__ == "__main__":
+    serve(open_loops)
