@@ -6,10 +6,10 @@ a ratio far out of the limit's reach does not drive them (sampling.policy.forks_
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
 for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork. A fork's successor is
-started and set up before the fork's first slice (a JVM's start keeps both vCPUs busy); where the
-fork's first cycles ran almost undisturbed, and so did the fork before's, it is then warmed up on
-the other vCPUs while the fork's later cycles run (a worker moves every thread off the measuring
+``iterations``, to an equal share of exactly that many operations per fork. Where a vCPU is spare, a
+fork's successor is started and set up before the fork's first slice (a JVM's start keeps both vCPUs
+busy); where the fork's first cycles ran almost undisturbed, and so did the fork before's, it is then
+warmed up on the other vCPUs while the fork's later cycles run (a worker moves every thread off the measuring
 one until its own fork), so that a fork's warm-ups cost it nothing but the wait for the last of them.
 """
 from __future__ import annotations
@@ -44,10 +44,10 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# The first fork, of at most this many workers, starts the second's while it warms up (a default
-# compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the
-# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
-# have no warm-up of their own: the next fork's start once theirs are set up.
+# A fork of at most this many workers that warms up its own starts the next fork's meanwhile (a
+# default compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once
+# starved the compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
+# A fork warmed up aside starts the next fork's once its own are set up.
 EARLY_START_WORKERS = 8
 # The most of a fork's first QUIET_CYCLES cycles' slices (and the fork before's) that may be
 # disturbed (stats.summary.disturbed) for the next fork to warm up beside its later cycles (_Run._quiet).
@@ -281,7 +281,8 @@ class _Run:
                 self.ahead.errors.update(_set_up(self.ahead.handles, self.ahead.identity))
 
             def after(cycle: int, cycles: int) -> None:
-                if cycle == QUIET_CYCLES < cycles and self.ahead is not None and self._quiet(fork):
+                if (cycle == QUIET_CYCLES < cycles and self.pace.warm_aside and self.ahead is not None
+                        and self._quiet(fork)):
                     self._warm_ahead(self.ahead, fork.number + 1)
                 self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle,
                                      cycles=cycles, elapsed=self.elapsed(), ratios=so_far,

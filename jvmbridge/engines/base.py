@@ -129,7 +129,7 @@ class Engine:
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Sliced]:
         """Its settings as conductor workers, each measuring every workload; [] where its loop
-        cannot run a slice when told (a tool that runs whole seconds, or a process per run)."""
+        cannot run a slice when told (AESNITester's whole run, pyca's loop: no slice worker)."""
         return []
 
     def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:

@@ -3,6 +3,7 @@ OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run dir
 from __future__ import annotations
 
 import functools
+import os
 import random
 import shutil
 import subprocess
@@ -35,6 +36,9 @@ from jvmbridge.stats.summary import one_round_each, summarize
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
 SETTINGS = (True, False)  # acceleration on, then off: the order of a native engine's rows
+# The largest message `openssl speed` runs in slices: its default sizes' largest, 66 us an operation
+# with AES-NI off here, a tenth of a percent of a 50 ms slice (the operation under way is counted whole).
+SLICED_BYTES = 16384
 
 
 class NativeEngine(Engine):
@@ -155,9 +159,9 @@ class PycaEngine(WorkerEngine):
 class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
     short_name = "openssl speed"
-    # A process of whole seconds a run, which cannot be a slice: by default the C loop's stream shape
-    # (openssl speed -evp's loop on the same libcrypto, benchmarks/agreement.py) is paired with the
-    # JVM's in the same cycles instead. --engine openssl-cli adds its own rows, forks in turns.
+    # Not by default: the C loop's stream shape (openssl speed -evp's loop on the same libcrypto,
+    # benchmarks/agreement.py) is paired with the JVM's in the same cycles at no process start a
+    # slice. --engine openssl-cli adds its own rows, each slice a process (speed_slice_worker).
     default = False
     shapes = ("stream",)
     reference_rank = 1
@@ -211,8 +215,11 @@ class OpensslSpeedEngine(NativeEngine):
         return [measured[on, workload] for on in SETTINGS for workload in workloads]
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns.
-        if any(workload.sampling.iterations for workload, _ in workloads):
+        # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns, and
+        # so do messages whose one operation is a sizeable share of a slice (the one under way when the
+        # signal comes is counted whole) and runs of -multi (its parent process has no alarm to stop).
+        if any(w.sampling.iterations or w.operation.message_bytes > SLICED_BYTES for w, _ in workloads) \
+                or "-multi" in matrix.openssl_args:
             return []
         parts = [{"cipher": w.operation.cipher_name, "message_bytes": w.operation.message_bytes,
                   "extra": list(self._extra(w.operation, matrix))} for w, _ in workloads]
@@ -228,7 +235,8 @@ class OpensslSpeedEngine(NativeEngine):
                              warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
                              fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
 
-        return self.settings_sliced(workloads, {"openssl": shutil.which(matrix.openssl), "parts": parts}, row)
+        openssl = os.path.abspath(shutil.which(matrix.openssl) or matrix.openssl)
+        return self.settings_sliced(workloads, {"openssl": openssl, "parts": parts}, row)
 
     def _extra(self, op: Operation, matrix) -> tuple[str, ...]:
         """What a run adds to `openssl speed` before -evp: the user's, this engine's, the direction."""

@@ -1,7 +1,8 @@
 """Warm-up and timed rounds, shared by every engine that can run a loop of N operations.
 
 ``run(n)`` performs n operations and returns the elapsed nanoseconds measured inside the
-engine's own loop, so call overhead between Python and the engine stays out of the figure.
+engine's own loop, so call overhead between Python and the engine stays out of the figure; a loop
+that cannot run exactly n (`openssl speed`, stopped by a signal) returns what it did (Counted).
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ no per-message init or padding: a stream figure, the floor a per-message loop ca
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import math
 import os
 import re
@@ -15,7 +16,7 @@ import signal
 import subprocess
 import time
 
-from jvmbridge.forks.measure import Counted, steal_ns
+from jvmbridge.forks.measure import Counted, run_queue_wait_ns, steal_ns
 from jvmbridge.forks.parent import WorkerError
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
@@ -71,16 +72,26 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
     the signal: its own clock counts ticks of 10 ms (times(): apps/lib/apps.c), a fifth of a 50 ms
     slice. Its main thread's CPU and run-queue time over the same span come from its schedstat.
     ``wait_on``: the vCPUs this thread waits on meanwhile, so that its waking up to time and stop
-    the loop does not take the loop's vCPU from it."""
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    the loop does not take the loop's vCPU from it; the time it then waited for one of them after
+    the start line came (its own run-queue wait) is taken off the start, as the loop ran meanwhile."""
     own = os.sched_getaffinity(0)
     try:
         if wait_on:
-            os.sched_setaffinity(0, wait_on)
+            os.sched_setaffinity(0, wait_on)  # before the start: a move costs a wait of its own
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+    except OSError as e:
+        os.sched_setaffinity(0, own)
+        raise WorkerError(f"{command[0]}: {e.strerror}") from None
+    try:
+        with contextlib.suppress(OSError):  # it ended already: its output says why
+            os.sched_setaffinity(process.pid, own)
+        waited = run_queue_wait_ns()
         said = _line_starting("+DT:", process, 30.0)
-        began, before = time.perf_counter_ns(), _schedstat(process.pid)
+        began = time.perf_counter_ns() - (run_queue_wait_ns() - waited)
+        before, stolen = _schedstat(process.pid), steal_ns()
         time.sleep(seconds)
-        after, ended = _schedstat(process.pid), time.perf_counter_ns()
+        after, stolen, ended = _schedstat(process.pid), steal_ns() - stolen, time.perf_counter_ns()
         process.send_signal(signal.SIGALRM)
         said += _line_starting("+R:", process, 30.0)
     finally:
@@ -94,7 +105,13 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
     if match is None or ended - began > 1e9 * float(command[command.index("-seconds") + 1]):
         raise WorkerError(f"openssl speed stopped before it was told (exit {process.returncode}): {said.strip()[-200:]}")
     return Counted(operations=int(match[2]), ns=ended - began,
-                   counters={"cpu_ns": after[0] - before[0], "wait_ns": after[1] - before[1]})
+                   counters={"cpu_ns": after[0] - before[0], "wait_ns": after[1] - before[1], "steal_ns": stolen})
+
+
+def _die_with_parent() -> None:
+    """In the child before `openssl` starts: killed if the worker dies (PR_SET_PDEATHSIG), rather
+    than running its loop on the measuring vCPU until its own alarm."""
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)
 
 
 def seconds_beyond(seconds: float) -> int:

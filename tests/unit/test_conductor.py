@@ -12,7 +12,7 @@ import random
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import QUIET_CYCLES, Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import CYCLES, QUIET_CYCLES, Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.policy import Sampling
@@ -266,6 +266,8 @@ def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
 def test_without_a_vcpu_to_spare_each_fork_warms_its_own_up_and_the_next_forks_still_start_early():
     log, forks = recorded(Pace(min_forks=3, max_forks=3, warm_aside=False))
     assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 3
+    assert all(len(slices) == CYCLES for fork in forks for slices in fork.slices.values())
+    assert all(len(fork.slices) == len(TRUE_NS) for fork in forks)
     starts = [i for i, (event, _) in enumerate(log) if event == "start"]
     first_slices = [i for i, (event, _) in enumerate(log) if event == "slice"]
     assert starts[len(TRUE_NS)] < first_slices[0]  # the second fork's started while the first warmed up

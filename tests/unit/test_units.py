@@ -310,3 +310,20 @@ def test_a_loop_that_counts_itself_is_recorded_as_it_ran_not_as_it_was_asked(mon
     warmup = measure.warm_up(run, 0.0, 5.0)
     # Five chunks, each asked tenfold what the one before did (1, 10, 110, 1210, 13310): the count is what ran.
     assert warmup.steady and warmup.ns_per_op == 10.0 and warmup.iterations == 1 + 11 + 121 + 1331 + 14641
+
+
+def test_openssl_speed_runs_in_slices_only_where_a_slice_can_time_it():
+    from jvmbridge.engines import ENGINES, Matrix
+    from jvmbridge.sampling.workload import Operation, Workload
+
+    speed = ENGINES["openssl-cli"]
+
+    def sliced(size: int = 16, iterations: int | None = None, args: tuple[str, ...] = ()) -> list:
+        workload = Workload(operation=Operation(message_bytes=size, shape="stream"), sampling=Sampling(iterations=iterations))
+        return speed.sliced([(workload, "")], Matrix(openssl="openssl", openssl_args=args))
+
+    assert [s.accelerated for s in sliced()] == [True, False]  # AES-NI on and off, two workers
+    assert sliced(16384) and not sliced(16385)  # the operation under way at the signal is counted whole
+    assert not sliced(iterations=10**6)  # it counts what it did: exactly N runs in turns
+    assert not sliced(args=("-multi", "2"))  # -multi's parent has no alarm to stop its children
+    assert sliced(args=("-provider", "default"))[0].request["parts"][0]["extra"] == ["-provider", "default"]
