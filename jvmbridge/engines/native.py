@@ -229,9 +229,10 @@ class OpensslSpeedEngine(NativeEngine):
             return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
                              summarize(rounds, workload.sampling.first_stage, fork_warmups(outcomes)),
                              command=outcomes[-1].answer["command"],
-                             how="each slice an `openssl speed` process of its own, stopped by SIGALRM (the "
-                                 "signal of its own alarm) when its time was up, timed by jvmbridge from its "
-                                 "start line to the signal (its own clock counts 10 ms ticks)",
+                             how="each slice an `openssl speed` process of its own, stopped by SIGALRM (its "
+                                 "own alarm's signal) when its time was up, timed from its start line to the "
+                                 "signal (its own clock counts 10 ms ticks); the window also holds its set-up "
+                                 "after that line, 0.2-0.6 ms where measured (benchmarks: speed_slices.py)",
                              warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
                              fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
 
@@ -260,7 +261,7 @@ class OpensslSpeedEngine(NativeEngine):
              **measured) -> Measurement:
         """A row of ``workload`` in one setting; ``how``: how its runs were made, for its note."""
         op = workload.operation
-        notes = [f"{self.work(op)}; {how}"]
+        notes = [self.work(op), how]  # apart: rows of every size share the second, said once
         if op.direction == "decrypt" and op.mode == "cbc":
             notes.append(f"decrypts {op.message_bytes} bytes per operation; the JVM and pyca decrypt the "
                          f"padded ciphertext ({(op.message_bytes // 16 + 1) * 16} bytes)")
