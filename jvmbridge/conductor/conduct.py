@@ -6,11 +6,11 @@ a ratio far out of the limit's reach does not drive them (sampling.policy.forks_
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
 for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork. Where a vCPU is spare, a
-fork's successor is started and set up before the fork's first slice (a JVM's start keeps both vCPUs
-busy); where the fork's first cycles ran almost undisturbed, and so did the fork before's, it is then
-warmed up on the other vCPUs while the fork's later cycles run (a worker moves every thread off the measuring
-one until its own fork), so that a fork's warm-ups cost it nothing but the wait for the last of them.
+``iterations``, to an equal share of exactly that many operations per fork. From the third fork
+on, where the fork two before ran almost undisturbed, a fork's workers are started and warmed up
+while the fork before runs its slices: set up before its first slice, warmed up on the other vCPUs
+(a worker moves every thread off the measuring one until its own fork), so a fork's warm-ups cost
+it nothing but the wait for the last of them.
 """
 from __future__ import annotations
 
@@ -44,15 +44,14 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# A fork of at most this many workers that warms up its own starts the next fork's meanwhile (a
-# default compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once
-# starved the compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md).
-# A fork warmed up aside starts the next fork's once its own are set up.
+# The first fork, of at most this many workers, starts the second's while it warms up (a default
+# compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the
+# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
+# have no warm-up of their own: the next fork's start once theirs are set up.
 EARLY_START_WORKERS = 8
-# The most of a fork's first QUIET_CYCLES cycles' slices (and the fork before's) that may be
-# disturbed (stats.summary.disturbed) for the next fork to warm up beside its later cycles (_Run._quiet).
+# The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
+# warm-ups to run beside the one after it (_Run._undisturbed).
 QUIET_SHARE = 0.05
-QUIET_CYCLES = 4
 
 
 class Worker(Protocol):
@@ -276,19 +275,12 @@ class _Run:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
                 self._fail_all(failed)
-            if another and self.pace.warm_aside:
+            if another and self.pace.warm_aside and self._undisturbed():
                 self.ahead = self.ahead or self._started_ahead()
-                self.ahead.errors.update(_set_up(self.ahead.handles, self.ahead.identity))
-
-            def after(cycle: int, cycles: int) -> None:
-                if (cycle == QUIET_CYCLES < cycles and self.pace.warm_aside and self.ahead is not None
-                        and self._quiet(fork)):
-                    self._warm_ahead(self.ahead, fork.number + 1)
-                self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle,
-                                     cycles=cycles, elapsed=self.elapsed(), ratios=so_far,
-                                     seconds_left=self.seconds_left(started, cycle / cycles, planned)))
-
-            self._cycles(fork, ready, after)
+                self._warm_ahead(self.ahead, fork.number + 1)
+            self._cycles(fork, ready, lambda cycle, cycles: Status(
+                fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
+                elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
             self._finish(fork, ready)
         finally:
             for key, handle in handles.items():
@@ -316,9 +308,9 @@ class _Run:
         self.ahead = None
         return handles
 
-    def _cycles(self, fork: Fork, ready: Mapping[str, Worker], after: Callable[[int, int], None]) -> None:
-        """The fork's timed slices, cycle by cycle, each in an order drawn for it; ``after(cycles done,
-        cycles)`` after each cycle."""
+    def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[int, int], Status]) -> None:
+        """The fork's timed slices, cycle by cycle, each in an order drawn for it; progress after each
+        cycle (``status`` of the cycles done and of all)."""
         counts = self._counts(fork)
         cycles = len(next(iter(counts.values()), []))
         for cycle in range(cycles):
@@ -329,7 +321,7 @@ class _Run:
                     expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                     fork.slices.setdefault(c.label, []).append(
                         ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
-            after(cycle + 1, cycles)
+            self.progress(status(cycle + 1, cycles))
 
     def _finish(self, fork: Fork, ready: Mapping[str, Worker]) -> None:
         """What each live worker's loops computed (the bytes checked against OpenSSL); it then exits."""
@@ -351,13 +343,12 @@ class _Run:
                 errors[key] = e
         return handles
 
-    def _quiet(self, fork: Fork) -> bool:
-        """Whether this fork's first QUIET_CYCLES cycles, and the fork before's, ran so undisturbed
-        that the next fork may warm up beside this one's later cycles: slices timed before any warm-up
-        ran aside, so what they show is the machine's. Warm-ups pinned to the other vCPU push whatever
-        else runs here onto the measuring one: beside the fast tests, a quarter of the slices were
-        disturbed with them, 6-8% without (benchmarks/README.md); on a quiet machine 1-2.5%."""
-        slices = [s for f in [*self.forks[-1:], fork] for each in f.slices.values() for s in each[:QUIET_CYCLES]]
+    def _undisturbed(self) -> bool:
+        """Whether the fork before ran so undisturbed that the next fork may warm up beside this
+        one's slices. Warm-ups pinned to the other vCPU push whatever else runs here onto the
+        measuring one: beside the fast tests, a quarter of the slices were disturbed with them, 6-8%
+        without (benchmarks/README.md); on a quiet machine 1-2.5%."""
+        slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
         return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
     def _started_ahead(self) -> _Ahead:
@@ -366,8 +357,9 @@ class _Run:
         return ahead
 
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
-        """The next fork's workers, set up before this fork's first slice, warmed up on the other
-        vCPUs while this fork's slices run."""
+        """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
+        keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
+        ahead.errors.update(_set_up(ahead.handles, ahead.identity))
         ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
