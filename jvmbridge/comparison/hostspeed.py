@@ -47,7 +47,12 @@ def describe(speed: dict) -> str:
         return "host speed: the first run of its yardstick here, its reference from now on"
     error = speed.get("relative_error")
     return (f"the host ran at {speed['speed']:.2f} of its best speed during this run"
-            + (f" (±{error:.0%})" if error is not None else ""))
+            + (f" ({plus_minus(error)})" if error is not None else ""))
+
+
+def plus_minus(error: float) -> str:
+    """"±3%", or below 1% "±0.2%" (not "±0%")."""
+    return f"±{error:.0%}" if error >= 0.01 else f"±{error:.1%}"
 
 
 def _read(path: Path) -> dict:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from jvmbridge.comparison.hostspeed import plus_minus
 from jvmbridge.comparison.ratios import Ratio, RatioKind, speedup
 from jvmbridge.engines import ENGINES, jdk_of, name_of
 from jvmbridge.host.cpu import features_text
@@ -89,7 +90,7 @@ def _host_speed(run) -> str:
     if speed is None or missing(speed):
         return ""
     error = getattr(run, "host_speed_error", None)
-    return f"; the host at {speed:.2f} of its best speed" + ("" if error is None or missing(error) else f" (±{error:.0%})")
+    return f"; the host at {speed:.2f} of its best speed" + ("" if error is None or missing(error) else f" ({plus_minus(error)})")
 
 
 @dataclass

@@ -327,3 +327,10 @@ def test_openssl_speed_runs_in_slices_only_where_a_slice_can_time_it():
     assert not sliced(iterations=10**6)  # it counts what it did: exactly N runs in turns
     assert not sliced(args=("-multi", "2"))  # -multi's parent has no alarm to stop its children
     assert sliced(args=("-provider", "default"))[0].request["parts"][0]["extra"] == ["-provider", "default"]
+
+
+def test_the_host_speeds_interval_below_one_percent_is_not_shown_as_zero():
+    from jvmbridge.comparison.hostspeed import describe, plus_minus
+
+    assert (plus_minus(0.0012), plus_minus(0.03)) == ("±0.1%", "±3%")
+    assert describe({"speed": 0.95, "relative_error": 0.0012}).endswith("0.95 of its best speed during this run (±0.1%)")
