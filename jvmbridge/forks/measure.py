@@ -19,8 +19,8 @@ from jvmbridge.stats.summary import disturbed
 
 class Counted(NamedTuple):
     """What a loop that stops when told and counts its own operations did (`openssl speed`, which
-    cannot run exactly n): its operations, their nanoseconds, and what it read of its own process
-    around them (cpu_ns, wait_ns), which replace the calling thread's."""
+    cannot run exactly n): its operations, their nanoseconds, and what it read around them (its
+    process's cpu_ns and wait_ns, the host's steal_ns), which replace the calling thread's reads."""
     operations: int
     ns: int
     counters: dict[str, int]
