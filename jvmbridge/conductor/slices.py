@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jvmbridge.forks.measure import Activity, RunLoop, timed_rounds, warm_up
+from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
 from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
 
 # The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
@@ -35,6 +35,8 @@ class Loop:
     evidence: Callable[[], dict]  # what the loop computed, read after the fork's last slice
     activity: Activity | None = None  # a counter that moves while the code still changes (the JIT's)
     counters: dict[str, Activity] = field(default_factory=dict)  # read around each slice (gc_ms, jit_ms)
+    # Its warm-up, where not warm_up's chunks until steady: (min_seconds, max_seconds) -> Warmup.
+    warm: Callable[[float, float], Warmup] | None = None
 
 
 Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags read back; its parts' loops)
@@ -74,6 +76,8 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
     if command["do"] == "warm":
         cpus.set_aside(command.get("aside", False))
+        if loop.warm is not None:
+            return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}
         return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
     cpus.set_aside(False)
     (slice_,) = timed_rounds(loop.run, [command["iterations"]], 1, loop.counters)

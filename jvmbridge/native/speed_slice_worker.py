@@ -6,9 +6,10 @@ cannot run exactly n, so a slice asked for n does about n, at the speed of the o
 from __future__ import annotations
 
 import os
+import time
 
 from jvmbridge.conductor.slices import Loop, Opened, serve
-from jvmbridge.forks.measure import Counted
+from jvmbridge.forks.measure import Counted, Warmup
 from jvmbridge.native import openssl_cli
 
 # The first run of a part, before its speed is known: longer than the process's start (5 ms here).
@@ -38,7 +39,16 @@ def _loop(request: dict, part: dict, others: set[int]) -> Loop:
             commands.append(shown)
         return done
 
-    return Loop(run=run, evidence=lambda: {"command": " ; ".join(commands)})
+    def warm(min_seconds: float, max_seconds: float) -> Warmup:
+        """One short run, for the speed slices are sized by: each slice is a process of its own, so
+        nothing carries over from one to the next to settle (a warm-up until five runs agreed took
+        0.3-0.6 s a configuration and fork)."""
+        started = time.perf_counter()
+        done = run(0)
+        return Warmup(iterations=done.operations, seconds=time.perf_counter() - started, steady=True,
+                      ns_per_op=done.ns / max(done.operations, 1), chunks=[])
+
+    return Loop(run=run, evidence=lambda: {"command": " ; ".join(commands)}, warm=warm)
 
 
 if __name__ == "__main__":
