@@ -2,7 +2,8 @@
 from this process's environment (AES-NI on or off), a slice at a time when told (conductor.slices).
 A slice is an `openssl speed` process of its own, stopped by the signal of its own alarm once the
 slice's time is up (openssl_cli.stopped_run): speed counts operations for as long as it runs and
-cannot run exactly n, so a slice asked for n does about n, at the speed of the one before."""
+cannot run exactly n, so a slice asked for n runs as long as n took at its warm-up's speed: the
+slice's length the conductor sized n for, whatever the runs since measured."""
 from __future__ import annotations
 
 import os
@@ -23,7 +24,7 @@ def open_loops(request: dict) -> Opened:
 
 
 def _loop(request: dict, part: dict, others: set[int]) -> Loop:
-    ns_per_op = [0.0]  # the speed of the part's latest run
+    ns_per_op = [0.0]  # the speed of the part's warm-up, which the conductor sized its slices by
     commands: list[str] = []
 
     def run(n: int) -> Counted:
@@ -33,7 +34,6 @@ def _loop(request: dict, part: dict, others: set[int]) -> Loop:
         # Where this thread is the measuring vCPU's (a slice), it waits for the loop on the others.
         measuring = os.sched_getaffinity(0) == {request.get("measuring_cpu")}
         done = openssl_cli.stopped_run(command, seconds, others if measuring and others else None)
-        ns_per_op[0] = done.ns / max(done.operations, 1)
         shown = " ".join(command)
         if shown not in commands:
             commands.append(shown)
@@ -45,8 +45,9 @@ def _loop(request: dict, part: dict, others: set[int]) -> Loop:
         0.3-0.6 s a configuration and fork)."""
         started = time.perf_counter()
         done = run(0)
+        ns_per_op[0] = done.ns / max(done.operations, 1)
         return Warmup(iterations=done.operations, seconds=time.perf_counter() - started, steady=True,
-                      ns_per_op=done.ns / max(done.operations, 1), chunks=[])
+                      ns_per_op=ns_per_op[0], chunks=[])
 
     return Loop(run=run, evidence=lambda: {"command": " ; ".join(commands)}, warm=warm)
 
