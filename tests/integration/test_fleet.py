@@ -148,7 +148,8 @@ def test_fleet_refuses_a_missing_inventory_in_one_line(tmp_path):
 
 def test_fleet_compare_puts_each_hosts_run_in_its_own_column(ssh_hosts, tmp_path):
     start, key = ssh_hosts
-    here = f"{sys.executable} -m jvmbridge"
+    # Its data (the host's speed, which an interleaved compare keeps) in the test's folder, not the user's.
+    here = f"env XDG_DATA_HOME={tmp_path / 'remote-data'} {sys.executable} -m jvmbridge"
     quick = "--engine openssl-cli --sizes 16 --round-time 0.1 --rounds 3 --forks 1 --max-forks 1"
     inventory = tmp_path / "hosts.ini"
     inventory.write_text(
