@@ -13,7 +13,7 @@ from jvmbridge.engines import Matrix, default_engines
 from jvmbridge.report.history import tidy_frame
 from jvmbridge.sampling.policy import ROUND_SECONDS, TARGET_ERROR, Sampling
 from jvmbridge.sampling.progress import Progress
-from jvmbridge.sampling.workload import AESNITESTER_MESSAGE_BYTES, SHAPES, parse_count
+from jvmbridge.sampling.workload import AESNITESTER_MESSAGE_BYTES, parse_count
 from jvmbridge.saved import store
 
 
@@ -29,7 +29,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
             rounds: int | None = None, threads: int = Sampling.threads, forks: int | None = None,
             max_forks: int | None = None, target_error: float = TARGET_ERROR * 100, total_time: float | None = None,
             cipher: str | Iterable[str] = (), key_bits: int | None = None,
-            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = SHAPES,
+            sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = (),
             direction: str | Iterable[str] = "encrypt", engine: str | Iterable[str] = default_engines(),
             java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
             jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),

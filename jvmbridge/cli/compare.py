@@ -79,9 +79,10 @@ from jvmbridge.sampling.workload import (
                    f"{','.join(map(str, SPEED_SIZES))} and AESNITester's 38; `cliffs`: the sweep and "
                    f"{','.join(str(s) for s in CLIFF_SIZES if s not in SWEEP_SIZES)}, either side of known cliffs. "
                    "Each size gets JVMs of its own (--shared-jvm: one JVM per fork measures them all).")
-@click.option("--shape", type=click.Choice(SHAPES), multiple=True, default=list(SHAPES), show_default=True,
+@click.option("--shape", type=click.Choice(SHAPES), multiple=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
-                   "(openssl speed -evp). Repeat for both, side by side.")
+                   "(openssl speed -evp). Repeat for both, side by side. [default: both; the JVM's messages "
+                   "against the C loop's, its stream against openssl speed's, where --engine runs it]")
 @click.option("--direction", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
               show_default=True, help="Encrypt, decrypt (the plaintext's ciphertext), or both side by side.")
 @java_option

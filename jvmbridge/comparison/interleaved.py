@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
-from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.engines import ENGINES, Job, Matrix, Part, reference_for
 from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.results import Measurement
@@ -162,11 +162,12 @@ def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
 def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[Asked]:
     """The ratios the rows will show (comparison.ratios), which the forks go on until they are
     sharp: each engine's acceleration on against off, and each engine under question (the JVM)
-    against the first native reference, in each state; per workload."""
+    against its shape's native reference, in each state; per workload."""
     rows = [(key, setting, part) for (key, setting), parts in zip(settings, groups) for part in parts]
     found = []
     for key, setting, part in rows:
         engine = ENGINES[key]
+        reference = reference_for(part.workload.operation.shape, [ENGINES[k] for k, _, _ in rows])
         for other_key, other, other_part in rows:
             if other_part.workload != part.workload or other is setting:
                 continue
@@ -174,8 +175,6 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
             if other_key == key and setting.accelerated and not other.accelerated and setting.subject == other.subject:
                 found.append(Asked(label=f"{engine.accelerator} speedup, {setting.subject}{tag}",
                                    slower=other_part.label, faster=part.label))
-            reference = min((ENGINES[k] for k, _, _ in rows if ENGINES[k].reference_rank is not None),
-                            key=lambda e: e.reference_rank or 0, default=None)
             if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
                     and other.accelerated == setting.accelerated):
                 # How many times faster the JVM runs than the reference, as the table's ratio reads.

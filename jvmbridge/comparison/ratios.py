@@ -13,7 +13,7 @@ from enum import Enum
 import pandas as pd
 
 from jvmbridge.conductor.pairing import fork_ratio, over_forks
-from jvmbridge.engines import ENGINES, by_label, name_of
+from jvmbridge.engines import ENGINES, by_label, name_of, reference_for
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
 from jvmbridge.stats.summary import CONFIDENCE
 
@@ -226,16 +226,14 @@ class _OneOperation:
         return found
 
     def versus_native(self) -> list[tuple[Ratio, object, object]]:
-        """Each engine without a reference rank (the JVM) against the best-ranked reference here, in
-        each acceleration state, in its own shape where the reference ran it, else in the reference's;
-        with its rows."""
-        references = sorted((e for e in self.engines if e.reference_rank is not None), key=lambda e: e.reference_rank or 0)
-        if not references:
-            return []
-        native, found = references[0], []
+        """Each engine without a reference rank (the JVM) against each shape's native reference, in
+        each acceleration state, in its own shape where the reference ran it, else in the
+        reference's; with its rows."""
+        natives = {shape: native for shape in self.shapes if (native := reference_for(shape, self.engines)) is not None}
+        found = []
         for engine in (e for e in self.engines if e.reference_rank is None):
             for subject in self.subjects(engine):
-                for shape in self.shapes:
+                for shape, native in natives.items():
                     for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
                         row = self.pick(engine, accelerated, subject, shape)
                         reference = self.pick(native, accelerated, None, shape)

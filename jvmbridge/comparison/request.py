@@ -45,7 +45,9 @@ class CompareRequest:
     cipher: tuple[str, ...] = ()
     key_bits: int | None = None
     sizes: tuple[int, ...] | int | str = (AESNITESTER_MESSAGE_BYTES,)  # bytes, a list, "16,64" or "sweep"
-    shape: tuple[str, ...] = SHAPES  # AESNITester's messages and openssl speed's stream, side by side
+    # AESNITester's messages and openssl speed's stream, side by side; none named: both, each native
+    # engine running those it is the reference for where another runs the rest (Matrix.shapes_named).
+    shape: tuple[str, ...] = ()
     direction: tuple[str, ...] = (Operation.direction,)
     # The matrix.
     engine: tuple[str, ...] = default_engines()
@@ -84,7 +86,7 @@ class CompareRequest:
         ciphers = [parse_cipher(name) for name in dict.fromkeys(self.cipher)] or [(self.key_bits or 256, "cbc")]
         sizes = parse_sizes(self.sizes) if isinstance(self.sizes, str) else (
             [self.sizes] if isinstance(self.sizes, int) else list(self.sizes))
-        return tuple(combinations(ciphers, self.direction, sizes, self.shape, self._sampling()))
+        return tuple(combinations(ciphers, self.direction, sizes, self.shape or SHAPES, self._sampling()))
 
     def _sampling(self) -> Sampling:
         forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
@@ -121,7 +123,7 @@ def resolve_matrix(request: CompareRequest) -> Matrix:
                   classpath=classpath_entries(request.classpath), engines=tuple(request.engine),
                   openssl=_trusted_command(request.openssl, "--openssl") if request.openssl else None,
                   openssl_args=tuple(request.openssl_arg), shared_jvm=request.shared_jvm,
-                  interleaved=request.interleave)
+                  interleaved=request.interleave, shapes_named=bool(request.shape))
 
 
 def _trusted_command(name: str, what: str) -> str:

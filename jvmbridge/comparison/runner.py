@@ -22,7 +22,7 @@ from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
-from jvmbridge.engines import ENGINES, Job, Matrix, Part
+from jvmbridge.engines import ENGINES, Engine, Job, Matrix, Part
 from jvmbridge.forks.parent import WorkerError, environment_left_out
 from jvmbridge.host.cpu import cpu_info, volatile_readings
 from jvmbridge.host.machine import Load, LoadWatch, shared_text
@@ -58,19 +58,17 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     that measures several workloads in one process gets them all at once (Engine.jobs_for).
 
     An engine asked for a shape it cannot run measures its own shape, once per operation; one that
-    cannot run here is left out (``left_out`` says why). Each part's rank puts its row where the
-    per-workload order has it, however the jobs group the work.
+    cannot run here is left out (``left_out`` says why). Where the shapes were not named, each
+    engine runs its default shapes beside the others (Engine.default_shapes). Each part's rank puts
+    its row where the per-workload order has it, however the jobs group the work.
     """
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
     jobs: list[Job] = []
     for engine_index, engine in enumerate(engines):
-        position: dict[Workload, int] = {}  # what the engine runs -> the first workload that asked for it
-        for index, workload in enumerate(workloads):
-            runs = workload if workload.operation.shape in engine.shapes else replace(
-                workload, operation=replace(workload.operation, shape=engine.shapes[0]))
-            position.setdefault(runs, index)
+        position = _positions(engine, workloads, set() if matrix.shapes_named else
+                              set(engine.shapes) - set(engine.default_shapes(engines)))
         tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
                               else varying - {"shapes"})) for runs, index in position.items()]
         # Slices run one loop on the measuring vCPU; several loops at once (--threads) run in turns.
@@ -90,6 +88,19 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     if len(together) > 1:  # every sliced engine's settings in one job, so that all of them run interleaved
         jobs = [job for job in jobs if not isinstance(job, InterleavedJob)] + [InterleavedJob.merged(together)]
     return sorted(jobs, key=lambda job: min(part.rank for part in job.parts))
+
+
+def _positions(engine: Engine, workloads: list[Workload], left: set[str]) -> dict[Workload, int]:
+    """What ``engine`` runs -> the workload whose row it fills: the first asking for it as it runs
+    (so `openssl speed`'s stream sits by the JVM's), else the first asking for it in a shape the
+    engine cannot run; ``left``: shapes it leaves to others. In the workloads' order."""
+    position: dict[Workload, int] = {}
+    for index, workload in enumerate(workloads):
+        if workload.operation.shape not in left:
+            runs = workload if workload.operation.shape in engine.shapes else replace(
+                workload, operation=replace(workload.operation, shape=engine.shapes[0]))
+            position.setdefault(runs, workloads.index(runs) if runs in workloads else index)
+    return dict(sorted(position.items(), key=lambda each: each[1]))
 
 
 def left_out(matrix: Matrix) -> dict[str, str]:

@@ -8,6 +8,7 @@ line in ``ENGINES`` below.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from jvmbridge.engines.aesnitester import AesniTesterEngine
 from jvmbridge.engines.base import Engine, Job, Part
@@ -16,7 +17,8 @@ from jvmbridge.engines.jvm import JvmEngine
 from jvmbridge.engines.native import OpensslAeadEngine, OpensslSpeedEngine, PycaEngine
 from jvmbridge.jvm.discovery import JavaInstall
 
-__all__ = ["ENGINES", "Engine", "Job", "Matrix", "Part", "by_label", "default_engines", "jdk_of", "name_of"]
+__all__ = ["ENGINES", "Engine", "Job", "Matrix", "Part", "by_label", "default_engines", "jdk_of", "name_of",
+           "reference_for"]
 
 ENGINES: dict[str, Engine] = {engine.key: engine for engine in (
     JvmEngine(), AesniTesterEngine(), CLoopEngine(), PycaEngine(), OpensslSpeedEngine(), OpensslAeadEngine())}
@@ -25,6 +27,13 @@ ENGINES: dict[str, Engine] = {engine.key: engine for engine in (
 def default_engines() -> tuple[str, ...]:
     """The keys of the engines a comparison runs when none is named."""
     return tuple(key for key, engine in ENGINES.items() if engine.default)
+
+
+def reference_for(shape: str, engines: Iterable[Engine]) -> Engine | None:
+    """The native reference, among ``engines``, that the JVM's rows of ``shape`` are held against:
+    one made for the shape, else the lowest reference rank."""
+    return min((engine for engine in engines if engine.reference_rank is not None), default=None,
+               key=lambda engine: (shape not in engine.reference_shapes, engine.reference_rank))
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,8 @@ class Matrix:
     # The engines whose loops run a slice when told (Engine.sliced) measured together by the
     # conductor, interleaved cycle by cycle; False: each engine's forks on their own, in turns.
     interleaved: bool = True
+    # --shape named: every engine runs every shape asked; else each its default shapes (Engine.default_shapes).
+    shapes_named: bool = True
 
 
 def by_label(label: str) -> Engine | None:

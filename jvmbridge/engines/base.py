@@ -103,8 +103,12 @@ class Engine:
     shapes: tuple[str, ...] = SHAPES  # shapes its loop runs; asked for another, it runs its first, once
     accelerator = ""  # what its on/off setting switches, for ratio labels: "intrinsics", "AES-NI"
     # None: the engine under question (the JVM). A number: a native reference for it; the lowest
-    # present is the one the JVM is held against.
+    # present is the one the JVM is held against, shape by shape after those made for the shape.
     reference_rank: int | None = None
+    # The shapes it is the JVM's first reference for (the C loop: AESNITester's messages; `openssl
+    # speed`: its own stream); where --shape is not named, it leaves its other shapes to the engine
+    # of the run made for them: one native reference per shape (default_shapes).
+    reference_shapes: tuple[str, ...] = ()
     per_implementation = False  # one speedup ratio per implementation (each JDK and provider)
     wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
     overhead = ""  # what the wrapping adds, for notes: "Python"
@@ -113,6 +117,14 @@ class Engine:
     # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
     # forecast's first guess (jvmbridge.sampling.progress), until this engine's own forks have been timed.
     fork_overhead_seconds = 0.5
+
+    def default_shapes(self, beside: Sequence["Engine"]) -> tuple[str, ...]:
+        """The shapes it runs where --shape is not named, beside the run's engines ``beside``: its
+        own, less those another of them is the reference for and it is not."""
+        if not self.reference_shapes:
+            return self.shapes
+        taken = {shape for engine in beside if engine is not self for shape in engine.reference_shapes}
+        return tuple(shape for shape in self.shapes if shape in self.reference_shapes or shape not in taken)
 
     def timed_seconds(self, sampling: Sampling) -> float:
         """How long one fork's timed rounds of one workload are planned to take (with --iterations

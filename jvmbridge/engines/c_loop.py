@@ -1,6 +1,7 @@
 """The C loop engine: the JVM's per-message work (reset, update, final with padding or tag) and
 openssl speed's stream, both timed inside C against the system's libcrypto (native/aesloop.c), so
-JVM rows are held against the same work done natively at every size and shape."""
+JVM rows are held against the same work done natively at every size and shape. By default its
+stream is left to `openssl speed` itself where that runs (Engine.default_shapes)."""
 from __future__ import annotations
 
 from jvmbridge.engines.native import NATIVE_WARMUP, WorkerEngine
@@ -19,6 +20,7 @@ class CLoopEngine(WorkerEngine):
     key, label, title = "c-loop", "OpenSSL C loop (jvmbridge)", "C loop"
     short_name = "OpenSSL C loop"
     reference_rank = 0  # the same work as the JVM's, so the JVM is held against it first
+    reference_shapes = ("message",)  # AESNITester's per-message work in C (openssl speed has none for CBC)
 
     def unavailable(self, matrix) -> str | None:
         try:

@@ -159,12 +159,11 @@ class PycaEngine(WorkerEngine):
 class OpensslSpeedEngine(NativeEngine):
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
     short_name = "openssl speed"
-    # Not by default: the C loop's stream shape (openssl speed -evp's loop on the same libcrypto,
-    # benchmarks/agreement.py) is paired with the JVM's in the same cycles at no process start a
-    # slice. --engine openssl-cli adds its own rows, each slice a process (speed_slice_worker).
-    default = False
     shapes = ("stream",)
     reference_rank = 1
+    # The figure people know for a stream, so the JVM's stream is held against it, paired slice by
+    # slice (each slice a process of its own: speed_slice_worker).
+    reference_shapes: tuple[str, ...] = ("stream",)
     speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`
     slice_worker = "jvmbridge.native.speed_slice_worker"
 
@@ -350,8 +349,10 @@ class OpensslAeadEngine(OpensslSpeedEngine):
     """`openssl speed -aead`: a further per-message reference for GCM encryption, TLS-like."""
     key, label, title = "openssl-aead", "OpenSSL speed -aead (C loop, per message)", "openssl speed -aead"
     short_name = "openssl speed -aead"
+    default = False
     shapes = ("message",)
     reference_rank = 2
+    reference_shapes = ()  # GCM's messages stay with the C loop first
     speed_options = ("-aead",)
 
     def unavailable(self, matrix) -> str | None:

@@ -75,10 +75,17 @@ def test_iterations_are_exactly_that_many_messages_per_fork_across_its_slices():
 
 def test_openssl_speed_runs_in_slices_of_its_own_processes_paired_with_the_jvm():
     """`openssl speed` cannot run exactly n operations: each slice is a process of its own, stopped
-    when its time is up, counting what it did; its rows then pair with the JVM's slice by slice."""
-    done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--sizes", "16", "--shape", "stream",
+    when its time is up, counting what it did; its rows then pair with the JVM's slice by slice.
+    The default engines, shapes unnamed: the JVM's stream against `openssl speed`, its messages
+    against the C loop's, which leaves its stream to `openssl speed`."""
+    done, data = run_json("compare", "--engine", "jvm", "--engine", "c-loop", "--engine", "openssl-cli", "--sizes", "16",
                           "--forks", "2", "--max-forks", "2", "--quiet")
     assert done.returncode == 0, done.stderr
+    assert {row["shape"] for row in data["results"] if row["engine"].startswith("OpenSSL C loop")} == {"message"}
+    versus = {r["label"]: r for r in data["ratios"] if r["kind"] == "versus"}
+    assert sorted(versus) == [f"JVM vs {native}, acceleration {state}, {shape} shape" for native, shape in
+                              (("OpenSSL C loop", "message"), ("openssl speed", "stream")) for state in ("off", "on")]
+    assert all(r["interleaved"] and r["paired_turns"] == 2 for r in versus.values())
     speed = [row for row in data["results"] if row["engine"].startswith("OpenSSL speed")]
     assert [row["setting"] for row in speed] == ["AES-NI on", "AES-NI off"]
     for row in speed:
@@ -88,8 +95,6 @@ def test_openssl_speed_runs_in_slices_of_its_own_processes_paired_with_the_jvm()
             assert 0.04 < per_op * messages / 1e9 < 0.2, row  # a 50 ms slice, timed to the signal
         assert "stopped by SIGALRM" in " ".join(n["text"] for n in row["notes"])
         assert "-seconds 3 -bytes 16 -evp aes-256-cbc" in row["details"]["command"]
-    versus = [r for r in data["ratios"] if r["label"].startswith("JVM vs openssl speed")]
-    assert len(versus) == 2 and all(r["interleaved"] and r["paired_turns"] == 2 for r in versus)
     assert data["metadata"]["jit_shared_by"] == 0  # a worker of several parts shares a JIT only in a JVM
 
 

@@ -41,10 +41,31 @@ def engines(monkeypatch):
 def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_its_own(engines):
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5)),
                 Matrix(engines=("subject", "c")))
+    # "c" runs streams only: its rows sit by the subject's stream rows, once.
     assert [job.label for job in jobs] == [
-        "fake subject, on, message", "fake subject, off, message", "fake c, on", "fake c, off",
-        "fake subject, on, stream", "fake subject, off, stream"]
+        "fake subject, on, message", "fake subject, off, message", "fake subject, on, stream",
+        "fake subject, off, stream", "fake c, on, stream", "fake c, off, stream"]
     assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
+
+
+def test_unnamed_shapes_give_each_shape_one_reference_the_one_made_for_it(engines, monkeypatch, tmp_path):
+    """As the C loop (messages) and `openssl speed` (its stream) by default: "py", made for messages,
+    leaves its stream to "c", made for streams, though it ranks after "c"; named shapes run everywhere."""
+    monkeypatch.setattr(engines["c"], "reference_shapes", ("stream",))
+    monkeypatch.setattr(engines["py"], "reference_shapes", ("message",))
+    engines["py"].wraps = None  # as a reference of its own, not a wrapper of "c"
+    asked = combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5, forks=3))
+    by_default = plan(asked, Matrix(engines=("subject", "c", "py"), shapes_named=False))
+    runs = {(part.label.split(",")[0], part.workload.operation.shape) for job in by_default for part in job.parts}
+    assert runs == {("fake subject", "message"), ("fake subject", "stream"), ("fake c", "stream"), ("fake py", "message")}
+    named = plan(asked, Matrix(engines=("subject", "c", "py")))
+    assert ("fake py", "stream") in {(part.label.split(",")[0], part.workload.operation.shape)
+                                     for job in named for part in job.parts}
+    versus = [r.label for r in run(by_default, output=tmp_path / "run.jsonl").ratios if " vs " in r.label]
+    assert sorted(versus) == ["fake subject vs fake c, acceleration off, stream shape",
+                              "fake subject vs fake c, acceleration on, stream shape",
+                              "fake subject vs fake py, acceleration off, message shape",
+                              "fake subject vs fake py, acceleration on, message shape"]
 
 
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
