@@ -161,6 +161,10 @@ class Engine:
         """The JDK version the row ran on; None for a native engine."""
         return None
 
+    def implementation_text(self, row) -> str:
+        """The row's implementation as the report's header names it."""
+        return row.implementation
+
     def origin(self, row) -> str | None:
         """Where the row's implementation came from, for the report header (a path), if known."""
         return None

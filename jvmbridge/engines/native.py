@@ -182,6 +182,11 @@ class OpensslSpeedEngine(NativeEngine):
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
+    def implementation_text(self, row) -> str:
+        """`openssl version`'s line, without its "(Library: ...)" where that names the same version."""
+        command, _, library = row.implementation.partition(" (Library: ")
+        return command if library == f"{command})" else row.implementation
+
     def origin(self, row) -> str | None:
         command = getattr(row, "command", None)
         return command.split()[0] if isinstance(command, str) else None
@@ -228,10 +233,8 @@ class OpensslSpeedEngine(NativeEngine):
             return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
                              summarize(rounds, workload.sampling.first_stage, fork_warmups(outcomes)),
                              command=outcomes[-1].answer["command"],
-                             how="each slice an `openssl speed` process of its own, stopped by SIGALRM (its "
-                                 "own alarm's signal) when its time was up, timed from its start line to the "
-                                 "signal (its own clock counts 10 ms ticks); the window also holds its set-up "
-                                 "after that line, 0.2-0.6 ms where measured (benchmarks: speed_slices.py)",
+                             # Why so, and what its set-up weighs: docs/method.md, benchmarks/speed_slices.py.
+                             how="a process per slice, timed from start line to SIGALRM, set-up included",
                              warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
                              fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
 

@@ -331,7 +331,8 @@ def _engines(frame) -> list[str]:
     for row in frame.itertuples():
         engine = by_label(row.engine)
         origin = engine.origin(row) if engine else None
-        described.append(f"{row.implementation}" + (f" ({origin})" if origin else ""))
+        named = engine.implementation_text(row) if engine else row.implementation
+        described.append(named + (f" ({origin})" if origin else ""))
     return list(dict.fromkeys(described))
 
 

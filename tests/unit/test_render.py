@@ -67,3 +67,15 @@ def test_check_and_fleet_tables_fit_a_narrow_terminal():
         narrow = render(name, "table", data, width=100)
         assert max(map(len, wide.splitlines())) > 100 >= max(map(len, narrow.splitlines())), name
         assert sorted(narrow.split()) == sorted(wide.split())  # the same words, only the lines broken
+
+
+def test_the_header_names_openssl_once_where_its_library_is_the_same_version():
+    from types import SimpleNamespace
+
+    from jvmbridge.engines import ENGINES
+
+    speed = ENGINES["openssl-cli"]
+    same = SimpleNamespace(implementation="OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)")
+    other = SimpleNamespace(implementation="OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.20 1 Mar 2026)")
+    assert speed.implementation_text(same) == "OpenSSL 3.0.19 27 Jan 2026"
+    assert speed.implementation_text(other) == other.implementation  # a command on another libcrypto says so
