@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import subprocess
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field
 
 from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
 from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
+from jvmbridge.trust.bounded import read_by
 
 # The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
 START_SECONDS = 60.0
@@ -194,11 +194,11 @@ class WorkerProcess:
     def _reply(self, seconds: float) -> dict:
         deadline = time.monotonic() + seconds
         while "\n" not in self._buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.replies], [], [], left)[0]:
+            try:
+                chunk = read_by(self.replies.fileno(), 65536, deadline).decode()
+            except TimeoutError:
                 self.stop()
-                raise WorkerError(f"{self.module} gave no answer within {seconds:.3g} s: stopped")
-            chunk = os.read(self.replies.fileno(), 65536).decode()
+                raise WorkerError(f"{self.module} gave no answer within {seconds:.3g} s: stopped") from None
             if not chunk:  # the process ended without a reply: what it printed last says why
                 self.stop()
                 raise self._died()

@@ -144,14 +144,21 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
     return rounds
 
 
-def run_queue_wait_ns() -> int:
-    """Nanoseconds this thread has spent runnable but waiting for a CPU (schedstat's second field);
-    0 where the kernel does not keep it."""
+def schedstat(path: str = "/proc/thread-self/schedstat") -> tuple[int, int]:
+    """Nanoseconds a thread has run and spent runnable but waiting for a CPU (schedstat's first two
+    fields), this thread's by default, a process's main thread's at /proc/PID/schedstat; (0, 0)
+    where the kernel does not keep them."""
     try:
-        with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1])
-    except (OSError, IndexError, ValueError):
-        return 0
+        with open(path) as f:
+            ran, waited = f.read().split()[:2]
+        return int(ran), int(waited)
+    except (OSError, ValueError):
+        return 0, 0
+
+
+def run_queue_wait_ns() -> int:
+    """Nanoseconds this thread has spent runnable but waiting for a CPU."""
+    return schedstat()[1]
 
 
 def steal_ns() -> int:

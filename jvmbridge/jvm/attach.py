@@ -19,7 +19,6 @@ changed, nothing is written or signalled. Replies are read up to MAX_REPLY_BYTES
 from __future__ import annotations
 
 import os
-import select
 import signal
 import socket
 import stat
@@ -30,7 +29,7 @@ from pathlib import Path
 from jvmbridge.jvm.printflags import MAX_TEXT_BYTES
 from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 from jvmbridge.jvm.procroot import OutsideRoot, open_inside
-from jvmbridge.trust.bounded import read_at_most
+from jvmbridge.trust.bounded import read_at_most, read_by
 
 # How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
 SOCKET_WAIT_SECONDS = 10.0
@@ -117,7 +116,8 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
     limit = 1 + MAX_REPLY_BYTES  # the child's "R" and the reply it read
     answer = None
     try:
-        answer = read_at_most(_reader_until(read_end, time.monotonic() + timeout), limit)
+        deadline = time.monotonic() + timeout
+        answer = read_at_most(lambda size: read_by(read_end, size, deadline), limit)
     except TimeoutError:
         pass
     finally:
@@ -132,17 +132,6 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
     if answer[:1] != b"R":
         raise AttachError(answer[1:].decode(errors="replace") or "the attaching process died")
     return answer[1:]
-
-
-def _reader_until(fd: int, deadline: float):
-    """``os.read`` of ``fd`` that raises TimeoutError once ``deadline`` has passed."""
-    def read(size: int) -> bytes:
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([fd], [], [], left)[0]:
-            raise TimeoutError
-        return os.read(fd, size)
-
-    return read
 
 
 def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:

@@ -10,13 +10,13 @@ import math
 import os
 import re
 import resource
-import select
 import signal
 import subprocess
 import time
 
-from jvmbridge.forks.measure import Counted, run_queue_wait_ns, steal_ns
+from jvmbridge.forks.measure import Counted, run_queue_wait_ns, schedstat, steal_ns
 from jvmbridge.forks.parent import WorkerError
+from jvmbridge.trust.bounded import read_by
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
 # "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
@@ -85,9 +85,9 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
         waited = run_queue_wait_ns()  # after the move, which costs a wait of its own
         said = _line_starting("+DT:", process, 30.0)
         began = time.perf_counter_ns() - (run_queue_wait_ns() - waited)
-        before, stolen = _schedstat(process.pid), steal_ns()
+        before, stolen = schedstat(f"/proc/{process.pid}/schedstat"), steal_ns()
         time.sleep(seconds)
-        after, stolen, ended = _schedstat(process.pid), steal_ns() - stolen, time.perf_counter_ns()
+        after, stolen, ended = schedstat(f"/proc/{process.pid}/schedstat"), steal_ns() - stolen, time.perf_counter_ns()
         process.send_signal(signal.SIGALRM)
         said += _line_starting("+R:", process, 30.0)
     finally:
@@ -118,25 +118,15 @@ def _line_starting(prefix: str, process: subprocess.Popen, deadline_seconds: flo
     said, deadline = b"", time.monotonic() + deadline_seconds
     line = re.compile(rb"(?:^|\n)" + re.escape(prefix.encode()) + rb"[^\n]*\n")
     while not line.search(said):
-        left = deadline - time.monotonic()
-        if left <= 0 or not select.select([process.stderr], [], [], left)[0]:
-            raise WorkerError(f"openssl speed wrote no {prefix} line within {deadline_seconds:.0f} s")
-        chunk = os.read(process.stderr.fileno(), 4096)
+        try:
+            chunk = read_by(process.stderr.fileno(), 4096, deadline)
+        except TimeoutError:
+            raise WorkerError(f"openssl speed wrote no {prefix} line within {deadline_seconds:.0f} s") from None
         if not chunk:
             raise WorkerError(f"openssl speed ended (exit {process.wait()}) before its {prefix} line: "
                               f"{said.decode(errors='replace').strip()[-200:]}")
         said += chunk
     return said.decode(errors="replace")
-
-
-def _schedstat(pid: int) -> tuple[int, int]:
-    """Nanoseconds ``pid``'s main thread has run and waited for a CPU."""
-    try:
-        with open(f"/proc/{pid}/schedstat") as f:
-            ran, waited, _ = f.read().split()
-        return int(ran), int(waited)
-    except (OSError, ValueError):
-        return 0, 0
 
 
 def _summed(results: list[tuple[int, float]]) -> dict:

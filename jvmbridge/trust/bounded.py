@@ -1,9 +1,12 @@
 """Reads of what another party wrote (a JVM's attach reply, a JDK's release file, saved runs,
-hosts' documents) that hold at most a stated number of bytes, however much the other side has to give."""
+hosts' documents, a child's replies) that hold at most a stated number of bytes, however much the
+other side has to give, or wait no longer than a stated time, however long it takes to give it."""
 from __future__ import annotations
 
 import os
+import select
 import stat
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -22,6 +25,15 @@ def read_at_most(read: Callable[[int], bytes], limit: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
+
+
+def read_by(fd: int, size: int, deadline: float) -> bytes:
+    """``os.read`` of at most ``size`` bytes of ``fd`` (b"" at its end); TimeoutError where nothing
+    came by ``deadline`` (time.monotonic())."""
+    left = deadline - time.monotonic()
+    if left <= 0 or not select.select([fd], [], [], left)[0]:
+        raise TimeoutError
+    return os.read(fd, size)
 
 
 class NotAFile(ValueError):
