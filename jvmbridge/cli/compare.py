@@ -82,7 +82,7 @@ from jvmbridge.sampling.workload import (
 @click.option("--shape", type=click.Choice(SHAPES), multiple=True,
               help="message: a fresh doFinal per message (AESNITester); stream: update into a buffer "
                    "(openssl speed -evp). Repeat for both, side by side. [default: both; the JVM's messages "
-                   "against the C loop's, its stream against openssl speed's, where --engine runs it]")
+                   "against the C loop's, its stream against openssl speed's where that runs in slices]")
 @click.option("--direction", type=click.Choice(DIRECTIONS), multiple=True, default=["encrypt"],
               show_default=True, help="Encrypt, decrypt (the plaintext's ciphertext), or both side by side.")
 @java_option

@@ -226,10 +226,13 @@ class _OneOperation:
         return found
 
     def versus_native(self) -> list[tuple[Ratio, object, object]]:
-        """Each engine without a reference rank (the JVM) against each shape's native reference, in
-        each acceleration state, in its own shape where the reference ran it, else in the
-        reference's; with its rows."""
-        natives = {shape: native for shape in self.shapes if (native := reference_for(shape, self.engines)) is not None}
+        """Each engine without a reference rank (the JVM) against each shape's native reference
+        (engines.reference_for: one whose rows ran in the same slices first), in each acceleration
+        state, in its own shape where the reference ran it, else in the reference's; with its rows."""
+        interleaved = {row.engine for row in self.rows if ran_interleaved(row)}
+        paired = [e for e in self.engines if e.label in interleaved]  # in the same slices as the JVM's, if it ran so
+        natives = {shape: native for shape in self.shapes
+                   if (native := reference_for(shape, self.engines, paired)) is not None}
         found = []
         for engine in (e for e in self.engines if e.reference_rank is None):
             for subject in self.subjects(engine):

@@ -65,10 +65,13 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
+    # Those whose rows will pair with the JVM's, slice by slice: the only ones to take a shape from another.
+    pairing = [engine for engine in engines if matrix.interleaved and engine.slices(workloads, matrix)
+               and all(workload.sampling.threads == 1 for workload in workloads)]
     jobs: list[Job] = []
     for engine_index, engine in enumerate(engines):
         position = _positions(engine, workloads, set() if matrix.shapes_named else
-                              set(engine.shapes) - set(engine.default_shapes(engines)))
+                              set(engine.shapes) - set(engine.default_shapes(pairing)))
         tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
                               else varying - {"shapes"})) for runs, index in position.items()]
         # Slices run one loop on the measuring vCPU; several loops at once (--threads) run in turns.

@@ -8,7 +8,7 @@ line in ``ENGINES`` below.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Collection, Iterable
 
 from jvmbridge.engines.aesnitester import AesniTesterEngine
 from jvmbridge.engines.base import Engine, Job, Part
@@ -29,11 +29,13 @@ def default_engines() -> tuple[str, ...]:
     return tuple(key for key, engine in ENGINES.items() if engine.default)
 
 
-def reference_for(shape: str, engines: Iterable[Engine]) -> Engine | None:
+def reference_for(shape: str, engines: Iterable[Engine], paired: Collection[Engine] = ()) -> Engine | None:
     """The native reference, among ``engines``, that the JVM's rows of ``shape`` are held against:
-    one made for the shape, else the lowest reference rank."""
+    of those whose rows paired with the JVM's slice by slice (``paired``) where there are any, one
+    made for the shape, else the lowest reference rank."""
     return min((engine for engine in engines if engine.reference_rank is not None), default=None,
-               key=lambda engine: (shape not in engine.reference_shapes, engine.reference_rank))
+               key=lambda engine: (engine not in paired if paired else False, shape not in engine.reference_shapes,
+                                   engine.reference_rank))
 
 
 @dataclass(frozen=True)

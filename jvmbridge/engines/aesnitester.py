@@ -29,7 +29,7 @@ class AesniTesterEngine(JvmEngine):
     shapes = ("message",)
     default = False  # opt in with --engine aesnitester
     jobs_for = Engine.jobs_for  # a fresh JVM per figure: AESNITester times its run from main
-    sliced = Engine.sliced  # ... so none of it can be a slice: its forks run on their own
+    slices, sliced = Engine.slices, Engine.sliced  # ... so none of it can be a slice: its forks run on their own
 
     def jobs(self, workload, matrix, tag):
         return [Job.of(f"AESNITester {java.label}, {setting.name}{tag}", workload,

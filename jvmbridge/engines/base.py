@@ -119,8 +119,9 @@ class Engine:
     fork_overhead_seconds = 0.5
 
     def default_shapes(self, beside: Sequence["Engine"]) -> tuple[str, ...]:
-        """The shapes it runs where --shape is not named, beside the run's engines ``beside``: its
-        own, less those another of them is the reference for and it is not."""
+        """The shapes it runs where --shape is not named, beside ``beside`` (the run's engines whose
+        rows pair with the JVM's, slice by slice): its own, less those another of them is the
+        reference for and it is not."""
         if not self.reference_shapes:
             return self.shapes
         taken = {shape for engine in beside if engine is not self for shape in engine.reference_shapes}
@@ -139,9 +140,14 @@ class Engine:
         """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
         raise NotImplementedError
 
+    def slices(self, workloads: Sequence[Workload], matrix: "Matrix") -> bool:
+        """Whether its loop can run ``workloads`` a slice at a time when told, so that ``sliced``
+        gives its settings; not AESNITester's whole run, nor pyca's loop (no slice worker)."""
+        return False
+
     def sliced(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Sliced]:
         """Its settings as conductor workers, each measuring every workload; [] where its loop
-        cannot run a slice when told (AESNITester's whole run, pyca's loop: no slice worker)."""
+        cannot run them in slices (``slices``)."""
         return []
 
     def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:

@@ -84,6 +84,9 @@ class JvmEngine(Engine):
         return Job.in_turns(turns_name(java, provider), [f"{name}, {setting.name}" for setting in provider.settings],
                             workloads, measure, shares_jit=True)
 
+    def slices(self, workloads, matrix) -> bool:
+        return True
+
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
         # A JVM per setting and workload, as jobs_for (--shared-jvm: per setting, measuring every workload).
         together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]

@@ -100,8 +100,11 @@ class WorkerEngine(NativeEngine):
         and the state OpenSSL reported)."""
         raise NotImplementedError
 
+    def slices(self, workloads, matrix) -> bool:
+        return bool(self.slice_worker)
+
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        if not self.slice_worker:
+        if not self.slices([workload for workload, _ in workloads], matrix):
             return []
         request, parts = self.child_request([workload for workload, _ in workloads])
         return self.settings_sliced(workloads, {**request, "parts": parts},
@@ -218,12 +221,15 @@ class OpensslSpeedEngine(NativeEngine):
                             for on, runs in sides.items() for workload in group)
         return [measured[on, workload] for on in SETTINGS for workload in workloads]
 
-    def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
+    def slices(self, workloads, matrix) -> bool:
         # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns, and
         # so do messages whose one operation is a sizeable share of a slice (the one under way when the
         # signal comes is counted whole) and runs of -multi (its parent process has no alarm to stop).
-        if any(w.sampling.iterations or w.operation.message_bytes > SLICED_BYTES for w, _ in workloads) \
-                or "-multi" in matrix.openssl_args:
+        return not (any(w.sampling.iterations or w.operation.message_bytes > SLICED_BYTES for w in workloads)
+                    or "-multi" in matrix.openssl_args)
+
+    def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
+        if not self.slices([workload for workload, _ in workloads], matrix):
             return []
         parts = [{"cipher": w.operation.cipher_name, "message_bytes": w.operation.message_bytes,
                   "extra": list(self._extra(w.operation, matrix))} for w, _ in workloads]

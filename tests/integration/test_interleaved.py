@@ -17,6 +17,10 @@ from pathlib import Path
 import pytest
 from helpers import run_cli, run_json
 
+from jvmbridge.comparison.interleaved import InterleavedJob
+from jvmbridge.comparison.request import CompareRequest, resolve_matrix
+from jvmbridge.comparison.runner import plan
+
 TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]
 
 
@@ -96,6 +100,18 @@ def test_openssl_speed_runs_in_slices_of_its_own_processes_paired_with_the_jvm()
         assert "timed from start line to SIGALRM" in " ".join(n["text"] for n in row["notes"])
         assert "-seconds 3 -bytes 16 -evp aes-256-cbc" in row["details"]["command"]
     assert data["metadata"]["jit_shared_by"] == 0  # a worker of several parts shares a JIT only in a JVM
+
+
+def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jvms_slices():
+    """--iterations fixes the work, which `openssl speed` cannot count: it runs in turns, so the C
+    loop runs the stream too, in the slices the JVM's stream pairs with (the plan; nothing is run)."""
+    request = CompareRequest(iterations=1_000_000)
+    jobs = plan(list(request.workloads), resolve_matrix(request))
+    (together,) = [job for job in jobs if isinstance(job, InterleavedJob)]
+    assert {part.label for part in together.parts if part.label.startswith("C loop")} == {
+        f"C loop, AES-NI {state}, {shape}" for state in ("on", "off") for shape in ("message", "stream")}
+    assert [part.label for job in jobs if job is not together for part in job.parts] == [
+        "openssl speed, AES-NI on, stream", "openssl speed, AES-NI off, stream"]
 
 
 def _aes_ni_speedup(document: dict) -> dict:

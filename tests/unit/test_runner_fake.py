@@ -48,24 +48,54 @@ def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_i
     assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
 
 
+def _runs(jobs) -> set[tuple[str, str]]:
+    return {(part.label.split(",")[0], part.workload.operation.shape) for job in jobs for part in job.parts}
+
+
 def test_unnamed_shapes_give_each_shape_one_reference_the_one_made_for_it(engines, monkeypatch, tmp_path):
     """As the C loop (messages) and `openssl speed` (its stream) by default: "py", made for messages,
-    leaves its stream to "c", made for streams, though it ranks after "c"; named shapes run everywhere."""
+    leaves its stream to "c", made for streams, though it ranks after "c"; named shapes run everywhere;
+    and where "c" cannot run in slices (as `openssl speed` with --iterations), "py" keeps its stream."""
     monkeypatch.setattr(engines["c"], "reference_shapes", ("stream",))
     monkeypatch.setattr(engines["py"], "reference_shapes", ("message",))
+    for fake in engines.values():  # as the JVM's and the C loop's: their rows pair slice by slice
+        monkeypatch.setattr(fake, "slices", lambda workloads, matrix: True)
     engines["py"].wraps = None  # as a reference of its own, not a wrapper of "c"
     asked = combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5, forks=3))
     by_default = plan(asked, Matrix(engines=("subject", "c", "py"), shapes_named=False))
-    runs = {(part.label.split(",")[0], part.workload.operation.shape) for job in by_default for part in job.parts}
-    assert runs == {("fake subject", "message"), ("fake subject", "stream"), ("fake c", "stream"), ("fake py", "message")}
-    named = plan(asked, Matrix(engines=("subject", "c", "py")))
-    assert ("fake py", "stream") in {(part.label.split(",")[0], part.workload.operation.shape)
-                                     for job in named for part in job.parts}
+    assert _runs(by_default) == {("fake subject", "message"), ("fake subject", "stream"), ("fake c", "stream"),
+                                 ("fake py", "message")}
+    assert ("fake py", "stream") in _runs(plan(asked, Matrix(engines=("subject", "c", "py"))))
+    monkeypatch.setattr(engines["c"], "slices", lambda workloads, matrix: False)
+    assert ("fake py", "stream") in _runs(plan(asked, Matrix(engines=("subject", "c", "py"), shapes_named=False)))
     versus = [r.label for r in run(by_default, output=tmp_path / "run.jsonl").ratios if " vs " in r.label]
     assert sorted(versus) == ["fake subject vs fake c, acceleration off, stream shape",
                               "fake subject vs fake c, acceleration on, stream shape",
                               "fake subject vs fake py, acceleration off, message shape",
                               "fake subject vs fake py, acceleration on, message shape"]
+
+
+def test_the_jvm_is_held_against_a_reference_whose_slices_paired_with_its_own_first():
+    """`openssl speed` is made for the stream, but with --iterations it runs in turns: the C loop's
+    stream, in the same slices as the JVM's, is then the reference."""
+    from jvmbridge.engines import ENGINES, reference_for
+
+    c_loop, speed, pyca = ENGINES["c-loop"], ENGINES["openssl-cli"], ENGINES["pyca"]
+    assert reference_for("stream", [c_loop, speed, pyca]) is speed
+    assert reference_for("message", [c_loop, speed, pyca]) is c_loop
+    assert reference_for("stream", [c_loop, speed, pyca], paired=[c_loop]) is c_loop
+    assert reference_for("message", [speed, pyca]) is speed  # none made for it: by rank
+
+
+def test_which_engines_run_in_slices_and_which_in_turns():
+    from jvmbridge.engines import ENGINES
+
+    def slicing(**sampling) -> list[str]:
+        asked = combinations([(256, "cbc")], ["encrypt"], [38], ["message", "stream"], Sampling(**sampling))
+        return [key for key, engine in ENGINES.items() if engine.slices(asked, Matrix())]
+
+    assert slicing() == ["jvm", "c-loop", "openssl-cli", "openssl-aead"]
+    assert slicing(iterations=10**6) == ["jvm", "c-loop"]  # openssl speed cannot run a given count
 
 
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
