@@ -59,8 +59,13 @@ def _versus(r: Ratio) -> str:
     if not r.significant:
         return f"{said}: as fast ({r.value:.2f}x, {_interval(r)})"  # 1 is within the interval
     if r.value >= 1:
-        return f"{said}: {r.value:.2f}x faster ({_interval(r)})"
-    return f"{said}: {1 / r.value:.2f}x slower ({_interval(r)})"
+        return f"{said}: {_times(r.value)} faster ({_interval(r)})"
+    return f"{said}: {_times(1 / r.value)} slower ({_interval(r)})"
+
+
+def _times(value: float) -> str:
+    """"1.17x"; a third decimal where two would read 1.00x, which says nothing of faster or slower."""
+    return f"{value:.3f}x" if f"{value:.2f}" == "1.00" else f"{value:.2f}x"
 
 
 def _native(r: Ratio) -> str:

@@ -502,3 +502,15 @@ def test_a_report_wider_than_the_terminal_wraps_its_columns_into_blocks_never_a_
     headers = [name for block in blocks for name in re.split(r"\s{2,}", block[0])[1:]]
     assert headers == list(comparison.table.columns[1:])  # every column once, in order
     assert all(" vs " not in re.split(r"\s{2,}", block[0])[1] for block in blocks)  # a figure leads each block
+
+
+def test_a_significant_ratio_near_one_keeps_the_decimal_that_shows_which_way():
+    from jvmbridge.comparison.headline import _versus
+    from jvmbridge.comparison.ratios import Ratio, RatioKind
+
+    def line(value: float) -> str:
+        return _versus(Ratio(kind=RatioKind.VERSUS, label="", value=value, low=value * 0.999, high=value * 1.001,
+                             significant=True, of="JVM", against="OpenSSL C loop", shape="stream"))
+
+    assert line(0.996).endswith(": 1.004x slower (±0.1%)")
+    assert line(1.17).endswith(": 1.17x faster (±0.1%)")
