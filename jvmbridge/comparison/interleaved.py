@@ -81,7 +81,7 @@ def conducting(job: InterleavedJob) -> Conducting:
                       for index, part in enumerate(parts)]
     if yardstick is not None:
         workers[YARDSTICK_NAME] = _spec(yardstick, cpu)
-        configurations.append(Configuration(label=YARDSTICK_NAME, worker=YARDSTICK_NAME, part=0))
+        configurations.append(Configuration(label=YARDSTICK_NAME, worker=YARDSTICK_NAME, part=0, counted=False))
     return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups,
                       yardstick=yardstick is not None)
 

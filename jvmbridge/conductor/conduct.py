@@ -79,6 +79,10 @@ class Configuration:
     label: str
     worker: str  # the key of its WorkerSpec
     part: int
+    # With Pace.iterations, whether it runs exactly that many operations a fork (a row's); False: a
+    # fork's worth of slices of the default length, whatever the count (the host's yardstick: the
+    # same cheap work in every run, not a minute a fork under --iterations 1e8).
+    counted: bool = True
 
 
 @dataclass(frozen=True)
@@ -428,9 +432,13 @@ class _Run:
         if iterations is None:
             return {label: [max(1, round(slice_ns / max(ns, 1e-3)))] * self.pace.cycles for label, ns in speeds.items()}
         # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
-        typical_ns = statistics.median(speeds.values())
+        counted = {c.label for c in self.configurations if c.counted}
+        typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
-        return {label: split_iterations(iterations, cycles) for label in speeds}
+        # The others: the default cycles' time, shared out over these cycles.
+        uncounted_ns = slice_ns * self.pace.cycles / cycles
+        return {label: split_iterations(iterations, cycles) if label in counted
+                else [max(1, round(uncounted_ns / max(ns, 1e-3)))] * cycles for label, ns in speeds.items()}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         wanted = self.forks_wanted()

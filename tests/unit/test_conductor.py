@@ -98,7 +98,8 @@ def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, 
                                                                        own_spread=own_spread),
                                1.0 if key.startswith("jvm") else 0.25, 15.0)  # as engines.jvm and engines.native
                for key, parts in groups.items()}
-    configurations = [Configuration(label, key, part) for key, parts in groups.items() for part, label in enumerate(parts)]
+    configurations = [Configuration(label, key, part, counted=key != "yardstick")  # as comparison.interleaved
+                      for key, parts in groups.items() for part, label in enumerate(parts)]
     return conduct(workers, configurations, asked, pace or Pace(), progress)
 
 
@@ -182,12 +183,17 @@ def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_
     assert all(conducted.ratios[label].forks == interval.forks + 1 for label, interval in last[-1].ratios.items())
 
 
-@pytest.mark.parametrize("iterations", [10_000, 1_000_003])
-def test_iterations_are_exactly_counted_across_a_forks_slices(iterations):
-    conducted = simulated(Host(random.Random(1), spikes=0.0), Pace(iterations=iterations, min_forks=2, max_forks=2))
+@pytest.mark.parametrize("iterations", [10_000, 1_000_003, 100_000_000])
+def test_iterations_are_exactly_counted_across_a_forks_slices_and_the_yardstick_stays_cheap(iterations):
+    pace = Pace(iterations=iterations, min_forks=2, max_forks=2)
+    conducted = simulated(Host(random.Random(1), spikes=0.0), pace)
     for fork in conducted.forks:
-        assert {label: sum(s["iterations"] for s in slices) for label, slices in fork.slices.items()} == \
-            {label: iterations for label in TRUE_NS}
+        counts = {label: sum(s["iterations"] for s in slices) for label, slices in fork.slices.items()}
+        assert counts == {**{label: iterations for label in TRUE_NS if label != "yardstick"}, "yardstick": counts["yardstick"]}
+        # The yardstick runs a default fork's time (1 s) at the speed of its warm-up on the drifting
+        # host, whatever the count: under 1e8, not 1e8 x 400 ns = 40 s.
+        yardstick_seconds = counts["yardstick"] * TRUE_NS["yardstick"] / 1e9
+        assert 0.5 < yardstick_seconds / (pace.cycles * pace.slice_seconds) < 2
 
 
 def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
