@@ -238,7 +238,7 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:
     """What the run's file and header say about the whole run."""
     metadata = _metadata([part.workload for job in jobs for part in job.parts], started)
-    metadata["workload"]["budget"] = _budget(jobs, metadata["workload"].get("budget", ""))
+    metadata["workload"]["budget"] = _budget(jobs)
     return {**metadata,
             # How many workloads one process measured per fork (pyca every size), for the header.
             "workloads_per_fork": max((job.parts_per_fork for job in jobs), default=0),
@@ -249,13 +249,21 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
             **({"host": host_name} if host_name else {})}
 
 
-def _budget(jobs: list[Job], in_turns: str) -> str:
-    """How each fork measures, for the header: the interleaved job's way, and the others' if any."""
+def _budget(jobs: list[Job]) -> str:
+    """How each fork measures, for the header: the interleaved job's way (else the first job's), then
+    each other way with the engines that measure so ("OpenSSL speed (C loop): a run of 1 s per fork")."""
     together = next((job for job in jobs if isinstance(job, InterleavedJob)), None)
-    if together is None:
-        return in_turns
-    others = [ENGINES[job.engine].label for job in jobs if job is not together]
-    return interleaved_budget(together) + (f"; {', '.join(dict.fromkeys(others))}: {in_turns}" if others else "")
+    first = interleaved_budget(together) if together else _engine_budget(jobs[0]) if jobs else ""
+    others: dict[str, list[str]] = {}
+    for job in jobs:
+        if job is not together and (text := _engine_budget(job)) != first:
+            others.setdefault(text, []).append(ENGINES[job.engine].label if job.engine in ENGINES else job.label)
+    return "; ".join([first, *(f"{', '.join(dict.fromkeys(labels))}: {text}" for text, labels in others.items())])
+
+
+def _engine_budget(job: Job) -> str:
+    sampling = job.parts[0].workload.sampling
+    return ENGINES[job.engine].budget(sampling) if job.engine in ENGINES else sampling.budget()
 
 
 class _Watch:

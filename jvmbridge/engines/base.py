@@ -127,6 +127,10 @@ class Engine:
         taken = {shape for engine in beside if engine is not self for shape in engine.reference_shapes}
         return tuple(shape for shape in self.shapes if shape in self.reference_shapes or shape not in taken)
 
+    def budget(self, sampling: Sampling) -> str:
+        """How each of its forks measures in turns, in words for the report header."""
+        return sampling.budget()
+
     def timed_seconds(self, sampling: Sampling) -> float:
         """How long one fork's timed rounds of one workload are planned to take (with --iterations
         unknown until measured: the rounds at their default length stand in)."""

@@ -185,6 +185,11 @@ class OpensslSpeedEngine(NativeEngine):
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
+    def budget(self, sampling: Sampling) -> str:
+        # Not --iterations' count nor --rounds: it counts what it did in whole seconds.
+        counted = " (it cannot run a given count)" if sampling.iterations else ""
+        return f"a run of {self.timed_seconds(sampling):g} s per fork{counted}, {sampling.forks_budget()}"
+
     def implementation_text(self, row) -> str:
         """`openssl version`'s line, without its "(Library: ...)" where that names the same version."""
         command, _, library = row.implementation.partition(" (Library: ")

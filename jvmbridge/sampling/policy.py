@@ -100,14 +100,18 @@ class Sampling:
     def budget(self) -> str:
         """How long each fork measures, in words for a report header."""
         parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
-        forks = (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
-                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
-                 "for each ratio of settings in turns (a row alone: its own, or levels)")
+        forks = self.forks_budget()
         if self.iterations is None:
             chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
             return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
         return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
+
+    def forks_budget(self) -> str:
+        """How many forks, in words for a report header: "2 fork(s)", "5 to 12 forks until ±2% ..."."""
+        return (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
+                f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
+                "for each ratio of settings in turns (a row alone: its own, or levels)")
 
     @property
     def rounds_asked(self) -> int:

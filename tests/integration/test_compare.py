@@ -56,7 +56,8 @@ def test_jvm_rows_show_flags_read_back_from_the_running_jvm(report):
 
 @pytest.mark.serial  # the shared run's figures are asserted (round lengths, the speedup)
 def test_rounds_are_sized_from_the_warm_up_to_last_the_round_time(report):
-    assert report["metadata"]["workload"]["budget"] == "3 rounds of 0.1 s per fork, 2 fork(s)"
+    assert report["metadata"]["workload"]["budget"] == ("3 rounds of 0.1 s per fork, 2 fork(s); "
+                                                        "OpenSSL speed (C loop): a run of 1 s per fork, 2 fork(s)")
     for row in report["results"]:
         if row["engine"].startswith("OpenSSL speed"):  # runs of whole seconds, each a process: a fork of one round
             assert row["forks"] == row["rounds"] == len(row["round_ns_per_op"]) == 2

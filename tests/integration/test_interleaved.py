@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli, run_json
 
+from jvmbridge.comparison import runner
 from jvmbridge.comparison.interleaved import InterleavedJob
 from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import plan
@@ -112,6 +113,10 @@ def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jv
         f"C loop, AES-NI {state}, {shape}" for state in ("on", "off") for shape in ("message", "stream")}
     assert [part.label for job in jobs if job is not together for part in job.parts] == [
         "openssl speed, AES-NI on, stream", "openssl speed, AES-NI off, stream"]
+    # The header's Method line says what each way ran, not --iterations' count for `openssl speed`.
+    assert runner._budget(jobs) == ("1,000,000 messages of each row a fork, in slices in a fresh random order; "
+                                    "OpenSSL speed (C loop): a run of 1 s per fork (it cannot run a given count), "
+                                    "4 fork(s)")
 
 
 def _aes_ni_speedup(document: dict) -> dict:
