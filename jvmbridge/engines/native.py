@@ -188,7 +188,8 @@ class OpensslSpeedEngine(NativeEngine):
     def budget(self, sampling: Sampling) -> str:
         # Not --iterations' count nor --rounds: it counts what it did in whole seconds.
         counted = " (it cannot run a given count)" if sampling.iterations else ""
-        return f"a run of {self.timed_seconds(sampling):g} s per fork{counted}, {sampling.forks_budget()}"
+        multi = f" of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""
+        return f"a run{multi} of {self.timed_seconds(sampling):g} s per fork{counted}, {sampling.forks_budget()}"
 
     def implementation_text(self, row) -> str:
         """`openssl version`'s line, without its "(Library: ...)" where that names the same version."""

@@ -350,6 +350,7 @@ def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
         if row["engine"].startswith("OpenSSL speed"):
             assert "-multi 2" in row["details"]["command"]
     assert "ops/s/thread" in done.stdout and "2 loops at once" in done.stdout
+    assert "OpenSSL speed (C loop): a run of 2 processes (-multi) of 1 s per fork" in data["metadata"]["workload"]["budget"]
 
 
 def test_settings_in_turns_run_forks_until_their_ratio_is_narrow_enough_or_out_of_reach():
