@@ -168,6 +168,20 @@ def steal_ns() -> int:
 
 
 @contextmanager
+def on_cpus(cpus: set[int] | None) -> Iterator[None]:
+    """The calling thread on ``cpus`` meanwhile (None or empty: where it is), then back where it was:
+    a process started meanwhile starts there, and so does every thread that process starts."""
+    own = os.sched_getaffinity(0)
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        if cpus:
+            os.sched_setaffinity(0, own)
+
+
+@contextmanager
 def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
     """``run`` in ``copies`` forked processes at once, as `openssl speed -multi`: the loop yielded
     runs n operations in every copy, started together at a barrier, and returns the wall

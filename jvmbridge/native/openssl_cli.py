@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import re
 import resource
 import signal
 import subprocess
 import time
 
-from jvmbridge.forks.measure import Counted, run_queue_wait_ns, schedstat, steal_ns
+from jvmbridge.forks.measure import Counted, on_cpus, run_queue_wait_ns, schedstat, steal_ns
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.trust.bounded import read_by
 
@@ -78,20 +77,18 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
                                    stderr=subprocess.PIPE)
     except OSError as e:
         raise WorkerError(f"{command[0]}: {e.strerror}") from None
-    own = os.sched_getaffinity(0)
+    child = f"/proc/{process.pid}/schedstat"
     try:
-        if wait_on:
-            os.sched_setaffinity(0, wait_on)
-        waited = run_queue_wait_ns()  # after the move, which costs a wait of its own
-        said = _line_starting("+DT:", process, 30.0)
-        began = time.perf_counter_ns() - (run_queue_wait_ns() - waited)
-        before, stolen = schedstat(f"/proc/{process.pid}/schedstat"), steal_ns()
-        time.sleep(seconds)
-        after, stolen, ended = schedstat(f"/proc/{process.pid}/schedstat"), steal_ns() - stolen, time.perf_counter_ns()
-        process.send_signal(signal.SIGALRM)
-        said += _line_starting("+R:", process, 30.0)
+        with on_cpus(wait_on):
+            waited = run_queue_wait_ns()  # after the move, which costs a wait of its own
+            said = _line_starting("+DT:", process, 30.0)
+            began = time.perf_counter_ns() - (run_queue_wait_ns() - waited)
+            before, stolen = schedstat(child), steal_ns()
+            time.sleep(seconds)
+            after, stolen, ended = schedstat(child), steal_ns() - stolen, time.perf_counter_ns()
+            process.send_signal(signal.SIGALRM)
+            said += _line_starting("+R:", process, 30.0)
     finally:
-        os.sched_setaffinity(0, own)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.communicate(timeout=5)
         if process.poll() is None:
