@@ -152,13 +152,8 @@ def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
 
 
 def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
-    cpus = os.sched_getaffinity(0)
-    request = {**setting.request, "measuring_cpu": cpu, "cpus": sorted(cpus)}
-
-    def start(aside: dict | None = None) -> WorkerProcess:
-        if aside is None:
-            return WorkerProcess(setting.module, request, setting.env)
-        return WorkerProcess(setting.module, setting.started_aside(request, aside), setting.env, cpus=cpus - {cpu})
+    def start() -> WorkerProcess:
+        return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env)
 
     return WorkerSpec(start=start, warmup_min_seconds=setting.warmup_min_seconds,
                       warmup_max_seconds=setting.warmup_max_seconds)

@@ -6,11 +6,11 @@ a ratio far out of the limit's reach does not drive them (sampling.policy.forks_
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
 for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork. The next fork's workers
-are set up and warmed up on the other vCPUs while a fork runs its slices (a worker keeps every
-thread off the measuring one until its own fork): the second fork's beside the first, later ones
-where the fork before ran almost undisturbed (quiet), and from the third on they start there too;
-so a fork's start and warm-ups cost it nothing but the wait for the last of them.
+``iterations``, to an equal share of exactly that many operations per fork. From the third fork
+on, where the fork two before ran almost undisturbed, a fork's workers are started and warmed up
+while the fork before runs its slices: set up before its first slice, warmed up on the other vCPUs
+(a worker moves every thread off the measuring one until its own fork), so a fork's warm-ups cost
+it nothing but the wait for the last of them.
 """
 from __future__ import annotations
 
@@ -45,16 +45,13 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
 # The first fork, of at most this many workers, starts the second's while it warms up (a default
-# compare's 9, four of them JVMs, start in 0.8-1.3 s); more start after: a size sweep's 29 JVMs
-# starting at once starved the compilers of the JVMs warming up, and whole forks ran C1's code
-# (benchmarks/README.md). Later forks of at most this many start the next fork's aside, beside their
-# slices; of more, before their first slice, on every vCPU (not measured aside).
-EARLY_START_WORKERS = 9
+# compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the
+# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
+# have no warm-up of their own: the next fork's start once theirs are set up.
+EARLY_START_WORKERS = 8
 # The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
-# warm-ups to run beside the one after it (_Run._undisturbed): of a fork that ran nothing aside, and
-# of one that ran the next fork's start and warm-ups beside its slices, which disturb a few itself.
+# warm-ups to run beside the one after it (_Run._undisturbed).
 QUIET_SHARE = 0.05
-QUIET_SHARE_BESIDE = 0.10
 
 
 class Worker(Protocol):
@@ -68,18 +65,10 @@ class Worker(Protocol):
     def stop(self) -> None: ...
 
 
-class Start(Protocol):
-    def __call__(self, aside: dict | None = None) -> Worker:
-        """A worker for a fork. ``aside``: what it said of itself in a fork before (its ready()), to
-        start it off the measuring vCPU beside another fork's slices (a JVM is then told the
-        processors it saw there: started on fewer, it would size its collector and compilers for them)."""
-        ...
-
-
 @dataclass(frozen=True)
 class WorkerSpec:
     """How to start one worker for a fork, and how long its parts may warm up."""
-    start: Start
+    start: Callable[[], Worker]
     warmup_min_seconds: float
     warmup_max_seconds: float
 
@@ -128,7 +117,6 @@ class Fork:
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
     printed: dict[str, str] = field(default_factory=dict)  # worker -> what its process printed
     seconds: float = 0.0
-    beside: bool = False  # whether the next fork's workers were set up and warmed up beside its slices
 
 
 @dataclass
@@ -284,16 +272,16 @@ class _Run:
         try:
             self._fail_all(_set_up(handles, fork.identity))
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            another = len(self.forks) + 1 < planned or self._likely_more()
+            another = len(self.forks) + 1 < planned
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
                 self._fail_all(failed)
-            if another and self._may_warm_ahead():
-                self._warm_ahead(fork.number + 1)
-                fork.beside = True
+            if another and self.pace.warm_aside and self._undisturbed():
+                self.ahead = self.ahead or self._started_ahead()
+                self._warm_ahead(self.ahead, fork.number + 1)
             self._cycles(fork, ready, lambda cycle, cycles: Status(
                 fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
                 elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
@@ -348,62 +336,36 @@ class _Run:
                 evidence = handle.finish()
                 fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
 
-    def _start(self, errors: dict[str, WorkerError], aside: bool = False) -> dict[str, Worker]:
+    def _start(self, errors: dict[str, WorkerError]) -> dict[str, Worker]:
         """A fork's worker processes, every live configuration's, all started before any is waited
-        for (``aside``: off the measuring vCPU, WorkerSpec.start); ``errors`` gets those that could not start."""
+        for; ``errors`` gets those that could not start."""
         handles: dict[str, Worker] = {}
         for key in dict.fromkeys(c.worker for c in self.live()):
             try:
-                handles[key] = self.workers[key].start(self._identity(key) if aside else None)
+                handles[key] = self.workers[key].start()
             except WorkerError as e:
                 errors[key] = e
         return handles
 
-    def _identity(self, key: str) -> dict:
-        """What worker ``key`` said of itself in the latest fork it ran."""
-        return next(fork.identity[key] for fork in reversed(self.forks) if key in fork.identity)
+    def _undisturbed(self) -> bool:
+        """Whether the fork before ran so undisturbed that the next fork may warm up beside this
+        one's slices. Warm-ups pinned to the other vCPU push whatever else runs here onto the
+        measuring one: beside the fast tests, a quarter of the slices were disturbed with them, 6-8%
+        without (benchmarks/README.md); on a quiet machine 1-2.5%."""
+        slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
+        return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
-    def _likely_more(self) -> bool:
-        """At the first stage's last fork, whether the forks before it already ask for more than the
-        first stage (Stein's rule on them): the next fork's workers are then readied beside it, as
-        any fork's, and stopped unused where the whole first stage asks for no more."""
-        first = self.pace.min_forks
-        if not 2 <= len(self.forks) == first - 1:
-            return False
-        return self.forks_planned(forks_to_run(self.needs().values(), first, self.pace.max_forks)) > first
-
-    def _may_warm_ahead(self) -> bool:
-        """Whether the next fork's workers may be set up and warmed up beside this fork's slices:
-        where the fork before ran quiet (quiet), and in the first, where the second's started early
-        (a busy host then shows in its slices, and the third fork warms its own up). Work pinned to
-        the other vCPU pushes whatever else runs there onto the measuring one: beside the fast
-        tests, a quarter of the slices were disturbed with warm-ups aside, 6-8% without; on a quiet
-        machine 0-2% without, 0-8% beside the next fork's start and warm-ups (benchmarks/README.md)."""
-        if not self.pace.warm_aside:
-            return False
-        return quiet(self.forks[-1]) if self.forks else self.ahead is not None
-
-
-    def _started_ahead(self, aside: bool = False) -> _Ahead:
+    def _started_ahead(self) -> _Ahead:
         ahead = _Ahead(handles={})
-        ahead.handles = self._start(ahead.errors, aside)
+        ahead.handles = self._start(ahead.errors)
         return ahead
 
-    def _warm_ahead(self, number: int) -> None:
-        """Fork ``number``'s workers (those started while this fork warmed up, or now, aside) set up
-        and warmed up on the other vCPUs while this fork's slices run. Too many to start aside
-        (EARLY_START_WORKERS) start and are set up first, on every vCPU."""
-        if self.ahead is None:
-            aside = len({c.worker for c in self.live()}) <= EARLY_START_WORKERS
-            self.ahead = self._started_ahead(aside)
-            if not aside:
-                self.ahead.errors.update(_set_up(self.ahead.handles, self.ahead.identity))
-        self.ahead.warming = self.warmer.submit(self._set_up_and_warm, self.ahead, number)
-
-    def _set_up_and_warm(self, ahead: _Ahead, number: int) -> tuple[dict[str, dict], dict[str, WorkerError]]:
+    def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
+        """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
+        keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
         ahead.errors.update(_set_up(ahead.handles, ahead.identity))
         ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
-        return self._warm_up(number, ready, ahead.cancel)
+        ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
                  cancel: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
@@ -484,14 +446,6 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
 
 
-def quiet(fork: Fork) -> bool:
-    """Whether so few of ``fork``'s slices were disturbed (QUIET_SHARE, or QUIET_SHARE_BESIDE where the
-    next fork's workers ran beside them) that the fork after it may warm up beside the next's slices."""
-    slices = [s for fork_slices in fork.slices.values() for s in fork_slices]
-    share = QUIET_SHARE_BESIDE if fork.beside else QUIET_SHARE
-    return bool(slices) and sum(map(disturbed, slices)) <= share * len(slices)
-
-
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict]) -> dict[str, WorkerError]:
     """Waits for each worker not yet in ``identity`` to be set up (a JVM's start), putting what it
     says of itself there; those that failed."""
@@ -509,4 +463,4 @@ def _span(ordered: Sequence[int]) -> str:
     return f"{ordered[0]}" if ordered[0] == ordered[-1] else f"{ordered[0]}-{ordered[-1]}"
 
 
-__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct", "quiet"]
+__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from jvmbridge.forks.measure import Activity, RunLoop, Warmup, on_cpus, timed_rounds, warm_up
+from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
 from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
 from jvmbridge.trust.bounded import read_by
 
@@ -54,7 +54,7 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
     status = 0
     try:
         identity, loops = open_loops(request)
-        cpus = _Cpus(measuring=request.get("measuring_cpu"), allowed=allowed_cpus(request))
+        cpus = _Cpus(measuring=request.get("measuring_cpu"), allowed=os.sched_getaffinity(0))
         cpus.pin_this_thread()
         reply({"ready": identity})
         for line in sys.stdin:
@@ -71,12 +71,6 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
     # os._exit: a started JVM's shutdown can hang or crash once the replies are safely sent.
     remove_jvm_files(os.getpid())
     os._exit(status)
-
-
-def allowed_cpus(request: Mapping) -> set[int]:
-    """Every vCPU a worker's threads may use once it measures: the request's (a worker started aside,
-    beside another fork's slices, starts on fewer), else where it started."""
-    return set(request.get("cpus") or os.sched_getaffinity(0))
 
 
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
@@ -135,17 +129,14 @@ def _move_every_thread(cpus: set[int]) -> None:
 class WorkerProcess:
     """The conductor's handle on one worker process: started at once, asked one thing at a time."""
 
-    def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None,
-                 cpus: set[int] | None = None):
-        """``cpus``: the vCPUs it starts on, and every thread it starts (None: the caller's)."""
+    def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None):
         self.module = module
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile("w+")  # the process's own prints (a JVM's warnings)
-        with on_cpus(cpus):
-            self.process = subprocess.Popen([sys.executable, "-m", module, str(write_end)], stdin=subprocess.PIPE,
-                                            stdout=self.output, stderr=subprocess.STDOUT, text=True,
-                                            env=dict(env) if env is not None else measured_environment(),
-                                            pass_fds=(write_end,))
+        self.process = subprocess.Popen([sys.executable, "-m", module, str(write_end)], stdin=subprocess.PIPE,
+                                        stdout=self.output, stderr=subprocess.STDOUT, text=True,
+                                        env=dict(env) if env is not None else measured_environment(),
+                                        pass_fds=(write_end,))
         os.close(write_end)
         self.replies = os.fdopen(read_end, "r")
         self._buffer = ""

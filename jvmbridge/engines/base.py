@@ -94,10 +94,6 @@ class Sliced:
     env: Mapping[str, str] | None = None
     # One line on why the worker failed (a JVM reads its crash report): its error as it is, by default.
     why_failed: Callable[["ChildOutcome"], str] = lambda failed: failed.error or "the worker failed"
-    # The request for a worker started off the measuring vCPU, from what one said of itself in a fork
-    # before (conductor.WorkerSpec.start): the same request, but where a process sizes itself by the
-    # vCPUs it starts on (a JVM).
-    started_aside: Callable[[Mapping, dict], Mapping] = lambda request, identity: request
 
 
 class Engine:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import os
 import secrets
-from collections.abc import Mapping
 
 from jvmbridge.engines.base import Engine, Job, Sliced
 from jvmbridge.forks.measure import merge_warmups
@@ -112,8 +111,7 @@ class JvmEngine(Engine):
         return Sliced(name=f"{subject}, {setting.name}", subject=subject, accelerated=setting.accelerated,
                       module="jvmbridge.jvm.slice_worker", request={**request, "parts": parts}, workloads=workloads,
                       measurement=measurement, warmup_min_seconds=SLICED_WARMUP_MIN_SECONDS,
-                      warmup_max_seconds=WARMUP_MAX_SECONDS, why_failed=functools.partial(why_failed, java),
-                      started_aside=told_processors)
+                      warmup_max_seconds=WARMUP_MAX_SECONDS, why_failed=functools.partial(why_failed, java))
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
@@ -124,14 +122,6 @@ class JvmEngine(Engine):
     def origin(self, row) -> str | None:
         home = getattr(row, "java_home", None)
         return home if isinstance(home, str) else None
-
-
-def told_processors(request: Mapping, identity: dict) -> Mapping:
-    """The request of a JVM started on fewer vCPUs than it measures on: told the processors the
-    same setting's JVM saw in a fork before (``identity``), as its ergonomics pick its collector and
-    its compiler and GC threads from them at its start (on one: Serial, where this host's JVMs run G1)."""
-    told = f"-XX:ActiveProcessorCount={int(identity['jvm']['processors'])}"
-    return {**request, "options": [*request["options"], told]}
 
 
 def heap_share(jvms: int) -> str:
@@ -193,10 +183,6 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
     notes += [f"JVM said: {line}" for line in messages.warnings(outcome.stdout + "\n" + outcome.stderr)]
-    chose = {(o.answer["jvm"].get("collectors"), o.answer["jvm"].get("processors")) for o in outcomes}
-    if len(chose) > 1:
-        notes.append("the forks' JVMs chose differently: " + "; ".join(
-            f"{collectors} with {processors} processors" for collectors, processors in sorted(chose, key=str)))
     if (workload.operation.mode == "gcm" and flags.get("UseAES", {}).get("value") == "false"
             and flags.get("UseGHASHIntrinsics", {}).get("value") == "true"):
         notes.append("UseGHASHIntrinsics stays on with -UseAES: GCM's GHASH still runs on the CPU's instructions")

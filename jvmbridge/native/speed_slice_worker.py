@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 
-from jvmbridge.conductor.slices import Loop, Opened, allowed_cpus, serve
+from jvmbridge.conductor.slices import Loop, Opened, serve
 from jvmbridge.forks.measure import Counted, Warmup
 from jvmbridge.native import openssl_cli
 
@@ -19,7 +19,7 @@ FIRST_SECONDS = 0.01
 
 def open_loops(request: dict) -> Opened:
     described = openssl_cli.describe(request["openssl"], dict(os.environ))
-    others = allowed_cpus(request) - {request.get("measuring_cpu")}
+    others = os.sched_getaffinity(0) - {request.get("measuring_cpu")}
     return described, [_loop(request, part, others) for part in request["parts"]]
 
 

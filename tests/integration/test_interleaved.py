@@ -222,12 +222,12 @@ def test_the_next_forks_jvm_warms_up_off_the_measuring_vcpu_then_is_timed_on_it(
         assert time.time() < deadline, what
         time.sleep(0.02)
 
-    # The second fork's JVMs warm up while the first fork's slices run (the third's start there too,
-    # where the first fork's ran almost undisturbed: conduct.quiet): every thread of one, its
-    # measuring thread and its compilers, off the measuring vCPU.
+    # The third fork's JVMs warm up while the second fork's slices run (the first fork's ran almost
+    # undisturbed: conduct.QUIET_SHARE): every thread of one, its measuring thread and its compilers,
+    # off the measuring vCPU.
     while not (aside := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
                          if _affinity(pid) == others and _affinity(_thread(pid, "C2 CompilerThre")) == others]):
-        waiting("no JVM worker warmed up off the measuring vCPU")
+        waiting("no JVM worker warmed up off the measuring vCPU (were more than 5% of the first fork's slices disturbed?)")
     # Then, as every worker: its measuring thread on the measuring vCPU, its JVM's threads on every vCPU.
     while _affinity(aside[0]) != {measuring}:
         waiting("the JVM worker warmed up aside never came back to the measuring vCPU")
@@ -235,9 +235,6 @@ def test_the_next_forks_jvm_warms_up_off_the_measuring_vcpu_then_is_timed_on_it(
     assert compare.wait(timeout=120) == 0
     measured, _, _ = _rows(path)
     assert len(measured) == 2 and all(r["row"]["forks"] == 3 for r in measured)
-    # A JVM started on the other vCPU alone was told the processors the first fork's saw: every fork's
-    # chose the same collector for the same count (a row says where they did not).
-    assert not [note for r in measured for note in r["row"]["notes"] if "chose differently" in note]
 
 
 def _affinity(thread: int | None) -> set[int]:

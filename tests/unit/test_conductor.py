@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import CYCLES, Asked, Configuration, Fork, Pace, Status, WorkerSpec, conduct, quiet
+from jvmbridge.conductor.conduct import CYCLES, Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.policy import Sampling
@@ -94,7 +93,7 @@ def simulated(host: Host, pace: Pace | None = None, fail_at: int | None = None, 
               progress=None, own_spread: dict[str, float] | None = None, asked: list[Asked] = ASKED):
     """A run on ``host``; ``own_spread``: a configuration's forks' spread where it is not ``fork_spread``."""
     groups = {"jvm on": ["jvm on"], "jvm off": ["jvm off"], "c": ["c on", "c off"], "yardstick": ["yardstick"]}
-    workers = {key: WorkerSpec(lambda aside=None, parts=parts, key=key: FakeWorker(host, parts, fork_spread,
+    workers = {key: WorkerSpec(lambda parts=parts, key=key: FakeWorker(host, parts, fork_spread,
                                                                        fail_at=fail_at if key == "jvm off" else None,
                                                                        own_spread=own_spread),
                                1.0 if key.startswith("jvm") else 0.25, 15.0)  # as engines.jvm and engines.native
@@ -212,23 +211,12 @@ def test_where_every_ratio_asked_lost_a_side_the_run_says_so_rather_than_that_th
 
 
 class RecordedWorker(FakeWorker):
-    """A fake worker that writes down when it starts (aside: and what it was told), is set up, times
-    a slice and stops."""
+    """A fake worker that writes down when it starts, times a slice and stops."""
 
-    def __init__(self, log: list[tuple[str, int]], interrupt_at: int | None, told: dict | None, *args):
+    def __init__(self, log: list[tuple[str, int]], interrupt_at: int | None, *args):
         super().__init__(*args)
-        self.log, self.interrupt_at, self.id, self.told = log, interrupt_at, len(log), told
-        log.append(("start", self.id) if told is None else ("start aside", self.id))
-        if told is not None:
-            log.append(("told", told["worker"]))
-
-    def ready(self) -> dict:
-        if self.told is not None:  # started aside: is it set up while a fork's slices run?
-            deadline = time.monotonic() + 2.0
-            while not (beside := any(event == "slice" for event, _ in self.log[self.id:])) and time.monotonic() < deadline:
-                time.sleep(0.001)
-            self.log.append(("ready beside slices" if beside else "ready", self.id))
-        return {"worker": self.id}
+        self.log, self.interrupt_at, self.id = log, interrupt_at, len(log)
+        log.append(("start", self.id))
 
     def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
         self.log.append(("warm aside" if aside else "warm", self.id))
@@ -247,8 +235,7 @@ class RecordedWorker(FakeWorker):
 def recorded(pace: Pace, interrupt_at: int | None = None, host: Host | None = None) -> tuple[list[tuple[str, int]], list]:
     log: list[tuple[str, int]] = []
     host = host or Host(random.Random(4))
-    workers = {label: WorkerSpec(lambda aside=None, label=label: RecordedWorker(log, interrupt_at, aside, host, [label]),
-                                 0.5, 15.0)
+    workers = {label: WorkerSpec(lambda label=label: RecordedWorker(log, interrupt_at, host, [label]), 0.5, 15.0)
                for label in TRUE_NS}
     configurations = [Configuration(label, label, 0) for label in TRUE_NS]
     return log, conduct(workers, configurations, ASKED, pace).forks
@@ -256,66 +243,27 @@ def recorded(pace: Pace, interrupt_at: int | None = None, host: Host | None = No
 
 def test_the_next_forks_workers_start_before_this_forks_slices_and_none_outlives_the_run():
     log, forks = recorded(Pace(min_forks=3, max_forks=3))
-    starts = [i for i, (event, _) in enumerate(log) if event.startswith("start")]
+    starts = [i for i, (event, _) in enumerate(log) if event == "start"]
     assert len(starts) == 3 * len(TRUE_NS)  # none for a fourth fork
     first_slices = [min(i for i, (event, worker) in enumerate(log) if event == "slice" and worker in fork)
                     for fork in ({w for _, w in log[s:s + len(TRUE_NS)]} for s in starts[::len(TRUE_NS)])]
     assert all(starts[(n + 1) * len(TRUE_NS)] < first_slices[n] for n in range(2)) and len(forks) == 3
     stopped = [worker for event, worker in log if event == "stop"]
-    assert sorted(set(stopped)) == sorted(worker for event, worker in log if event.startswith("start"))
+    assert sorted(set(stopped)) == sorted(worker for event, worker in log if event == "start")
 
 
-def test_from_the_second_fork_on_a_quiet_hosts_workers_were_warmed_up_aside_once():
+def test_from_the_third_fork_on_a_quiet_hosts_workers_were_warmed_up_aside_once():
     log, forks = recorded(Pace(min_forks=4, max_forks=4))
-    starts = [worker for event, worker in log if event.startswith("start")]
+    starts = [worker for event, worker in log if event == "start"]
     warmed = {worker: [event for event, w in log if w == worker and event.startswith("warm")] for worker in starts}
-    first = starts[:len(TRUE_NS)]
-    assert all(warmed[worker] == ["warm"] for worker in first)
-    assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first) and len(forks) == 4
+    first_two = starts[:2 * len(TRUE_NS)]  # the second's warmed up once the first's slices showed the host quiet
+    assert all(warmed[worker] == ["warm"] for worker in first_two)
+    assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first_two) and len(forks) == 4
 
 
-def test_from_the_third_fork_on_the_workers_start_aside_told_what_their_configurations_said_before():
-    log, forks = recorded(Pace(min_forks=5, max_forks=5))
-    told = {worker: log[i + 1][1] for i, (event, worker) in enumerate(log) if event == "start aside"}
-    # The second fork's started on every vCPU while the first warmed its own up; from the third on,
-    # each started beside the slices of the fork before it, told what its configuration's worker
-    # said in the latest fork finished (two before).
-    assert sorted(told) == sorted(seen["worker"] for fork in forks[2:] for seen in fork.identity.values())
-    for finished, fork in zip(forks, forks[2:]):
-        assert {key: told[seen["worker"]] for key, seen in fork.identity.items()} == \
-            {key: seen["worker"] for key, seen in finished.identity.items()}
-    # ... and set up while that fork timed its slices, not before its first.
-    assert {worker for event, worker in log if event == "ready beside slices"} == set(told)
-
-
-def test_where_the_first_stage_before_its_last_fork_asks_for_more_the_fork_after_it_is_readied_beside_it():
-    log, forks = recorded(Pace(min_forks=5, max_forks=12))
-    assert len(forks) > 5  # the first stage asked for more
-    after = {seen["worker"] for seen in forks[5].identity.values()}
-    assert {event for event, worker in log if worker in after and event.startswith("warm")} == {"warm aside"}
-
-
-def test_workers_readied_for_a_fork_the_first_stage_then_did_not_ask_for_are_stopped():
-    log, forks = recorded(Pace(min_forks=3, max_forks=6, target_error=0.08))
-    started = {worker for event, worker in log if event.startswith("start")}
-    assert len(forks) == 3 and len(started) == 4 * len(TRUE_NS)  # two forks' spread asked for more; three's did not
-    assert {worker for event, worker in log if event == "stop"} == started
-
-
-def test_a_fork_with_the_next_forks_work_beside_its_slices_may_lose_more_of_them_and_still_count_as_quiet():
-    def fork(disturbed: int, beside: bool) -> Fork:  # 100 slices of 50 ms, ``disturbed`` of them waiting 5 ms
-        slices = [{"ns": 50_000_000, "wait_ns": 5_000_000 if i < disturbed else 0} for i in range(100)]
-        return Fork(number=0, slices={"jvm on": slices}, beside=beside)
-
-    assert quiet(fork(5, beside=False)) and not quiet(fork(6, beside=False))  # QUIET_SHARE
-    assert quiet(fork(10, beside=True)) and not quiet(fork(11, beside=True))  # QUIET_SHARE_BESIDE
-    assert not quiet(Fork(number=0))  # no slice: nothing shows the host quiet
-
-
-def test_where_the_slices_are_often_disturbed_every_fork_after_the_second_warms_its_own_up():
+def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
     log, forks = recorded(Pace(min_forks=4, max_forks=4), host=Host(random.Random(4), spikes=0.3))
-    second = {worker for event, worker in log[len(TRUE_NS):2 * len(TRUE_NS)]}  # the first fork's slices showed it
-    assert {worker for event, worker in log if event == "warm aside"} == second and len(forks) == 4
+    assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 4
 
 
 def test_without_a_vcpu_to_spare_each_fork_warms_its_own_up_and_the_next_forks_still_start_early():
@@ -337,25 +285,25 @@ class FailsAside(FakeWorker):
 
 def test_a_worker_failing_its_warm_up_aside_fails_its_configuration_from_its_own_fork_on():
     host = Host(random.Random(5))
-    workers = {label: WorkerSpec(lambda aside=None, label=label: (FailsAside if label == "jvm off" else FakeWorker)(host, [label]),
+    workers = {label: WorkerSpec(lambda label=label: (FailsAside if label == "jvm off" else FakeWorker)(host, [label]),
                                  0.5, 15.0) for label in TRUE_NS}
     conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
                         Pace(min_forks=3, max_forks=3))
     assert "warming up" in str(conducted.failures["jvm off"]) and len(conducted.forks) == 3
-    # The second fork's was the first warmed up aside, beside the first fork's slices.
-    assert "jvm off" in conducted.forks[0].slices and all("jvm off" not in f.slices for f in conducted.forks[1:])
+    # The third fork's was the first warmed up aside (the first fork's slices showed a quiet host).
+    assert all("jvm off" in f.slices for f in conducted.forks[:2]) and "jvm off" not in conducted.forks[2].slices
 
 
 def test_a_next_forks_worker_that_cannot_start_fails_its_configuration_from_that_fork_on():
     host, started = Host(random.Random(6)), []
 
-    def start_jvm_off(aside: dict | None = None) -> FakeWorker:
+    def start_jvm_off() -> FakeWorker:
         started.append(1)
         if len(started) > 1:  # the second fork's, started while the first runs
             raise WorkerError("the fake JVM would not start")
         return FakeWorker(host, ["jvm off"])
 
-    workers = {label: WorkerSpec(start_jvm_off if label == "jvm off" else lambda aside=None, label=label: FakeWorker(host, [label]),
+    workers = {label: WorkerSpec(start_jvm_off if label == "jvm off" else lambda label=label: FakeWorker(host, [label]),
                                  0.5, 15.0) for label in TRUE_NS}
     conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
                         Pace(min_forks=3, max_forks=3))
@@ -365,7 +313,7 @@ def test_a_next_forks_worker_that_cannot_start_fails_its_configuration_from_that
 
 def test_ctrl_c_stops_the_workers_started_for_the_next_fork():
     log, forks = recorded(Pace(min_forks=3, max_forks=3), interrupt_at=len(TRUE_NS) * 3)  # in fork 0's 4th cycle
-    started = {worker for event, worker in log if event.startswith("start")}
+    started = {worker for event, worker in log if event == "start"}
     assert len(started) == 2 * len(TRUE_NS) and not forks  # fork 1's were up; fork 0 never finished
     assert {worker for event, worker in log if event == "stop"} == started
 
