@@ -272,7 +272,7 @@ class _Run:
         try:
             self._fail_all(_set_up(handles, fork.identity))
             ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            another = len(self.forks) + 1 < planned
+            another = len(self.forks) + 1 < planned or self._likely_more()
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
@@ -346,6 +346,15 @@ class _Run:
             except WorkerError as e:
                 errors[key] = e
         return handles
+
+    def _likely_more(self) -> bool:
+        """At the first stage's last fork, whether the forks before it already ask for more than the
+        first stage (Stein's rule on them): the next fork's workers are then readied during it, as
+        for any fork but the last, and stopped unused where the whole first stage asks for no more."""
+        first = self.pace.min_forks
+        if not 2 <= len(self.forks) == first - 1:
+            return False
+        return self.forks_planned(forks_to_run(self.needs().values(), first, self.pace.max_forks)) > first
 
     def _undisturbed(self) -> bool:
         """Whether the fork before ran so undisturbed that the next fork may warm up beside this

@@ -261,6 +261,21 @@ def test_from_the_third_fork_on_a_quiet_hosts_workers_were_warmed_up_aside_once(
     assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first_two) and len(forks) == 4
 
 
+def test_where_the_first_stage_before_its_last_fork_asks_for_more_the_fork_after_it_is_readied_beside_it():
+    log, forks = recorded(Pace(min_forks=5, max_forks=12))
+    assert len(forks) > 5  # the first stage asked for more
+    starts = [worker for event, worker in log if event == "start"]
+    after = set(starts[5 * len(TRUE_NS):6 * len(TRUE_NS)])
+    assert {event for event, worker in log if worker in after and event.startswith("warm")} == {"warm aside"}
+
+
+def test_workers_readied_for_a_fork_the_first_stage_then_did_not_ask_for_are_stopped():
+    log, forks = recorded(Pace(min_forks=3, max_forks=6, target_error=0.08))
+    started = {worker for event, worker in log if event == "start"}
+    assert len(forks) == 3 and len(started) == 4 * len(TRUE_NS)  # two forks' spread asked for more; three's did not
+    assert {worker for event, worker in log if event == "stop"} == started
+
+
 def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
     log, forks = recorded(Pace(min_forks=4, max_forks=4), host=Host(random.Random(4), spikes=0.3))
     assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 4
