@@ -44,10 +44,12 @@ MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
 # (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# The first fork, of at most this many workers, starts the second's while it warms up (a default
-# compare's 7 start in 1.3 s); more start after: a size sweep's 29 JVMs starting at once starved the
-# compilers of the JVMs warming up, and whole forks ran C1's code (benchmarks/README.md). Later forks
-# have no warm-up of their own: the next fork's start once theirs are set up.
+# The first fork, of at most this many workers, starts the second's while it warms up (7, the default
+# compare's before `openssl speed` joined it, start in 1.3 s); more start after: a size sweep's 29 JVMs
+# starting at once starved the compilers of the JVMs warming up, and whole forks ran C1's code. The
+# default's 9 start after too: started early, they made the first fork 1.5-2.4 s longer and saved the
+# second about 1 s (benchmarks/README.md). Later forks have no warm-up of their own: the next fork's
+# start once theirs are set up.
 EARLY_START_WORKERS = 8
 # The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
 # warm-ups to run beside the one after it (_Run._undisturbed).
