@@ -210,6 +210,10 @@ class _Run:
         """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run)."""
         if len(self.forks) < self.pace.min_forks:
             return self.pace.min_forks
+        return self._spread_asks()
+
+    def _spread_asks(self) -> int:
+        """The forks the first stage's spread, as far as it has run, asks for (sampling.policy.forks_to_run)."""
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
@@ -356,7 +360,7 @@ class _Run:
         first = self.pace.min_forks
         if not 2 <= len(self.forks) == first - 1:
             return False
-        return self.forks_planned(forks_to_run(self.needs().values(), first, self.pace.max_forks)) > first
+        return self.forks_planned(self._spread_asks()) > first
 
     def _undisturbed(self) -> bool:
         """Whether the fork before ran so undisturbed that the next fork may warm up beside this
