@@ -16,7 +16,8 @@ Per ratio and way, over the forks: the forks' spread (what the interval over for
 interval, and the ratio itself (a duet whose sides share execution units, hyper-threads of one
 core, would bias it: the paper warns of AES-NI on against off). A fork's ratio is compare's
 (pairing.fork_ratio: each side's lower quartile of its undisturbed slices); for the duet also the
-geometric mean of its pairs' ratios, the paper's.
+geometric mean of its pairs' ratios, the paper's. "sides r": how much of the slices' noise the two
+sides share, timed together (duet) or in the same cycle (alone): what pairing can cancel.
 
     python benchmarks/duet.py [FORKS]   (default 8; --quick: one fork of four 10 ms cycles)
 """
@@ -43,6 +44,7 @@ from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import disturbed
 
 CPUS = (0, 1)
+WAYS = ("alone", "alone x2", "duet", "duet pairs")
 
 
 def main() -> None:
@@ -57,31 +59,17 @@ def main() -> None:
               if isinstance(j, InterleavedJob)]
     given = conducting(job)
     where = {c.label: (int(c.worker), c.part) for c in given.configurations if c.counted}
-    ways = ("alone", "alone x2", "duet", "duet pairs")
-    per_fork: dict[tuple[str, str], list[float]] = {}
-    shares: dict[str, list[float]] = {"alone": [], "duet": [], "a/a": []}
+    per_fork: dict[tuple[str, str], list[float]] = {}  # (way, ratio or configuration) -> each fork's
     for number in range(forks):
         slices = _fork(job, where, given.asked, slice_seconds, cycles, random.Random(number))
-        for ratio in given.asked:
-            for way in ("alone", "alone x2", "duet"):
-                found = fork_ratio(slices[way, ratio.slower], slices[way, ratio.faster])
-                per_fork.setdefault((way, ratio.label), []).append(found or math.nan)
-            pairs = [math.log(_ns(a) / _ns(b)) for a, b in slices["pairs", ratio.label]
-                     if not disturbed(a) and not disturbed(b)]
-            per_fork.setdefault(("duet pairs", ratio.label), []).append(math.exp(statistics.fmean(pairs)) if pairs else math.nan)
-        for label in where:
-            found = fork_ratio(slices["a/a 0", label], slices["a/a 1", label])
-            per_fork.setdefault(("a/a", label), []).append(found or math.nan)
-        for way, keys in (("alone", ["alone", "alone 0"]), ("duet", ["duet"]), ("a/a", ["a/a 0", "a/a 1"])):
-            timed = [s for (kind, _), each in slices.items() if kind in keys for s in each]
-            shares[way].append(sum(map(disturbed, timed)) / len(timed))
+        for key, value in _fork_figures(slices, given.asked, where).items():
+            per_fork.setdefault(key, []).append(value)
+    print(f"{forks} forks of {cycles} cycles, {slice_seconds * 1000:g} ms slices; slices disturbed: "
+          + ", ".join(f"{way} {statistics.fmean(per_fork['disturbed', way]):.1%}" for way in ("alone", "duet", "a/a")))
+    print(f"{'way':>11} {'ratio':>7} {'forks sd':>9} {'interval':>9} {'sides r':>8}  of")
     figures = []
-    print(f"{forks} forks of {cycles} cycles, {slice_seconds * 1000:g} ms slices; "
-          f"slices disturbed: alone {statistics.fmean(shares['alone']):.1%}, duet {statistics.fmean(shares['duet']):.1%}, "
-          f"a/a {statistics.fmean(shares['a/a']):.1%}")
-    print(f"{'way':>11} {'ratio':>7} {'forks sd':>9} {'interval':>9}  of")
     for label in [ratio.label for ratio in given.asked] + list(where):
-        for way in (ways if label not in where else ("a/a",)):
+        for way in (WAYS if label not in where else ("a/a",)):
             ratios = [r for r in per_fork[way, label] if math.isfinite(r)]
             if not ratios:
                 continue
@@ -89,11 +77,44 @@ def main() -> None:
             interval = over_forks(ratios) if len(ratios) > 1 else None
             value = interval.value if interval else ratios[0]
             error = interval.relative_error if interval else math.inf
+            shared = statistics.fmean(per_fork.get(("r", way, label), [math.nan]))
             figures.append({"way": way, "of": label, "ratio": value, "fork_log_sd": spread, "relative_error": error,
-                            "forks": len(ratios)})
-            print(f"{way:>11} {value:>6.3f}x {spread:>9.2%} {error:>9.2%}  {label}")
-    _common.save(args, {"forks": forks, "cycles": cycles, "slice_seconds": slice_seconds,
-                        "disturbed": {way: statistics.fmean(v) for way, v in shares.items()}, "rows": figures})
+                            "sides_r": shared, "forks": len(ratios)})
+            print(f"{way:>11} {value:>6.3f}x {spread:>9.2%} {error:>9.2%} {shared:>8.2f}  {label}")
+    _common.save(args, {"forks": forks, "cycles": cycles, "slice_seconds": slice_seconds, "rows": figures,
+                        "disturbed": {way: statistics.fmean(per_fork["disturbed", way]) for way in ("alone", "duet", "a/a")}})
+
+
+def _fork_figures(slices: dict, asked, where: dict) -> dict:
+    """One fork's ratio by (way, ratio label), its A/A ratio by ("a/a", configuration); ("r", way,
+    label): Pearson's r of the two sides' undisturbed slices timed together (the duet's) or in the
+    same cycle (alone), on their logs: how much of the slices' noise the two sides share;
+    ("disturbed", way): the share of its slices that were."""
+    found: dict = {}
+    for ratio in asked:
+        for way in ("alone", "alone x2", "duet"):
+            found[way, ratio.label] = fork_ratio(slices[way, ratio.slower], slices[way, ratio.faster]) or math.nan
+        for way, pairs in (("alone", zip(slices["alone", ratio.slower], slices["alone", ratio.faster])),
+                           ("duet", slices["pairs", ratio.label])):
+            logs = [(math.log(_ns(a)), math.log(_ns(b))) for a, b in pairs if not disturbed(a) and not disturbed(b)]
+            if way == "duet":
+                found["duet pairs", ratio.label] = math.exp(statistics.fmean(a - b for a, b in logs)) if logs else math.nan
+            found["r", way, ratio.label] = _pearson(logs)
+    for label in where:
+        found["a/a", label] = fork_ratio(slices["a/a 0", label], slices["a/a 1", label]) or math.nan
+    for way, kinds in (("alone", ("alone", "alone 0")), ("duet", ("duet",)), ("a/a", ("a/a 0", "a/a 1"))):
+        timed = [s for (kind, _), each in slices.items() if kind in kinds for s in each]
+        found["disturbed", way] = sum(map(disturbed, timed)) / len(timed)
+    return found
+
+
+def _pearson(pairs: list[tuple[float, float]]) -> float:
+    if len(pairs) < 3:
+        return math.nan
+    try:
+        return statistics.correlation(*zip(*pairs))
+    except statistics.StatisticsError:  # a side without spread
+        return math.nan
 
 
 def _fork(job: InterleavedJob, where: dict, asked, slice_seconds: float, cycles: int,
