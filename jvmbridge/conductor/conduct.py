@@ -51,6 +51,10 @@ MAX_FORKS = 12
 # second about 1 s (benchmarks/README.md). Later forks have no warm-up of their own: the next fork's
 # start once theirs are set up.
 EARLY_START_WORKERS = 8
+# A configuration that is no row's (counted=False: the host's yardstick) times this share of a slice
+# each cycle: its figure needs far less time than a ratio's sides (full slices put it within ±0.5%
+# over five forks), and full slices were a ninth of a default fork.
+UNCOUNTED_SHARE = 0.25
 # The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
 # warm-ups to run beside the one after it (_Run._undisturbed).
 QUIET_SHARE = 0.05
@@ -444,14 +448,15 @@ class _Run:
         if not speeds:
             return {}
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
-        if iterations is None:
-            return {label: [max(1, round(slice_ns / max(ns, 1e-3)))] * self.pace.cycles for label, ns in speeds.items()}
-        # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
         counted = {c.label for c in self.configurations if c.counted}
+        if iterations is None:
+            return {label: [max(1, round(slice_ns * (1 if label in counted else UNCOUNTED_SHARE) / max(ns, 1e-3)))]
+                    * self.pace.cycles for label, ns in speeds.items()}
+        # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
         typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
-        # The others: the default cycles' time, shared out over these cycles.
-        uncounted_ns = slice_ns * self.pace.cycles / cycles
+        # The others: their share of the default cycles' time, shared out over these cycles.
+        uncounted_ns = slice_ns * UNCOUNTED_SHARE * self.pace.cycles / cycles
         return {label: split_iterations(iterations, cycles) if label in counted
                 else [max(1, round(uncounted_ns / max(ns, 1e-3)))] * cycles for label, ns in speeds.items()}
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import CYCLES, Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import CYCLES, UNCOUNTED_SHARE, Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.sampling.policy import Sampling
@@ -190,10 +191,20 @@ def test_iterations_are_exactly_counted_across_a_forks_slices_and_the_yardstick_
     for fork in conducted.forks:
         counts = {label: sum(s["iterations"] for s in slices) for label, slices in fork.slices.items()}
         assert counts == {**{label: iterations for label in TRUE_NS if label != "yardstick"}, "yardstick": counts["yardstick"]}
-        # The yardstick runs a default fork's time (1 s) at the speed of its warm-up on the drifting
-        # host, whatever the count: under 1e8, not 1e8 x 400 ns = 40 s.
+        # The yardstick runs its share of a default fork's time (a quarter of 1 s) at the speed of its
+        # warm-up on the drifting host, whatever the count: under 1e8, not 1e8 x 400 ns = 40 s.
         yardstick_seconds = counts["yardstick"] * TRUE_NS["yardstick"] / 1e9
-        assert 0.5 < yardstick_seconds / (pace.cycles * pace.slice_seconds) < 2
+        assert 0.5 < yardstick_seconds / (pace.cycles * pace.slice_seconds * UNCOUNTED_SHARE) < 2
+
+
+def test_the_yardstick_times_a_quarter_slice_each_cycle_and_the_rows_whole_ones():
+    conducted = simulated(Host(random.Random(3), spikes=0.0), Pace(min_forks=2, max_forks=2))
+    for fork in conducted.forks:
+        seconds = {label: [s["iterations"] * TRUE_NS[label] / 1e9 for s in slices] for label, slices in fork.slices.items()}
+        assert all(len(each) == Pace().cycles for each in seconds.values())
+        for label, each in seconds.items():
+            share = UNCOUNTED_SHARE if label == "yardstick" else 1
+            assert 0.5 < statistics.median(each) / (Pace().slice_seconds * share) < 2, label
 
 
 def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
