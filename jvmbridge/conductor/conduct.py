@@ -55,11 +55,9 @@ EARLY_START_WORKERS = 8
 # each cycle: its figure needs far less time than a ratio's sides (full slices put it within ±0.5%
 # over five forks), and full slices were a ninth of a default fork.
 UNCOUNTED_SHARE = 0.25
-# The most of the slices that may be disturbed (stats.summary.disturbed) for the next fork's warm-ups
-# to run beside the one after it (_Run._undisturbed): of the last ALONE_CYCLES cycles (at least) that
-# ran with no warm-up beside them. Warm-ups aside take 12-20 of a default fork's 20 cycles.
+# The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
+# warm-ups to run beside the one after it (_Run._undisturbed).
 QUIET_SHARE = 0.05
-ALONE_CYCLES = 5
 
 
 class Worker(Protocol):
@@ -125,7 +123,6 @@ class Fork:
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
     printed: dict[str, str] = field(default_factory=dict)  # worker -> what its process printed
     seconds: float = 0.0
-    alone_from: int = 0  # the first cycle that started with no warm-up of the next fork's running beside it
 
 
 @dataclass
@@ -331,8 +328,6 @@ class _Run:
         counts = self._counts(fork)
         cycles = len(next(iter(counts.values()), []))
         for cycle in range(cycles):
-            if self.ahead is not None and self.ahead.warming is not None and not self.ahead.warming.done():
-                fork.alone_from = cycle + 1
             order = [c for c in self.live() if c.label in counts]
             random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
             for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
@@ -375,15 +370,8 @@ class _Run:
         """Whether the fork before ran so undisturbed that the next fork may warm up beside this
         one's slices. Warm-ups pinned to the other vCPU push whatever else runs here onto the
         measuring one: beside the fast tests, a quarter of the slices were disturbed with them, 6-8%
-        without (benchmarks/README.md). Read from the last cycles that ran after the warm-ups beside
-        them had ended: on a quiet machine those disturbed 4-12% of the slices they ran beside, and
-        the rule, reading them too, warmed every third fork in place."""
-        slices, cycles = [], 0
-        for fork in reversed(self.forks):  # the newest first: the first fork had none beside it
-            slices += [s for fork_slices in fork.slices.values() for s in fork_slices[fork.alone_from:]]
-            cycles += max(map(len, fork.slices.values()), default=0) - fork.alone_from
-            if cycles >= ALONE_CYCLES:
-                break
+        without (benchmarks/README.md); on a quiet machine 1-2.5%."""
+        slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
         return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
     def _started_ahead(self) -> _Ahead:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 import random
 import statistics
-import threading
-import time
 
 import pytest
 
@@ -292,51 +290,6 @@ def test_workers_readied_for_a_fork_the_first_stage_then_did_not_ask_for_are_sto
 def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
     log, forks = recorded(Pace(min_forks=4, max_forks=4), host=Host(random.Random(4), spikes=0.3))
     assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 4
-
-
-class WarmsAsideSlowly(RecordedWorker):
-    """A fork's warm-ups aside last until the fork they run beside has timed ``host.beside`` slices,
-    each of them disturbed (on a quiet machine, JVMs warming up on the other vCPU push the measured
-    JVMs' own threads onto the measuring one)."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.host.started = getattr(self.host, "started", 0) + 1
-        self.fork = (self.host.started - 1) // len(TRUE_NS)
-
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        if aside and getattr(self.host, "warmed_aside", None) != self.fork:  # its fork's first
-            self.host.done, self.host.left = threading.Event(), self.host.beside
-            assert self.host.done.wait(timeout=5), "the fork beside ended first"
-            self.host.warmed_aside = self.fork
-        return super().warm(part, min_seconds, max_seconds, aside)
-
-    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
-        time.sleep(0.0005)  # a slice takes time: the warm-up thread runs meanwhile
-        timed = super().slice(part, iterations, expected_seconds)
-        if getattr(self.host, "left", 0):
-            timed["wait_ns"] = timed["ns"] // 10
-            self.host.left -= 1
-            if not self.host.left:
-                self.host.done.set()
-                time.sleep(0.01)  # the rest of the warm-ups aside end before the next cycle
-        return timed
-
-
-@pytest.mark.parametrize("beside", [40, 90])  # of a fork's 100 slices: 8 cycles, or all but 2
-def test_the_slices_a_forks_own_warm_ups_aside_disturbed_do_not_keep_the_fork_after_next_in_place(beside):
-    log: list[tuple[str, int]] = []
-    host = Host(random.Random(4), spikes=0.0)
-    host.beside = beside
-    workers = {label: WorkerSpec(lambda label=label: WarmsAsideSlowly(log, None, host, [label]), 0.5, 15.0)
-               for label in TRUE_NS}
-    forks = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED,
-                    Pace(min_forks=5, max_forks=5)).forks
-    disturbed_share = [sum(s["wait_ns"] > 0 for each in fork.slices.values() for s in each) / 100 for fork in forks]
-    assert all(abs(share - beside / 100) < 0.1 for share in disturbed_share[1:4])  # the slices beside warm-ups
-    starts = [worker for event, worker in log if event == "start"]
-    warmed = {worker: [event for event, w in log if w == worker and event.startswith("warm")] for worker in starts}
-    assert all(warmed[worker] == ["warm aside"] for worker in starts[2 * len(TRUE_NS):]) and len(forks) == 5
 
 
 def test_without_a_vcpu_to_spare_each_fork_warms_its_own_up_and_the_next_forks_still_start_early():
