@@ -450,8 +450,9 @@ class _Run:
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
         counted = {c.label for c in self.configurations if c.counted}
         if iterations is None:
-            return {label: [max(1, round(slice_ns * (1 if label in counted else UNCOUNTED_SHARE) / max(ns, 1e-3)))]
-                    * self.pace.cycles for label, ns in speeds.items()}
+            share = {label: 1.0 if label in counted else UNCOUNTED_SHARE for label in speeds}
+            return {label: [max(1, round(slice_ns * share[label] / max(ns, 1e-3)))] * self.pace.cycles
+                    for label, ns in speeds.items()}
         # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
         typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
