@@ -102,6 +102,24 @@ def quick_run(output: Path, engine: str = "c-loop", forks: int = 1):
     return jvmbridge.compare(engine=engine, forks=forks, max_forks=forks, rounds=2, round_time=0.01, output=output)
 
 
+def saved_runs(doc: str | None, forks: int = 3) -> tuple[argparse.Namespace, dict]:
+    """For a script that reads saved runs of compare, named on its command line: its arguments, and
+    each run as jvmbridge.load reads it, by file name; --quick makes a tiny run of ``forks`` forks."""
+    from jvmbridge.api import load
+
+    parsing = parser(doc)
+    parsing.add_argument("runs", nargs="*", type=Path, help="saved runs (JSON lines); --quick makes one without")
+    args = parsing.parse_args()
+    begin(args)
+    own_data_home()  # quick mode's run: the host's speed reference is not the user's to move
+    if not args.runs and not args.quick:
+        parsing.error("saved runs are needed (or --quick)")
+    if args.runs:
+        return args, {path.name: load(path) for path in args.runs}
+    with tempfile.TemporaryDirectory() as scratch:
+        return args, {"a quick run": quick_run(Path(scratch) / "run.jsonl", forks=forks)}
+
+
 if __name__ == "__main__":  # `python benchmarks/_common.py compare ...`: the CLI with quick mode's warm-ups
     from jvmbridge.cli import main
 

@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import math
 import statistics
-import tempfile
-from pathlib import Path
 
 import _common
 from fork_ratio import paired_rows
 
-from jvmbridge.api import load
 from jvmbridge.comparison.ratios import paired_slices
 
 READIED_SECONDS = 12.5
@@ -42,21 +39,13 @@ def distances(frame) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    parser = _common.parser(__doc__)
-    parser.add_argument("runs", nargs="*", type=Path, help="saved runs (JSON lines); --quick makes one without")
-    args = parser.parse_args()
-    _common.begin(args)
-    _common.own_data_home()  # quick mode's run: the host's speed reference is not the user's to move
-    if not args.runs and not args.quick:
-        parser.error("saved runs are needed (or --quick)")
+    args, runs = _common.saved_runs(__doc__, forks=4)
     found: dict[str, list[float]] = {"beside": [], "alone": []}
-    with tempfile.TemporaryDirectory() as scratch:
-        frames = [load(path) for path in args.runs] or [_common.quick_run(Path(scratch) / "run.jsonl", forks=4)]
-        for frame in frames:
-            for kind, each in distances(frame).items():
-                found[kind] += each
+    for frame in runs.values():
+        for kind, each in distances(frame).items():
+            found[kind] += each
     figures = {}
-    print(f"{len(frames)} runs; a fork's ratio's distance from its run's median, forks from the third on:")
+    print(f"{len(runs)} runs; a fork's ratio's distance from its run's median, forks from the third on:")
     for kind, each in found.items():
         if not each:
             print(f"  {kind:6}: no fork")

@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import math
 import statistics
-import tempfile
-from pathlib import Path
 
 import _common
 
-from jvmbridge.api import load
 from jvmbridge.comparison.ratios import paired_slices, ratio_rows
 from jvmbridge.conductor import pairing
 from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
@@ -89,21 +86,12 @@ def one_run(name: str, frame) -> list[dict]:
 
 
 def main() -> None:
-    parser = _common.parser(__doc__)
-    parser.add_argument("runs", nargs="*", type=Path, help="saved runs (JSON lines); --quick makes one without")
-    args = parser.parse_args()
-    _common.begin(args)
-    _common.own_data_home()  # quick mode's run: the host's speed reference is not the user's to move
-    if not args.runs and not args.quick:
-        parser.error("saved runs are needed (or --quick)")
+    args, runs = _common.saved_runs(__doc__)
     chosen = pairing.FAST_END
     figures = []
     try:
-        with tempfile.TemporaryDirectory() as scratch:
-            runs = {path.name: load(path) for path in args.runs} or {
-                "a quick run": _common.quick_run(Path(scratch) / "run.jsonl", forks=3)}
-            for name, frame in runs.items():
-                figures += one_run(name, frame)
+        for name, frame in runs.items():
+            figures += one_run(name, frame)
     finally:
         pairing.FAST_END = chosen
     print(f"\nspread: of the forks' ratios' logs, on average over the ratios and the widest; half: from half of "
