@@ -42,9 +42,11 @@ class Loop:
 Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags read back; its parts' loops)
 
 
-def serve(open_loops: Callable[[dict], Opened]) -> None:
+def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...] = ()) -> None:
     """A worker process's main: ``open_loops(request)`` sets the process up (the request is stdin's
-    first line); then each command is answered until "finish"."""
+    first line); then each command is answered until "finish". ``harness_threads``: the names (as
+    /proc has them) of threads the process runs for the harness, not for what it measures, kept off
+    the measuring vCPU."""
     replies = os.fdopen(int(sys.argv[1]), "w", buffering=1)
 
     def reply(message: dict) -> None:
@@ -54,7 +56,7 @@ def serve(open_loops: Callable[[dict], Opened]) -> None:
     status = 0
     try:
         identity, loops = open_loops(request)
-        cpus = _Cpus(measuring=request.get("measuring_cpu"), allowed=os.sched_getaffinity(0))
+        cpus = _Cpus(measuring=request.get("measuring_cpu"), allowed=os.sched_getaffinity(0), harness=harness_threads)
         cpus.pin_this_thread()
         reply({"ready": identity})
         for line in sys.stdin:
@@ -86,19 +88,29 @@ def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
 
 class _Cpus:
     """Where a worker's threads run: the measuring vCPU (None: no pinning), every vCPU it may use,
-    and whether they are aside (off the measuring vCPU) now."""
+    the names of its harness's threads, and whether they are aside (off the measuring vCPU) now."""
 
-    def __init__(self, measuring: int | None, allowed: set[int]):
-        self.measuring, self.allowed, self.away = measuring, allowed, False
+    def __init__(self, measuring: int | None, allowed: set[int], harness: tuple[str, ...] = ()):
+        self.measuring, self.allowed, self.harness, self.away = measuring, allowed, harness, False
 
     def pin_this_thread(self) -> None:
         """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
         the calling thread and to the threads it starts later: pinned before a JVM's start, every
         thread of the JVM shared the measuring vCPU (its compilers, its collector), and the JVM,
-        seeing one processor, chose the Serial collector where this host's JVMs run G1."""
-        if self.measuring is not None:
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(0, {self.measuring})
+        seeing one processor, chose the Serial collector where this host's JVMs run G1. The
+        harness's threads go to the other vCPUs."""
+        if self.measuring is None:
+            return
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {self.measuring})
+        others = self.allowed - {self.measuring}
+        if not self.harness or not others:
+            return
+        for thread in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError):  # it ended meanwhile
+                with open(f"/proc/self/task/{thread}/comm") as comm:
+                    if comm.read().strip() in self.harness:
+                        os.sched_setaffinity(int(thread), others)
 
     def set_aside(self, aside: bool) -> None:
         """Every thread of this process off the measuring vCPU (for warm-ups while the fork before
