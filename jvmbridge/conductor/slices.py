@@ -98,19 +98,22 @@ class _Cpus:
         the calling thread and to the threads it starts later: pinned before a JVM's start, every
         thread of the JVM shared the measuring vCPU (its compilers, its collector), and the JVM,
         seeing one processor, chose the Serial collector where this host's JVMs run G1. The
-        harness's threads go to the other vCPUs."""
+        harness's threads go to the other vCPUs first."""
         if self.measuring is None:
             return
+        if others := self.allowed - {self.measuring}:
+            self._move_harness(others)
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {self.measuring})
-        others = self.allowed - {self.measuring}
-        if not self.harness or not others:
+
+    def _move_harness(self, cpus: set[int]) -> None:
+        if not self.harness:
             return
         for thread in os.listdir("/proc/self/task"):
             with contextlib.suppress(OSError):  # it ended meanwhile
                 with open(f"/proc/self/task/{thread}/comm") as comm:
                     if comm.read().strip() in self.harness:
-                        os.sched_setaffinity(int(thread), others)
+                        os.sched_setaffinity(int(thread), cpus)
 
     def set_aside(self, aside: bool) -> None:
         """Every thread of this process off the measuring vCPU (for warm-ups while the fork before
