@@ -449,17 +449,20 @@ class _Run:
             return {}
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
         counted = {c.label for c in self.configurations if c.counted}
+        uncounted_ns = slice_ns * UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
+
+        def lasting(wanted_ns: float, ns_per_op: float) -> int:  # operations that take about wanted_ns
+            return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
+
         if iterations is None:
-            share = {label: 1.0 if label in counted else UNCOUNTED_SHARE for label in speeds}
-            return {label: [max(1, round(slice_ns * share[label] / max(ns, 1e-3)))] * self.pace.cycles
+            return {label: [lasting(slice_ns if label in counted else uncounted_ns, ns)] * self.pace.cycles
                     for label, ns in speeds.items()}
         # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
         typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
-        # The others: their share of the default cycles' time, shared out over these cycles.
-        uncounted_ns = slice_ns * UNCOUNTED_SHARE * self.pace.cycles / cycles
+        # The others: their default cycles' time, shared out over these cycles.
         return {label: split_iterations(iterations, cycles) if label in counted
-                else [max(1, round(uncounted_ns / max(ns, 1e-3)))] * cycles for label, ns in speeds.items()}
+                else [lasting(uncounted_ns * self.pace.cycles / cycles, ns)] * cycles for label, ns in speeds.items()}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         wanted = self.forks_wanted()
