@@ -273,9 +273,13 @@ def test_ctrl_c_keeps_every_rows_finished_forks(tmp_path):
     path = tmp_path / "interrupted.jsonl"
     compare = _start(path, "--engine", "c-loop", "--forks", "12", "--max-forks", "12", "--quiet")
     deadline = time.time() + 120
-    first: set[int] = set()  # the first fork's workers, which all start at once and end with it
+    # The first fork's workers, which all start at once and end with it: the same in two polls running,
+    # so that none was still starting (a poll between two starts once took one worker for the fork,
+    # and Ctrl-C came while the fork was stopping the others).
+    first, last = set(), set()
     while not first or not (now := _workers(compare, "jvmbridge.native.c_slice_worker")) or now & first:
-        first = first or _workers(compare, "jvmbridge.native.c_slice_worker")
+        seen = _workers(compare, "jvmbridge.native.c_slice_worker")
+        first, last = first or (seen if seen == last else set()), seen
         assert time.time() < deadline and compare.poll() is None, "no second fork started"
         time.sleep(0.05)
     compare.send_signal(signal.SIGINT)
