@@ -64,7 +64,8 @@ class Worker(Protocol):
     """What the conductor asks of a worker (slices.WorkerProcess, or a fake one in tests)."""
 
     def ready(self) -> dict: ...
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict: ...
+    def aside(self) -> None: ...
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict: ...
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict: ...
     def finish(self) -> list[dict]: ...
     def printed(self) -> str: ...
@@ -381,8 +382,9 @@ class _Run:
 
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
         """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
-        keeps both vCPUs busy), then warmed up on the other vCPUs while this fork's slices run."""
-        ahead.errors.update(_set_up(ahead.handles, ahead.identity))
+        keeps both vCPUs busy), each moved aside once it is, then warmed up on the other vCPUs while
+        this fork's slices run."""
+        ahead.errors.update(_set_up(ahead.handles, ahead.identity, aside=True))
         ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
@@ -401,13 +403,17 @@ class _Run:
             spec = self.workers[c.worker]
             try:
                 warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
-                                                min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS), aside=cancel is not None)
+                                                min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS))
             except WorkerError as e:
                 errors[c.worker] = e
                 continue
             # Chunks timed on another vCPU, beside another fork, are no part of where this fork's slices
-            # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series).
-            warmups[c.label] = {**warmup, "chunks": []} if cancel is not None else warmup
+            # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series);
+            # there, at idle priority, any other work interrupts them: the fastest says the loop's speed,
+            # which sizes the slices, where the last may be one a busy neighbour slowed many times.
+            if cancel is not None:
+                warmup = {**warmup, "ns_per_op": min([warmup["ns_per_op"], *warmup["chunks"]]), "chunks": []}
+            warmups[c.label] = warmup
         return warmups, errors
 
     def stop_started(self) -> None:
@@ -470,13 +476,18 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
 
 
-def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict]) -> dict[str, WorkerError]:
+def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:
     """Waits for each worker not yet in ``identity`` to be set up (a JVM's start), putting what it
-    says of itself there; those that failed."""
+    says of itself there; those that failed. ``aside``: each moved off the measuring vCPU as soon as
+    it is set up, until its first slice, not only when its warm-up's turn comes: a JVM's start goes
+    on compiling and loading after it reports ready, and the workers waiting for their turn to warm
+    up did so beside the fork before's slices (benchmarks/README.md)."""
     errors: dict[str, WorkerError] = {}
     for key in [key for key in handles if key not in identity]:
         try:
             identity[key] = handles[key].ready()
+            if aside:
+                handles[key].aside()
         except WorkerError as e:
             errors[key] = e
     return errors

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -64,6 +65,10 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
             if command["do"] == "finish":
                 reply({"evidence": [loop.evidence() for loop in loops]})
                 break
+            if command["do"] == "aside":
+                cpus.set_aside(True)
+                reply({"aside": True})
+                continue
             reply(_answer(command, loops[command["part"]], cpus))
     except WorkerError as e:
         reply({"error": str(e)})
@@ -76,8 +81,7 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
 
 
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
-    if command["do"] == "warm":
-        cpus.set_aside(command.get("aside", False))
+    if command["do"] == "warm":  # where the last command left it: aside (readied beside the fork before), or not
         if loop.warm is not None:
             return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}
         return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
@@ -92,6 +96,7 @@ class _Cpus:
 
     def __init__(self, measuring: int | None, allowed: set[int], harness: tuple[str, ...] = ()):
         self.measuring, self.allowed, self.harness, self.away = measuring, allowed, harness, False
+        self.idle_aside = may_leave_idle()
 
     def pin_this_thread(self) -> None:
         """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
@@ -116,29 +121,46 @@ class _Cpus:
                         os.sched_setaffinity(int(thread), cpus)
 
     def set_aside(self, aside: bool) -> None:
-        """Every thread of this process off the measuring vCPU (for warm-ups while the fork before
-        times its slices there), or back: free on every vCPU, the measuring thread pinned to it.
-        Aside from the first warm-up to the first slice, so no compile a warm-up left runs beside
-        the fork before's slices. The JVM chose its collector and compiler threads at its start,
-        seeing every vCPU; moving its threads later changes neither."""
+        """Every thread of this process off the measuring vCPU (readied for the next fork while the
+        fork before times its slices there), or back: free on every vCPU, the measuring thread pinned
+        to it. Aside from its set-up to its first slice, so neither its start's tail nor a compile a
+        warm-up left runs beside the fork before's slices. The JVM chose its collector and compiler
+        threads at its start, seeing every vCPU; moving its threads later changes neither.
+        Aside, they run SCHED_IDLE where the process may return to SCHED_OTHER: the kernel (5.4 on)
+        then wakes other threads (the timed fork's collector, the system's) on the vCPU only idle
+        threads hold, not on the measuring one (benchmarks/README.md, "Readied aside")."""
         others = self.allowed - {self.measuring}
         if self.measuring is None or not others or aside == self.away:
             return
-        _move_every_thread(others if aside else self.allowed)
+        policy = (os.SCHED_IDLE if aside else os.SCHED_OTHER) if self.idle_aside else None
+        _move_every_thread(others if aside else self.allowed, policy)
         if not aside:
             self.pin_this_thread()
         self.away = aside
 
 
-def _move_every_thread(cpus: set[int]) -> None:
-    """Every thread of this process to ``cpus``, those started meanwhile too (a JVM starts compiler
-    threads as it needs them)."""
+def _move_every_thread(cpus: set[int], policy: int | None) -> None:
+    """Every thread of this process to ``cpus`` and to scheduling ``policy`` (None: as it is), those
+    started meanwhile too (a JVM starts compiler threads as it needs them)."""
     moved: set[str] = set()
     while threads := set(os.listdir("/proc/self/task")) - moved:
         for thread in threads:
             with contextlib.suppress(OSError):  # it ended meanwhile
                 os.sched_setaffinity(int(thread), cpus)
+                if policy is not None:
+                    os.sched_setscheduler(int(thread), policy, os.sched_param(0))
         moved |= threads
+
+
+def may_leave_idle() -> bool:
+    """Whether this process's threads, once SCHED_IDLE, may return to SCHED_OTHER: only with
+    CAP_SYS_NICE or an RLIMIT_NICE that allows their nice value (sched(7)). Without, aside stays a
+    matter of vCPUs alone: a thread left idle would be timed idle."""
+    if 20 - os.getpriority(os.PRIO_PROCESS, 0) <= resource.getrlimit(resource.RLIMIT_NICE)[0]:
+        return True
+    with open("/proc/self/status") as status:
+        effective = next(int(line.split()[1], 16) for line in status if line.startswith("CapEff:"))
+    return bool(effective >> 23 & 1)  # CAP_SYS_NICE
 
 
 class WorkerProcess:
@@ -170,9 +192,14 @@ class WorkerProcess:
         """The worker's identity once it is set up; WorkerError with its reason if it failed."""
         return self._reply(START_SECONDS)["ready"]
 
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        """``aside``: on the vCPUs other than the measuring one, until the first slice (_Cpus.set_aside)."""
-        self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds, "aside": aside})
+    def aside(self) -> None:
+        """Every thread of the process off the measuring vCPU, until its first slice (_Cpus.set_aside)."""
+        self.send({"do": "aside"})
+        self._reply(GRACE_SECONDS)
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        """Where the process is: aside, or its measuring thread on the measuring vCPU."""
+        self.send({"do": "warm", "part": part, "min_seconds": min_seconds, "max_seconds": max_seconds})
         return self._reply(max_seconds + GRACE_SECONDS)["warmup"]
 
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:

@@ -62,12 +62,16 @@ class FakeWorker:
         spread = {c: (own_spread or {}).get(c, fork_spread) for c in configurations}
         self.ns = [TRUE_NS[c] * math.exp(host.rng.gauss(0, spread[c])) for c in configurations]
         self.slices, self.fail_at = 0, fail_at
+        self.away = False  # aside, as slices.WorkerProcess: from aside() to the first slice
 
     def ready(self) -> dict:
         return {"fake": True}
 
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        if aside:  # on the other vCPU, in the conductor's thread, while the fork before is timed: the
+    def aside(self) -> None:
+        self.away = True
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        if self.away:  # on the other vCPU, in the conductor's thread, while the fork before is timed: the
             # host's clock, which that fork moves, is not read (seeded runs stay reproducible)
             return {"ns_per_op": self.ns[part], "iterations": 1, "seconds": min_seconds, "steady": True, "chunks": []}
         self.host.now += min_seconds
@@ -75,6 +79,7 @@ class FakeWorker:
                 "steady": True, "chunks": []}
 
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        self.away = False
         self.slices += 1
         if self.fail_at is not None and self.slices > self.fail_at:
             raise WorkerError("the fake JVM crashed")
@@ -229,9 +234,13 @@ class RecordedWorker(FakeWorker):
         self.log, self.interrupt_at, self.id = log, interrupt_at, len(log)
         log.append(("start", self.id))
 
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        self.log.append(("warm aside" if aside else "warm", self.id))
-        return super().warm(part, min_seconds, max_seconds, aside)
+    def aside(self) -> None:
+        self.log.append(("aside", self.id))
+        super().aside()
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        self.log.append(("warm aside" if self.away else "warm", self.id))
+        return super().warm(part, min_seconds, max_seconds)
 
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
         if sum(event == "slice" for event, _ in self.log) == self.interrupt_at:
@@ -272,6 +281,35 @@ def test_from_the_third_fork_on_a_quiet_hosts_workers_were_warmed_up_aside_once(
     assert all(warmed[worker] == ["warm aside"] for worker in starts if worker not in first_two) and len(forks) == 4
 
 
+def test_a_forks_workers_readied_aside_are_each_moved_aside_once_set_up_before_any_of_them_warms_up():
+    log, forks = recorded(Pace(min_forks=4, max_forks=4))
+    starts = [worker for event, worker in log if event == "start"]
+    for fork in (starts[n:n + len(TRUE_NS)] for n in range(2 * len(TRUE_NS), len(starts), len(TRUE_NS))):
+        moved = [log.index(("aside", worker)) for worker in fork]
+        warmed = [log.index(("warm aside", worker)) for worker in fork]
+        assert max(moved) < min(warmed), log
+    assert not any(event == "aside" and worker in starts[:2 * len(TRUE_NS)] for event, worker in log)
+
+
+class SlowedAside(FakeWorker):
+    """Its warm-up aside ends on a chunk a neighbour slowed tenfold (idle priority: it waits)."""
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        warmup = super().warm(part, min_seconds, max_seconds)
+        if self.away:
+            return {**warmup, "ns_per_op": 10 * self.ns[part], "chunks": [1.02 * self.ns[part], 10 * self.ns[part]]}
+        return warmup
+
+
+def test_slices_of_a_fork_warmed_up_aside_are_sized_by_its_fastest_chunk_not_a_slowed_last_one():
+    host = Host(random.Random(7), spikes=0, unseen=0)
+    workers = {label: WorkerSpec(lambda label=label: SlowedAside(host, [label]), 0.5, 15.0) for label in TRUE_NS}
+    forks = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED, Pace(min_forks=3, max_forks=3)).forks
+    for fork in forks:  # the third's were warmed up aside
+        seconds = [s["ns"] / 1e9 for slices in fork.slices.values() for s in slices]
+        assert 0.5 * Pace().slice_seconds < statistics.median(seconds) < 1.5 * Pace().slice_seconds, fork.number
+
+
 def test_where_the_first_stage_before_its_last_fork_asks_for_more_the_fork_after_it_is_readied_beside_it():
     log, forks = recorded(Pace(min_forks=5, max_forks=12))
     assert len(forks) > 5  # the first stage asked for more
@@ -303,10 +341,10 @@ def test_without_a_vcpu_to_spare_each_fork_warms_its_own_up_and_the_next_forks_s
 
 
 class FailsAside(FakeWorker):
-    def warm(self, part: int, min_seconds: float, max_seconds: float, aside: bool = False) -> dict:
-        if aside:
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        if self.away:
             raise WorkerError("the fake JVM crashed warming up")
-        return super().warm(part, min_seconds, max_seconds, aside)
+        return super().warm(part, min_seconds, max_seconds)
 
 
 def test_a_worker_failing_its_warm_up_aside_fails_its_configuration_from_its_own_fork_on():
