@@ -81,7 +81,7 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
 
 
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
-    if command["do"] == "warm":  # where the last command left it: aside (readied beside the fork before), or not
+    if command["do"] == "warm":  # where the worker is: aside if told so (serve), else in place
         if loop.warm is not None:
             return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}
         return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
@@ -156,7 +156,8 @@ def may_leave_idle() -> bool:
     """Whether this process's threads, once SCHED_IDLE, may return to SCHED_OTHER: only with
     CAP_SYS_NICE or an RLIMIT_NICE that allows their nice value (sched(7)). Without, aside stays a
     matter of vCPUs alone: a thread left idle would be timed idle."""
-    if 20 - os.getpriority(os.PRIO_PROCESS, 0) <= resource.getrlimit(resource.RLIMIT_NICE)[0]:
+    limit = resource.getrlimit(resource.RLIMIT_NICE)[0]
+    if limit == resource.RLIM_INFINITY or 20 - os.getpriority(os.PRIO_PROCESS, 0) <= limit:
         return True
     with open("/proc/self/status") as status:
         effective = next(int(line.split()[1], 16) for line in status if line.startswith("CapEff:"))
