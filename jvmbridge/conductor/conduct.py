@@ -409,8 +409,8 @@ class _Run:
                 continue
             # Chunks timed on another vCPU, beside another fork, are no part of where this fork's slices
             # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series);
-            # there, at idle priority, any other work interrupts them: the fastest says the loop's speed,
-            # which sizes the slices, where the last may be one a busy neighbour slowed many times.
+            # there, sharing a vCPU with whatever else runs, the fastest says the loop's speed, which
+            # sizes the slices, where the last may be one a neighbour slowed.
             if cancel is not None:
                 warmup = {**warmup, "ns_per_op": min([warmup["ns_per_op"], *warmup["chunks"]]), "chunks": []}
             warmups[c.label] = warmup

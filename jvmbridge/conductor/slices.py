@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -96,7 +95,6 @@ class _Cpus:
 
     def __init__(self, measuring: int | None, allowed: set[int], harness: tuple[str, ...] = ()):
         self.measuring, self.allowed, self.harness, self.away = measuring, allowed, harness, False
-        self.idle_aside = may_leave_idle()
 
     def pin_this_thread(self) -> None:
         """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
@@ -125,43 +123,25 @@ class _Cpus:
         fork before times its slices there), or back: free on every vCPU, the measuring thread pinned
         to it. Aside from its set-up to its first slice, so neither its start's tail nor a compile a
         warm-up left runs beside the fork before's slices. The JVM chose its collector and compiler
-        threads at its start, seeing every vCPU; moving its threads later changes neither.
-        Aside, they run SCHED_IDLE where the process may return to SCHED_OTHER: the kernel (5.4 on)
-        then wakes other threads (the timed fork's collector, the system's) on the vCPU only idle
-        threads hold, not on the measuring one (benchmarks/README.md, "Readied aside")."""
+        threads at its start, seeing every vCPU; moving its threads later changes neither."""
         others = self.allowed - {self.measuring}
         if self.measuring is None or not others or aside == self.away:
             return
-        policy = (os.SCHED_IDLE if aside else os.SCHED_OTHER) if self.idle_aside else None
-        _move_every_thread(others if aside else self.allowed, policy)
+        _move_every_thread(others if aside else self.allowed)
         if not aside:
             self.pin_this_thread()
         self.away = aside
 
 
-def _move_every_thread(cpus: set[int], policy: int | None) -> None:
-    """Every thread of this process to ``cpus`` and to scheduling ``policy`` (None: as it is), those
-    started meanwhile too (a JVM starts compiler threads as it needs them)."""
+def _move_every_thread(cpus: set[int]) -> None:
+    """Every thread of this process to ``cpus``, those started meanwhile too (a JVM starts compiler
+    threads as it needs them)."""
     moved: set[str] = set()
     while threads := set(os.listdir("/proc/self/task")) - moved:
         for thread in threads:
             with contextlib.suppress(OSError):  # it ended meanwhile
                 os.sched_setaffinity(int(thread), cpus)
-                if policy is not None:
-                    os.sched_setscheduler(int(thread), policy, os.sched_param(0))
         moved |= threads
-
-
-def may_leave_idle() -> bool:
-    """Whether this process's threads, once SCHED_IDLE, may return to SCHED_OTHER: only with
-    CAP_SYS_NICE or an RLIMIT_NICE that allows their nice value (sched(7)). Without, aside stays a
-    matter of vCPUs alone: a thread left idle would be timed idle."""
-    limit = resource.getrlimit(resource.RLIMIT_NICE)[0]
-    if limit == resource.RLIM_INFINITY or 20 - os.getpriority(os.PRIO_PROCESS, 0) <= limit:
-        return True
-    with open("/proc/self/status") as status:
-        effective = next(int(line.split()[1], 16) for line in status if line.startswith("CapEff:"))
-    return bool(effective >> 23 & 1)  # CAP_SYS_NICE
 
 
 class WorkerProcess:

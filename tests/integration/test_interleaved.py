@@ -21,7 +21,6 @@ from jvmbridge.comparison import runner
 from jvmbridge.comparison.interleaved import InterleavedJob
 from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import plan
-from jvmbridge.conductor.slices import may_leave_idle
 
 TWO_FORKS = ["--engine", "jvm", "--engine", "c-loop", "--forks", "2", "--max-forks", "2", "--quiet"]
 
@@ -228,30 +227,17 @@ def test_the_next_forks_jvm_warms_up_off_the_measuring_vcpu_then_is_timed_on_it(
     # The third fork's JVMs warm up while the second fork's slices run, where the first fork's ran almost
     # undisturbed (conduct.QUIET_SHARE; else the fourth's, beside the third: one fork in six here had
     # 8% of its 60 slices disturbed): every thread of one, its measuring thread and its compilers,
-    # off the measuring vCPU, at idle priority where the worker may leave it again (root here:
-    # slices.may_leave_idle), so that other work wakes on their vCPU rather than the measuring one.
-    policy = os.SCHED_IDLE if may_leave_idle() else os.SCHED_OTHER
+    # off the measuring vCPU.
     while not (aside := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
-                         if _affinity(pid) == others == _affinity(_thread(pid, "C2 CompilerThre"))
-                         and _policy(pid) == policy == _policy(_thread(pid, "C2 CompilerThre"))]):
+                         if _affinity(pid) == others == _affinity(_thread(pid, "C2 CompilerThre"))]):
         waiting("no JVM worker warmed up off the measuring vCPU (were more than 5% of the first fork's slices disturbed?)")
-    # Then, as every worker: its measuring thread on the measuring vCPU, its JVM's threads on every
-    # vCPU, every one at the usual priority.
+    # Then, as every worker: its measuring thread on the measuring vCPU, its JVM's threads on every vCPU.
     while _affinity(aside[0]) != {measuring}:
         waiting("the JVM worker warmed up aside never came back to the measuring vCPU")
     assert _affinity(_thread(aside[0], "C2 CompilerThre")) == ours
-    assert {_policy(aside[0]), _policy(_thread(aside[0], "C2 CompilerThre"))} <= {os.SCHED_OTHER, None}
     assert compare.wait(timeout=120) == 0
     measured, _, _ = _rows(path)
     assert len(measured) == 2 and all(r["row"]["forks"] == 4 for r in measured)
-
-
-def _policy(thread: int | None) -> int | None:
-    """Its scheduling policy; None once it has ended."""
-    try:
-        return os.sched_getscheduler(thread) if thread else None
-    except ProcessLookupError:
-        return None
 
 
 def _affinity(thread: int | None) -> set[int]:
