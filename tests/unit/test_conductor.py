@@ -292,7 +292,7 @@ def test_a_forks_workers_readied_aside_are_each_moved_aside_once_set_up_before_a
 
 
 class SlowedAside(FakeWorker):
-    """Its warm-up aside ends on a chunk a neighbour slowed tenfold (idle priority: it waits)."""
+    """Its warm-up aside ends on a chunk a neighbour on the other vCPU slowed tenfold."""
 
     def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
         warmup = super().warm(part, min_seconds, max_seconds)
