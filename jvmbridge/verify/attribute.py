@@ -85,7 +85,7 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
         write_plan(plan, mode, group)
         by_id = {c.id: c for c in group}
 
-        def still_failing(todo: list[Finding], extra: tuple[str, ...], prove: bool, passes: int):
+        def still_failing(todo: list[Finding], extra: tuple[str, ...], prove: bool, passes: int | None):
             """The findings of ``todo`` that fail again, and how many passes that run took."""
             patterns = tuple(dict.fromkeys(f.pattern for f in todo))
             outcome = run_sweep(target.plus_options(*extra), mode, plan, by_id, patterns, REPRODUCE_BUDGET,
@@ -93,7 +93,9 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
             wrong = {d.pattern for d in outcome.divergences}
             return [f for f in todo if f.pattern in wrong or outcome.crash], outcome.passes
 
-        again, passes = still_failing(found, (), True, 2)
+        # Until each pattern goes wrong again or the budget is spent, not for a set number of
+        # passes: beside other work, the JIT may take more passes to go wrong than in the sweep.
+        again, passes = still_failing(found, (), True, None)
         for finding in found:
             finding.reproduced = finding in again
         # With the intrinsic off nothing is logged as compiled: run at least as many passes as it

@@ -99,12 +99,12 @@ class SweepOutcome:
 
 
 def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case],
-              patterns: tuple[str, ...], budget: float, compiled_passes: int, prove: bool = True,
+              patterns: tuple[str, ...], budget: float, compiled_passes: int | None, prove: bool = True,
               trace: bool = False, until_wrong: frozenset[str] = frozenset()) -> SweepOutcome:
-    """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven,
-    or ``budget`` seconds are spent. Without ``prove`` (an intrinsic switched off, so never
-    logged) every pass counts; once every pattern in ``until_wrong`` has diverged, the pass under
-    way is the last."""
+    """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven
+    (None: no such limit), or ``budget`` seconds are spent. Without ``prove`` (an intrinsic
+    switched off, so never logged) every pass counts; once every pattern in ``until_wrong`` has
+    diverged, the pass under way is the last."""
     command = messages.java_command(
         target.java.home, UNLOCK_DIAGNOSTIC, *target.options, "-Xlog:jit+inlining=debug:stderr",
         "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
@@ -114,7 +114,7 @@ def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case
 
 
 class _Watch:
-    def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int, prove: bool,
+    def __init__(self, mode: Mode, cases: dict[int, Case], budget: float, compiled_passes: int | None, prove: bool,
                  until_wrong: frozenset[str]):
         self.mode, self.cases, self.budget, self.wanted, self.prove = mode, cases, budget, compiled_passes, prove
         self.until_wrong = until_wrong
@@ -172,7 +172,7 @@ class _Watch:
         kind, *fields = line[5:].split(" ")
         if kind == "begin":
             self.compiled_at_begin[int(fields[0])] = self.outcome.proven or not self.prove
-            if sum(self.compiled_at_begin.values()) >= self.wanted:
+            if self.wanted is not None and sum(self.compiled_at_begin.values()) >= self.wanted:
                 self._stop(process)  # the JVM reads it between passes: this one is the last
         elif kind == "case":
             self.outcome.last_traced = (self.cases[int(fields[0])], fields[1])
