@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -123,6 +124,8 @@ START_SECONDS = 20.0
 # Checked this often: how soon a child that finished is collected, and a hung one noticed.
 _POLL_SECONDS = 0.2
 OnHang = Callable[[int], str]  # given the hung child's pid, what was saved of it (a thread dump's path)
+# How long a hung child is given to write its Python stacks (faulthandler writes them at once).
+_DUMP_SECONDS = 0.2
 
 
 def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = None,
@@ -147,9 +150,12 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
                     message = None  # sent once; communicate keeps reading what the child prints
                     if watch.overdue():
                         stopped = watch.why(process.pid, on_hang)
+                        process.send_signal(signal.SIGUSR1)  # worker.serve's faulthandler: its stacks
+                        time.sleep(_DUMP_SECONDS)
                         process.kill()
                         remove_jvm_files(process.pid)  # before the reap: the pid is still this child's
                         stdout, stderr = process.communicate()
+                        stopped += hung_at(stderr)
                         return ChildOutcome(result=_load(result_path), returncode=process.returncode, stdout=stdout,
                                             stderr=stderr, stopped=stopped)
             # Inside the try: a Ctrl-C once the child has ended still hands on what it saved.
@@ -159,6 +165,15 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
             remove_jvm_files(process.pid)
             process.wait()
             raise Interrupted(_load(result_path)) from None
+
+
+def hung_at(stderr: str) -> str:
+    """Where the main thread of a hung child was, from faulthandler's dump of its stacks at the
+    end of ``stderr`` ("" without one): it lists the newest thread first, so the main one last,
+    and each thread's innermost frame first."""
+    threads = list(re.finditer(r"^(Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):$", stderr, re.M))
+    frame = re.search(r"^ +File (.+)$", stderr[threads[-1].end():], re.M) if threads else None
+    return f"; its main thread was at {frame[1]}" if frame else ""
 
 
 class _Progress:

@@ -3,9 +3,11 @@ request and writes the result into the file the parent reads, and the parts of a
 in turn (each_part), the result saved whole after each."""
 from __future__ import annotations
 
+import faulthandler
 import functools
 import json
 import os
+import signal
 import sys
 from typing import Any, Callable
 
@@ -38,6 +40,8 @@ def each_part(request: dict, measure: Callable[[Any], dict], shared: dict, save:
 def serve(handler: Callable[[dict, Save], dict]) -> None:
     """The child's main: read the request, run ``handler`` (given ``save`` for partial results),
     write its result or its error."""
+    # parent.run_child asks with it where a child that stopped making progress hung.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     save = functools.partial(_save, sys.argv[1])
     request = json.load(sys.stdin)
     try:

@@ -66,7 +66,7 @@ def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
                    "--iterations", "3", "--rounds", "1", "--max-forks", "2", "--jvm-arg=-Xmx20m",
                    "--jvm-arg=-XX:+CrashOnOutOfMemoryError", cwd=tmp_path)
     assert_clean_failure(done, 1, "the JVM crashed", "killed by SIGABRT", "OutOfMemory", "report: /")
-    assert done.stderr.count("failed:") == 2
+    assert done.stderr.count("failed:") == 2, done.stderr
     assert "AES-NI on" in done.stdout and "AES-NI off" in done.stdout
 
 

@@ -23,10 +23,22 @@ HANGS_AFTER_ONE_PART = """
         time.sleep(1)
 """
 
+# A worker on jvmbridge's own main (forks.worker.serve) that hangs in its handler, line 6.
+HANGS_IN_ITS_HANDLER = """
+    import time
+    from jvmbridge.forks.worker import serve
+
+    def handler(request, save):
+        time.sleep(3600)
+
+    serve(handler)
+"""
+
 
 @pytest.fixture
 def worker(tmp_path, monkeypatch):
     (tmp_path / "hanging_worker.py").write_text(textwrap.dedent(HANGS_AFTER_ONE_PART))
+    (tmp_path / "serving_worker.py").write_text(textwrap.dedent(HANGS_IN_ITS_HANDLER))
     monkeypatch.setattr(parent, "START_SECONDS", 0.0)  # the parent's allowance for a start; no JVM here
     return {**os.environ, "PYTHONPATH": str(tmp_path)}
 
@@ -39,6 +51,14 @@ def test_a_hung_child_is_stopped_with_the_part_it_finished_kept(worker):
     assert outcome.error == f"no progress within 0.5 s (the deadline its budget gives): stopped; dump of {seen[0]}"
     with pytest.raises(ProcessLookupError):
         os.kill(seen[0], 0)  # killed and reaped: nothing left behind
+
+
+def test_a_hung_child_says_where_its_main_thread_was(tmp_path, worker):
+    outcome = run_child("serving_worker", {"parts": [{"name": "a"}]}, worker, allowances=[0.5])
+    assert outcome.result is None
+    where = tmp_path / "serving_worker.py"
+    assert outcome.error == ("no progress within 0.5 s (the deadline its budget gives): stopped; its main thread "
+                             f'was at "{where}", line 6 in handler')
 
 
 def test_without_allowances_a_child_is_never_stopped_early(tmp_path, worker):
