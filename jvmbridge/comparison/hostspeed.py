@@ -38,7 +38,9 @@ def host_speed(yardstick: list[ChildOutcome], what: str, reference: Path | None 
     return {"yardstick": what, "ns_per_op": summary.figure_ns,
             # None where the forks give no interval (one fork; forks that settled at distinct levels)
             "relative_error": summary.relative_error if math.isfinite(summary.relative_error) else None,
-            "reference_ns_per_op": fastest, "speed": fastest / summary.figure_ns, "first_run": earlier is None}
+            "reference_ns_per_op": fastest, "speed": fastest / summary.figure_ns, "first_run": earlier is None,
+            # Each fork's own: a host slower for one fork shows in it, as the rows' fork_ns_per_op beside it.
+            "fork_ns_per_op": list(summary.fork_ns)}
 
 
 def describe(speed: dict) -> str:

@@ -9,6 +9,7 @@ import math
 import os
 import re
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -59,6 +60,7 @@ def test_the_answer_comes_first_and_the_host_speed_is_measured(interleaved):
     speed = interleaved["metadata"]["host_speed"]
     assert speed["yardstick"].startswith("yardstick") and 0 < speed["speed"] <= 1
     assert speed["reference_ns_per_op"] <= speed["ns_per_op"]
+    assert len(speed["fork_ns_per_op"]) == 2 and speed["ns_per_op"] == pytest.approx(statistics.fmean(speed["fork_ns_per_op"]))
 
 
 def test_the_table_leads_with_the_answer():
