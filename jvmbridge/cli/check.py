@@ -34,6 +34,12 @@ from jvmbridge.jvm.live import NotAJvm, live_jvm
 MONITORING = Path(__file__).resolve().parent.parent / "monitoring"
 
 
+class CouldNotTell(click.ClickException):
+    """An error that leaves the check without a verdict: exit code 2, as the document's own "could not tell"
+    (click declares exit_code a class variable, so a subclass sets it, as click's UsageError does)."""
+    exit_code = 2
+
+
 def _print_monitoring(ctx, param, value):
     if value:
         click.echo(MONITORING)
@@ -98,9 +104,7 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
             document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
                                   mode_seconds, live, quick if verify else None, host_name, left_out)
     except HarnessUnavailable as e:
-        could_not_tell = click.ClickException(str(e))
-        could_not_tell.exit_code = 2
-        raise could_not_tell from None
+        raise CouldNotTell(str(e)) from None
     saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports,
                            terminal_width())
     sys.exit(document["exit_code"] if saved else max(document["exit_code"], 2))  # 2: could not do all it was asked
