@@ -3,11 +3,17 @@ every example of output is the current version's or says it is an excerpt, no pa
 number, and the CLI reference is generated from the click commands rather than written out."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from html.parser import HTMLParser
 
+import click
 import pytest
-from helpers import REPO
+from helpers import REPO, run_cli_here
 
+from jvmbridge.cli import main
 from jvmbridge.version import __version__
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -60,7 +66,7 @@ def test_no_page_cites_an_issue_number(page):
 
 def test_the_cli_reference_is_generated_from_the_commands():
     reference = (REPO / "docs" / "reference" / "cli.md").read_text()
-    assert "::: mkdocs-click" in reference and ":module: jvmbridge.cli" in reference
+    assert "::: jvmbridge-cli-reference" in reference
     assert "--round-time" not in reference  # written once, in the code
 
 
@@ -76,3 +82,84 @@ def test_every_page_is_in_the_nav():
     config = (REPO / "mkdocs.yml").read_text()
     for page in (REPO / "docs").rglob("*.md"):
         assert str(page.relative_to(REPO / "docs")) in config, page
+
+
+class _Sections(HTMLParser):
+    """The built CLI reference's text: the whole page's, and each h2 section's code blocks'."""
+
+    def __init__(self):
+        super().__init__()
+        self.text: list[str] = []
+        self.blocks: dict[str, list[str]] = {}
+        self._section = ""
+        self._in = {"h2": 0, "pre": 0, "script": 0}
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self._in:
+            self._in[tag] += 1
+        if tag == "h2":
+            self._section = ""
+        elif tag == "pre" and self._section:
+            self.blocks[self._section].append("")
+
+    def handle_endtag(self, tag):
+        if tag in self._in:
+            self._in[tag] -= 1
+
+    def handle_data(self, data):
+        if self._in["script"]:
+            return
+        self.text.append(data)
+        if self._in["h2"]:
+            self._section = (self._section + data).replace("¶", "").strip()
+            self.blocks.setdefault(self._section, [])
+        elif self._in["pre"] and self._section:
+            self.blocks[self._section][-1] += data
+
+
+@pytest.fixture(scope="module")
+def cli_reference(tmp_path_factory) -> _Sections:
+    pytest.importorskip("mkdocs", reason="the docs build needs mkdocs: pip install '.[docs]'")
+    site = tmp_path_factory.mktemp("site")
+    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                           cwd=REPO, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert build.returncode == 0, build.stderr[-2000:]
+    page = _Sections()
+    page.feed((site / "reference" / "cli" / "index.html").read_text())
+    return page
+
+
+def _help(*command: str) -> str:
+    """`jvmbridge COMMAND --help` as it prints in an 80-column terminal."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COLUMNS", "80")
+        printed = run_cli_here(*command, "--help")
+    assert printed.returncode == 0, printed.stderr
+    return printed.stdout
+
+
+COMMANDS = [(), *[(name,) for name in main.list_commands(click.Context(main))]]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda command: " ".join(("jvmbridge", *command)))
+def test_the_cli_reference_shows_each_commands_help_as_it_prints(cli_reference, command):
+    # Every option with its default, range and <placeholders> as --help shows them, not as the
+    # generator's own reading of click's attributes (Sentinel.UNSET, ('cbc', 'ctr'), None).
+    printed = _help(*command)
+    blocks = cli_reference.blocks.get(" ".join(("jvmbridge", *command)), [])
+    assert printed.rstrip() in [block.rstrip() for block in blocks], f"{command}: not as --help prints it"
+    for placeholder in re.findall(r"<[^<>\s]+>", printed):
+        assert placeholder in "".join(cli_reference.text), placeholder
+
+
+def test_the_cli_reference_shows_each_commands_whole_summary(cli_reference):
+    text = re.sub(r"\s+", " ", "".join(cli_reference.text))
+    for (name,) in COMMANDS[1:]:
+        first_paragraph = _help(name).split("\n\n")[1]  # after the usage line
+        assert re.sub(r"\s+", " ", first_paragraph).strip() in text, name
+
+
+def test_the_cli_reference_shows_no_python_values(cli_reference):
+    text = "".join(cli_reference.text)
+    for python in ("Sentinel", "UNSET", "('", "['", "None\n", "True\n", "False\n"):
+        assert python not in text, python
