@@ -107,7 +107,9 @@ def replace_whole(path: Path, text: str) -> None:
 @functools.lru_cache(maxsize=None)
 def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
     """Why a non-root user can change what is at the real path ``path``, or None if none can.
-    Cached: once root's alone, only root can change it."""
+    With ``whole_tree``, everything under it too, links included: a link is followed only where
+    no other user can repoint it, to a target none can change, and a folder it leads to is
+    checked whole in turn. Cached: once root's alone, only root can change it."""
     for folder in reversed(path.parents):
         try:
             found = _loose(folder, os.lstat(folder), sticky_ok=True)
@@ -119,25 +121,102 @@ def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
         found = _loose(path, os.lstat(path), sticky_ok=False)
     except FileNotFoundError:
         return None
-    if found or not whole_tree or not path.is_dir():
+    if found or not whole_tree:
         return found
-    for top, folders, files in os.walk(path):
-        for name in [*folders, *files]:
-            entry = Path(top) / name
+    return _tree(path, set())
+
+
+def _tree(top: Path, seen: set[tuple[int, int]]) -> str | None:
+    """Why another user can change anything under the folder ``top`` (root's alone, as checked),
+    or None. Walked by descriptors: a name swapped for a link while walked is never entered.
+    ``seen``: the folders walked already, (device, inode), so links that loop end."""
+    try:
+        fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except NotADirectoryError:  # a file: nothing under it
+        return None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return f"{top} became a link while it was checked"
+    try:
+        found = os.fstat(fd)
+        if (found.st_dev, found.st_ino) in seen:
+            return None
+        seen.add((found.st_dev, found.st_ino))
+        with os.scandir(fd) as entries:
+            listed = list(entries)
+        for entry in listed:
+            path = top / entry.name
             try:
-                found = _linked(entry) if entry.is_symlink() else _loose(entry, os.lstat(entry), sticky_ok=False)
-            except FileNotFoundError:  # a dangling link (Debian's JDKs link src.zip to a package not installed)
+                status = entry.stat(follow_symlinks=False)
+                if stat.S_ISLNK(status.st_mode):
+                    reason = _linked(path, seen)
+                else:
+                    reason = _loose(path, status, sticky_ok=False)
+                    if not reason and stat.S_ISDIR(status.st_mode):
+                        reason = _tree(path, seen)
+            except FileNotFoundError:  # gone while walked
                 continue
-            if found:
-                return found
-    return None
+            if reason:
+                return reason
+        return None
+    finally:
+        os.close(fd)
 
 
-def _linked(link: Path) -> str | None:
-    """A link inside a tree: what it points to, and the folders above that, must be root's."""
-    target = Path(os.path.realpath(link))
-    os.stat(target)  # FileNotFoundError when it dangles
-    return changeable_by_others(target)
+def _linked(link: Path, seen: set[tuple[int, int]]) -> str | None:
+    """A link inside a tree (a JDK's conf/ into /etc, Debian's docs into /usr/share): followed one
+    component at a time, each folder on the way and each further link as a tree's own; what it
+    leads to must be root's, and a folder it leads to is checked whole. A dangling link is fine:
+    it loads nothing (Debian's JDKs link src.zip to a package not installed)."""
+    target, reason = _followed(link)
+    if reason or target is None:
+        return reason
+    found = _loose(target, os.lstat(target), sticky_ok=False)
+    return found or _tree(target, seen)
+
+
+_MOST_LINKS = 40  # as the kernel's MAXSYMLINKS: more is a loop
+
+
+def _followed(path: Path) -> tuple[Path | None, str | None]:
+    """Where ``path`` leads, resolved from / one name at a time, and why another user could change
+    where it leads (a folder on the way, or a link they own in a folder others may add to), or
+    None; the place is None where it leads nowhere (a missing name, a loop)."""
+    pending, where, hops = list(path.parts[1:]), Path("/"), _MOST_LINKS
+    above = os.lstat(where)
+    while pending:
+        name = pending.pop(0)
+        if name in ("", "."):
+            continue
+        if name == "..":
+            where = where.parent
+            above = os.lstat(where)
+            continue
+        here = where / name
+        try:
+            found = os.lstat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            return None, None
+        if stat.S_ISLNK(found.st_mode):
+            if found.st_uid != 0 and above.st_mode & stat.S_ISVTX:  # /tmp: they may add links, and own them
+                return None, f"{here} is a link owned by {_user(found.st_uid)}"
+            hops -= 1
+            if hops < 0:
+                return None, None
+            target = os.readlink(here)
+            pending[:0] = target.split("/")
+            if target.startswith("/"):
+                where, above = Path("/"), os.lstat("/")
+            continue
+        if pending:
+            reason = _loose(here, found, sticky_ok=True)
+            if reason:
+                return None, reason
+            where, above = here, found
+        else:
+            where = here
+    return where, None
 
 
 def _loose(path: Path, found: os.stat_result, sticky_ok: bool) -> str | None:

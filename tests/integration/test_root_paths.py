@@ -132,3 +132,40 @@ def test_a_runs_folder_another_user_owns_is_refused_and_the_run_still_printed(fo
     assert (f"the runs folder {folder}/jvmbridge/runs: {folder} is owned by uid {TENANT}, "
             "so root will not use it") in done.stderr
     assert list(folder.rglob("*")) == []
+
+
+def test_a_jdk_whose_lib_links_to_a_root_folder_holding_a_users_libjvm_is_refused(folder):
+    # Issue 64, item 2: the walk did not enter folder links, so this JDK ran with their libjvm.so.
+    real = jdk_homes()[0]
+    jdk = planted_jdk(folder / "jdk", real, str(folder / "jcmd-ran"))
+    elsewhere = folder / "elsewhere"
+    (elsewhere / "server").mkdir(parents=True)
+    for entry in (real / "lib").iterdir():
+        if entry.name != "server":
+            (elsewhere / entry.name).symlink_to(entry)
+    for entry in (real / "lib" / "server").iterdir():
+        (elsewhere / "server" / entry.name).symlink_to(entry)
+    libjvm = elsewhere / "server" / "libjvm.so"
+    libjvm.unlink()
+    shutil.copy(real / "lib" / "server" / "libjvm.so", libjvm)
+    (jdk / "lib").unlink()
+    (jdk / "lib").symlink_to(elsewhere)
+    os.chown(libjvm, TENANT, TENANT)
+    done = run_cli("flags", "--java", str(jdk))
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.splitlines() == [
+        f"jvmbridge: error: JDK {jdk}: {libjvm} is owned by uid {TENANT}, so root will not run it; "
+        f"to run it anyway: --java {jdk} --trust-jdk-owner"]
+
+
+def test_a_classpath_folder_whose_package_links_into_a_tree_holding_a_users_class_is_refused(folder):
+    classes, elsewhere = folder / "classes", folder / "elsewhere" / "org"
+    classes.mkdir()
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "Theirs.class").write_bytes(b"\xca\xfe\xba\xbe")
+    os.chown(elsewhere / "Theirs.class", TENANT, TENANT)
+    (classes / "org").symlink_to(elsewhere)
+    done = run_cli("compare", "--engine", "jvm", "--classpath", str(classes), "--sizes", "16")
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert f"{elsewhere / 'Theirs.class'} is owned by uid {TENANT}" in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr

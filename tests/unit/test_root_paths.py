@@ -104,3 +104,56 @@ def test_an_openssl_command_another_user_can_change_is_refused_before_it_runs(fo
     assert done.stderr.splitlines() == [f"jvmbridge: error: --openssl {theirs}: {theirs.parent} is owned by uid "
                                         f"{TENANT}, so root will not run it; copy it where only root can change it"]
     assert not (folder / "ran-as").exists()
+
+
+def test_a_folder_link_inside_a_tree_is_checked_as_a_tree_of_its_own(folder):
+    # A JDK copy whose lib is a link to a root-owned folder holding a user's libjvm.so (issue 64, item 2).
+    jdk, elsewhere = folder / "jdk", folder / "elsewhere" / "lib"
+    (jdk / "bin").mkdir(parents=True)
+    (elsewhere / "server").mkdir(parents=True)
+    (elsewhere / "server" / "libjvm.so").write_bytes(b"")
+    (jdk / "lib").symlink_to(elsewhere)
+    (jdk / "src.zip").symlink_to(folder / "not-installed.zip")  # dangling, as Debian's: fine
+    (elsewhere / "server" / "loop").symlink_to(jdk)  # a loop back to the top ends
+    assert changeable_by_others(jdk, whole_tree=True) is None
+    os.chown(elsewhere / "server" / "libjvm.so", TENANT, TENANT)
+    changeable_by_others.cache_clear()
+    assert changeable_by_others(jdk, True) == f"{elsewhere}/server/libjvm.so is owned by uid {TENANT}"
+    with pytest.raises(NotTrusted, match="libjvm.so is owned by uid 4242, so root will not run it"):
+        trusted_path(jdk, "JDK", whole_tree=True)
+
+
+def test_a_link_inside_a_tree_is_followed_only_where_no_other_user_can_repoint_it(folder):
+    # jdk/lib -> their folder's link -> a root-only folder: checked by the real path alone, it passes,
+    # and they repoint their link once root has said yes.
+    jdk, theirs, ours = folder / "jdk", folder / "theirs", folder / "ours"
+    jdk.mkdir()
+    ours.mkdir()
+    theirs.mkdir()
+    (theirs / "lib").symlink_to(ours)
+    (jdk / "lib").symlink_to(theirs / "lib")
+    assert changeable_by_others(jdk, whole_tree=True) is None
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(theirs)], check=True)
+    changeable_by_others.cache_clear()
+    assert changeable_by_others(jdk, True) == f"{theirs} is owned by uid {TENANT}"
+    # In a folder everyone may add to (/tmp), a link of theirs is theirs to repoint.
+    sticky = Path("/tmp") / f"jvmbridge-link-{os.getpid()}"
+    sticky.symlink_to(ours)
+    try:
+        (jdk / "lib").unlink()
+        (jdk / "lib").symlink_to(sticky)
+        changeable_by_others.cache_clear()
+        assert changeable_by_others(jdk, True) is None
+        os.lchown(sticky, TENANT, TENANT)
+        changeable_by_others.cache_clear()
+        assert changeable_by_others(jdk, True) == f"{sticky} is a link owned by uid {TENANT}"
+    finally:
+        sticky.unlink()
+
+
+def test_debians_jdk_with_its_links_into_usr_share_and_etc_is_still_root_s_alone():
+    jdks = [path for path in Path("/usr/lib/jvm").iterdir() if path.is_dir() and not path.is_symlink()]
+    assert jdks
+    for jdk in jdks:
+        changeable_by_others.cache_clear()
+        assert changeable_by_others(jdk, whole_tree=True) is None, jdk
