@@ -19,10 +19,10 @@ import statistics
 
 import _common
 
-from jvmbridge.forks.parent import measured_environment
 from jvmbridge.native.openssl_cli import speed_command, speed_rounds
 from jvmbridge.platforms import current
 from jvmbridge.sampling.workload import SPEED_SIZES
+from jvmbridge.trust.launch import environment
 
 CIPHER = "aes-256-cbc"
 
@@ -42,7 +42,7 @@ def main() -> None:
     _common.begin(args)
     sizes, turns = (SPEED_SIZES[:1], 2) if args.quick else (SPEED_SIZES, args.turns)
     openssl = shutil.which("openssl") or _common.skip(args, "an `openssl` command")
-    envs = {side: current().openssl_environment(measured_environment(), side == "on") for side in ("on", "off")}
+    envs = {side: current().openssl_environment(environment(), side == "on") for side in ("on", "off")}
     ways = {way: {side: {size: [] for size in sizes} for side in envs} for way in ("list", "adjacent")}
 
     def run(way: str, side: str, size: int | None) -> None:

@@ -23,9 +23,9 @@ import statistics
 import _common
 
 from jvmbridge.comparison.interleaved import measuring_cpu
-from jvmbridge.forks.parent import measured_environment
 from jvmbridge.native.openssl_cli import seconds_beyond, speed_command, speed_rounds, stopped_run
 from jvmbridge.platforms import current
+from jvmbridge.trust.launch import environment
 
 CIPHER = "aes-256-cbc"
 SLICE_SECONDS = 0.05
@@ -59,7 +59,7 @@ def main() -> None:
     measuring = measuring_cpu()
     if measuring is not None:
         os.sched_setaffinity(0, {measuring})  # as a worker's measuring thread: its runs inherit the vCPU
-    envs = {side: current().openssl_environment(measured_environment(), side == "on") for side in ("on", "off")}
+    envs = {side: current().openssl_environment(environment(), side == "on") for side in ("on", "off")}
     cases = [(size, side) for size in sizes for side in envs]
     ratios: dict[tuple, dict[str, list[float]]] = {case: {"median": [], "quartile": []} for case in cases}
     for turn in range(turns):
