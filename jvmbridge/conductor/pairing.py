@@ -5,15 +5,9 @@ t interval of their logs. Both sides' slices ran interleaved in the same cycles,
 host that slows for a while slows both alike and the drift stays out of the ratio; what differs
 from fork to fork (JIT decisions, memory layout) stays in it.
 
-Why a low percentile and not each cycle's own ratio: on this kind of host what slows a slice is
-mostly unseen (the hypervisor's other guests) and only ever slows it. A cycle's ratio carries that
-noise from both its slices; each side's fast end leaves it out. Which percentile: twelve default
-runs and a size sweep here on 2026-12-05 (benchmarks/fork_ratio.py, the same slices each way) put
-the forks' ratios' spread at 0.45-1.51% on average with the lower quartile, 0.63-1.64% with the
-10th percentile, 0.84-1.88% with the 5th (chosen on 2026-12-04, when every JVM ran on the measured
-vCPU; besides, a run with one fork at a JIT level of its own: 2.30%, 2.59%, 3.00%) and up to 6.1%
-with the median (a JIT still compiling slows half of a fork's slices). At the noisy hour, twice the
-cycles narrowed the quartile's spread by a quarter, the 5th's by a tenth.
+Why a low percentile and not each cycle's own ratio: what slows a slice is mostly unseen (a
+hypervisor's other guests) and only ever slows it; each side's fast end leaves it out, and the lower
+quartile's forks spread least (docs/decisions/0003-fork-ratio-statistic.md).
 """
 from __future__ import annotations
 
