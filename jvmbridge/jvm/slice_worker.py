@@ -9,9 +9,8 @@ from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.jvm.worker import Jvm
 
 # JPype's reference queue, a Java thread it starts in every JVM it drives ("Python Reference Queue",
-# cut to 15 characters in /proc): the harness's, not the measured code's. Free on every vCPU, it ran
-# on the measuring one whenever the other was busy: 194 ms of a default run's slices beside warm-ups,
-# the most of any thread but the loops (a scheduler trace: benchmarks/README.md).
+# cut to 15 characters in /proc): the harness's, not the measured code's. Free on every vCPU, it runs
+# on the measuring one whenever the other is busy, the most of any thread but the loops (a scheduler trace).
 HARNESS_THREADS = ("Python Referenc",)
 
 
