@@ -8,8 +8,8 @@ far forks differ. Here:
 - a round is *disturbed* when more than DISTURBED_SHARE of its wall time went to other threads or
   processes (its thread waited on the run queue) or to the host (steal): it stays in the record
   and out of the figure;
-- each fork is summarised by FORK_STATISTIC of its undisturbed rounds (benchmarks/README.md,
-  "Which statistic of a fork": the most reproducible here across forks and runs);
+- each fork is summarised by FORK_STATISTIC of its undisturbed rounds, the most reproducible
+  across forks and runs (docs/decisions/0001-the-fork-is-the-unit.md);
 - the row's figure is the mean of the fork summaries, its interval Student's t over them
   (forks - 1 degrees of freedom) at CONFIDENCE: the spread of fork summaries carries both the
   spread of rounds inside forks and that between forks. How many forks run is decided from the
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from jvmbridge.stats.steady import STEADY_ROUNDS, Steadiness, classify
 
 CONFIDENCE = 0.95
-FORK_STATISTIC = "lower quartile"  # of a fork's undisturbed rounds; see fork_summary and benchmarks/README.md
+FORK_STATISTIC = "lower quartile"  # of a fork's undisturbed rounds (docs/decisions/0001-the-fork-is-the-unit.md)
 JMH_CONFIDENCE = 0.999  # JMH's level, for its pooled Score ± Error
 # A round that lost more than this share of its wall time to other threads, processes or the host.
 DISTURBED_SHARE = 0.02
@@ -124,7 +124,7 @@ def fork_summary(per_op: list[float]) -> float:
     """FORK_STATISTIC of one fork's undisturbed rounds (ns/op). Noise here only ever slows a round
     (up to 3 of 4 may be slowed and this does not move), and forks reproduce their fast end best:
     of the mean, median, lower quartile, 20% trimmed mean, shorth and minimum, the lower quartile
-    and the minimum varied least between forks (benchmarks/README.md), and the minimum is one
+    and the minimum varied least between forks (docs/decisions/0001-the-fork-is-the-unit.md), and the minimum is one
     round's luck. A quartile still holds costs every round pays (the JVM's GC runs many times a
     round)."""
     return low_quantile(per_op, 4)
