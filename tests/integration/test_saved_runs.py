@@ -272,7 +272,7 @@ def test_files_that_are_not_results(tmp_path, content):
 
 
 def test_plot_png_and_svg(saved, tmp_path):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="needs matplotlib: pip install '.[plot]'")
     png, svg = tmp_path / "figure.png", tmp_path / "figure.svg"
     done = run_cli("report", str(saved), "--plot", str(png))
     assert done.returncode == 0 and f"figure written to {png}" in done.stderr

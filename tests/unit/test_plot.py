@@ -17,7 +17,7 @@ from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
 
-matplotlib = pytest.importorskip("matplotlib")
+matplotlib = pytest.importorskip("matplotlib", reason="needs matplotlib: pip install '.[plot]'")
 
 
 def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001, host_name=None):
