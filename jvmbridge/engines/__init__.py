@@ -50,8 +50,8 @@ class Matrix:
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
     # One JVM per fork measures every workload of a setting: start-up and most of the warm-up paid
     # once, but each workload after the first runs on code the JIT compiled with the others'
-    # profile too (seen here: 16-byte messages up to 21% slower after 16 KiB ones; benchmarks/README.md,
-    # "jvm_order"). By default each workload gets JVMs of its own, as JMH forks per @Param.
+    # profile too, up to a fifth slower. By default each workload gets JVMs of its own, as JMH forks
+    # per @Param (docs/decisions/0008-a-jvm-per-workload.md).
     shared_jvm: bool = False
     # The engines whose loops run a slice when told (Engine.sliced) measured together by the
     # conductor, interleaved cycle by cycle; False: each engine's forks on their own, in turns.
