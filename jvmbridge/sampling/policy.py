@@ -40,7 +40,7 @@ class Sampling:
     # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
     # messages per fork, split into the rounds (AESNITester's fixed loop).
     iterations: int | None = None
-    # Few rounds and more forks: forks differ more than rounds inside one (benchmarks/README.md).
+    # Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
     rounds: int = 4
     # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
     # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
@@ -138,9 +138,8 @@ def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
 
 # A ratio that needs more than this many times the limit's forks would still be more than twice
 # the target wide at the limit (the half-width goes as 1/sqrt(forks), never narrower than Stein's:
-# conductor.pairing.over_forks): out of reach, it does not drive the forks. One fork's JIT level
-# asked 196-214 forks of a 12-fork limit (benchmarks/README.md, fork_ratio.py); a noisy hour's
-# ratios 13-18, which the limit brings to ±2.1-2.4%.
+# conductor.pairing.over_forks): out of reach, it does not drive the forks; nearer, the limit's forks
+# are worth their time (docs/decisions/0004-first-stage-and-fork-limit.md).
 OUT_OF_REACH = 4
 
 
