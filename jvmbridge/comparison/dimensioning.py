@@ -36,7 +36,8 @@ from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 # A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.stats.steady).
 ROUNDS_FLOOR = STEADY_ROUNDS + 1
 ROUNDS_CEILING = 3 * Sampling.rounds
-MIN_RUNS = 2  # earlier runs of a configuration to go by; one run's components swing (docs/decisions/0001-the-fork-is-the-unit.md)
+# Earlier runs of a configuration to go by: one run's components swing (docs/decisions/0001-the-fork-is-the-unit.md).
+MIN_RUNS = 2
 MAX_RUNS = 5  # the latest ones: the machine's noise drifts over hours
 RECENT_FILES = 50  # result files read, newest first: a bound on the start-up cost
 BOOTSTRAP = 400  # resamples of each fork's rounds for w^2

@@ -31,32 +31,26 @@ from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
 from jvmbridge.stats.summary import disturbed
 
-# Chosen by benchmarks/slices.py: long enough that the timer and the command's round trip are
-# below 0.1% of a slice, short enough that a cycle of every configuration sees one host speed.
+# Long enough that the timer and the command's round trip are below 0.1% of a slice, short enough
+# that a cycle sees one host speed; fewer cycles spread forks more (docs/decisions/0002-paired-slices.md).
 SLICE_SECONDS = 0.05
 CYCLES = 20
-MIN_FORKS = 5  # the first stage: its spread decides how many forks run (Stein)
+MIN_FORKS = 5  # the first stage, whose spread decides how many run (docs/decisions/0004-first-stage-and-fork-limit.md)
 # Every configuration of a fork warms up before its first cycle, one after another (on the measuring
 # vCPU, or aside beside the fork before): at most this long each, as an engine's own --no-interleave
-# forks would wait up to 15 s.
-# On a busy host a JVM's chunks rarely agree within 5% soon (a run here spent 25 s a fork warming
-# up); one not steady by then shows in its first slices, which its row's figure sets aside
-# (stats.steady.classify) and its ratios' fast ends leave out (pairing.fork_ratio).
+# forks would wait up to 15 s. One not steady by then shows in its first slices, which its row's
+# figure sets aside and its ratios' fast ends leave out (docs/decisions/0006-warm-up.md).
 WARMUP_MAX_SECONDS = 3.0
 MAX_FORKS = 12
-# The first fork, of at most this many workers, starts the second's while it warms up (7, the default
-# compare's before `openssl speed` joined it, start in 1.3 s); more start after: a size sweep's 29 JVMs
-# starting at once starved the compilers of the JVMs warming up, and whole forks ran C1's code. The
-# default's 9 start after too: started early, they made the first fork 1.5-2.4 s longer and saved the
-# second about 1 s (benchmarks/README.md). Later forks have no warm-up of their own: the next fork's
-# start once theirs are set up.
+# The first fork, of at most this many workers, starts the second's while it warms up; more start
+# after, as many JVMs starting at once starve the compilers of those warming up and cost the first
+# fork more than they save the second (docs/decisions/0005-next-fork-warmed-aside.md).
 EARLY_START_WORKERS = 8
 # A configuration that is no row's (counted=False: the host's yardstick) times this share of a slice
-# each cycle: its figure needs far less time than a ratio's sides (full slices put it within ±0.5%
-# over five forks), and full slices were a ninth of a default fork.
+# each cycle: its figure needs far less time than a ratio's sides (docs/decisions/0008-a-jvm-per-workload.md).
 UNCOUNTED_SHARE = 0.25
 # The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
-# warm-ups to run beside the one after it (_Run._undisturbed).
+# warm-ups to run beside the one after it (docs/decisions/0005-next-fork-warmed-aside.md).
 QUIET_SHARE = 0.05
 
 
@@ -369,9 +363,8 @@ class _Run:
 
     def _undisturbed(self) -> bool:
         """Whether the fork before ran so undisturbed that the next fork may warm up beside this
-        one's slices. Warm-ups pinned to the other vCPU push whatever else runs here onto the
-        measuring one: beside the fast tests, a quarter of the slices were disturbed with them, 6-8%
-        without (benchmarks/README.md); on a quiet machine 1-2.5%."""
+        one's slices. Warm-ups pinned to the other vCPU push whatever else runs onto the measuring
+        one, which a busy machine feels (docs/decisions/0005-next-fork-warmed-aside.md)."""
         slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
         return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
@@ -481,7 +474,7 @@ def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: boo
     says of itself there; those that failed. ``aside``: each moved off the measuring vCPU as soon as
     it is set up, until its first slice, not only when its warm-up's turn comes: a JVM's start goes
     on compiling and loading after it reports ready, and the workers waiting for their turn to warm
-    up did so beside the fork before's slices (benchmarks/README.md)."""
+    up did so beside the fork before's slices (docs/decisions/0005-next-fork-warmed-aside.md)."""
     errors: dict[str, WorkerError] = {}
     for key in [key for key in handles if key not in identity]:
         try:
