@@ -12,7 +12,7 @@ import click
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
 from jvmbridge.sampling.workload import parse_count, parse_sizes
-from jvmbridge.trust.paths import open_for_writing, replace_whole
+from jvmbridge.trust.writer import open_for_writing, replace_whole
 
 
 class Count(click.ParamType):
@@ -106,16 +106,17 @@ def export_options(document: str):
 
 
 # Formats a collector may read at any moment (node_exporter's textfile collector): each file is
-# replaced whole, never seen half written.
-_REPLACED_WHOLE = {"openmetrics"}
+# replaced whole, never seen half written, readable by the collector's own user (the metrics hold
+# verdicts, versions and main classes, which `ps` shows every user anyway). Every other file is 0600.
+_REPLACED_WHOLE = {"openmetrics": 0o644}
 
 
-def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool, whole: bool = False) -> bool:
-    """``text`` written to ``path`` (``whole``: by a rename, see trust.paths.replace_whole), and said
-    (``wrote``) unless ``quiet``; a failure in one line (``failed``), False."""
+def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool, whole: int | None = None) -> bool:
+    """``text`` written to ``path`` (``whole``: by a rename, with that mode, see trust.writer.replace_whole),
+    and said (``wrote``) unless ``quiet``; a failure in one line (``failed``), False."""
     try:
-        if whole:
-            replace_whole(Path(path), text)
+        if whole is not None:
+            replace_whole(Path(path), text, mode=whole)
         else:
             with open(open_for_writing(Path(path)), "w") as out:
                 out.write(text)
@@ -145,7 +146,7 @@ def write_exports(document: str, data, exports: Sequence[tuple[str, Path]], quie
     """Each export written, and where said unless ``quiet``; False when one failed (said in one line)."""
     rendered = rendered or _renderer(document, data)
     written = [_write(path, rendered(output_format), f"{output_format} written to",
-                      f"the {output_format} export was not written", quiet, output_format in _REPLACED_WHOLE)
+                      f"the {output_format} export was not written", quiet, _REPLACED_WHOLE.get(output_format))
                for output_format, path in exports]
     return all(written)
 

@@ -12,7 +12,9 @@ from pathlib import Path
 from jvmbridge.forks.parent import ChildOutcome, fork_rounds
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats.summary import summarize
-from jvmbridge.trust.paths import private_folder, replace_whole
+from jvmbridge.trust.bounded import read_regular_file
+from jvmbridge.trust.paths import private_folder
+from jvmbridge.trust.writer import replace_whole
 
 
 def reference_path() -> Path:
@@ -57,17 +59,23 @@ def plus_minus(error: float) -> str:
     return f"±{error:.0%}" if error >= 0.01 else f"±{error:.1%}"
 
 
+# A reference holds a figure per yardstick, OpenSSL and CPU: a few KiB in a lifetime of runs.
+REFERENCE_MAX_BYTES = 1 << 20
+
+
 def _read(path: Path) -> dict:
+    """The reference at ``path``, in a folder of the user's own (a private one: root runs it too);
+    {} where there is none or it is not one (a FIFO, a folder another user can change, too large)."""
     try:
-        with open(path) as f:
-            found = json.load(f)
+        found = json.loads(read_regular_file(private_folder(path.parent, "the host speed reference") / path.name,
+                                             REFERENCE_MAX_BYTES))
         return found if isinstance(found, dict) else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError):  # NotAFile and TooLarge too
         return {}
 
 
 def _write(path: Path, best: dict) -> None:
-    """Whole or not at all (trust.paths.replace_whole), in the user's own folder (a private one: root runs it too)."""
+    """Whole or not at all (trust.writer.replace_whole), in the user's own folder (a private one: root runs it too)."""
     try:
         replace_whole(private_folder(path.parent, "the host speed reference") / path.name, json.dumps(best))
     except (OSError, ValueError):

@@ -32,7 +32,7 @@ from jvmbridge.reference import encrypt_message, stream_output
 from jvmbridge.results import Measurement
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import summarize
-from jvmbridge.trust.paths import create_private_file
+from jvmbridge.trust.writer import create_private_file
 
 # A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
 # longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)

@@ -6,6 +6,7 @@ import functools
 import os
 import random
 import shutil
+import subprocess
 from typing import Callable
 
 from jvmbridge.engines.base import Engine, Job, Sliced
@@ -19,6 +20,7 @@ from jvmbridge.forks.parent import (
     fork_seconds,
     fork_turns,
     fork_warmups,
+    measured_environment,
     run_forks,
     turns,
 )
@@ -30,7 +32,6 @@ from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling, forks_wanted
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import one_round_each, summarize
-from jvmbridge.trust.launch import environment, run
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -44,7 +45,7 @@ class NativeEngine(Engine):
     """An engine over OpenSSL, measured with the CPU's AES acceleration on and then masked off."""
     accelerator = current().accelerator
     title = ""  # the start of its job labels
-    fork_overhead_seconds = 0.3  # a worker's start and warm-up, as benchmarks/eta.py measures it
+    fork_overhead_seconds = 0.3  # a worker's start and warm-up: 0.26-0.29 s here (benchmarks/eta.py)
 
     @property
     def turns_name(self) -> str:
@@ -80,7 +81,7 @@ class NativeEngine(Engine):
                                 module=self.slice_worker, request=request, workloads=list(workloads),
                                 measurement=measurement, warmup_min_seconds=NATIVE_WARMUP["warmup_min_seconds"],
                                 warmup_max_seconds=NATIVE_WARMUP["warmup_max_seconds"],
-                                env=current().openssl_environment(environment(), on)))
+                                env=current().openssl_environment(measured_environment(), on)))
         return found
 
 
@@ -113,7 +114,7 @@ class WorkerEngine(NativeEngine):
     def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)
         arms = [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
-                    env=current().openssl_environment(environment(), on),
+                    env=current().openssl_environment(measured_environment(), on),
                     allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
                 for on in SETTINGS]
         measured = run_forks(self.worker, arms)
@@ -179,7 +180,7 @@ class OpensslSpeedEngine(NativeEngine):
             return f"no `{matrix.openssl or 'openssl'}` command (--openssl PATH)"
         return None
 
-    fork_overhead_seconds = 0.05  # an openssl process's start, as benchmarks/eta.py measures it
+    fork_overhead_seconds = 0.05  # an openssl process's start: 0.01 s here (benchmarks/eta.py)
 
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
@@ -201,7 +202,7 @@ class OpensslSpeedEngine(NativeEngine):
 
     def measure(self, workloads, matrix, cpu_has_aes):
         openssl = shutil.which(matrix.openssl)
-        envs = {on: current().openssl_environment(environment(), on) for on in SETTINGS}
+        envs = {on: current().openssl_environment(measured_environment(), on) for on in SETTINGS}
         described = {on: openssl_cli.describe(openssl, env) for on, env in envs.items()}
         read = {on: read_back(described[on]["cpuinfo"], on, cpu_has_aes) for on in SETTINGS}
         measured: dict[tuple[bool, Workload], Measurement | WorkerError] = {}
@@ -328,8 +329,10 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
     """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
     workload as many as its counterparts on the other sides (sampling.policy.forks_wanted's
     ``together``); in a turn, size after size in an order drawn for it, each size's runs back to
-    back, its sides in an order drawn for them, so a speedup's two runs are a second apart, which
-    narrows its spread over turns (benchmarks/speed_pairing.py). True when Ctrl-C cut that short (the runs that finished are kept, the
+    back, its sides in an order drawn for them, so a speedup's two runs are a second apart: a
+    turn of each side's every size in one process put them six apart, and the speedups' spread
+    over turns was 2.8% against 2.2% on average in three runs (benchmarks/README.md,
+    "speed_pairing.py"). True when Ctrl-C cut that short (the runs that finished are kept, the
     workloads that wanted more say they were interrupted)."""
     group = sides[0].group
     wanted: list[bool] = []
@@ -371,7 +374,7 @@ class OpensslAeadEngine(OpensslSpeedEngine):
         missing = super().unavailable(matrix)
         if missing:
             return missing
-        said = run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
+        said = subprocess.run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
         return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
 
     def jobs_for(self, workloads, matrix):

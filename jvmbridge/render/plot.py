@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import textwrap
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from jvmbridge.engines import name_of
 from jvmbridge.host.cpu import features_text
 from jvmbridge.render.text import printable
 from jvmbridge.report.history import RunComparison, Versus, number_runs
+from jvmbridge.trust.writer import open_for_writing
 
 WIDTH = 16  # inches, at DPI: a PNG 1600 pixels wide
 DPI = 100
@@ -34,8 +36,11 @@ class PlotUnavailable(RuntimeError):
 
 
 def plot_runs(frame: pd.DataFrame, comparison: RunComparison, path: Path) -> None:
-    """Write a PNG or SVG (by ``path``'s suffix) of figure_of."""
-    _save(figure_of(frame, comparison), path)
+    """Write a PNG or SVG (by ``path``'s suffix) of figure_of, through the one writer (trust.writer):
+    matplotlib is handed the open file, never the name, which it would follow through a link."""
+    figure = figure_of(frame, comparison)  # drawn first: a figure that fails leaves the file as it was
+    with os.fdopen(open_for_writing(path), "wb") as out:
+        _save(figure, out, format=path.suffix.lower().lstrip("."))
 
 
 def svg_of(frame: pd.DataFrame, comparison: RunComparison) -> str:

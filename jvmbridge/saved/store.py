@@ -32,7 +32,8 @@ from jvmbridge.saved.schema import (
 )
 from jvmbridge.saved.speed_text import SpeedTextError
 from jvmbridge.trust.bounded import NotAFile, TooLarge, read_regular_file
-from jvmbridge.trust.paths import create_private_file, open_for_writing, private_folder
+from jvmbridge.trust.paths import private_folder
+from jvmbridge.trust.writer import create_private_file, open_for_writing
 
 
 def data_dir() -> Path:
@@ -69,8 +70,7 @@ class ResultWriter:
         self._file: TextIO | None = None
         try:
             if output:
-                output.parent.mkdir(parents=True, exist_ok=True)
-                descriptor = open_for_writing(output, append=True)
+                descriptor = open_for_writing(output, append=True, make_folders=True)
             else:
                 descriptor, self.path = _new_file(self.path)
             self._file = os.fdopen(descriptor, "a", encoding="utf-8")

@@ -1,6 +1,9 @@
-"""Reads of what another party wrote (a JVM's attach reply, a JDK's release file, saved runs,
-hosts' documents, a child's replies) that hold at most a stated number of bytes, however much the
-other side has to give, or wait no longer than a stated time, however long it takes to give it."""
+"""The one way jvmbridge reads what another party could have written (a JDK's release file, saved
+runs, hosts' documents, the host speed reference, a child's result, /proc's files of other
+processes, a JVM's attach reply, a child's replies): at most a stated number of bytes, however much
+the other side has to give, or no longer than a stated time, however long it takes to give it. A
+file is read only where it is a regular file, checked on the open descriptor: a FIFO would block
+for ever, a device never end."""
 from __future__ import annotations
 
 import os
@@ -44,21 +47,34 @@ class TooLarge(ValueError):
     """A file longer than the cap: read no further than one byte past it."""
 
 
-def read_regular_file(path: Path, limit: int) -> bytes:
+def read_regular_file(path: Path | str, limit: int) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit``: NotAFile or TooLarge, said in
     words that follow the path; OSError where it cannot be opened."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)  # O_NONBLOCK: a FIFO's open waits for no writer
-    with os.fdopen(fd, "rb") as file:
-        kind = os.fstat(fd).st_mode
-        if not stat.S_ISREG(kind):
-            raise NotAFile(f"not a regular file ({_kind_of(kind)})")
-        data = read_at_most(file.read, limit)  # the size fstat gave may have grown since
+    # O_NONBLOCK: a FIFO's open waits for no writer; O_NOCTTY: a terminal does not become ours.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        return read_open_file(fd, limit)
+    finally:
+        os.close(fd)
+
+
+def read_open_file(fd: int, limit: int) -> bytes:
+    """The bytes of the regular file open at ``fd`` (left open), at most ``limit``, as
+    :func:`read_regular_file`: for a file found by a walk of its own (jvm.procroot)."""
+    kind = os.fstat(fd).st_mode
+    if not stat.S_ISREG(kind):
+        raise NotAFile(f"not a regular file ({describe_kind(kind)})")
+    data = read_at_most(lambda size: os.read(fd, size), limit)  # the size fstat gave may have grown since
     if len(data) > limit:
-        raise TooLarge(f"larger than {limit >> 20} MiB")
+        raise TooLarge(f"larger than {_size(limit)}")
     return data
 
 
-def _kind_of(mode: int) -> str:
+def _size(limit: int) -> str:
+    return f"{limit >> 20} MiB" if limit >= 1 << 20 else f"{limit >> 10} KiB"
+
+
+def describe_kind(mode: int) -> str:
     kinds = {stat.S_ISDIR: "a folder", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
              stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
     return next((name for test, name in kinds.items() if test(mode)), "not a file")

@@ -18,7 +18,6 @@ import functools
 import grp
 import os
 import pwd
-import secrets
 import stat
 import struct
 from pathlib import Path
@@ -56,54 +55,6 @@ def private_folder(path: str | os.PathLike, what: str) -> Path:
     return real
 
 
-def create_private_file(path: Path) -> int:
-    """A new file at ``path``, readable by this user alone, as an open descriptor: never an
-    existing file, never through a link (O_EXCL, O_NOFOLLOW), whatever someone planted there."""
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-
-
-def open_for_writing(path: Path, append: bool = False) -> int:
-    """A file the user named (--output, --export-*), opened for writing as a descriptor: its
-    folder resolved once and held open, the file itself never reached through a link, so a link
-    another user planted at that name does not turn root's write into a write of what it points to."""
-    folder = os.open(os.path.realpath(path.parent), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        how = os.O_APPEND if append else os.O_TRUNC
-        return os.open(path.name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | how, 0o644, dir_fd=folder)
-    except OSError as e:
-        e.filename = str(path)  # the whole path, not the name within the folder
-        raise
-    finally:
-        os.close(folder)
-
-
-def replace_whole(path: Path, text: str) -> None:
-    """``text`` written to ``path`` whole: into a new file beside it, then renamed over it, so a
-    reader that may come at any moment (node_exporter's textfile collector) sees the old file or
-    the new one, never half of one. The folder is held open as in :func:`open_for_writing`; the
-    new file is never an existing one (O_EXCL) and its name does not end as the target's (.prom),
-    so the collector skips it while it is written."""
-    folder = os.open(os.path.realpath(path.parent), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    partial = f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
-    try:
-        written = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
-                          dir_fd=folder)
-        try:
-            with open(written, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())  # on disk before the name points at it: a crash leaves the old file
-            os.rename(partial, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            os.unlink(partial, dir_fd=folder)
-            raise
-    except OSError as e:
-        e.filename = str(path)  # the whole path, not the name within the folder
-        raise
-    finally:
-        os.close(folder)
-
-
 @functools.lru_cache(maxsize=None)
 def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
     """Why a non-root user can change what is at the real path ``path``, or None if none can.
@@ -112,13 +63,13 @@ def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
     checked whole in turn. Cached: once root's alone, only root can change it."""
     for folder in reversed(path.parents):
         try:
-            found = _loose(folder, os.lstat(folder), sticky_ok=True)
+            found = others_can_change(folder, os.lstat(folder), sticky_ok=True)
         except FileNotFoundError:  # what does not exist yet, root will make
             return None
         if found:
             return found
     try:
-        found = _loose(path, os.lstat(path), sticky_ok=False)
+        found = others_can_change(path, os.lstat(path), sticky_ok=False)
     except FileNotFoundError:
         return None
     if found or not whole_tree:
@@ -152,7 +103,7 @@ def _tree(top: Path, seen: set[tuple[int, int]]) -> str | None:
                 if stat.S_ISLNK(status.st_mode):
                     reason = _linked(path, seen)
                 else:
-                    reason = _loose(path, status, sticky_ok=False)
+                    reason = others_can_change(path, status, sticky_ok=False)
                     if not reason and stat.S_ISDIR(status.st_mode):
                         reason = _tree(path, seen)
             except FileNotFoundError:  # gone while walked
@@ -172,7 +123,7 @@ def _linked(link: Path, seen: set[tuple[int, int]]) -> str | None:
     target, reason = _followed(link)
     if reason or target is None:
         return reason
-    found = _loose(target, os.lstat(target), sticky_ok=False)
+    found = others_can_change(target, os.lstat(target), sticky_ok=False)
     return found or _tree(target, seen)
 
 
@@ -200,7 +151,7 @@ def _followed(path: Path) -> tuple[Path | None, str | None]:
             return None, None
         if stat.S_ISLNK(found.st_mode):
             if found.st_uid != 0 and above.st_mode & stat.S_ISVTX:  # /tmp: they may add links, and own them
-                return None, f"{here} is a link owned by {_user(found.st_uid)}"
+                return None, f"{here} is a link owned by {user_name(found.st_uid)}"
             hops -= 1
             if hops < 0:
                 return None, None
@@ -210,7 +161,7 @@ def _followed(path: Path) -> tuple[Path | None, str | None]:
                 where, above = Path("/"), os.lstat("/")
             continue
         if pending:
-            reason = _loose(here, found, sticky_ok=True)
+            reason = others_can_change(here, found, sticky_ok=True)
             if reason:
                 return None, reason
             where, above = here, found
@@ -219,17 +170,20 @@ def _followed(path: Path) -> tuple[Path | None, str | None]:
     return where, None
 
 
-def _loose(path: Path, found: os.stat_result, sticky_ok: bool) -> str | None:
+def others_can_change(path: Path, found: os.stat_result, sticky_ok: bool, xattrs_at: str | None = None) -> str | None:
+    """Why a user other than root can change ``path`` (its status ``found``; its ACLs read at
+    ``xattrs_at``, a held descriptor's /proc/self/fd path, else at ``path``), or None. ``sticky_ok``:
+    a sticky folder others may add to (/tmp) counts as root's."""
     if stat.S_ISLNK(found.st_mode):  # a real path holds no link, unless someone swapped one in just now
         return f"{path} became a link while it was checked"
     if found.st_uid != 0:
-        return f"{path} is owned by {_user(found.st_uid)}"
+        return f"{path} is owned by {user_name(found.st_uid)}"
     if found.st_mode & stat.S_IWGRP and found.st_gid != 0:
         return f"{path} is writable by group {_group(found.st_gid)}"
     # Others may add to a sticky folder (/tmp) but not replace root's entries in it.
     if found.st_mode & stat.S_IWOTH and not (sticky_ok and stat.S_ISDIR(found.st_mode) and found.st_mode & stat.S_ISVTX):
         return f"{path} is writable by every user"
-    return _acl_writer(path, stat.S_ISDIR(found.st_mode))
+    return _acl_writer(path, stat.S_ISDIR(found.st_mode), xattrs_at)
 
 
 # POSIX ACLs as Linux stores them in the xattrs (acl_ea.h): a version word, then entries of
@@ -240,25 +194,26 @@ _ACL_USER, _ACL_GROUP, _ACL_MASK = 0x02, 0x08, 0x10
 _ACL_WRITE = 0x02
 
 
-def _acl_writer(path: Path, is_folder: bool) -> str | None:
+def _acl_writer(path: Path, is_folder: bool, xattrs_at: str | None) -> str | None:
     """Who other than root may write ``path`` through an ACL entry (a folder's default ACL too,
     as it is given to what root creates there), or None."""
     for attribute in _ACL_ATTRIBUTES[:2 if is_folder else 1]:
         try:
-            raw = os.getxattr(path, attribute, follow_symlinks=False)
+            # A held descriptor's /proc path is a link to follow; a name, never (it may be a link).
+            raw = os.getxattr(xattrs_at or path, attribute, follow_symlinks=xattrs_at is not None)
         except OSError:  # no ACL, or a file system without them
             continue
         entries = [_ACL_ENTRY.unpack_from(raw, offset) for offset in range(_ACL_HEADER.size, len(raw), _ACL_ENTRY.size)]
         mask = next((permissions for tag, permissions, _ in entries if tag == _ACL_MASK), 0o7)
         for tag, permissions, who in entries:
             if tag in (_ACL_USER, _ACL_GROUP) and who != 0 and permissions & mask & _ACL_WRITE:
-                writer = _user(who) if tag == _ACL_USER else f"group {_group(who)}"
+                writer = user_name(who) if tag == _ACL_USER else f"group {_group(who)}"
                 kind = "an ACL entry" if attribute.endswith("access") else "a default ACL entry"
                 return f"{path} is writable by {writer} ({kind})"
     return None
 
 
-def _user(uid: int) -> str:
+def user_name(uid: int) -> str:
     try:
         return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
     except KeyError:

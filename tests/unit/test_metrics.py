@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families as prometheu
 from jvmbridge.jvm.options import main_class
 from jvmbridge.render import render
 from jvmbridge.render.exposition import MAX_LABEL_CHARS
-from jvmbridge.trust.paths import replace_whole
+from jvmbridge.trust.writer import replace_whole
 
 # What a host may call itself, a path a JDK may have, a command line a process may show.
 HOSTILE = ['say "hi"', "C:\\new\\table", "line one\nline two", 'end\\', '\\"', "}\n# TYPE x counter\nx 1", EVIL,
@@ -141,7 +141,7 @@ def test_a_file_is_replaced_whole_and_never_through_a_link(tmp_path):
     elsewhere.write_text("not to be written")
     target = tmp_path / "jvmbridge.prom"
     target.symlink_to(elsewhere)  # planted by someone who hopes root writes through it
-    replace_whole(target, "# EOF\n")
+    replace_whole(target, "# EOF\n", mode=0o644)
     assert not target.is_symlink() and target.read_text() == "# EOF\n"
     assert elsewhere.read_text() == "not to be written"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "jvmbridge.prom"]  # no partial file left
