@@ -84,16 +84,22 @@ def tenant_jvm() -> Iterator[int]:
 # The service's sandbox: the whole file system read-only but its own folders (ProtectSystem=strict,
 # ReadWritePaths=, StateDirectory=, CacheDirectory=), a /tmp of its own (PrivateTmp=), no network
 # (PrivateNetwork=), then no_new_privs and the capability bounding set (NoNewPrivileges=,
-# CapabilityBoundingSet=) for the command.
+# CapabilityBoundingSet=) for the command. The folders named before `--` (this checkout and this
+# Python, where they are under /tmp) are mounted again in the new /tmp from the host's, kept aside
+# in WRITABLE/host-tmp, as an installed jvmbridge would be outside /tmp.
 _SANDBOX = ('writable=$0; caps=$1; shift; mount --make-rprivate / && mount --bind "$writable" "$writable" '
-            '&& mount -o remount,bind,ro / && mount -t tmpfs tmpfs /tmp '
-            '&& exec setpriv --no-new-privs --bounding-set="$caps" --inh-caps=-all -- "$@"')
+            '&& mkdir -p "$writable/host-tmp" && mount --bind /tmp "$writable/host-tmp" '
+            '&& mount -o remount,bind,ro / && mount -t tmpfs tmpfs /tmp || exit 1; '
+            'while [ "$1" != -- ]; do mkdir -p "$1" && mount --bind "$writable/host-tmp/${1#/tmp/}" "$1" || exit 1; '
+            'shift; done; shift; exec setpriv --no-new-privs --bounding-set="$caps" --inh-caps=-all -- "$@"')
 
 
 def run_sandboxed(command: list[str], writable: Path, capabilities: str) -> subprocess.CompletedProcess:
     bounding = ",".join(["-all", *(f"+{cap.lower().removeprefix('cap_')}" for cap in capabilities.split())])
+    needed = sorted({Path(folder).resolve() for folder in (REPO, sys.prefix, sys.base_prefix)})
+    in_tmp = [str(folder) for folder in needed if folder.is_relative_to("/tmp")]  # parents before children
     return subprocess.run(["unshare", "--mount", "--net", "--fork", "sh", "-c", _SANDBOX, str(writable), bounding,
-                           "env", f"PYTHONPATH={REPO}", f"XDG_DATA_HOME={writable}/state",
+                           *in_tmp, "--", "env", f"PYTHONPATH={REPO}", f"XDG_DATA_HOME={writable}/state",
                            f"XDG_CACHE_HOME={writable}/cache", *command],
                           capture_output=True, text=True, timeout=300, cwd=REPO)
 
