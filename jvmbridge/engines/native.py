@@ -45,7 +45,7 @@ class NativeEngine(Engine):
     """An engine over OpenSSL, measured with the CPU's AES acceleration on and then masked off."""
     accelerator = current().accelerator
     title = ""  # the start of its job labels
-    fork_overhead_seconds = 0.3  # a worker's start and warm-up: 0.26-0.29 s here (benchmarks/eta.py)
+    fork_overhead_seconds = 0.3  # a worker's start and warm-up, as benchmarks/eta.py measures it
 
     @property
     def turns_name(self) -> str:
@@ -180,7 +180,7 @@ class OpensslSpeedEngine(NativeEngine):
             return f"no `{matrix.openssl or 'openssl'}` command (--openssl PATH)"
         return None
 
-    fork_overhead_seconds = 0.05  # an openssl process's start: 0.01 s here (benchmarks/eta.py)
+    fork_overhead_seconds = 0.05  # an openssl process's start, as benchmarks/eta.py measures it
 
     def timed_seconds(self, sampling: Sampling) -> float:
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
@@ -329,10 +329,8 @@ def _in_turns(sides: list[_SpeedRuns]) -> bool:
     """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
     workload as many as its counterparts on the other sides (sampling.policy.forks_wanted's
     ``together``); in a turn, size after size in an order drawn for it, each size's runs back to
-    back, its sides in an order drawn for them, so a speedup's two runs are a second apart: a
-    turn of each side's every size in one process put them six apart, and the speedups' spread
-    over turns was 2.8% against 2.2% on average in three runs (benchmarks/README.md,
-    "speed_pairing.py"). True when Ctrl-C cut that short (the runs that finished are kept, the
+    back, its sides in an order drawn for them, so a speedup's two runs are a second apart, which
+    narrows its spread over turns (benchmarks/speed_pairing.py). True when Ctrl-C cut that short (the runs that finished are kept, the
     workloads that wanted more say they were interrupted)."""
     group = sides[0].group
     wanted: list[bool] = []

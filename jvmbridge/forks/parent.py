@@ -256,7 +256,7 @@ def run_forks(module: str, arms: Sequence[Arm], on_hang: OnHang | None = None) -
     fork, in an order of its own per fork, so no part always runs first or last, and start-up is
     paid once. Several arms (AES-NI on and off, measuring the same parts) run in turns: each turn
     one child of each arm, in an order of its own per turn, so a host that slows for a while slows
-    both sides of their ratio alike (benchmarks/README.md, "fork_drift.py"); a part runs as many
+    both sides of their ratio alike (benchmarks/fork_drift.py); a part runs as many
     forks as its counterparts in the other arms (sampling.policy.forks_wanted's ``together``), so
     every turn pairs them. Each part's outcomes carry the child's shared fields beside its own, and the
     turn ("fork_turn") it ran in.
