@@ -1,13 +1,13 @@
 """Locate the compiled Java harness, compiling it from ``java/`` when running from a checkout.
 
-Standard library only: ``setup.py`` loads this file to build the jar that wheels carry.
+Standard library only, and jvmbridge.trust imported late: ``setup.py`` loads this file (with its tree on
+sys.path) to build the jar that wheels carry.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -44,12 +44,12 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
     sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
+    from jvmbridge.trust.launch import run  # imported late, as the others: setup.py loads this file by path
+
     javac = javac or _find_javac()
     with tempfile.TemporaryDirectory(prefix="jvmbridge-javac-") as classes:
-        done = subprocess.run(
-            [javac, "--release", JAVA_RELEASE, "-d", classes, *map(str, sources)],
-            capture_output=True, text=True,
-        )
+        done = run([javac, "--release", JAVA_RELEASE, "-d", classes, *map(str, sources)], capture_output=True,
+                   text=True)
         if done.returncode != 0:
             raise HarnessUnavailable(f"javac failed: {done.stderr.strip()}")
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -119,9 +119,11 @@ def _trusted(path: Path, what: str, whole_tree: bool = False) -> Path:
 
 
 def _find_javac() -> str:
+    from jvmbridge.trust.launch import search_path  # imported late: setup.py loads this file by path
+
     java_home = os.environ.get("JAVA_HOME")
     candidates = [Path(java_home) / "bin" / "javac"] if java_home else []
-    found = shutil.which("javac")
+    found = shutil.which("javac", path=os.pathsep.join(search_path()))
     if found:
         candidates.append(Path(found))
     for candidate in candidates:

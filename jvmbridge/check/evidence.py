@@ -11,6 +11,7 @@ from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+from jvmbridge.trust.launch import launch
 
 # 4 KiB messages reach C2 and its intrinsics within a second or two on JDK 17 and 25.
 MESSAGE_BYTES = 4096
@@ -23,8 +24,7 @@ def observe(java: JavaInstall, mode: Mode, options: tuple[str, ...], max_seconds
                                      "loop", mode.transformation, str(MESSAGE_BYTES), str(max_seconds))
     started = time.perf_counter()
     evidence = Evidence()
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          errors="replace") as process:
+    with launch(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace") as process:
         assert process.stdout is not None and process.stderr is not None  # both PIPE
         for line in process.stdout:
             method = intrinsic_method(line)

@@ -23,7 +23,7 @@ from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, int
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
 from jvmbridge.engines import ENGINES, Engine, Job, Matrix, Part
-from jvmbridge.forks.parent import WorkerError, environment_left_out
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.host.cpu import cpu_info, volatile_readings
 from jvmbridge.host.machine import Load, LoadWatch, shared_text
 from jvmbridge.reference import encrypt_message
@@ -33,6 +33,7 @@ from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, Progress, 
 from jvmbridge.sampling.workload import Workload
 from jvmbridge.saved import store
 from jvmbridge.saved.schema import frame_of, result_of, row_record
+from jvmbridge.trust.launch import environment_left_out
 from jvmbridge.version import __version__
 
 

@@ -19,8 +19,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
-from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment, remove_jvm_files
+from jvmbridge.forks.parent import ChildOutcome, WorkerError, remove_jvm_files
 from jvmbridge.trust.bounded import read_by
+from jvmbridge.trust.launch import launch, python_command
 
 # The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
 START_SECONDS = 60.0
@@ -151,10 +152,8 @@ class WorkerProcess:
         self.module = module
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile("w+")  # the process's own prints (a JVM's warnings)
-        self.process = subprocess.Popen([sys.executable, "-m", module, str(write_end)], stdin=subprocess.PIPE,
-                                        stdout=self.output, stderr=subprocess.STDOUT, text=True,
-                                        env=dict(env) if env is not None else measured_environment(),
-                                        pass_fds=(write_end,))
+        self.process = launch(python_command(module, str(write_end)), stdin=subprocess.PIPE, stdout=self.output,
+                              stderr=subprocess.STDOUT, text=True, env=env, pass_fds=(write_end,))
         os.close(write_end)
         self.replies = os.fdopen(read_end, "r")
         self._buffer = ""

@@ -10,7 +10,7 @@ import subprocess
 
 from jvmbridge.engines.base import Engine, Job
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
-from jvmbridge.forks.parent import START_SECONDS, ChildOutcome, WorkerError, measured_environment
+from jvmbridge.forks.parent import START_SECONDS, ChildOutcome, WorkerError
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
@@ -19,6 +19,7 @@ from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import forks_wanted
 from jvmbridge.sampling.workload import Workload
 from jvmbridge.stats.summary import one_round_each, summarize
+from jvmbridge.trust.launch import run
 
 # AESNITester always runs a fixed count; without --iterations, this many messages per fork.
 DEFAULT_ITERATIONS = 10**7
@@ -59,8 +60,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     deadline = START_SECONDS + workload.seconds_at_most(0)
     while forks_wanted([sampling], [one_round_each(rounds)])[0]:
         try:
-            done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=deadline,
-                                  env=measured_environment())
+            done = run(command, capture_output=True, text=True, errors="replace", timeout=deadline)
         except subprocess.TimeoutExpired:
             failed = ChildOutcome(result=None, returncode=-9, stdout="", stderr="",
                                   stopped=f"no answer within {deadline:.0f} s (the deadline its budget "

@@ -6,7 +6,6 @@ import functools
 import os
 import random
 import shutil
-import subprocess
 from typing import Callable
 
 from jvmbridge.engines.base import Engine, Job, Sliced
@@ -20,7 +19,6 @@ from jvmbridge.forks.parent import (
     fork_seconds,
     fork_turns,
     fork_warmups,
-    measured_environment,
     run_forks,
     turns,
 )
@@ -32,6 +30,7 @@ from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling, forks_wanted
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import one_round_each, summarize
+from jvmbridge.trust.launch import environment, run
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
@@ -81,7 +80,7 @@ class NativeEngine(Engine):
                                 module=self.slice_worker, request=request, workloads=list(workloads),
                                 measurement=measurement, warmup_min_seconds=NATIVE_WARMUP["warmup_min_seconds"],
                                 warmup_max_seconds=NATIVE_WARMUP["warmup_max_seconds"],
-                                env=current().openssl_environment(measured_environment(), on)))
+                                env=current().openssl_environment(environment(), on)))
         return found
 
 
@@ -114,7 +113,7 @@ class WorkerEngine(NativeEngine):
     def measure(self, workloads, matrix, cpu_has_aes):
         request, parts = self.child_request(workloads)
         arms = [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
-                    env=current().openssl_environment(measured_environment(), on),
+                    env=current().openssl_environment(environment(), on),
                     allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
                 for on in SETTINGS]
         measured = run_forks(self.worker, arms)
@@ -202,7 +201,7 @@ class OpensslSpeedEngine(NativeEngine):
 
     def measure(self, workloads, matrix, cpu_has_aes):
         openssl = shutil.which(matrix.openssl)
-        envs = {on: current().openssl_environment(measured_environment(), on) for on in SETTINGS}
+        envs = {on: current().openssl_environment(environment(), on) for on in SETTINGS}
         described = {on: openssl_cli.describe(openssl, env) for on, env in envs.items()}
         read = {on: read_back(described[on]["cpuinfo"], on, cpu_has_aes) for on in SETTINGS}
         measured: dict[tuple[bool, Workload], Measurement | WorkerError] = {}
@@ -372,7 +371,7 @@ class OpensslAeadEngine(OpensslSpeedEngine):
         missing = super().unavailable(matrix)
         if missing:
             return missing
-        said = subprocess.run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
+        said = run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
         return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
 
     def jobs_for(self, workloads, matrix):

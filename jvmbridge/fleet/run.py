@@ -3,13 +3,17 @@ no document (unreachable, or its check failed) with Ansible's reason."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from jvmbridge.trust.launch import environment, find_program, run
+from jvmbridge.trust.paths import NotTrusted
+
 PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
+# Ansible reads the first of $ANSIBLE_CONFIG, ./ansible.cfg, ~/.ansible.cfg, /etc/ansible/ansible.cfg:
+# the play names its own, so none of the caller's folder or home configures (or loads plugins into) it.
+SETTINGS = PLAYBOOK.with_name("ansible.cfg")
 # Where the play's callback (callback_plugins/, beside it) leaves why a host gave no document.
 RESULTS = ".ansible-results"
 
@@ -23,17 +27,23 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     """``ansible-playbook`` on the fleet play; its output goes to stderr as it comes (stdout is the
     report's). Returns its exit code; the documents (and records of hosts not checked) are then in
     ``fetch_dir``."""
-    playbook = shutil.which("ansible-playbook")
+    try:
+        playbook = find_program("ansible-playbook", "ansible-playbook")
+    except NotTrusted as e:
+        raise FleetError(str(e)) from None
     if not playbook:
         raise FleetError("ansible-playbook not found: install Ansible (pip install ansible-core)")
     fetch_dir.mkdir(parents=True, exist_ok=True)
     results = fetch_dir / RESULTS
     shutil.rmtree(results, ignore_errors=True)
-    env = {**os.environ, "JVMBRIDGE_FLEET_RESULTS": str(results)}
-    command = [playbook, "-i", inventory, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
+    # In the launcher's working folder, not the caller's: paths the play is given are whole.
+    env = environment({"JVMBRIDGE_FLEET_RESULTS": str(results.resolve()), "ANSIBLE_CONFIG": str(SETTINGS)},
+                      inherit=("SSH_AUTH_SOCK",))  # the user's SSH agent, for the keys that reach the hosts
+    whole = inventory if "," in inventory else str(Path(inventory).resolve())  # "host1,host2," names hosts
+    command = [str(playbook), "-i", whole, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
                *(["-e", f"jvmbridge_wheel={wheel.resolve()}"] if wheel else []),
                *(["-e", "jvmbridge_run=compare"] if compare else []), *ansible_args]
-    status = subprocess.run(command, env=env, stdout=sys.stderr).returncode
+    status = run(command, env=env, stdout=sys.stderr).returncode
     record_unchecked(fetch_dir, results)
     return status
 

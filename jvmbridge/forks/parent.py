@@ -17,7 +17,6 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from jvmbridge.sampling.policy import Sampling, forks_wanted
+from jvmbridge.trust.launch import launch, python_command
 
 # Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
@@ -102,22 +102,6 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
-# JVM options a shell may carry: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS reach every JVM (JPype's too),
-# JDK_JAVA_OPTIONS every `java` launcher. A measured JVM runs with the options compare was given
-# and shows, not with these: they are left out of every child and named once (environment_left_out).
-JVM_OPTION_VARIABLES = ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS")
-
-
-def measured_environment() -> dict[str, str]:
-    """What a measuring child inherits: this process's environment without JVM_OPTION_VARIABLES."""
-    return {name: value for name, value in os.environ.items() if name not in JVM_OPTION_VARIABLES}
-
-
-def environment_left_out() -> dict[str, str]:
-    """The JVM option variables this environment has, which measured_environment leaves out."""
-    return {name: os.environ[name] for name in JVM_OPTION_VARIABLES if name in os.environ}
-
-
 # What a child may take to start (a JVM through JPype on a busy 2-core machine takes 1-3 s) before
 # its first part's own allowance begins.
 START_SECONDS = 20.0
@@ -136,9 +120,8 @@ def run_child(module: str, request: Mapping, env: Mapping[str, str] | None = Non
     ``on_hang`` first records what it can (a JVM's threads), and the outcome says why it stopped."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-") as scratch:
         result_path = os.path.join(scratch, "result.json")
-        process = subprocess.Popen([sys.executable, "-m", module, result_path], stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                                   env=dict(env) if env is not None else measured_environment())
+        process = launch(python_command(module, result_path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, errors="replace", env=env)
         watch = _Progress(result_path, allowances)
         message: str | None = json.dumps(request)
         try:

@@ -10,12 +10,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from jvmbridge.forks.parent import ChildOutcome, WorkerError, measured_environment
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.guard.state import PROPERTY, ModeState, parse
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.live import live_property
+from jvmbridge.trust.launch import launch
 
 # The workload's seconds: long enough for C2 to compile the JCE's AES as a server's would.
 WORKLOAD_SECONDS = 5.0
@@ -48,8 +49,8 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
         started = time.monotonic()
         # A crash report (and the flight recorder's emergency dump, which the guard's stream makes)
         # lands with jvmbridge's other crash reports, not wherever the command was run.
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   errors="replace", env=measured_environment(), cwd=messages.crash_reports())
+        process = launch(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                         cwd=messages.crash_reports())
         states: list[ModeState] = []
         try:
             while time.monotonic() - started < timeout and process.poll() is None:

@@ -7,11 +7,11 @@ import ctypes
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
+from jvmbridge.trust.launch import find_program, run
 from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 SOURCE = Path(__file__).with_name("aesloop.c")
@@ -33,18 +33,18 @@ def library_path() -> Path:
         raise CLoopUnavailable(str(e)) from None
     if built.is_file():
         return built
-    found = shutil.which(os.environ.get("CC") or "cc") or (None if "CC" in os.environ else shutil.which("gcc"))
-    if not found:
-        raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
-                               "Debian: apt install gcc libssl-dev")
-    try:
-        compiler = str(trusted_path(found, "the C compiler"))
+    try:  # gcc's own programs (as, ld) come from the launcher's PATH: folders root alone can change
+        compiler = (find_program(os.environ.get("CC") or "cc", "the C compiler")
+                    or (None if "CC" in os.environ else find_program("gcc", "the C compiler")))
     except NotTrusted as e:
         raise CLoopUnavailable(str(e)) from None
+    if not compiler:
+        raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
+                               "Debian: apt install gcc libssl-dev")
     with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:
         partial = Path(scratch) / built.name
-        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
-                              capture_output=True, text=True)
+        done = run([str(compiler), "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
+                   capture_output=True, text=True)
         if done.returncode != 0:
             if "openssl/" in done.stderr and "No such file" in done.stderr:
                 raise CLoopUnavailable("no OpenSSL headers to build the C loop; Debian: apt install libssl-dev")

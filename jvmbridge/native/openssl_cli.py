@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
 import resource
 import signal
@@ -16,6 +17,7 @@ import time
 from jvmbridge.forks.measure import Counted, on_cpus, run_queue_wait_ns, schedstat, steal_ns
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.trust.bounded import read_by
+from jvmbridge.trust.launch import launch, run
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
 # "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
@@ -73,8 +75,8 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
     the loop does not take the loop's vCPU from it; the time it then waited for one of them after
     the start line came (its own run-queue wait) is taken off the start, as the loop ran meanwhile."""
     try:  # started from this thread, on its vCPUs
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.PIPE)
+        process = launch(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=os.environ)  # this worker's own: its parent's launcher built it, with OpenSSL's mask
     except OSError as e:
         raise WorkerError(f"{command[0]}: {e.strerror}") from None
     child = f"/proc/{process.pid}/schedstat"
@@ -135,7 +137,7 @@ def _summed(results: list[tuple[int, float]]) -> dict:
 def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     deadline = _deadline(command)
     try:
-        return subprocess.run(command, capture_output=True, text=True, env=env, errors="replace", timeout=deadline)
+        return run(command, capture_output=True, text=True, env=env, errors="replace", timeout=deadline)
     except OSError as e:
         raise WorkerError(f"{command[0]}: {e.strerror}") from None
     except subprocess.TimeoutExpired:

@@ -22,6 +22,7 @@ from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+from jvmbridge.trust.launch import launch
 from jvmbridge.verify.plan import Case
 
 PATTERNS = ("oneshot", "updates", "bytes", "mixed", "inplace", "heap", "direct", "reuse")
@@ -129,8 +130,8 @@ class _Watch:
     def run(self, command: list[str]) -> SweepOutcome:
         self.started = time.perf_counter()
         try:
-            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, errors="replace")
+            process = launch(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             errors="replace")
         except OSError as e:
             self.outcome.error = f"cannot run {command[0]}: {e.strerror}"
             return self.outcome
