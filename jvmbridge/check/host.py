@@ -14,8 +14,10 @@ from jvmbridge.check.tryfix import tried
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.guard import state as guard_state
 from jvmbridge.host.cpu import cpu_info
+from jvmbridge.intrinsics.codecache import CodeCache, parse_codelist
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
+from jvmbridge.jvm.attach import AttachError, code_list
 from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
 from jvmbridge.jvm.flagsource import print_flags_final
 from jvmbridge.jvm.live import DELETED, LiveJvm, UncheckableJvm, live_flags, live_jvm, live_property, live_version
@@ -32,7 +34,9 @@ from jvmbridge.version import __version__
 # 3: live_jvms[].version, the JDK version the running JVM reports (VM.version over its attach socket).
 # 4: live_jvms[].guard, what a guard agent in the JVM found (jvmbridge.guard.state), [] where none runs.
 # 5: duration_seconds, how long the check took (a metric: a check that takes ever longer is seen).
-SCHEMA_VERSION = 5
+# 6: verdicts "not usable" (no C2 compiles), "active, in use" and "usable, not in use yet" (a running
+#    JVM's code cache); live_jvms[].code_cache, what it showed or why it could not be read.
+SCHEMA_VERSION = 6
 Progress = Callable[[str], None]
 
 
@@ -65,6 +69,7 @@ class LivePart(_Checked, total=False):
     error: str
     flags: dict[str, FlagValue]
     guard: list[dict]  # per mode what the JVM's guard agent found (ModeState.as_dict); [] without one
+    code_cache: dict  # the SunJCE methods its JIT compiled ("Class::method" -> level), or why not read
 
 
 class CheckDocument(TypedDict):
@@ -169,10 +174,38 @@ def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], featur
     except (WorkerError, FlagsParseError) as e:
         return _unchecked_live(pid, str(e), modes)
     java_home = str(live.java.home) + (DELETED if live.jdk_deleted else "")
+    code = _code_cache(live)
+    guard = guard_state.parse(guarded) if guarded else []
+    verdicts = [_with_guard(decide(mode, java_major(version), features, table, None, code), guard) for mode in modes]
     return {"pid": pid, "java_home": java_home, "version": version, "command_line": live.command_line,
             "flags": _flag_values(table, _modes_flags(modes)),
-            "guard": [state.as_dict() for state in guard_state.parse(guarded)] if guarded else [],
-            "verdicts": [decide(mode, java_major(version), features, table, None).as_dict() for mode in modes]}
+            "guard": [state.as_dict() for state in guard],
+            "code_cache": {"error": code.error} if code.error else {"levels": code.intrinsic_levels()},
+            "verdicts": [verdict.as_dict() for verdict in verdicts]}
+
+
+def _code_cache(live: LiveJvm) -> CodeCache:
+    """What the JVM's JIT compiled (Compiler.codelist, JDK 9+), or why that could not be read."""
+    try:
+        return parse_codelist(code_list(live.process))
+    except (AttachError, OSError) as e:
+        return CodeCache(error=f"Compiler.codelist: {e}")
+
+
+def _with_guard(verdict: Verdict, guard: list[guard_state.ModeState]) -> Verdict:
+    """The guard agent's proof, inside the JVM, wins over what its flags and code cache suggest: a
+    mode it found WRONG is wrong; one it verified (after C2 compiled SunJCE's code) is verified."""
+    said = next((state for state in guard if state.mode == verdict.mode), None)
+    if said is None:
+        return verdict
+    if said.status == "WRONG":
+        return Verdict(mode=verdict.mode, status=Status.WRONG, reason=f"the guard agent in this JVM found it WRONG: "
+                                                                       f"{said.detail}",
+                       fix="`jvmbridge verify` on this JDK has the failing cases; the guard's log line has this one")
+    if said.status == "verified" and verdict.status in (Status.ACTIVE, Status.IN_USE, Status.NOT_IN_USE):
+        return Verdict(mode=verdict.mode, status=Status.VERIFIED,
+                       reason=f"the guard agent in this JVM verified it: {said.detail}")
+    return verdict
 
 
 def _unchecked_live(pid: int, reason: str, modes: list[Mode]) -> LivePart:

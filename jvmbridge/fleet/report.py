@@ -108,7 +108,8 @@ class Fleet:
 
     def summary(self) -> str:
         jvms = {(r.host, r.jvm) for r in self.rows}
-        off = sorted({(r.host, r.jvm) for r in self.rows if not r.active and r.status != Status.WRONG})
+        off = sorted({(r.host, r.jvm) for r in self.rows
+                      if not r.active and r.status not in (Status.WRONG, Status.NOT_IN_USE)})
         wrong = sorted({(r.host, r.jvm) for r in self.rows if r.status == Status.WRONG})
         parts = [f"{_count(self.hosts, 'host')}, {_count(jvms, 'JDK or JVM', 'JDKs and JVMs')} checked"]
         if wrong:

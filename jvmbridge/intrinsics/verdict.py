@@ -5,6 +5,8 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 
 from jvmbridge.host.cpu import lacks
+from jvmbridge.intrinsics.codecache import CodeCache
+from jvmbridge.intrinsics.compilers import INTRINSIC_IDS, ORIGIN_PLACES, Compiling, compilers, intrinsics_taken_away
 from jvmbridge.intrinsics.jitlog import Evidence
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.intrinsics.modes import Path as IntrinsicPath
@@ -22,21 +24,26 @@ class Spelled(str, Enum):
 class Status(Spelled):
     """A mode's verdict."""
     ACTIVE = "active"
+    IN_USE = "active, in use"  # a running JVM's code cache holds the mode's intrinsic methods compiled by C2
     VERIFIED = "active, verified"  # and its bytes matched OpenSSL's after the JIT compiled it
     WRONG = "active but WRONG"  # it computed different bytes, or crashed the JVM
+    NOT_IN_USE = "usable, not in use yet"  # C2 can use them, but the JVM has not run the mode hot
     DISABLED = "disabled by a flag"
+    NOT_USABLE = "not usable"  # no compiler of this JVM that has the intrinsics (C2) compiles: C1 or interpreter only
     UNSUPPORTED = "unsupported by the CPU"
     NOT_OBSERVED = "not observed"
     UNKNOWN = "unknown"
 
     @property
     def exit_code(self) -> int:
-        """As the command documents it: 0 active, 1 not active or wrong, 2 could not tell."""
-        return {Status.ACTIVE: 0, Status.VERIFIED: 0, Status.NOT_OBSERVED: 2, Status.UNKNOWN: 2}.get(self, 1)
+        """As the command documents it: 0 active (or usable and not yet needed), 1 not active or wrong,
+        2 could not tell."""
+        return {Status.ACTIVE: 0, Status.IN_USE: 0, Status.VERIFIED: 0, Status.NOT_IN_USE: 0,
+                Status.NOT_OBSERVED: 2, Status.UNKNOWN: 2}.get(self, 1)
 
     @property
     def active(self) -> bool:
-        return self in (Status.ACTIVE, Status.VERIFIED)
+        return self in (Status.ACTIVE, Status.IN_USE, Status.VERIFIED)
 
 
 @dataclass(frozen=True)
@@ -51,13 +58,15 @@ class Verdict:
 
 
 def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: FlagTable,
-           evidence: Evidence | None) -> Verdict:
-    """``evidence`` None means a running JVM we can only read the flags of; ``cpu_features`` None
-    means the CPU's features are unknown (then flags and the JIT decide). The CPU is asked first,
-    then the flags, then the JIT: the first that can tell decides."""
+           evidence: Evidence | None, code: CodeCache | None = None) -> Verdict:
+    """``evidence`` None means a running JVM, whose ``code`` cache (None: not read) shows what its
+    JIT compiled; ``cpu_features`` None means the CPU's features are unknown (then flags and the
+    JIT decide). The CPU is asked first, then the flags, then the compilers they leave, then the
+    JIT: the first that can tell decides."""
     paths = mode.paths_for(java_major)
-    return (_by_cpu(mode, cpu_features) or _by_flags(mode, paths, flags)
-            or _by_jit(mode, cpu_features, flags, evidence, _assumed_on(paths, flags)))
+    return (_by_cpu(mode, cpu_features) or _by_flags(mode, paths, flags) or _by_compilers(mode, flags)
+            or _by_directives(mode, paths, flags)
+            or _by_jit(mode, cpu_features, flags, evidence, _assumed_on(paths, flags), code))
 
 
 def _by_cpu(mode: Mode, cpu_features: list[str] | None) -> Verdict | None:
@@ -88,6 +97,36 @@ def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdi
     return None
 
 
+def _by_compilers(mode: Mode, flags: FlagTable) -> Verdict | None:
+    """NOT_USABLE where no C2 compiles (the intrinsics are C2's); UNKNOWN where another compiler
+    does or the JVM does not say; None where C2 compiles."""
+    found = compilers(flags)
+    if found.compiling is Compiling.C2:
+        return None
+    if found.compiling in (Compiling.C1_ONLY, Compiling.INTERPRETER_ONLY):
+        return Verdict(mode=mode.name, status=Status.NOT_USABLE,
+                       reason=f"{found.reason}: the AES intrinsics are C2's, C1 and the interpreter have none",
+                       fix=found.fix)
+    return Verdict(mode=mode.name, status=Status.UNKNOWN,
+                   reason=f"compiled by {found.reason}: whether it uses AES intrinsics is not told by its flags")
+
+
+def _by_directives(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdict | None:
+    """DISABLED where -XX:DisableIntrinsic or -XX:ControlIntrinsic takes an intrinsic from every path."""
+    taken = intrinsics_taken_away(flags)
+    off_per_path = [[INTRINSIC_IDS[method] for method in sorted(path.methods) if INTRINSIC_IDS.get(method) in taken]
+                    for path in paths]
+    if not paths or not all(off_per_path):
+        return None
+    options = dict.fromkeys(taken[name] for names in off_per_path for name in names)
+    origins = {flags.flags[name].origin for name in ("DisableIntrinsic", "ControlIntrinsic")
+               if name in flags.flags and flags.flags[name].value}
+    where = " or ".join(sorted(ORIGIN_PLACES.get(origin, origin) for origin in origins))
+    return Verdict(mode=mode.name, status=Status.DISABLED,
+                   reason=f"{', '.join(options)} takes away {', '.join(dict.fromkeys(n for p in off_per_path for n in p))}",
+                   fix=f"remove {', '.join(options)} from {where}")
+
+
 def _off_per_path(paths: list[IntrinsicPath], flags: FlagTable) -> list[list[str]]:
     """Per path, the flags set to false that gate it: its own, and those that turn them off here."""
     here = current()
@@ -108,11 +147,10 @@ def _assumed_on(paths: list[IntrinsicPath], flags: FlagTable) -> str:
 
 
 def _by_jit(mode: Mode, cpu_features: list[str] | None, flags: FlagTable, evidence: Evidence | None,
-            assumed: str) -> Verdict:
+            assumed: str, code: CodeCache | None) -> Verdict:
     """What the JIT was seen to compile decides, where the CPU and flags allow the intrinsic."""
     if evidence is None:
-        return Verdict(mode=mode.name, status=Status.ACTIVE,
-                       reason=f"flags on (running JVM: flags only, no JIT evidence){assumed}")
+        return _by_code_cache(mode, code, f"flags on, C2 {compilers(flags).why}", assumed)
     if evidence.error:
         return Verdict(mode=mode.name, status=Status.UNKNOWN, reason=f"the evidence run failed: {evidence.error}")
     if evidence.proven:
@@ -130,9 +168,19 @@ def _by_jit(mode: Mode, cpu_features: list[str] | None, flags: FlagTable, eviden
                        "does not on this CPU")
 
 
-# Where a flag's value came from (HotSpot's origins) -> where to change it.
-_WHERE = {"command line": "the JVM's command line", "environment": "JAVA_TOOL_OPTIONS or _JAVA_OPTIONS",
-          "config file": "the flags file (-XX:Flags=, .hotspotrc)"}
+def _by_code_cache(mode: Mode, code: CodeCache | None, usable: str, assumed: str) -> Verdict:
+    """A running JVM that can use the intrinsics: what its code cache shows of the mode."""
+    if code is None or code.error:
+        why = f"its code cache could not be read: {code.error}" if code else "no JIT evidence"
+        return Verdict(mode=mode.name, status=Status.ACTIVE, reason=f"{usable} (running JVM: {why}){assumed}")
+    by_c2 = code.c2_compiled(mode)
+    if by_c2:
+        return Verdict(mode=mode.name, status=Status.IN_USE, reason=f"C2 compiled {', '.join(by_c2)}{assumed}")
+    by_c1 = code.c1_compiled(mode)
+    return Verdict(mode=mode.name, status=Status.NOT_IN_USE,
+                   reason=f"{usable}; the JVM has not run {mode.name} hot: "
+                          + (f"C1 compiled {', '.join(by_c1)}, C2 not yet" if by_c1 else
+                             f"its code cache has no {mode.expected}") + assumed)
 
 
 def _why_off(name: str, flags: FlagTable, held: dict) -> str:
@@ -154,7 +202,7 @@ def _fix(name: str, flags: FlagTable, held: dict) -> str:
 
 def _fix_level(level) -> str:
     """What lifts a level flag (UseSSE, UseAVX) that holds an intrinsic off or back."""
-    where = _WHERE.get(level.origin)
+    where = ORIGIN_PLACES.get(level.origin)
     if where:
         return f"remove -XX:{level.name}={level.value} from {where}"
     return f"HotSpot chose {level.name}={level.value} [{level.origin}] for this CPU (or the VM's CPU model)"
@@ -166,7 +214,7 @@ def _fix_origin(name: str, origin: str) -> str:
     if origin == "ergonomic":
         return (f"HotSpot turned {name} off itself (ergonomic): it found no usable AES support on this CPU "
                 "(or a lowered UseSSE/UseAVX); -XX:+" + name + " will not force it")
-    where = _WHERE.get(origin)
+    where = ORIGIN_PLACES.get(origin)
     return f"remove -XX:-{name} from {where}" if where else f"undo -XX:-{name} where it was set ({origin})"
 
 

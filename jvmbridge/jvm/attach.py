@@ -93,6 +93,12 @@ def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> 
     return output
 
 
+def code_list(process: int | TrackedProcess, timeout: float = 30.0) -> str:
+    """What `jcmd PID Compiler.codelist` prints (JDK 9+): each method the JIT compiled, its level and
+    state; read up to MAX_REPLY_BYTES like every reply (a JVM with more code is not read further)."""
+    return jcmd(process, "Compiler.codelist", timeout)
+
+
 def _as_target(target: Target, work, timeout: float) -> bytes:
     """``work()``'s bytes, done in a forked child with the target's uid and gid when we are root."""
     read_end, write_end = os.pipe()

@@ -78,14 +78,26 @@ def parse(text: str, source: str = "input") -> FlagTable:
     if "\x00" in text:
         raise FlagsParseError(f"{source}: binary data, not PrintFlagsFinal output")
     flags, unparsed, jdk8 = {}, [], False
+    listed: tuple[str, str] | None = None  # a ccstrlist given more than once: its name and its parts so far
     for number, line in enumerate(text.splitlines(), 1):
-        match = _FLAG.match(line)
+        match, more = _FLAG.match(line), _list_part(line, listed)
+        if more is not None and listed is not None:
+            match = _FLAG.match(f"ccstrlist {listed[0]} = {more}")  # the last part carries kind and origin
+            listed = (listed[0], f"{listed[1]}\n{match['value'] or '' if match else more}")
+            if not match:
+                continue
+        elif not match and (started := _list_start(line)):
+            listed = started
+            continue
         if match:
             origin = match["origin"]
             if origin is None:  # JDK 8: one bracket column, `:=` for a value set by anyone but the default
                 jdk8 = True
                 origin = "changed" if match["op"] == ":=" else "default"
-            flags[match["name"]] = Flag(type=match["type"], name=match["name"], value=match["value"] or "",
+            value = match["value"] or ""
+            if listed is not None and listed[0] == match["name"]:
+                value, listed = listed[1], None
+            flags[match["name"]] = Flag(type=match["type"], name=match["name"], value=value,
                                         kind=match["kind"].strip(), origin=origin)
         elif line.strip() and not _EXPECTED_NOISE.match(line):
             unparsed.append((number, line.strip()[:120]))
@@ -93,3 +105,17 @@ def parse(text: str, source: str = "input") -> FlagTable:
         first = f"; line {unparsed[0][0]}: {unparsed[0][1]!r}" if unparsed else ""
         raise FlagsParseError(f"{source}: no PrintFlagsFinal lines found{first}")
     return FlagTable(flags=flags, jdk8_style=jdk8, unparsed=unparsed)
+
+
+# A ccstrlist given more than once (-XX:DisableIntrinsic=a -XX:DisableIntrinsic=b) spans lines:
+# `ccstrlist DisableIntrinsic = a`, then `DisableIntrinsic += b`, kind and origin on the last only;
+# HotSpot keeps the parts joined by "\n" (split on whitespace: linear in the line, whatever it holds).
+def _list_start(line: str) -> tuple[str, str] | None:
+    words = line.split(None, 3)
+    return (words[1], words[3].strip()) if len(words) == 4 and words[0] == "ccstrlist" and words[2] == "=" else None
+
+
+def _list_part(line: str, listed: tuple[str, str] | None) -> str | None:
+    """What a `NAME += part` line adds to the list being read, or None when it is no such line."""
+    words = line.split(None, 2)
+    return words[2] if listed and len(words) == 3 and words[0] == listed[0] and words[1] == "+=" else None

@@ -51,8 +51,9 @@ def render_openmetrics(fleet: Fleet) -> str:
 
 
 # How the page colours a verdict: good (active), off (not active, a fix says how), wrong, unknown.
-_KINDS = {Status.ACTIVE: "good", Status.VERIFIED: "good", Status.WRONG: "wrong", Status.DISABLED: "off",
-          Status.UNSUPPORTED: "off", Status.NOT_OBSERVED: "unknown", Status.UNKNOWN: "unknown"}
+_KINDS = {Status.ACTIVE: "good", Status.IN_USE: "good", Status.VERIFIED: "good", Status.NOT_IN_USE: "good",
+          Status.WRONG: "wrong", Status.DISABLED: "off", Status.NOT_USABLE: "off", Status.UNSUPPORTED: "off",
+          Status.NOT_OBSERVED: "unknown", Status.UNKNOWN: "unknown"}
 
 
 def render_html(fleet: Fleet) -> str:

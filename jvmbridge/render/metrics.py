@@ -14,9 +14,9 @@ from jvmbridge.render.exposition import Gauge, exposition
 from jvmbridge.version import __version__
 
 # A verdict as a state label: short, lower case, the same in every document.
-VERDICT_STATES = {Status.ACTIVE: "active", Status.VERIFIED: "verified", Status.WRONG: "wrong",
-                  Status.DISABLED: "disabled", Status.UNSUPPORTED: "unsupported",
-                  Status.NOT_OBSERVED: "not_observed", Status.UNKNOWN: "unknown"}
+VERDICT_STATES = {Status.ACTIVE: "active", Status.IN_USE: "in_use", Status.VERIFIED: "verified", Status.WRONG: "wrong",
+                  Status.NOT_IN_USE: "not_in_use", Status.DISABLED: "disabled", Status.NOT_USABLE: "not_usable",
+                  Status.UNSUPPORTED: "unsupported", Status.NOT_OBSERVED: "not_observed", Status.UNKNOWN: "unknown"}
 # What a guard says of a mode (jvmbridge.guard.state); "unknown" for what a newer guard may say.
 GUARD_STATES = ("waiting", "testing", "verified", "wrong", "not_proven", "unknown")
 
@@ -56,7 +56,8 @@ class _Families:
         for v in verdicts:
             status = Status(v["status"])
             mode = {**labels, "mode": v["mode"]}
-            if status not in (Status.NOT_OBSERVED, Status.UNKNOWN):
+            # Not in use yet: the JVM could use them but has not needed the mode, neither 1 nor 0.
+            if status not in (Status.NOT_OBSERVED, Status.UNKNOWN, Status.NOT_IN_USE):
                 self.active.set(1 if status.active or status is Status.WRONG else 0, **mode)
             if status in (Status.VERIFIED, Status.WRONG):
                 self.correct.set(1 if status is Status.VERIFIED else 0, **mode)

@@ -97,7 +97,8 @@ def _intrinsics_off(target: Target, modes: list[Mode], cpu_features: list[str]) 
         return {}
     major = java_major(target.java.release_version)
     verdicts = [decide(mode, major, cpu_features, table, None) for mode in modes]
-    return {v.mode: f"{v.status}: {v.reason}" for v in verdicts if v.status in (Status.DISABLED, Status.UNSUPPORTED)}
+    return {v.mode: f"{v.status}: {v.reason}" for v in verdicts
+            if v.status in (Status.DISABLED, Status.UNSUPPORTED, Status.NOT_USABLE)}
 
 
 def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, budget: float,

@@ -1,0 +1,172 @@
+"""Which compilers a JVM runs, from its flags, and so whether its JIT can use the AES intrinsics at all.
+
+The AES intrinsics are C2's: C1 intrinsifies no crypto method (c1/c1_Compiler.cpp,
+Compiler::is_intrinsic_supported, JDK 11 to 25) and the interpreter none either. A JVM whose flags
+keep C2 from compiling never runs them, whatever UseAES says. HotSpot decides this in
+compiler/compilerDefinitions.inline.hpp (CompilerConfig::is_interpreter_only, is_c1_only,
+is_c2_enabled; JDK 17 to 25) and compilerDefinitions.cpp (CompilationModeFlag::initialize,
+CompilerConfig::ergo_initialize, check_args_consistency), from the flags read here; JDK 11's
+compilerDefinitions.cpp (set_client_compilation_mode, compilation_mode_selected) differs where noted.
+A JVMCI compiler (Graal) has intrinsics of its own: what it does is not told from flags.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from jvmbridge.jvm.printflags import Flag, FlagTable
+
+# Where a flag's value came from (HotSpot's origins) -> where to change it.
+ORIGIN_PLACES = {"command line": "the JVM's command line", "environment": "JAVA_TOOL_OPTIONS or _JAVA_OPTIONS",
+                 "config file": "the flags file (-XX:Flags=, .hotspotrc)"}
+# Levels of compiler/compilerDefinitions.hpp's CompLevel: 0 interpreter, 1-3 C1, 4 C2 (or JVMCI).
+C2_LEVEL = 4
+
+
+class Compiling(str, Enum):
+    """What compiles a JVM's hot AES code."""
+    C2 = "C2"
+    C1_ONLY = "C1 only"
+    INTERPRETER_ONLY = "interpreter only"
+    JVMCI = "a JVMCI compiler"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Compilers:
+    compiling: Compiling
+    why: str  # the flags that decided it, e.g. "TieredStopAtLevel=1 [command line]"
+    fix: str = ""  # what lets C2 compile again, where it does not
+
+    @property
+    def reason(self) -> str:
+        """"C1 only (TieredStopAtLevel=1 [command line])" """
+        return f"{self.compiling.value} ({self.why})"
+
+
+def compilers(flags: FlagTable) -> Compilers:
+    """Which compilers compile this JVM's hot code, as HotSpot's CompilerConfig works it out."""
+    has_c1, has_c2 = _built_with(flags, "C1"), _built_with(flags, "C2")
+    if not (has_c1 or has_c2):
+        return Compilers(Compiling.UNKNOWN, "this JVM lists no C1 or C2 flag")
+    return (_interpreter_only(flags) or _c1_only(flags, has_c1, has_c2) or _jvmci(flags)
+            or (Compilers(Compiling.C2, _c2_mode(flags)) if has_c2 else
+                Compilers(Compiling.UNKNOWN, "this JVM lists no C2 flag and no C1-only setting")))
+
+
+def _built_with(flags: FlagTable, compiler: str) -> bool:
+    """A compiler's own flags are listed with its name in their kind ("C2 product") only in a build that has it."""
+    return any(flag.kind.startswith(compiler + " ") for flag in flags.flags.values())
+
+
+def _value(flags: FlagTable, name: str) -> str | None:
+    return flags.flags[name].value if name in flags.flags else None
+
+
+def _said(flag: Flag) -> str:
+    return f"{flag.name}={flag.value} [{flag.origin}]"
+
+
+def _interpreter_only(flags: FlagTable) -> Compilers | None:
+    # -Xint, -XX:TieredStopAtLevel=0 and -XX:CompileThresholdScaling=0 all end in UseCompiler=false
+    # (CompilerConfig::check_args_consistency, JDK 17+; Arguments::set_mode_flags for -Xint, JDK 11).
+    use_compiler = flags.flags.get("UseCompiler")
+    tiers = flags.flags.get("TieredStopAtLevel")
+    # JDK 11's tiered policy caps every compile at TieredStopAtLevel, leaving UseCompiler on
+    # (tieredThresholdPolicy.cpp, TieredThresholdPolicy::limit_level).
+    stopped = tiers is not None and tiers.value == "0" and _value(flags, "TieredCompilation") == "true"
+    if not (use_compiler is not None and use_compiler.value == "false") and not stopped:
+        return None
+    for name, value in (("TieredStopAtLevel", "0"), ("CompileThresholdScaling", "0.000000")):
+        flag = flags.flags.get(name)
+        if flag is not None and flag.value == value and flag.origin != "default":
+            return Compilers(Compiling.INTERPRETER_ONLY, _said(flag), _remove(flag))
+    if use_compiler is not None and use_compiler.origin not in ("default", "ergonomic"):
+        return Compilers(Compiling.INTERPRETER_ONLY, _said(use_compiler), _remove(use_compiler))
+    return Compilers(Compiling.INTERPRETER_ONLY, "UseCompiler=false: -Xint",
+                     "remove -Xint from the JVM's options (its command line, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS)")
+
+
+def _c1_only(flags: FlagTable, has_c1: bool, has_c2: bool) -> Compilers | None:
+    """CompilerConfig::is_c1_only: tiers stopped below C2, the quick-only mode, client emulation, or no C2."""
+    if not has_c1:
+        return None
+    tiers, tiered, mode = (flags.flags.get(name) for name in ("TieredStopAtLevel", "TieredCompilation",
+                                                               "CompilationMode"))
+    if tiers is not None and tiers.value in ("1", "2", "3") and tiered is not None and tiered.value == "true":
+        return Compilers(Compiling.C1_ONLY, _said(tiers), _remove(tiers))
+    if mode is not None and mode.value == "quick-only":  # JDK 14+
+        return Compilers(Compiling.C1_ONLY, _said(mode), _remove(mode))
+    never_server = flags.flags.get("NeverActAsServerClassMachine")
+    if never_server is not None and never_server.value == "true" and not _compilation_mode_selected(flags):
+        # CompilerConfig::ergo_initialize: client emulation (JDK 11 turns TieredCompilation off for it, ergonomic).
+        return Compilers(Compiling.C1_ONLY, f"client emulation: {_said(never_server)}", _remove(never_server)
+                         if never_server.origin in ORIGIN_PLACES else "HotSpot chose client emulation on this machine: "
+                         "-XX:-NeverActAsServerClassMachine or -XX:TieredStopAtLevel=4 lifts it")
+    if not has_c2 and _value(flags, "UseJVMCICompiler") != "true":
+        return Compilers(Compiling.C1_ONLY, "this JVM build has no C2 (a client or minimal VM)",
+                         "run a server VM, the JDK's default on 64-bit platforms")
+    return None
+
+
+def _compilation_mode_selected(flags: FlagTable) -> bool:
+    """CompilerConfig::is_compilation_mode_selected: a compiler flag was set by anyone but HotSpot."""
+    return any(name in flags.flags and flags.flags[name].origin not in ("default", "ergonomic")
+               for name in ("TieredCompilation", "TieredStopAtLevel", "CompilationMode", "EnableJVMCI",
+                            "UseJVMCICompiler"))
+
+
+def _jvmci(flags: FlagTable) -> Compilers | None:
+    flag = flags.flags.get("UseJVMCICompiler")
+    if flag is None or flag.value != "true":
+        return None
+    return Compilers(Compiling.JVMCI, f"{_said(flag)}: its top tier is not C2, its intrinsics are its own")
+
+
+def _c2_mode(flags: FlagTable) -> str:
+    """CompilerConfig::is_c2_only (no tiers: -XX:-TieredCompilation, CompilationMode=high-only) or tiered."""
+    tiered, mode = flags.flags.get("TieredCompilation"), flags.flags.get("CompilationMode")
+    if tiered is not None and tiered.value == "false":
+        return f"without tiers, {_said(tiered)}"
+    if mode is not None and mode.value == "high-only":  # high-only-quick-internal needs JVMCI, else is ignored
+        return f"without tiers, {_said(mode)}"
+    return "tiered"
+
+
+def _remove(flag: Flag) -> str:
+    """The option that set ``flag``, to remove from where it was set."""
+    value = f"{float(flag.value):g}" if flag.type == "double" else flag.value  # 0.000000 was given as 0
+    option = {"true": f"-XX:+{flag.name}", "false": f"-XX:-{flag.name}"}.get(value, f"-XX:{flag.name}={value}")
+    where = ORIGIN_PLACES.get(flag.origin)
+    return f"remove {option} from {where}" if where else f"undo {option} where it was set ({flag.origin})"
+
+
+# The intrinsic each SunJCE method becomes (classfile/vmIntrinsics.hpp, the do_intrinsic lines;
+# _electronicCodeBook_* JDK 16+, _galoisCounterMode_AESCrypt JDK 18+): what DisableIntrinsic and
+# ControlIntrinsic name.
+INTRINSIC_IDS = {"AESCrypt::implEncryptBlock": "_aescrypt_encryptBlock",
+                 "AESCrypt::implDecryptBlock": "_aescrypt_decryptBlock",
+                 "CipherBlockChaining::implEncrypt": "_cipherBlockChaining_encryptAESCrypt",
+                 "CipherBlockChaining::implDecrypt": "_cipherBlockChaining_decryptAESCrypt",
+                 "ElectronicCodeBook::implECBEncrypt": "_electronicCodeBook_encryptAESCrypt",
+                 "ElectronicCodeBook::implECBDecrypt": "_electronicCodeBook_decryptAESCrypt",
+                 "CounterMode::implCrypt": "_counterMode_AESCrypt",
+                 "GaloisCounterMode::implGCMCrypt0": "_galoisCounterMode_AESCrypt",
+                 "GHASH::processBlocks": "_ghash_processBlocks"}
+
+
+def intrinsics_taken_away(flags: FlagTable) -> dict[str, str]:
+    """Intrinsic ID -> the option that turned it off, as compilerDirectives.cpp's
+    DirectiveSet::init_control_intrinsic reads them: ControlIntrinsic's "+id"/"-id" in order (JDK 14+),
+    then every id of DisableIntrinsic off; ids separated by ",", "\\n" (the flag given twice) or " "."""
+    control: dict[str, bool] = {}
+    for token in _ids(_value(flags, "ControlIntrinsic")):
+        if token[:1] in "+-" and len(token) > 1:
+            control[token[1:]] = token[0] == "+"
+    taken = {name: f"-XX:ControlIntrinsic=-{name}" for name, on in control.items() if not on}
+    taken.update({name: f"-XX:DisableIntrinsic={name}" for name in _ids(_value(flags, "DisableIntrinsic"))})
+    return taken
+
+
+def _ids(listed: str | None) -> list[str]:
+    return (listed or "").replace(",", " ").split()
