@@ -1,0 +1,124 @@
+"""Run as root, what jvmbridge starts takes nothing from the caller's folder, PATH or environment
+that another user can plant: their `jvmbridge/` package in the current folder, their `as` early on
+PATH, their ./ansible.cfg, their -javaagent in JAVA_TOOL_OPTIONS (jvmbridge.trust.launch).
+
+Split by tier: here what needs a JVM, the compiler or Ansible; the rest is in tests/unit/test_launch.py."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from helpers import TENANT, cannot, jdk_homes
+
+from jvmbridge.native import c_loop
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: the doors are root's")
+
+# jvmbridge as a user runs it: its console script, whose folder (not the current one) starts sys.path.
+JVMBRIDGE = Path(sys.executable).parent / "jvmbridge"
+
+
+def _as_a_user_runs_it(*args: str, cwd: Path, env: dict | None = None, timeout: float = 300
+                       ) -> subprocess.CompletedProcess:
+    if not JVMBRIDGE.is_file():
+        cannot(f"needs jvmbridge's console script beside {sys.executable}: pip install .")
+    return subprocess.run([str(JVMBRIDGE), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
+
+
+def _theirs(folder: Path) -> None:
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+
+
+def test_root_in_a_users_folder_runs_jvmbridge_not_their_jvmbridge_package(folder, tmp_path):
+    marker = folder / "ran-as"
+    (folder / "jvmbridge").mkdir()
+    (folder / "jvmbridge" / "__init__.py").write_text(
+        f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getuid()}}\\n')\n")
+    _theirs(folder)
+    done = _as_a_user_runs_it("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--sizes", "16",
+                              "--round-time", "0.05", "--rounds", "2", "--max-forks", "2", "--quiet", "--format",
+                              "json", "-o", str(tmp_path / "run.jsonl"), cwd=folder)
+    assert not marker.exists(), f"their package ran as uid {marker.read_text()}"
+    assert done.returncode == 0, done.stderr
+    assert {row["engine"] for row in json.loads(done.stdout)["results"]} == {"OpenSSL C loop (jvmbridge)"}
+
+
+def test_gcc_building_the_c_loop_as_root_runs_no_program_of_a_users_folder_on_path(folder, tmp_path, monkeypatch):
+    marker = folder / "ran-as"
+    for tool in ("as", "ld", "collect2"):
+        (folder / tool).write_text(f'#!/bin/sh\nid -u >> {marker}\nexec /usr/bin/{tool} "$@"\n')
+        (folder / tool).chmod(0o755)
+    _theirs(folder)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a cache of its own: the loop is built now
+    built = c_loop.library_path()
+    assert not marker.exists(), f"their program ran as uid {marker.read_text()}"
+    assert built.parent == tmp_path / "jvmbridge"
+    assert c_loop.load(built).aesloop_openssl_version()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["./ansible.cfg", "ANSIBLE_CONFIG"])
+def test_the_fleet_play_reads_no_ansible_cfg_of_the_callers_folder_or_environment(folder, tmp_path, named):
+    # ansible-playbook as the venv that runs these tests has it, as an activated venv would find it.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    if not shutil.which("ansible-playbook", path=path):
+        cannot("needs ansible-playbook: pip install '.[fleet]'")
+    (folder / "ansible.cfg").write_text(f"[defaults]\nlog_path = {folder / 'here.log'}\n")
+    (folder / "chosen.cfg").write_text(f"[defaults]\nlog_path = {folder / 'chosen.log'}\n")
+    _theirs(folder)
+    inventory = tmp_path / "hosts.ini"
+    inventory.write_text(f"gone-1 ansible_host=127.0.0.1 ansible_port={_free_port()}\n")  # nothing listens there
+    done = _as_a_user_runs_it("fleet", str(inventory), "--out", str(tmp_path / "fleet"), "--format", "json",
+                              cwd=folder, env={**os.environ, "PATH": path,
+                                               **({"ANSIBLE_CONFIG": str(folder / "chosen.cfg")} if named else {})})
+    assert sorted(path.name for path in folder.iterdir()) == ["ansible.cfg", "chosen.cfg"]  # no log of theirs written
+    assert json.loads(done.stdout)["unchecked"].keys() == {"gone-1"}, done.stderr[-2000:]
+
+
+def _agent_jar(folder: Path, marker: Path) -> Path:
+    """A -javaagent whose premain appends the user it ran as to ``marker``."""
+    source = folder / "src" / "theirs" / "Agent.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("package theirs;\npublic final class Agent {\n  public static void premain(String args) {\n"
+                      f"    try (java.io.FileWriter w = new java.io.FileWriter(\"{marker}\", true)) {{\n"
+                      "      w.write(System.getProperty(\"user.name\") + \"\\n\"); } catch (java.io.IOException e) { }\n"
+                      "  }\n}\n")
+    classes = folder / "classes"
+    subprocess.run([str(jdk_homes()[0] / "bin" / "javac"), "--release", "11", "-d", str(classes), str(source)],
+                   check=True, capture_output=True)
+    jar = folder / "agent.jar"
+    with zipfile.ZipFile(jar, "w") as out:
+        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nPremain-Class: theirs.Agent\n")
+        out.write(classes / "theirs" / "Agent.class", "theirs/Agent.class")
+    return jar
+
+
+@pytest.mark.parametrize("command", [
+    ("flags", "--format", "json"),
+    ("check", "--mode", "cbc", "--no-verify", "--mode-time", "5", "--format", "json"),
+    ("verify", "--mode", "cbc", "--quick", "--jdk-time", "1", "--quiet", "--format", "json"),
+], ids=lambda command: command[0])
+def test_no_jvm_root_starts_loads_a_javaagent_from_its_shells_java_tool_options(folder, tmp_path, command):
+    marker = folder / "ran-as"
+    jar = _agent_jar(folder, marker)
+    _theirs(folder)
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": f"-javaagent:{jar}", "_JAVA_OPTIONS": f"-javaagent:{jar}",
+           "JDK_JAVA_OPTIONS": f"-javaagent:{jar}"}
+    done = _as_a_user_runs_it(*command, "--java", str(jdk_homes()[0]), cwd=tmp_path, env=env)
+    assert not marker.exists(), f"their agent ran as {marker.read_text()}"
+    assert done.returncode in (0, 1), done.stderr[-2000:]  # 1: a finding, not a failure to run
+    assert json.loads(done.stdout)
