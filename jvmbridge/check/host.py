@@ -92,7 +92,8 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
     """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
     ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
     found but not run (as root, another user can change them), each reported as not checked;
-    ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked."""
+    ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked, each that
+    ended before it was read left out (on a server JVMs come and go: not a failure)."""
     started = time.monotonic()
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
@@ -100,7 +101,7 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
                      options=list(jvm_options), error=str(skipped), verdicts=_unknown(modes, str(skipped)))
              for skipped in left_out]
     asked: list[int | LiveJvm | UncheckableJvm] = [*pids, *all_jvms]
-    live = [_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked]
+    live = [part for part in (_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked) if part]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -162,7 +163,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
             "verdicts": verdicts}
 
 
-def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str]) -> LivePart:
+def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str]) -> LivePart | None:
     if isinstance(asked, UncheckableJvm):
         return _unchecked_live(asked.pid, str(asked), modes)
     pid = asked if isinstance(asked, int) else asked.pid
@@ -172,6 +173,8 @@ def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], featur
         version = live_version(live)
         guarded = live_property(live.process, guard_state.PROPERTY)
     except (WorkerError, FlagsParseError) as e:
+        if isinstance(asked, LiveJvm) and asked.process.ended():
+            return None  # found by the scan, ended during the check: no longer a JVM of this host
         return _unchecked_live(pid, str(e), modes)
     java_home = str(live.java.home) + (DELETED if live.jdk_deleted else "")
     code = _code_cache(live)

@@ -46,6 +46,14 @@ class TrackedProcess:
                                  f"{now[0]}, uid {self.uid} -> {now[1]}): given up" if now else
                                  f"pid {self.pid} ended since it was found: given up")
 
+    def ended(self) -> bool:
+        """Whether the process found has ended (its pid free, or another process's now)."""
+        try:
+            self._check_alive()
+        except ProcessChanged:
+            return True
+        return False
+
     def send_signal(self, number: int) -> None:
         """``number`` to the process found, never to one that took its pid."""
         self.ensure_same()
