@@ -9,6 +9,7 @@ from jvmbridge.fleet.report import fleet_of
 from jvmbridge.guard.state import ModeState
 from jvmbridge.guard.state import summary as guard_summary
 from jvmbridge.intrinsics.verdict import Status
+from jvmbridge.jvm.options import main_class
 from jvmbridge.render import fleet
 from jvmbridge.render.metrics import check_metrics
 from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_block, printable
@@ -16,9 +17,9 @@ from jvmbridge.render.text import aligned_block, as_json, as_lines, markdown_blo
 Table = Callable[..., list[str]]  # rows (header first), indent -> lines: aligned_block or markdown_block
 
 _SUMMARY = {0: "AES acceleration is active everywhere checked.",
-            "wrong": "AES acceleration computes WRONG bytes somewhere (see above): do not trust it as configured.",
-            1: "AES acceleration is NOT active somewhere (see above).",
-            2: "Could not tell everywhere whether AES acceleration is active (see above)."}
+            "wrong": "AES acceleration computes WRONG bytes somewhere (see below): do not trust it as configured.",
+            1: "AES acceleration is NOT active somewhere (see below).",
+            2: "Could not tell everywhere whether AES acceleration is active (see below)."}
 
 _PRESENT = {True: "yes", False: "no", None: "unknown"}
 
@@ -44,8 +45,15 @@ def render_openmetrics(document: dict) -> str:
 
 
 def _render(document: dict, table: Table) -> str:
+    """The answer first: the summary, one line per JDK and running JVM, how long it took; then the
+    CPU and each part's flags, verdicts and fixes."""
     cpu = document["cpu"]
-    lines = [f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
+    wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
+    lines = [_SUMMARY["wrong" if wrong else document["exit_code"]]]
+    lines += [f"  {_answer(part)}" for part in (*document["jdks"], *document["live_jvms"])]
+    if "duration_seconds" in document:  # documents before schema 5 did not time the check
+        lines.append(f"  (checked in {document['duration_seconds']:.1f} s)")
+    lines += ["", f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
     if cpu.get("emulation"):  # documents written before it was recorded do not say
         lines.append(f"EMULATED {cpu['emulation']}: verdicts rest on the JVM's flags and its JIT"
                      + ("; the CPU's features are not known" if all(f["present"] is None
@@ -61,7 +69,7 @@ def _render(document: dict, table: Table) -> str:
                   + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
         lines += _flags_and_verdicts(jdk, table, "  ")
     if document["live_jvms"]:
-        lines += ["", "Running JVMs (flags read over the attach socket; no JIT evidence)"]
+        lines += ["", "Running JVMs (flags and code cache read over the attach socket)"]
         for live in document["live_jvms"]:
             lines.append(f"  pid {live['pid']}" + (f" {printable(live['java_home'])}: "
                                                    f"{printable(live['command_line'])[:100]}"
@@ -72,9 +80,21 @@ def _render(document: dict, table: Table) -> str:
                              if live.get("guard") else "    guard: none (no jvmbridge guard agent in this JVM)")
     if not document["jdks"] and not document["live_jvms"]:
         lines += ["", "Nothing to check: no JDK was given and no running JVM was found."]
-    wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
-    lines += ["", _SUMMARY["wrong" if wrong else document["exit_code"]]]
     return as_lines(lines)
+
+
+def _answer(part: dict) -> str:
+    """One line for a JDK or running JVM: its modes grouped by verdict, and the fix where there is one.
+    "pid 4242 app.jar: CBC, CTR, GCM not usable (fix: remove -XX:TieredStopAtLevel=1 from ...)" """
+    name = (f"pid {part['pid']} {main_class(part.get('command_line', ''))}".rstrip() if "pid" in part
+            else f"JDK {part['java_home']}" + (f" with {' '.join(part['options'])}" if part.get("options") else ""))
+    groups: dict[str, list[str]] = {}
+    for verdict in part["verdicts"]:
+        groups.setdefault(verdict["status"], []).append(verdict["mode"])
+    fixes = list(dict.fromkeys(v["fix"] for v in part["verdicts"] if v.get("fix")))
+    said = "; ".join(f"{', '.join(modes)} {status}" for status, modes in groups.items())
+    return printable(f"{name}: {said}" + (f" (fix: {fixes[0]})" if len(fixes) == 1 else
+                                          " (fixes below)" if fixes else ""))
 
 
 def _flags_and_verdicts(part: dict, table: Table, indent: str) -> list[str]:

@@ -64,11 +64,14 @@ def test_no_verify_trusts_the_jit_log_alone():
     assert document["jdks"][0]["verification"] == {}
 
 
-def test_human_summary():
-    done = run_cli("check", "--mode", "cbc")
-    assert done.returncode in (0, 1), done.stderr
-    assert "aes " in done.stdout and "CBC" in done.stdout
-    assert "AES acceleration is" in done.stdout.splitlines()[-1]
+def test_human_summary_leads_with_the_answer():
+    done = run_cli("check", "--mode", "cbc", "--jvm-arg=-XX:TieredStopAtLevel=1")
+    assert done.returncode == 1, done.stderr
+    summary, answer, took = done.stdout.splitlines()[:3]
+    assert summary == "AES acceleration is NOT active somewhere (see below)."
+    assert answer.endswith(" with -XX:TieredStopAtLevel=1: CBC not usable "
+                           "(fix: remove -XX:TieredStopAtLevel=1 from the JVM's command line)")
+    assert took.startswith("  (checked in ") and "aes " in done.stdout
 
 
 def test_a_jvm_refusing_the_options_could_not_tell():

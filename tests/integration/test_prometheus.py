@@ -66,6 +66,10 @@ ALERT_TESTS = [{
         _series("jvmbridge_aes_verdict", {**JVM, "state": "active"}, "1x120"),
         _series("jvmbridge_aes_verdict", {**JDK, "mode": "GCM", "state": "wrong"}, "1x120"),
         _series("jvmbridge_aes_verdict", {**JVM, "mode": "GCM", "state": "wrong"}, "0x120"),
+        # C1 only for two hours (fires); usable but not in use yet, and not usable for 3 minutes (do not).
+        _series("jvmbridge_aes_verdict", {**JVM, "mode": "GCM", "state": "not_usable"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JVM, "mode": "CBC", "state": "not_in_use"}, "1x120"),
+        _series("jvmbridge_aes_verdict", {**JDK, "mode": "CTR", "state": "not_usable"}, "1x3 0x117"),
         _series("jvmbridge_aes_verdict", {"host": "vm-3", "target": "JDK 17 /jdk", "mode": "CBC",
                                           "state": "unsupported"}, "1x120"),
         # Could not tell for two hours (fires), and for 30 minutes before an answer (does not).
@@ -88,6 +92,12 @@ ALERT_TESTS = [{
                ({**JDK, "state": "disabled", "severity": "warning"},
                 "AES CBC intrinsics off on web-1 although its CPU has AES",
                 "/usr/lib/jvm/17: `jvmbridge check` there names the flag and how to remove it.")),
+        _alert("4m", "JvmbridgeAesIntrinsicsNotUsable"),
+        _alert("10m", "JvmbridgeAesIntrinsicsNotUsable",
+               ({**JVM, "mode": "GCM", "state": "not_usable", "severity": "warning"},
+                "AES GCM intrinsics unusable on web-2: the JVM never compiles with C2",
+                "/usr/lib/jvm/17 (pid 4242 app.jar): `jvmbridge check` there names the option that keeps C2 off; "
+                "AES runs about 8 times slower.")),
         _alert("10m", "JvmbridgeCpuWithoutAes",
                ({"host": "vm-3", "target": "JDK 17 /jdk", "mode": "CBC", "state": "unsupported", "severity": "warning"},
                 "The CPU of vm-3 does not offer AES to the JVM (CBC)",
