@@ -3,6 +3,7 @@ finished kept: real child processes (Python ones that hang on purpose; no JVM)."
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 
 import pytest
@@ -40,7 +41,10 @@ def worker(tmp_path, monkeypatch):
     (tmp_path / "hanging_worker.py").write_text(textwrap.dedent(HANGS_AFTER_ONE_PART))
     (tmp_path / "serving_worker.py").write_text(textwrap.dedent(HANGS_IN_ITS_HANDLER))
     monkeypatch.setattr(parent, "START_SECONDS", 0.0)  # the parent's allowance for a start; no JVM here
-    return {**os.environ, "PYTHONPATH": str(tmp_path)}
+    # Run as scripts of this folder: run_child's children are isolated (-I), no module on PYTHONPATH is theirs.
+    monkeypatch.setattr(parent, "python_command",
+                        lambda module, *arguments: [sys.executable, str(tmp_path / f"{module}.py"), *arguments])
+    return None  # the launcher's environment
 
 
 def test_a_hung_child_is_stopped_with_the_part_it_finished_kept(worker):

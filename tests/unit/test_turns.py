@@ -11,11 +11,13 @@ import math
 import os
 import random
 import statistics
+import sys
 import textwrap
 from types import SimpleNamespace
 
 import pytest
 
+import jvmbridge.forks.parent as parent
 from jvmbridge.comparison.ratios import RatioKind, speedup
 from jvmbridge.forks.parent import Arm, fork_turns, run_forks
 from jvmbridge.sampling.policy import Sampling
@@ -41,11 +43,19 @@ WORKER = """
 """
 
 
+@pytest.fixture
+def workers_here(tmp_path, monkeypatch):
+    """The children run tmp_path's <module>.py as a script: run_child's own are isolated (-I), so no
+    module on PYTHONPATH is theirs to import."""
+    monkeypatch.setattr(parent, "python_command",
+                        lambda module, *arguments: [sys.executable, str(tmp_path / f"{module}.py"), *arguments])
+
+
 def _two_arms(tmp_path, spread: float, shared_spread: float) -> list:
     """run_forks of two arms of parts a and b, one at 100 ns/op and one at 300, every other fork of
     both slower by ``shared_spread`` (a host slower for the turn) and of the second by ``spread`` more."""
     (tmp_path / "level_worker.py").write_text(textwrap.dedent(WORKER))
-    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env = dict(os.environ)
     sampling = Sampling(rounds=2, forks=2, max_forks=6)
     parts = [{"name": "a"}, {"name": "b"}]
     level = 1 + shared_spread
@@ -56,7 +66,7 @@ def _two_arms(tmp_path, spread: float, shared_spread: float) -> list:
     return run_forks("level_worker", [steady, moving])
 
 
-def test_two_arms_run_in_turns_as_many_forks_as_their_ratios_take(tmp_path):
+def test_two_arms_run_in_turns_as_many_forks_as_their_ratios_take(tmp_path, workers_here):
     # The ratios move 1% from turn to turn: Stein's rule asks 21 forks (within reach of the limit),
     # where the steady arm's rows alone would stop at its first stage, 2.
     measured = _two_arms(tmp_path, spread=0.01, shared_spread=0.0)
@@ -68,7 +78,7 @@ def test_two_arms_run_in_turns_as_many_forks_as_their_ratios_take(tmp_path):
     assert all(a == b for a, b in zip(starts[0], starts[1]))  # one child a turn measures an arm's every part
 
 
-def test_rows_that_move_together_stop_at_the_first_stage_of_their_ratio(tmp_path):
+def test_rows_that_move_together_stop_at_the_first_stage_of_their_ratio(tmp_path, workers_here):
     # Every row 30% slower every other turn (the old rule, row by row, ran the limit, 6); their
     # ratios do not move.
     measured = _two_arms(tmp_path, spread=0.0, shared_spread=0.3)
