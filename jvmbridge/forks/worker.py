@@ -9,9 +9,11 @@ import json
 import os
 import signal
 import sys
+from pathlib import Path
 from typing import Any, Callable
 
 from jvmbridge.forks.parent import WorkerError, remove_jvm_files
+from jvmbridge.trust.writer import replace_whole
 
 # Writes a child's result where parent.run_child reads it; a later call replaces an earlier, partial one.
 Save = Callable[[dict], None]
@@ -58,6 +60,4 @@ def serve(handler: Callable[[dict, Save], dict]) -> None:
 
 def _save(path: str, result: dict) -> None:
     """Write ``result`` whole or not at all: a crash mid-write must not leave half a file."""
-    with open(f"{path}.partial", "w") as f:
-        json.dump(result, f)
-    os.replace(f"{path}.partial", path)
+    replace_whole(Path(path), json.dumps(result))

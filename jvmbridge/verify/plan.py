@@ -6,6 +6,7 @@ OpenSSL through pyca/cryptography, so the JVM is judged against an independent i
 """
 from __future__ import annotations
 
+import os
 import random
 import struct
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Iterable
 
 from jvmbridge.intrinsics.modes import Mode
 from jvmbridge.reference import encrypt_message
+from jvmbridge.trust.writer import create_private_file
 
 PLAN_VERSION = 1  # must equal Conformance.PLAN_VERSION
 KEY_BITS = (128, 192, 256)
@@ -86,7 +88,7 @@ def inputs(mode: Mode, case: Case) -> Inputs:
 
 
 def write_plan(path: Path, mode: Mode, planned: list[Case]) -> None:
-    with open(path, "wb") as out:
+    with os.fdopen(create_private_file(path), "wb") as out:
         out.write(struct.pack(">i", PLAN_VERSION))
         transformation = mode.transformation.encode()
         out.write(struct.pack(">H", len(transformation)) + transformation)

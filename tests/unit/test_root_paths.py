@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,3 +158,100 @@ def test_debians_jdk_with_its_links_into_usr_share_and_etc_is_still_root_s_alone
     for jdk in jdks:
         changeable_by_others.cache_clear()
         assert changeable_by_others(jdk, whole_tree=True) is None, jdk
+
+
+SAVED_RUN = REPO / "tests" / "data" / "run-0.3.0.jsonl"
+
+
+def test_report_plot_never_writes_through_a_link_another_user_planted(folder):
+    pytest.importorskip("matplotlib", reason="needs matplotlib: pip install '.[plot]'")
+    roots = folder / "roots-file"
+    roots.write_text("root's\n")
+    roots.chmod(0o600)
+    theirs = folder / "theirs"
+    theirs.mkdir()
+    (theirs / "figure.png").symlink_to(roots)  # issue 64, item 6: root's 0600 file became a PNG
+    os.chown(theirs, TENANT, TENANT)
+    done = run_cli("report", str(SAVED_RUN), "--plot", str(theirs / "figure.png"))
+    assert done.returncode != 0 and roots.read_text() == "root's\n"
+    assert done.stderr.splitlines()[-1] == (f"jvmbridge: error: {theirs / 'figure.png'}: "
+                                         "Too many levels of symbolic links")
+    done = run_cli("report", str(SAVED_RUN), "--plot", str(folder / "figure.png"))
+    assert done.returncode == 0, done.stderr
+    assert (folder / "figure.png").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_export_folder_swapped_for_a_link_by_its_parents_owner_gets_nothing_written(folder):
+    from jvmbridge.trust.writer import NotWritable, replace_whole
+
+    # Issue 64, item 7: the parent's owner swaps the export folder for a link to a root-only folder.
+    root_only = folder / "root-only"
+    root_only.mkdir(mode=0o700)
+    theirs = folder / "theirs"
+    theirs.mkdir()
+    (theirs / "textfile").symlink_to(root_only)
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(theirs)], check=True)
+    with pytest.raises(NotWritable) as refused:
+        replace_whole(theirs / "textfile" / "jvmbridge.prom", "# EOF\n", mode=0o644)
+    assert f"{refused.value.filename}: {refused.value.strerror}" == (
+        f"{theirs / 'textfile'}: a link in a folder another user can change ({theirs} is owned by uid {TENANT})")
+    assert list(root_only.iterdir()) == []
+    # Their own folder, no link: written there, as they may read it, and nowhere else.
+    (theirs / "textfile").unlink()
+    (theirs / "textfile").mkdir()
+    replace_whole(theirs / "textfile" / "jvmbridge.prom", "# EOF\n", mode=0o644)
+    assert (theirs / "textfile" / "jvmbridge.prom").read_text() == "# EOF\n"
+
+
+def test_output_files_are_0600_and_never_a_fifo_another_users_file_or_a_hard_link(folder):
+    from jvmbridge.trust.writer import NotWritable, open_for_writing
+
+    # Issue 64, items 10 and 12: --output was 0644 (the JVM's -D options in it) and hung on a FIFO.
+    fifo = folder / "out.json"
+    os.mkfifo(fifo)
+    done = run_cli("report", str(SAVED_RUN), "--format", "json", "-o", str(fifo), timeout=60)
+    assert done.returncode != 0 and done.stderr.splitlines()[-1] == (
+        f"jvmbridge: the document above was not saved: {fifo}: a FIFO, not a regular file: not written")
+    fifo.unlink()
+    assert run_cli("report", str(SAVED_RUN), "--format", "json", "-o", str(fifo)).returncode == 0
+    assert fifo.stat().st_mode & 0o777 == 0o600
+    # A file another user left where root writes (/tmp is everyone's): theirs to read, so not written.
+    planted = folder / "planted.json"
+    planted.write_text("theirs\n")
+    os.chown(planted, TENANT, TENANT)
+    with pytest.raises(NotWritable, match=f"owned by uid {TENANT}: root writes over none but its own files"):
+        os.close(open_for_writing(planted))
+    assert planted.read_text() == "theirs\n"
+    os.link(folder / "out.json", folder / "second-name.json")
+    with pytest.raises(NotWritable, match="other names"):
+        os.close(open_for_writing(folder / "out.json"))
+
+
+def test_a_fifo_at_the_host_speed_reference_is_no_reference_and_no_hang(tmp_path):
+    # Issue 64, item 12: compare hung reading a FIFO at host-speed.json in the data folder.
+    data = tmp_path / "data" / "jvmbridge"
+    data.mkdir(parents=True, mode=0o700)
+    os.mkfifo(data / "host-speed.json")
+    read = subprocess.run([sys.executable, "-c", "from jvmbridge.comparison.hostspeed import _read, reference_path; "
+                           "print(_read(reference_path()))"], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")})
+    assert read.returncode == 0 and read.stdout == "{}\n", read.stderr
+
+
+def test_a_release_file_reached_through_a_link_out_of_the_jdk_is_not_shown(folder):
+    from jvmbridge.jvm.discovery import resolve_java
+
+    # Issue 64, item 8: a file everyone may read, in a folder only root may enter.
+    hidden = folder / "root-only" / "release"
+    hidden.parent.mkdir(mode=0o700)
+    hidden.write_text('JAVA_VERSION="behind a 0700 folder"\n')
+    hidden.chmod(0o644)
+    jdk = folder / "jdk"
+    for name in ("bin/java", "lib/server/libjvm.so"):
+        (jdk / name).parent.mkdir(parents=True, exist_ok=True)
+        (jdk / name).touch()
+    (jdk / "release").symlink_to(hidden)
+    assert resolve_java(jdk).release_version == "unknown"
+    (jdk / "release").unlink()
+    (jdk / "release").write_text('JAVA_VERSION="17.0.99"\n')
+    assert resolve_java(jdk).release_version == "17.0.99"
