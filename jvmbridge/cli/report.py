@@ -127,6 +127,8 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
             plot_runs(frame, comparison, Path(plot_path))
         except PlotUnavailable as e:
             raise click.ClickException(str(e)) from None
+        except OSError as e:
+            raise click.ClickException(f"{plot_path}: {e.strerror}") from None
         if not quiet:
             click.echo(f"jvmbridge: figure written to {plot_path}", err=True)
     return saved
