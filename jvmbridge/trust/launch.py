@@ -29,7 +29,8 @@ from jvmbridge.trust.paths import changeable_by_others, trusted_path
 # zone. Nothing that changes what a program loads or runs (JAVA_TOOL_OPTIONS, LD_PRELOAD,
 # PYTHONPATH, OPENSSL_CONF, ANSIBLE_CONFIG, CLASSPATH, GCC_EXEC_PREFIX...) unless its caller sets it.
 INHERITED = ("HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "XDG_CACHE_HOME",
-             "XDG_DATA_HOME")
+             "XDG_DATA_HOME",
+             "QEMU_CPU")  # under qemu-user, the CPU an emulated child sees: its parent's
 INHERITED_PREFIXES = ("LC_",)
 
 # JVM options a shell may carry: JAVA_TOOL_OPTIONS and _JAVA_OPTIONS reach every JVM (JPype's too),
