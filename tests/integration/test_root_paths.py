@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import threading
 import time
@@ -15,8 +16,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import TENANT, jdk_homes, planted_jdk, run_cli, write_acl
+from helpers import TENANT, jdk_homes, planted_jdk, run_cli, stop_jvm, write_acl
 
+from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
@@ -169,3 +171,28 @@ def test_a_classpath_folder_whose_package_links_into_a_tree_holding_a_users_clas
     assert done.returncode == 2 and done.stdout == "", done.stdout
     assert f"{elsewhere / 'Theirs.class'} is owned by uid {TENANT}" in done.stderr, done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def _seen_by_others(path: Path) -> bool:
+    """Whether a user other than the owner may read ``path``: every folder above it open to them."""
+    return all(os.stat(folder).st_mode & stat.S_IXOTH for folder in path.parents) and bool(
+        os.stat(path).st_mode & stat.S_IROTH)
+
+
+@pytest.mark.parametrize("java", ["java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"])
+def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(java):
+    # Issue 64, item 9: the default repository, /tmp/DATE_PID/*.jfr, 0644, listed the compiled methods.
+    workload = ["-cp", str(harness_jar()), "jvmbridge.harness.AesWorkload", "60"]
+    guarded = subprocess.Popen([java, f"-javaagent:{guard_jar()}=delay=0", *workload], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline, recordings = time.monotonic() + 60, []
+        while not recordings and time.monotonic() < deadline:
+            time.sleep(0.5)
+            recordings = {Path(os.readlink(fd)) for fd in Path(f"/proc/{guarded.pid}/fd").iterdir()
+                          if os.readlink(fd).endswith(".jfr")}
+        assert recordings, "the guard streamed no recording"
+        assert not any(_seen_by_others(recording) for recording in recordings), recordings
+    finally:
+        stop_jvm(guarded)
+    assert not any(recording.parent.parent.exists() for recording in recordings)  # the private folder too
