@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from jvmbridge.intrinsics.codecache import parse_codelist
+from jvmbridge.check.host import _with_guard
+from jvmbridge.guard.state import parse as guard_says
+from jvmbridge.intrinsics.codecache import CodeCache, parse_codelist
 from jvmbridge.intrinsics.compilers import Compiling, compilers, intrinsics_taken_away
 from jvmbridge.intrinsics.modes import MODES
-from jvmbridge.intrinsics.verdict import Status, decide
+from jvmbridge.intrinsics.verdict import Status, Verdict, decide
 from jvmbridge.jvm.printflags import parse
+from jvmbridge.render import render
 
 # A server VM's defaults, as PrintFlagsFinal lists them (JDK 17); a case changes some.
 SERVER = {"UseCompiler": ("bool", "true", "product"), "TieredCompilation": ("bool", "true", "pd product"),
@@ -152,7 +155,6 @@ def test_a_code_cache_tells_c2_code_in_use_from_c1_code_and_from_none():
 
 
 def test_a_code_cache_that_could_not_be_read_leaves_the_flags_verdict_and_says_why():
-    from jvmbridge.intrinsics.codecache import CodeCache
     verdict = decide(MODES["cbc"], 11, ["aes"], flags(), None, CodeCache(error="Compiler.codelist: unknown command"))
     assert verdict.status == Status.ACTIVE
     assert verdict.reason.startswith("flags on, C2 tiered (running JVM: its code cache could not be read: Compiler.")
@@ -161,3 +163,39 @@ def test_a_code_cache_that_could_not_be_read_leaves_the_flags_verdict_and_says_w
 def test_a_decrypting_server_counts_as_running_the_mode():
     cache = parse_codelist("7 4 0 com.sun.crypto.provider.CipherBlockChaining.implDecrypt([BII[BI)I [0x1, 0x2 - 0x3]\n")
     assert decide(MODES["cbc"], 17, ["aes"], flags(), None, cache).status == Status.IN_USE
+
+
+def _document(*verdicts: tuple[str, str]) -> dict:
+    return {"schema_version": 6, "host": "web-1", "checked_utc": "2026-12-06T10:00:00+00:00", "duration_seconds": 1.5,
+            "jvmbridge_version": "0", "exit_code": 1, "jdks": [],
+            "cpu": {"model": "x", "emulation": None, "vm_hides": [], "features": {}},
+            "live_jvms": [{"pid": 7, "java_home": "/jdk", "version": "17.0.15", "command_line": "java -jar app.jar",
+                           "flags": {}, "guard": [], "code_cache": {"levels": {}},
+                           "verdicts": [{"mode": mode, "status": status, "reason": "why",
+                                         "fix": "remove -XX:TieredStopAtLevel=1 from the JVM's command line"
+                                         if status == "not usable" else ""} for mode, status in verdicts]}]}
+
+
+def test_not_usable_and_not_in_use_in_the_metrics_and_the_answer_line():
+    document = _document(("CBC", "not usable"), ("CTR", "usable, not in use yet"), ("GCM", "active, in use"))
+    metrics = render("check", "openmetrics", document)
+    assert 'mode="CBC",state="not_usable"} 1' in metrics and 'mode="GCM",state="in_use"} 1' in metrics
+    active = [line for line in metrics.splitlines() if line.startswith("jvmbridge_aes_intrinsics_active{")]
+    # Not in use yet is neither 1 nor 0: the JVM could use them, it has not needed the mode.
+    assert [(line.split('mode="')[1][:3], line[-1]) for line in active] == [("CBC", "0"), ("GCM", "1")]
+    lines = render("check", "table", document).splitlines()
+    assert lines[:3] == ["AES acceleration is NOT active somewhere (see below).",
+                         "  pid 7 app.jar: CBC not usable; CTR usable, not in use yet; GCM active, in use "
+                         "(fix: remove -XX:TieredStopAtLevel=1 from the JVM's command line)",
+                         "  (checked in 1.5 s)"]
+
+
+def test_the_guard_in_the_jvm_wins_over_its_code_cache():
+    guard = guard_says("CBC verified 2026-12-06T10:00:00Z (5 passes); CTR WRONG 2026-12-06T10:01:00Z (updates pattern)")
+    waiting = Verdict(mode="CBC", status=Status.NOT_IN_USE, reason="not hot yet")
+    assert _with_guard(waiting, guard).status == Status.VERIFIED
+    assert _with_guard(waiting, guard).reason.startswith("the guard agent in this JVM verified it: 2026-12-06T10:00")
+    assert _with_guard(Verdict(mode="CTR", status=Status.IN_USE, reason="C2"), guard).status == Status.WRONG
+    # A JVM without C2 stays not usable: the guard cannot have proven a compiled intrinsic there.
+    c1 = Verdict(mode="CBC", status=Status.NOT_USABLE, reason="C1 only")
+    assert _with_guard(c1, guard) == c1
