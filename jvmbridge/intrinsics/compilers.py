@@ -83,6 +83,11 @@ def _interpreter_only(flags: FlagTable) -> Compilers | None:
             return Compilers(Compiling.INTERPRETER_ONLY, _said(flag), _remove(flag))
     if use_compiler is not None and use_compiler.origin not in ("default", "ergonomic"):
         return Compilers(Compiling.INTERPRETER_ONLY, _said(use_compiler), _remove(use_compiler))
+    if _value(flags, "TieredCompilation") == "true":
+        # -Xint turns TieredCompilation off too; with it still on, the JVM stopped compiling as it ran: a
+        # full code cache without flushing (compileBroker.cpp, CompileBroker::disable_compilation_forever).
+        return Compilers(Compiling.INTERPRETER_ONLY, "UseCompiler=false, switched off as it ran: its code cache filled up",
+                         "give the JVM a larger -XX:ReservedCodeCacheSize (its log says \"CodeCache is full\")")
     return Compilers(Compiling.INTERPRETER_ONLY, "UseCompiler=false: -Xint",
                      "remove -Xint from the JVM's options (its command line, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS)")
 

@@ -47,6 +47,9 @@ CMD = "command line"
     ({"UseCompiler": ("false", "default"), "TieredCompilation": ("false", CMD)}, (), Compiling.INTERPRETER_ONLY,
      "remove -Xint from the JVM's options (its command line, JAVA_TOOL_OPTIONS or _JAVA_OPTIONS)"),
     ({"UseCompiler": ("false", CMD)}, (), Compiling.INTERPRETER_ONLY, "remove -XX:-UseCompiler from the JVM's command line"),
+    # HotSpot itself stops compiling when the code cache is full, tiers left as they were
+    ({"UseCompiler": ("false", "default")}, (), Compiling.INTERPRETER_ONLY,
+     'give the JVM a larger -XX:ReservedCodeCacheSize (its log says "CodeCache is full")'),
     ({"UseCompiler": ("false", CMD), "TieredStopAtLevel": ("0", CMD)}, (), Compiling.INTERPRETER_ONLY,
      "remove -XX:TieredStopAtLevel=0 from the JVM's command line"),
     # JDK 11 leaves UseCompiler on with TieredStopAtLevel=0; its tiered policy compiles nothing
