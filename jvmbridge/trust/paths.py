@@ -10,7 +10,8 @@ only hurt themself.
 The rule: a path is resolved once (:func:`trusted_path`, :func:`private_folder`), the real path
 and every folder above it are checked, and only the real path is used from then on, by this
 process and every child. A name that went through someone's link is never opened again, so
-repointing the link after the check changes nothing.
+repointing the link after the check changes nothing. A tree (a JDK, a class folder) is checked
+whole, links inside it included (:func:`changeable_by_others`). Files are written by trust.writer.
 """
 from __future__ import annotations
 
