@@ -158,7 +158,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
         rounds=len(every), forks=len(forks), iterations=sum(r["iterations"] for r in every),
         per_round_ns=tuple(per_op), round_iterations=tuple(r["iterations"] for r in every),
         round_fork=tuple(i for i, rounds in enumerate(forks) for _ in rounds), round_lost_share=tuple(lost),
-        levels=levels(fork_ns, _robust_within_rsd(kept)),
+        levels=levels(fork_ns, robust_within_rsd(kept)),
         round_counters=tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
         set_aside=tuple(reason for why in reasons for reason in why), steadiness=tuple(steadiness), first_stage=stage)
 
@@ -212,7 +212,7 @@ def within_fork_rsd(forks: list[list[float]]) -> float | None:
     return math.sqrt(squares / freedom) / mean if freedom else None
 
 
-def _robust_within_rsd(forks: list[list[float]]) -> float:
+def robust_within_rsd(forks: list[list[float]]) -> float:
     """The median over forks of each fork's median absolute deviation (scaled to a standard
     deviation) relative to its median: the spread inside forks that one-sided spikes do not inflate."""
     spreads = [1.4826 * statistics.median([abs(v - statistics.median(fork)) for v in fork]) / statistics.median(fork)

@@ -1,0 +1,128 @@
+"""Levels of a ratio: forks whose ratio sits at distinct values because one of its rows settled at
+distinct speeds in them (the JIT compiled a loop two ways), the other rows of those forks as
+elsewhere. More forks do not narrow such a ratio; they only count how often each level comes. So
+each level is said with its share and its own interval ("6.69x, or 6.2x ...: 3 forks of 12").
+
+The row's levels are the rows' own rule (stats.summary.levels); a ratio takes them only where the
+other rows did not move with them (a host that slowed every row for some forks is an episode, not
+a level: stats.episodes) and its own forks part as the row's do.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from jvmbridge.stats.summary import CONFIDENCE, LEVEL_GAP, LEVEL_SPREADS, levels, paired_log_half_width
+
+# The other rows may move between a ratio's levels by at most this share of the explaining row's
+# move: a JIT level is one row's, an episode is every row's.
+OTHERS_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class RatioLevel:
+    """One level of a ratio: the geometric mean of its forks' ratios and its CONFIDENCE interval
+    (Student's t of their logs; inf with one fork)."""
+    value: float
+    low: float
+    high: float
+    forks: int
+    share: float  # of the ratio's forks
+
+    def as_dict(self) -> dict:
+        return {"times": self.value, "low": self.low, "high": self.high, "confidence": CONFIDENCE,
+                "forks": self.forks, "share": self.share}
+
+
+@dataclass(frozen=True)
+class RatioLevels:
+    """A ratio's levels, the most forks first, and the row whose own levels explain them."""
+    row: str
+    levels: tuple[RatioLevel, ...]
+    fork_level: tuple[int, ...]  # per fork (as the ratios were given), the index of its level
+
+    def said(self, why: str) -> str:
+        """"6.69x, or 6.2x when the JIT compiles the table-based loop its slower way: 3 forks of 12";
+        ``why`` says when the other levels come."""
+        first, *others = self.levels
+        total = len(self.fork_level)
+        rest = ", ".join(f"{level.value:.3g}x" for level in others)
+        counts = ", ".join(str(level.forks) for level in others)
+        return f"{first.value:.3g}x, or {rest} {why}: {counts} forks of {total}"
+
+    def as_dict(self) -> dict:
+        return {"row": self.row, "levels": [level.as_dict() for level in self.levels], "fork_level": list(self.fork_level)}
+
+
+def ratio_levels(fork_ratios: Sequence[float], rows: Mapping[str, Sequence[float]],
+                 within_rsd: Mapping[str, float]) -> RatioLevels | None:
+    """The ratio's levels where one row's forks part into levels (stats.summary.levels), the other
+    rows stay within OTHERS_SHARE of that row's move, and the ratio's forks part with them; else None.
+
+    ``fork_ratios``: the ratio in each fork; ``rows``: each row's fork figure (ns/op) in the same
+    forks, its two sides and any other row of those forks; ``within_rsd``: each row's robust spread
+    of slices inside forks (relative), the scale its levels stand out from."""
+    best: tuple[float, RatioLevels] | None = None
+    for label, values in rows.items():
+        grouping = _grouping(values, within_rsd.get(label, 0.0))
+        if grouping is None or not _alone(label, grouping, rows):
+            continue
+        separation = _separation(fork_ratios, grouping)
+        if separation is not None and (best is None or separation > best[0]):
+            best = (separation, _levels_of(label, fork_ratios, grouping))
+    return best[1] if best else None
+
+
+def _grouping(values: Sequence[float], within_rsd: float) -> list[int] | None:
+    """Each fork's level (0 the fastest) by the rows' own rule, or None where the row has one."""
+    found = levels(list(values), within_rsd)
+    if not found:
+        return None
+    order = sorted(range(len(values)), key=lambda index: values[index])
+    grouping = [0] * len(values)
+    start = 0
+    for number, level in enumerate(found):  # levels come in sorted order, each a run of neighbours
+        for index in order[start:start + level.forks]:
+            grouping[index] = number
+        start += level.forks
+    return grouping
+
+
+def _alone(label: str, grouping: list[int], rows: Mapping[str, Sequence[float]]) -> bool:
+    """Whether every other row moved between the levels by at most OTHERS_SHARE of this row's move."""
+    def move(values: Sequence[float]) -> float:
+        means = [statistics.fmean(v for v, g in zip(values, grouping) if g == number) for number in set(grouping)]
+        return max(means) / min(means) - 1
+
+    own = move(rows[label])
+    return all(move(values) <= OTHERS_SHARE * own for other, values in rows.items() if other != label)
+
+
+def _separation(fork_ratios: Sequence[float], grouping: list[int]) -> float | None:
+    """How far apart the ratio's levels lie, in its pooled spread inside levels, where each two
+    neighbours are more than LEVEL_GAP and LEVEL_SPREADS spreads apart; else None."""
+    logs = [[math.log(r) for r, g in zip(fork_ratios, grouping) if g == number] for number in sorted(set(grouping))]
+    means = sorted(statistics.fmean(group) for group in logs)
+    squares = sum((value - statistics.fmean(group)) ** 2 for group in logs for value in group)
+    freedom = sum(len(group) - 1 for group in logs)
+    spread = math.sqrt(squares / freedom) if freedom else 0.0
+    gaps = [high - low for low, high in zip(means, means[1:])]
+    if min(gaps) <= max(math.log1p(LEVEL_GAP), LEVEL_SPREADS * spread):
+        return None
+    return min(gaps) / spread if spread else math.inf
+
+
+def _levels_of(label: str, fork_ratios: Sequence[float], grouping: list[int]) -> RatioLevels:
+    """The levels, the most forks first, each with its interval and share."""
+    numbers = sorted(set(grouping), key=lambda number: -grouping.count(number))
+    found = []
+    for number in numbers:
+        own = [r for r, g in zip(fork_ratios, grouping) if g == number]
+        value = math.exp(statistics.fmean(math.log(r) for r in own))
+        half = paired_log_half_width(own)
+        found.append(RatioLevel(value=value, low=value / math.exp(half), high=value * math.exp(half), forks=len(own),
+                                share=len(own) / len(fork_ratios)))
+    renumbered = {number: index for index, number in enumerate(numbers)}
+    return RatioLevels(row=label, levels=tuple(found), fork_level=tuple(renumbered[g] for g in grouping))
