@@ -1,0 +1,240 @@
+"""Which yardstick feels what the rows feel? A default compare's configurations run in the
+conductor's forks as compare runs them, with candidate yardsticks in the same cycles (a quarter
+slice each, as compare's): the AES-NI C loop in cache (compare's own), the same loop with AES-NI
+masked (OpenSSL's table-based AES, what the JVM falls back to), a copy of 1 MiB blocks through
+64 MiB (memory bandwidth), and a pointer chase through a random cycle of 64 MiB (a cache and TLB
+miss a step). Per fork, each configuration's figure is the lower quartile of its undisturbed slices
+(as conductor.pairing takes a ratio's sides) and its slowdown that figure over its median over the run's forks.
+
+Printed per yardstick: the correlation of its slowdowns with the rows' (their geometric mean, fork
+by fork), and of the forks the rows call slowed (every row more than SLOWED slower: an episode by
+the rows' own account), how many stats.episodes sets aside from that yardstick's readings alone,
+and how many calm forks it sets aside. The choice of yardsticks is made from these figures.
+
+    python benchmarks/yardsticks.py [FORKS]   (default 30 forks; --quick: 2 forks of the C loop)
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import statistics
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import _common
+
+from jvmbridge.comparison.interleaved import YARDSTICK, YARDSTICK_NAME, InterleavedJob, conducting, measuring_cpu
+from jvmbridge.comparison.runner import plan
+from jvmbridge.conductor.conduct import Configuration, Pace, WorkerSpec, conduct
+from jvmbridge.conductor.pairing import BUSY_FAST_END, fast_end, running_ns_per_op
+from jvmbridge.conductor.slices import WorkerProcess
+from jvmbridge.engines import ENGINES, Matrix
+from jvmbridge.engines.base import Sliced
+from jvmbridge.forks.measure import on_cpus, timed_rounds, warm_up
+from jvmbridge.jvm.discovery import find_javas
+from jvmbridge.native.c_loop import CLoopUnavailable
+from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.workload import Operation, Workload
+from jvmbridge.stats.episodes import episodes
+from jvmbridge.stats.summary import disturbed, low_quantile
+from jvmbridge.trust.launch import find_program, run
+
+# A fork whose every row ran this much slower than its median over the run is slowed (an episode).
+SLOWED = 0.05
+TABLE_NAME = "yardstick: the same C loop, AES-NI masked (table-based AES)"
+MEMORY_NAME = "yardstick: copy 1 MiB blocks through 64 MiB (memory bandwidth)"
+CHASE_NAME = "yardstick: pointer chase through a random cycle of 64 MiB (a cache miss a step)"
+MEMORY_BYTES = 64 << 20
+
+# The memory loops: nothing of jvmbridge's own runs them, so they are built here, as the C loop is
+# (native.c_loop), with the system's compiler. Each call returns its elapsed nanoseconds.
+MEMORY_LOOPS = r"""
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#define BLOCK (1 << 20)
+static size_t *next_, slots_, at_;
+static unsigned char *from_, *to_;
+static size_t bytes_, offset_;
+static int64_t now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1000000000LL + t.tv_nsec; }
+int setup(size_t bytes) {
+    uint64_t seed = 88172645463325252ULL;
+    bytes_ = bytes; slots_ = bytes / sizeof(size_t);
+    next_ = malloc(bytes); from_ = malloc(bytes); to_ = malloc(bytes);
+    if (!next_ || !from_ || !to_) return -1;
+    memset(from_, 1, bytes); memset(to_, 2, bytes);
+    for (size_t i = 0; i < slots_; i++) next_[i] = i;
+    for (size_t i = slots_ - 1; i > 0; i--) {  /* Sattolo: one cycle through every slot */
+        seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+        size_t j = seed % i, kept = next_[i]; next_[i] = next_[j]; next_[j] = kept;
+    }
+    return 0;
+}
+int64_t chase(int64_t steps) {
+    int64_t started = now(); size_t i = at_;
+    for (int64_t n = 0; n < steps; n++) i = next_[i];
+    at_ = i;
+    return now() - started;
+}
+int64_t copy_blocks(int64_t blocks) {
+    int64_t started = now();
+    for (int64_t n = 0; n < blocks; n++) {
+        memcpy(to_ + offset_, from_ + offset_, BLOCK);
+        offset_ = (offset_ + BLOCK) % bytes_;
+    }
+    return now() - started;
+}
+"""
+
+
+def memory_loops(folder: Path) -> ctypes.CDLL:
+    """The memory loops, compiled into ``folder`` and set up; CLoopUnavailable without a compiler."""
+    compiler = find_program(os.environ.get("CC") or "cc", "the C compiler")
+    if compiler is None:
+        raise CLoopUnavailable("no C compiler for the memory loops")
+    source, library = folder / "memory_loops.c", folder / "memory_loops.so"
+    source.write_text(MEMORY_LOOPS)
+    built = run([str(compiler), "-O2", "-shared", "-fPIC", "-o", str(library), str(source)], capture_output=True, text=True)
+    if built.returncode:
+        raise CLoopUnavailable(f"the memory loops did not build: {built.stderr.strip()[-200:]}")
+    loops = ctypes.CDLL(str(library))
+    loops.setup.argtypes, loops.chase.argtypes, loops.copy_blocks.argtypes = [ctypes.c_size_t], [ctypes.c_int64], [ctypes.c_int64]
+    loops.chase.restype = loops.copy_blocks.restype = ctypes.c_int64
+    if loops.setup(MEMORY_BYTES):
+        raise CLoopUnavailable("no memory for the memory loops")
+    return loops
+
+
+class InProcess:
+    """A yardstick loop of this process as the conductor's worker: run on the measuring vCPU for its
+    slices, and off it while the conductor warms it up beside another fork (aside)."""
+
+    def __init__(self, loop: Callable[[int], int], cpu: int | None):
+        self.loop, self.cpu, self.away = loop, cpu, False
+
+    def _where(self) -> set[int] | None:
+        if self.cpu is None:
+            return None
+        return (os.sched_getaffinity(0) - {self.cpu}) or None if self.away else {self.cpu}
+
+    def ready(self) -> dict:
+        return {}
+
+    def aside(self) -> None:
+        self.away = True
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        with on_cpus(self._where()):
+            return warm_up(self.loop, min_seconds, max_seconds).as_dict()
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        self.away = False
+        with on_cpus(self._where()):
+            (timed,) = timed_rounds(self.loop, [iterations])
+        return timed
+
+    def finish(self) -> list[dict]:
+        return [{}]
+
+    def printed(self) -> str:
+        return ""
+
+    def stop(self) -> None:
+        pass
+
+
+def process_spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
+    """A worker process for ``setting``, as compare starts its own (comparison.interleaved)."""
+    return WorkerSpec(start=lambda: WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env),
+                      warmup_min_seconds=setting.warmup_min_seconds, warmup_max_seconds=setting.warmup_max_seconds)
+
+
+def in_process_spec(loop: Callable[[int], int], cpu: int | None) -> WorkerSpec:
+    return WorkerSpec(start=lambda: InProcess(loop, cpu), warmup_min_seconds=0.1, warmup_max_seconds=0.5)
+
+
+def fork_figure(slices: list[dict]) -> float | None:
+    """A configuration's figure in one fork, as conductor.pairing.fork_ratio takes each side's: the
+    lower quartile of its undisturbed slices, or where fewer than half are, the BUSY_FAST_END
+    percentile of every slice (each less its wait)."""
+    running = [(running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)), disturbed(s)) for s in slices]
+    calm = [ns for ns, lost in running if not lost]
+    if 2 * len(calm) >= len(running) > 0:
+        return fast_end(calm)
+    return low_quantile([ns for ns, _ in running], 100 // BUSY_FAST_END) if running else None
+
+
+def slowdowns(figures: list[float | None]) -> list[float | None]:
+    """Each fork's figure over the median of the run's, less 1."""
+    found = [f for f in figures if f is not None]
+    middle = statistics.median(found) if found else math.nan
+    return [f / middle - 1 if f is not None else None for f in figures]
+
+
+def correlation(xs: list[float | None], ys: list[float | None]) -> float:
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2 or len({y for _, y in pairs}) < 2:
+        return math.nan
+    return statistics.correlation([x for x, _ in pairs], [y for _, y in pairs])
+
+
+def main() -> None:
+    parser = _common.parser(__doc__)
+    parser.add_argument("forks", nargs="?", type=int, default=30)
+    args = parser.parse_args()
+    _common.begin(args)
+    _common.own_data_home()
+    forks = 2 if args.quick else args.forks
+    matrix = Matrix(engines=("c-loop",)) if args.quick else Matrix(tuple(find_javas((), False)))
+    c_loop = ENGINES["c-loop"]
+    if c_loop.unavailable(matrix):
+        _common.skip(args, "the C loop (a C compiler and OpenSSL's headers)")
+    jobs = [j for j in plan([Workload(Operation(), Sampling())], matrix) if isinstance(j, InterleavedJob)]
+    given = conducting(InterleavedJob.merged(jobs))
+    cpu = measuring_cpu()
+    rows = [c.label for c in given.configurations if c.counted]
+    _, masked = c_loop.sliced([(YARDSTICK, "")], matrix)  # AES-NI on (compare's yardstick), then off
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-yardsticks-") as scratch:
+        try:
+            loops = memory_loops(Path(scratch))
+        except CLoopUnavailable as e:
+            _common.skip(args, str(e))
+        workers = {**given.workers, TABLE_NAME: process_spec(masked, cpu),
+                   MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
+        configurations = [*given.configurations, *(Configuration(label=name, worker=name, part=0, counted=False)
+                                                   for name in (TABLE_NAME, MEMORY_NAME, CHASE_NAME))]
+        conducted = conduct(workers, configurations, given.asked, Pace(min_forks=forks, max_forks=forks))
+    yardsticks = [YARDSTICK_NAME, TABLE_NAME, MEMORY_NAME, CHASE_NAME]
+    figures = {label: [fork_figure(f.slices[label]) if label in f.slices else None for f in conducted.forks]
+               for label in rows + yardsticks}
+    slowed = {label: slowdowns(own) for label, own in figures.items()}
+    # The rows' slowdown in each fork: the geometric mean of theirs; slowed where every row slowed.
+    row_logs = [[math.log1p(s) for s in fork if s is not None] for fork in zip(*(slowed[r] for r in rows))]
+    rows_slowed = [math.expm1(statistics.fmean(logs)) if logs else None for logs in row_logs]
+    episode_forks = {i for i, fork in enumerate(zip(*(slowed[r] for r in rows)))
+                     if all(s is not None and s > SLOWED for s in fork)}
+    results = []
+    print(f"{len(conducted.forks)} forks, {len(rows)} rows; {len(episode_forks)} forks with every row over "
+          f"{SLOWED:.0%} slower (rows' slowdowns there: "
+          f"{', '.join(f'{rows_slowed[i]:+.0%}' for i in sorted(episode_forks)) or 'none'})")
+    print(f"{'r':>6} {'seen':>7} {'false':>6} {'spread':>7}  yardstick")
+    for name in yardsticks:
+        set_aside = set(episodes({name: figures[name]}).set_aside)
+        calm_figures = [f for i, f in enumerate(figures[name]) if i not in episode_forks and f is not None]
+        spread = statistics.stdev(calm_figures) / statistics.fmean(calm_figures) if len(calm_figures) > 1 else math.nan
+        found = {"yardstick": name, "correlation": correlation(slowed[name], rows_slowed),
+                 "episode_forks": len(episode_forks), "seen": len(set_aside & episode_forks),
+                 "calm_set_aside": len(set_aside - episode_forks), "calm_spread": spread,
+                 "fork_slowdowns": slowed[name]}
+        results.append(found)
+        print(f"{found['correlation']:>6.2f} {found['seen']:>3} of {len(episode_forks):<2} {found['calm_set_aside']:>6} "
+              f"{spread:>7.2%}  {name}")
+    _common.save(args, {"forks": len(conducted.forks), "rows": rows, "rows_slowed": rows_slowed,
+                        "row_slowdowns": {r: slowed[r] for r in rows}, "yardsticks": results})
+
+
+if __name__ == "__main__":
+    main()
