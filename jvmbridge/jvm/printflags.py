@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass
 # Larger input is not PrintFlagsFinal output (a JDK prints ~1,000 flags, ~100 KB).
 MAX_TEXT_BYTES = 16 * 1024 * 1024
 
-_FLAG = re.compile(r"^\s*(?P<type>[a-z][a-z0-9_]*)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s+(?P<op>:?=)"
-                   r"\s*(?P<value>(?!\{)\S.*?)?\s+\{(?P<kind>[^{}]*)\}(?:\s+\{(?P<origin>[^{}]*)\})?\s*$")
+# A flag line's head (`bool UseAES =`); its value and {kind} {origin} are cut from the right (_tail):
+# a regex over the whole line backtracks, and a JVM's reply (or a file) of long lines must cost linear time.
+_HEAD = re.compile(r"\s*(?P<type>[a-z][a-z0-9_]*)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s+(?P<op>:?=)")
 # Lines a JVM prints around the flags; anything else unparsed is reported.
 _EXPECTED_NOISE = re.compile(r"^\s*(\[Global flags\]|\d+:$|(openjdk|java) version|OpenJDK|Java\(TM\)|Java HotSpot"
                              r"|Picked up|NOTE:|WARNING:|warning:)")
@@ -80,25 +81,25 @@ def parse(text: str, source: str = "input") -> FlagTable:
     flags, unparsed, jdk8 = {}, [], False
     listed: tuple[str, str] | None = None  # a ccstrlist given more than once: its name and its parts so far
     for number, line in enumerate(text.splitlines(), 1):
-        match, more = _FLAG.match(line), _list_part(line, listed)
+        match, more = _line(line), _list_part(line, listed)
         if more is not None and listed is not None:
-            match = _FLAG.match(f"ccstrlist {listed[0]} = {more}")  # the last part carries kind and origin
-            listed = (listed[0], f"{listed[1]}\n{match['value'] or '' if match else more}")
+            match = _line(f"ccstrlist {listed[0]} = {more}")  # the last part carries kind and origin
+            listed = (listed[0], f"{listed[1]}\n{match.value if match else more}")
             if not match:
                 continue
         elif not match and (started := _list_start(line)):
             listed = started
             continue
         if match:
-            origin = match["origin"]
+            origin = match.origin
             if origin is None:  # JDK 8: one bracket column, `:=` for a value set by anyone but the default
                 jdk8 = True
-                origin = "changed" if match["op"] == ":=" else "default"
-            value = match["value"] or ""
-            if listed is not None and listed[0] == match["name"]:
+                origin = "changed" if match.op == ":=" else "default"
+            value = match.value
+            if listed is not None and listed[0] == match.name:
                 value, listed = listed[1], None
-            flags[match["name"]] = Flag(type=match["type"], name=match["name"], value=value,
-                                        kind=match["kind"].strip(), origin=origin)
+            flags[match.name] = Flag(type=match.type, name=match.name, value=value, kind=match.kind.strip(),
+                                     origin=origin)
         elif line.strip() and not _EXPECTED_NOISE.match(line):
             unparsed.append((number, line.strip()[:120]))
     if not flags:
@@ -119,3 +120,39 @@ def _list_part(line: str, listed: tuple[str, str] | None) -> str | None:
     """What a `NAME += part` line adds to the list being read, or None when it is no such line."""
     words = line.split(None, 2)
     return words[2] if listed and len(words) == 3 and words[0] == listed[0] and words[1] == "+=" else None
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A flag line's parts as printed: `op` is ":=" for a value JDK 8 marks changed; `origin` None on JDK 8."""
+    type: str
+    name: str
+    op: str
+    value: str
+    kind: str
+    origin: str | None
+
+
+def _line(line: str) -> _Line | None:
+    """The parts of a flag line (`bool UseAES = true {product} {default}`), None for any other line.
+    After the head, the brackets are taken from the right, two where there are two, each after
+    whitespace; the value is what is left between, never beginning with `{`."""
+    head = _HEAD.match(line)
+    last = _bracket(line[head.end():].rstrip()) if head else None
+    if head is None or last is None:
+        return None
+    before, content = last
+    kind = _bracket(before)
+    value, kind_text, origin = (before, content, None) if kind is None else (kind[0], kind[1], content)
+    value = value.strip()
+    if value.startswith("{"):
+        return None
+    return _Line(type=head["type"], name=head["name"], op=head["op"], value=value, kind=kind_text, origin=origin)
+
+
+def _bracket(text: str) -> tuple[str, str] | None:
+    """(what comes before it, its content) of the `{...}` that ends ``text`` after whitespace, or None."""
+    start = text.rfind("{")
+    if not text.endswith("}") or start < 1 or "}" in text[start + 1:-1] or not text[start - 1].isspace():
+        return None
+    return text[:start].rstrip(), text[start + 1:-1]

@@ -21,7 +21,8 @@ from jvmbridge.trust.launch import launch, run
 
 # -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
 # "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
-_LINE = re.compile(r"^\+DT:[^:]+:\d+:(\d+)\s*$|^\+R:(\d+):([^:]+):([0-9.]+)\s*$", re.MULTILINE)
+# Every part stays inside its line, so the text costs linear time whatever it holds.
+_LINE = re.compile(r"^\+DT:[^:\n]+:\d+:(\d+)[^\S\n]*$|^\+R:(\d+):([^:\n]+):([0-9.]+)[^\S\n]*$", re.MULTILINE)
 
 
 def describe(openssl: str, env: dict[str, str]) -> dict:
@@ -112,11 +113,11 @@ def seconds_beyond(seconds: float) -> int:
 
 
 def _line_starting(prefix: str, process: subprocess.Popen, deadline_seconds: float) -> str:
-    """What ``process`` wrote on stderr up to the end of a line starting with ``prefix``."""
+    """What ``process`` wrote on stderr up to the end of a line starting with ``prefix``; each line
+    is looked at once, when it ends, so this costs linear time in what was written."""
     assert process.stderr is not None
-    said, deadline = b"", time.monotonic() + deadline_seconds
-    line = re.compile(rb"(?:^|\n)" + re.escape(prefix.encode()) + rb"[^\n]*\n")
-    while not line.search(said):
+    said, deadline, line = bytearray(), time.monotonic() + deadline_seconds, 0  # `line`: where the next one starts
+    while True:
         try:
             chunk = read_by(process.stderr.fileno(), 4096, deadline)
         except TimeoutError:
@@ -124,8 +125,13 @@ def _line_starting(prefix: str, process: subprocess.Popen, deadline_seconds: flo
         if not chunk:
             raise WorkerError(f"openssl speed ended (exit {process.wait()}) before its {prefix} line: "
                               f"{said.decode(errors='replace').strip()[-200:]}")
+        found = chunk.find(b"\n")
+        end = -1 if found < 0 else len(said) + found
         said += chunk
-    return said.decode(errors="replace")
+        while end >= 0:
+            if said.startswith(prefix.encode(), line, end):
+                return said.decode(errors="replace")
+            line, end = end + 1, said.find(b"\n", end + 1)
 
 
 def _summed(results: list[tuple[int, float]]) -> dict:

@@ -22,25 +22,29 @@ _AES = re.compile(r"^aes-(128|192|256)[- ]([a-z0-9]+)$", re.IGNORECASE)
 _FIGURE = r"\d+\.\d\dk?"  # one table cell: "%11.2fk", or "%11.2f" below 10000 B/s
 _END = r"(?= |$)"  # a pattern must end where a token ends
 _VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*)"  # a shell word, quoted or not
+# A whole number read with int(): longer ones are no count or size (and int() refuses 4,300 digits).
+_INT = r"\d{1,18}"
 
 _WORD = re.compile(r"\S+")
-_COMMAND = re.compile(rf"(?P<env>(?:[A-Za-z_]\w*={_VALUE} )*)"
-                      rf"(?:\S*[>\\/\"'&]|\d+)?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
+# The environment assignments before a command are read one at a time (_ASSIGNMENT), as the text
+# goes: a pattern taking them with the command would read a run of them again from each of its words.
+_COMMAND = re.compile(rf"(?:\S*[>\\/\"'&]|\d+)?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
+_ASSIGNMENT = re.compile(rf"(?P<name>[A-Za-z_]\w*)=(?P<value>{_VALUE}){_END}")
 _EXPORT = re.compile(rf"(?:\S*>)?(?:export |set |\$env:)(?P<name>OPENSSL_\w+) ?= ?(?P<value>{_VALUE}){_END}")
 _UNSET = re.compile(rf"unset (?P<name>OPENSSL_\w+){_END}")
 # apps' setup_engine: "engine \"%s\" set." in 1.0.2-1.1.1, "Engine ..." from 3.0.
 _ENGINE_SET = re.compile(rf"[Ee]ngine \"(?P<id>[^\"\s]+)\" set\.{_END}")
 _ELAPSED = re.compile(rf"You have chosen to measure elapsed time instead of user CPU time\.{_END}")
-_DOING = re.compile(r"Doing (?P<name>\S+(?: \S+)?) (?:ops )?for (?P<planned>\d+)s on (?P<size>\d+) size blocks: "
-                    rf"(?P<count>\d+) (?P=name)'s in (?P<seconds>\d+\.\d+)s{_END}")
-_MR_DT = re.compile(rf"\+DT:(?P<name>[^:]+):(?P<planned>\d+):(?P<size>\d+){_END}")
-_MR_R = re.compile(rf"\+R:(?P<count>\d+):(?P<name>[^:]+):(?P<seconds>[\d.]+){_END}")
-_MR_SIZES = re.compile(rf"(?P<got>Got: )?\+H(?P<sizes>(?::\d+)+)(?: from (?P<child>\d+))?{_END}")
+_DOING = re.compile(rf"Doing (?P<name>\S+(?: \S+)?) (?:ops )?for (?P<planned>{_INT})s on (?P<size>{_INT}) size blocks: "
+                    rf"(?P<count>{_INT}) (?P=name)'s in (?P<seconds>\d+\.\d+)s{_END}")
+_MR_DT = re.compile(rf"\+DT:(?P<name>[^:]+):(?P<planned>{_INT}):(?P<size>{_INT}){_END}")
+_MR_R = re.compile(rf"\+R:(?P<count>{_INT}):(?P<name>[^:]+):(?P<seconds>[\d.]+){_END}")
+_MR_SIZES = re.compile(rf"(?P<got>Got: )?\+H(?P<sizes>(?::{_INT})+)(?: from (?P<child>\d+))?{_END}")
 _MR_FIGURES = re.compile(rf"(?P<got>Got: )?\+F:\d+:(?P<name>[^:]+)(?P<figures>(?::[\d.]+)+)(?: from (?P<child>\d+))?{_END}")
 _CHILD = re.compile(rf"Forked child (?P<child>\d+){_END}")
 _VERSION = re.compile(rf"(?:version: (?P<v3>\d\S*)|(?P<v1>OpenSSL \d+\.\d+\.\d+\S*(?: \d\d? [A-Z][a-z]{{2}} \d{{4}})?)){_END}")
 _CPUINFO = re.compile(rf"CPUINFO: (?P<caps>OPENSSL_\w+=\S+(?: env:\S+)?){_END}")
-_TABLE_HEADER = re.compile(rf"type(?P<sizes>(?: ?\d+ bytes)+){_END}")
+_TABLE_HEADER = re.compile(rf"type(?P<sizes>(?: ?{_INT} bytes)+){_END}")
 # A table row: one to four name tokens ("aes-256 cbc", "aes-128-cbc-hmac-sha1"), then its cells.
 # Its name tokens are neither cells nor words that begin something else.
 _NOT_A_NAME = rf"(?!(?:{_FIGURE}|type|Doing|version:|CPUINFO:|The|You|Forked|Got:|\+\S*){_END})"
@@ -138,6 +142,7 @@ class _Reader:
         self.session: dict[str, str] = {}  # exported OPENSSL_* variables, for the commands after them
         self.runs: list[SpeedRun] = []
         self.sizes: list[int] | None = None
+        self.assignments: list[re.Match] = []  # the last run of NAME=value words, one after another
 
     def line_at(self, offset: int) -> int:
         return self.lines[bisect.bisect_right(self.starts, offset) - 1]
@@ -254,8 +259,15 @@ class _Reader:
         self._row(match.start(), match["name"], _cells(match))
         return match.end()
 
+    def _assignment(self, match: re.Match, last: SpeedRun | None) -> int:
+        if not self._assignments_before(match.start()):
+            self.assignments = []
+        self.assignments.append(match)
+        return match.end()
+
     def _command(self, match: re.Match, last: SpeedRun | None) -> int:
-        environment = {**self.session, **_assignments(match["env"])}
+        env = self._assignments_before(match.start())
+        environment = {**self.session, **{each["name"]: _unquote(each["value"]) for each in env}}
         run, end = SpeedRun(line=self.line_at(match.start()), environment=environment), match.end()
         words: list[str] = []
         for word in _WORD.finditer(self.flat, end):
@@ -269,10 +281,14 @@ class _Reader:
             words.append(word[0])
             end = word.end()
         # As typed, less the prompt and the path to the program.
-        run.command = " ".join([*match["env"].split(), "openssl speed", *words])
+        run.command = " ".join([*(each[0] for each in env), "openssl speed", *words])
         self.runs.append(run)
         self.sizes = None
         return end
+
+    def _assignments_before(self, at: int) -> list[re.Match]:
+        """The run of NAME=value words that ends just before ``at`` (the word there is their command)."""
+        return self.assignments if self.assignments and self.assignments[-1].end() + 1 == at else []
 
     def _child(self, at: int, child: str | None) -> None:
         if child is not None:
@@ -312,7 +328,8 @@ _READERS: list[tuple[re.Pattern, Callable[[_Reader, re.Match, SpeedRun | None], 
     (_ELAPSED, _Reader._elapsed), (_ENGINE_SET, _Reader._engine_set), (_DOING, _Reader._doing_notice),
     (_MR_DT, _Reader._mr_dt), (_MR_R, _Reader._mr_r), (_VERSION, _Reader._version), (_CPUINFO, _Reader._cpuinfo),
     (_CHILD, _Reader._forked), (_MR_SIZES, _Reader._mr_sizes), (_MR_FIGURES, _Reader._mr_figures),
-    (_TABLE_HEADER, _Reader._table_header), (_KEY_ROW, _Reader._key_row), (_TABLE_ROW, _Reader._table_row)]
+    (_TABLE_HEADER, _Reader._table_header), (_KEY_ROW, _Reader._key_row), (_TABLE_ROW, _Reader._table_row),
+    (_ASSIGNMENT, _Reader._assignment)]
 
 
 def _without_line_numbers(lines: list[str]) -> list[str]:
@@ -321,7 +338,7 @@ def _without_line_numbers(lines: list[str]) -> list[str]:
     lines = [line.lstrip() for line in lines]  # indentation means nothing here: tokens are read
     start = 0
     while start < len(lines):
-        first, end = re.match(r"\d+", lines[start]), start
+        first, end = re.match(_INT, lines[start]), start
         while first and end < len(lines) and lines[end].startswith(str(int(first[0]) + end - start)):
             end += 1
         if end - start >= 3 and first:
@@ -345,10 +362,6 @@ def _algorithm(word: str) -> bool:
     """Whether ``word`` can be an algorithm argument of `openssl speed` ("aes-128-cbc", "rsa2048")."""
     return bool(re.fullmatch(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", word)) and (
         any(c.isdigit() for c in word) or word in _PLAIN_NAMES)
-
-
-def _assignments(text: str) -> dict[str, str]:
-    return {name: _unquote(value) for name, value in re.findall(rf"([A-Za-z_]\w*)=({_VALUE})", text)}
 
 
 def _unquote(value: str) -> str:
