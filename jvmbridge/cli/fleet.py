@@ -17,6 +17,7 @@ from jvmbridge.cli.common import (
     read_fleet,
     terminal_width,
 )
+from jvmbridge.render.text import printable
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -74,15 +75,33 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
 
 def _compare_report(fetch_dir: Path, output_format: str, output: Path | None, quiet: bool,
                     exports: list[tuple[str, Path]]) -> None:
-    """The hosts' runs side by side (a column per host); each host without a run said once."""
+    """The hosts' runs side by side (a column per host, named by its file); each host without a run,
+    or whose run file cannot be read, said once: one host's file never refuses the others'."""
     from jvmbridge.cli.report import runs_report
 
-    runs = sorted(fetch_dir.glob("*.jsonl"))
-    missing = read_fleet(sorted(fetch_dir.glob("*.json"))).unchecked
-    saved = runs_report([str(run) for run in runs], output_format, "host", None, output, quiet, exports) if runs else True
+    runs, missing = readable_runs(sorted(fetch_dir.glob("*.jsonl")))
+    missing.update(read_fleet(sorted(fetch_dir.glob("*.json"))).unchecked)
+    saved = runs_report([str(run) for run in runs], output_format, "host", None, output, quiet, exports,
+                        hosts_from_files=True) if runs else True
     for host, why in sorted(missing.items()):
-        click.echo(f"jvmbridge: {host}: no run ({why})", err=True)
+        click.echo(f"jvmbridge: {printable(host)}: no run ({printable(why)})", err=True)
     if not quiet:
         click.echo(f"jvmbridge: runs saved in {fetch_dir} (`jvmbridge report --columns host {fetch_dir}/*.jsonl`)",
                    err=True)
     sys.exit(2 if missing or not runs or not saved else 0)
+
+
+def readable_runs(runs: list[Path]) -> tuple[list[Path], dict[str, str]]:
+    """The hosts' run files that can be read, and host (as its file names it) -> why for those that
+    cannot: each file is read alone first, as one bad file would refuse the whole report."""
+    from jvmbridge.saved.store import ResultFileError, read
+
+    readable, unreadable = [], {}
+    for run in runs:
+        try:
+            read([run])
+        except ResultFileError as e:
+            unreadable[run.stem] = str(e)
+        else:
+            readable.append(run)
+    return readable, unreadable

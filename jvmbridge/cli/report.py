@@ -84,9 +84,11 @@ def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path
 
 def runs_report(files, output_format: str, columns: str, plot_path, output: Path | None = None,
                 quiet: bool = False, exports: Sequence[tuple[str, Path]] = (), baseline: str | None = None,
-                width: int | None = None) -> bool:
+                width: int | None = None, hosts_from_files: bool = False) -> bool:
     """Saved `compare` runs side by side (also `fleet --compare`'s); False when ``output`` could not be
-    saved. ``width``: the terminal's, which the table for people is fitted to (None: as wide as it is)."""
+    saved. ``width``: the terminal's, which the table for people is fitted to (None: as wide as it is).
+    ``hosts_from_files``: each run's host is its file's name (a fleet's, <inventory name>.jsonl), not
+    what the run says, which its host wrote."""
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.report.history import compare_runs, tidy_frame
     from jvmbridge.saved.store import ResultFileError, read
@@ -97,6 +99,9 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
         loaded = read(list(files))
     except ResultFileError as e:
         raise click.UsageError(str(e)) from None
+    if hosts_from_files:
+        for run in loaded.runs.values():
+            run["host"] = Path(run["file"]).stem
     for problem in loaded.problems:  # even with --quiet: what could not be read is not in the table
         click.echo(f"jvmbridge: {problem}", err=True)
     frame = tidy_frame(loaded)

@@ -60,7 +60,7 @@ def is_check_document(path: Path) -> bool:
 
 def read_documents(paths: Sequence[Path]) -> list[dict]:
     """The documents at ``paths``; one that is not a `check` document becomes the record of a host
-    not checked, named as its file (`jvmbridge fleet` saves each host's as <host>.json), with why."""
+    not checked, with why (fleet_of names each host by its file)."""
     documents = []
     for path in paths:
         try:
@@ -127,10 +127,13 @@ class Fleet:
 
 def fleet_of(documents: list[dict], sources: Sequence[object] = ()) -> Fleet:
     """The fleet of ``documents``; one that is not a complete `check` document makes its host not
-    checked, the reason naming its file (from ``sources``, the files they were read from)."""
+    checked, the reason naming its file (from ``sources``, the files they were read from). A host
+    read from a file is named by the file (`jvmbridge fleet` saves each as <inventory name>.json),
+    never by what its document says: a host's text cannot pass for another host, or hide its own."""
     rows, unchecked, hosts = [], {}, []
     for index, document in enumerate(documents):
-        host = document["host"] if isinstance(document.get("host"), str) else f"document {index + 1}"
+        host = (Path(str(sources[index])).stem if index < len(sources) else
+                document["host"] if isinstance(document.get("host"), str) else f"document {index + 1}")
         hosts.append(host)
         try:
             if "unchecked" in document:

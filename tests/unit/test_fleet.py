@@ -61,3 +61,36 @@ def test_the_table_of_a_hostile_fleet_shows_every_host(hostile_fleet):
     assert [line.split()[0] for line in lines[1:9]] == ["web-1", "web-2", "deep", "endless", "fifo", "huge",
                                                         "null-host", "nulls"]
     assert lines[-1].startswith("8 hosts, 2 JDKs and JVMs checked; 6 hosts not checked: ")
+
+
+def test_a_host_is_named_by_its_file_never_by_its_document(tmp_path):
+    """A host whose document says it is another (`"host": "web-1"`) neither hides itself nor doubles
+    web-1: `jvmbridge fleet` saves each host's document as <inventory name>.json, and that is its name."""
+    for host, says in (("web-1", "web-1"), ("web-2", "web-1"), ("web-3", "db-9")):
+        (tmp_path / f"{host}.json").write_text(json.dumps({"host": says, **GOOD_HOST}))
+    done = run_cli("report", str(tmp_path), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["hosts"] == ["web-1", "web-2", "web-3"]
+    assert sorted(row["host"] for row in report["rows"]) == ["web-1", "web-2", "web-3"]
+
+
+def test_one_bad_run_file_makes_its_host_not_checked_and_the_others_are_reported(tmp_path, capsys, monkeypatch):
+    """`fleet --compare`'s report of the hosts' runs: a run file that cannot be read (a hostile host's)
+    is that host's "no run", said escaped, and every other host's run is still in the report,
+    named by its file."""
+    from helpers import FakeEngine, workloads
+
+    from jvmbridge.cli.fleet import _compare_report
+    from jvmbridge.comparison.runner import plan, run
+    from jvmbridge.engines import ENGINES, Matrix
+
+    monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
+    run(plan(workloads(), Matrix(engines=("one",))), output=tmp_path / "web-1.jsonl")
+    (tmp_path / "web-2\x1b[2J.jsonl").write_text("not a run\n")
+    with pytest.raises(SystemExit) as exit:
+        _compare_report(tmp_path, "json", None, True, [])
+    out, err = capsys.readouterr()
+    assert exit.value.code == 2
+    assert "web-1" in json.dumps(json.loads(out)["comparison"])
+    assert err.startswith("jvmbridge: web-2\\x1b[2J: no run (") and "\x1b" not in err, err

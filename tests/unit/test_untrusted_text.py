@@ -63,12 +63,13 @@ def test_check_prints_a_hostile_host_and_command_line_escaped():
 
 @pytest.mark.parametrize("output_format", ["table", "markdown"])
 def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, output_format):
-    (tmp_path / "evil.json").write_text(json.dumps(_check_document()))
-    done = run_cli_here("report", str(tmp_path / "evil.json"), "--format", output_format)
+    saved = tmp_path / f"{EVIL}.json"  # a host is named by its file (its inventory name), the text there too
+    saved.write_text(json.dumps(_check_document()))
+    done = run_cli_here("report", str(saved), "--format", output_format)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
     assert r"app\x1b]0;pwned\x07\x1b[2J" in done.stdout
-    exact = json.loads(run_cli_here("report", str(tmp_path / "evil.json"), "--format", "json").stdout)
+    exact = json.loads(run_cli_here("report", str(saved), "--format", "json").stdout)
     assert exact["hosts"] == [EVIL]
 
 
@@ -131,23 +132,24 @@ def test_a_csv_cell_is_never_a_formula_and_never_a_control_sequence(value, writt
 
 
 def _fleet_of_hosts(folder, hosts: list[str]):
-    """A saved fleet folder: one `check` document per host name, each with one active verdict."""
+    """A saved fleet folder as `jvmbridge fleet` leaves it: one `check` document per host, each with
+    one active verdict, in a file named by the host (its inventory name: no "/" in it)."""
     folder.mkdir()
-    for index, host in enumerate(hosts):
+    for host in hosts:
         verdict = {"mode": "CBC", "status": "active", "reason": "", "fix": ""}
-        (folder / f"host-{index}.json").write_text(json.dumps(
+        (folder / f"{host}.json").write_text(json.dumps(
             {"host": host, "jdks": [{"java_home": "/jdk", "version": "17", "options": [], "verdicts": [verdict]}],
              "live_jvms": []}))
     return folder
 
 
 def test_a_fleet_csv_holds_hostile_host_names_as_text(tmp_path):
-    hosts = [*FORMULAS, EVIL, "web-1"]
+    hosts = [*(formula.replace("/", "|") for formula in FORMULAS), EVIL, "web-1"]
     done = run_cli_here("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "csv")
     assert done.returncode == 0, done.stderr
     assert not set(done.stdout) & {"\x1b", "\x07", "\x9b", "\u202e", "\t", "\r"}, done.stdout
     rows = list(csv.reader(io.StringIO(done.stdout)))
-    assert sorted(row[0] for row in rows[1:]) == sorted(["'" + printable(h) for h in FORMULAS] + [SHOWN, "web-1"])
+    assert sorted(row[0] for row in rows[1:]) == sorted(["'" + printable(h) for h in hosts[:-2]] + [SHOWN, "web-1"])
 
 
 def run_cli_on_a_terminal(*args: str) -> str:
@@ -184,9 +186,9 @@ def test_csv_is_the_same_escaped_text_on_a_terminal_and_through_a_pipe(tmp_path)
 
 
 def test_markdown_shows_html_from_hosts_as_text(tmp_path):
-    hosts = ["<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "a & b"]
+    hosts = ["<script>alert(1)", "<img src=x onerror=alert(2)>", "a & b"]
     done = run_cli_here("report", str(_fleet_of_hosts(tmp_path / "fleet", hosts)), "--format", "markdown")
     assert done.returncode == 0, done.stderr
     page = MarkdownIt("commonmark").enable("table").render(done.stdout)
     assert "<script" not in page and "<img" not in page, page
-    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in page and "<td>a &amp; b</td>" in page, page
+    assert "<td>&lt;script&gt;alert(1)</td>" in page and "<td>a &amp; b</td>" in page, page
