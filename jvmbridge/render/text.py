@@ -114,10 +114,17 @@ def fitted(rows: list[list[str]], width: int | None, expendable: list[str],
             right_from -= 1
 
 
+# What Markdown reads inside a table cell as more than text: a link or an image (`[`, `](`, `![`),
+# code (backticks), the next cell (`|`), and a backslash before punctuation (which would escape our
+# escape). Each gets a backslash, so a host's `![b](http://evil/b.png)` is shown as written; <, >
+# and & are HTML's (fence_prose); printable's `\x1b` is left as it is (no escape before a letter).
+_MARKDOWN_SPECIAL = re.compile(r"[`\[\]|]|\\(?=[!-/:-@\[-`{-~])")
+
+
 def markdown(rows: list[list[str]]) -> list[str]:
-    """``rows`` (header first) as a Markdown table; pipes inside cells escaped."""
+    """``rows`` (header first) as a Markdown table; every cell shown as its text (_MARKDOWN_SPECIAL)."""
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(printable(cell).replace("|", "\\|") for cell in cells) + " |"
+        return "| " + " | ".join(_MARKDOWN_SPECIAL.sub(r"\\\g<0>", printable(cell)) for cell in cells) + " |"
 
     header, *body = rows
     return [line(header), "|" + "---|" * len(header), *map(line, body)]
@@ -170,8 +177,13 @@ def fence_prose(text: str) -> str:
             out.extend([fence + "text", *block, fence])
             block.clear()
 
-    for line in text.splitlines():
-        if line.startswith("|") or not line.strip():
+    lines, table = text.splitlines(), False
+    for number, line in enumerate(lines):
+        # A table is a header and its delimiter row (markdown() writes both), then its rows: a line
+        # of a host's that merely starts with "|" is prose, fenced.
+        after = lines[number + 1] if number + 1 < len(lines) else ""
+        table = line.startswith("|") and (table or (after.startswith("|---|") and set(after) == {"|", "-"}))
+        if table or not line.strip():
             flush()
             out.append(html.escape(line, quote=False))  # outside a fence a renderer runs HTML: <script>, <img onerror>
         else:

@@ -7,10 +7,12 @@ tests/integration/test_untrusted_text.py."""
 from __future__ import annotations
 
 import csv
+import html
 import importlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -18,8 +20,9 @@ import pytest
 from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli, run_cli_here
 from markdown_it import MarkdownIt
 
+from jvmbridge.fleet.report import fleet_of
 from jvmbridge.render import FORMATS, render
-from jvmbridge.render.text import align, csv_cell, markdown, printable
+from jvmbridge.render.text import align, csv_cell, fence_prose, markdown, printable
 
 
 def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
@@ -31,7 +34,30 @@ def test_printable_escapes_controls_and_reordering_marks_and_keeps_the_rest():
 
 def test_cells_escape_newlines_too():
     assert align([["host"], [EVIL]])[1] == SHOWN
-    assert markdown([["host"], [EVIL]])[2] == f"| {SHOWN} |"
+    assert _cells_shown("\n".join(markdown([["host"], [EVIL]]))) == ["host", SHOWN]
+
+
+def _cells_shown(markdown_text: str) -> list[str]:
+    """The text of each table cell as a Markdown renderer shows it."""
+    page = MarkdownIt("commonmark").enable("table").render(markdown_text)
+    return [html.unescape(cell) for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", page)]
+
+
+def test_markdown_shows_a_link_or_an_image_from_a_host_as_text():
+    """`![b](http://evil/b.png)` in a JVM's command line (or anything else from a host) is shown as
+    written: no image fetched from anywhere, no link, no code span, no cell of its own."""
+    injected = ["![b](http://evil/b.png)", "[here](http://evil/)", "`code`", "a | b", "\\[x](y)", "\\![b](c)"]
+    document = _check_document()
+    document["live_jvms"][0]["command_line"] = "java " + " ".join(injected)
+    for text in (render("check", "markdown", document), render("fleet", "markdown", fleet_of([document]))):
+        page = MarkdownIt("commonmark").enable("table").render(text)
+        assert "<img" not in page and "<a " not in page and "<code>" not in page, page
+        assert " ".join(injected)[:40] in html.unescape(page), page
+
+
+def test_a_line_that_only_starts_like_a_table_is_fenced():
+    page = MarkdownIt("commonmark").enable("table").render(fence_prose("| ![b](http://evil/b.png)\n"))
+    assert "<img" not in page and "![b](http://evil/b.png)" in page, page
 
 
 @pytest.mark.parametrize("document, output_format",
@@ -68,7 +94,8 @@ def test_report_of_a_hostile_fleet_document_is_escaped_and_json_exact(tmp_path, 
     done = run_cli_here("report", str(saved), "--format", output_format)
     assert done.returncode == 0, done.stderr
     assert "\x1b" not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
-    assert r"app\x1b]0;pwned\x07\x1b[2J" in done.stdout
+    shown = MarkdownIt("commonmark").enable("table").render(done.stdout) if output_format == "markdown" else done.stdout
+    assert r"app\x1b]0;pwned\x07\x1b[2J" in shown
     exact = json.loads(run_cli_here("report", str(saved), "--format", "json").stdout)
     assert exact["hosts"] == [EVIL]
 
