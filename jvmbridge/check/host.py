@@ -36,7 +36,8 @@ from jvmbridge.version import __version__
 # 5: duration_seconds, how long the check took (a metric: a check that takes ever longer is seen).
 # 6: verdicts "not usable" (no C2 compiles), "active, in use" and "usable, not in use yet" (a running
 #    JVM's code cache); live_jvms[].code_cache, what it showed or why it could not be read.
-SCHEMA_VERSION = 6
+# 7: live_jvms[].arguments, the JVM's arguments as the kernel gives them (an argument may hold spaces).
+SCHEMA_VERSION = 7
 Progress = Callable[[str], None]
 
 
@@ -65,7 +66,8 @@ class LivePart(_Checked, total=False):
     pid: int
     java_home: str  # ending " (deleted)" where the JDK was removed or replaced since the JVM started
     version: str
-    command_line: str
+    command_line: str  # for people: the arguments joined by spaces
+    arguments: list[str]  # as the kernel gives them: what the JVM runs (metrics' main_class) is read from these
     error: str
     flags: dict[str, FlagValue]
     guard: list[dict]  # per mode what the JVM's guard agent found (ModeState.as_dict); [] without one
@@ -181,6 +183,7 @@ def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], featur
     guard = guard_state.parse(guarded) if guarded else []
     verdicts = [_with_guard(decide(mode, java_major(version), features, table, None, code), guard) for mode in modes]
     return {"pid": pid, "java_home": java_home, "version": version, "command_line": live.command_line,
+            "arguments": list(live.arguments),
             "flags": _flag_values(table, _modes_flags(modes)),
             "guard": [state.as_dict() for state in guard],
             "code_cache": {"error": code.error} if code.error else {"levels": code.intrinsic_levels()},

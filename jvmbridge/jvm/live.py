@@ -23,7 +23,8 @@ DELETED = " (deleted)"
 class LiveJvm:
     process: TrackedProcess
     java: JavaInstall
-    command_line: str
+    command_line: str  # its arguments joined by spaces, for people
+    arguments: tuple[str, ...] = ()  # as the kernel gives them (/proc/PID/cmdline, NUL-separated): what it runs
     jdk_deleted: bool = False  # its java (and libjvm) were removed or replaced since it started
 
     @property
@@ -62,7 +63,7 @@ def _found(process: TrackedProcess) -> LiveJvm:
     pid, proc = process.pid, Path(f"/proc/{process.pid}")
     try:
         # The command line is anyone's to read; the executable's link only the owner's (and root's).
-        arguments = (proc / "cmdline").read_bytes().split(b"\0")
+        arguments = (proc / "cmdline").read_bytes().removesuffix(b"\0").split(b"\0")
         exe = os.readlink(proc / "exe")
     except FileNotFoundError:
         raise NotAJvm(f"pid {pid}: no such process") from None
@@ -70,16 +71,18 @@ def _found(process: TrackedProcess) -> LiveJvm:
         program, perf_data = arguments[0].decode(errors="replace"), _has_perf_data(pid)
         kind = WorkerError if _looks_like_a_jvm(program, perf_data) else NotAJvm
         raise kind(unreadable(pid, program, _owner(proc), os.geteuid(), perf_data)) from None
-    command_line = b" ".join(arguments).decode(errors="replace").strip()
+    argv = tuple(argument.decode(errors="replace") for argument in arguments)
+    command_line = " ".join(argv).strip()
     if exe.endswith(DELETED):
-        return LiveJvm(process=process, java=_deleted_java_of(proc, exe), command_line=command_line, jdk_deleted=True)
+        return LiveJvm(process=process, java=_deleted_java_of(proc, exe), command_line=command_line, arguments=argv,
+                       jdk_deleted=True)
     try:
         java = _java_of(proc, exe)
     except UnreadableRelease as e:
         raise UncheckableJvm(pid, str(e)) from None
     except JvmNotFound:
         raise NotAJvm(f"pid {pid}: not a JVM ({exe})") from None
-    return LiveJvm(process=process, java=java, command_line=command_line)
+    return LiveJvm(process=process, java=java, command_line=command_line, arguments=argv)
 
 
 def _java_of(proc: Path, exe: str) -> JavaInstall:

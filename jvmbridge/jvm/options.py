@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -111,10 +112,10 @@ _TAKES_A_VALUE = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "-
                   "--patch-module", "--enable-native-access", "--source"}
 
 
-def main_class(command_line: str) -> str:
-    """What a JVM's command line (java first, words joined by spaces) runs: its main class, the
-    jar after -jar, or module/class after -m; "" where it names none (a launcher of its own)."""
-    words = command_line.split()
+def main_class(words: Sequence[str]) -> str:
+    """What a JVM's arguments (java first, as the kernel gives them: never split again on spaces,
+    which an argument may hold) run: its main class, the jar after -jar, or module/class after -m;
+    "" where they name none (a launcher of its own)."""
     index = 1
     while index < len(words):
         word = words[index]

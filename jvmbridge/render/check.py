@@ -86,7 +86,7 @@ def _render(document: dict, table: Table) -> str:
 def _answer(part: dict) -> str:
     """One line for a JDK or running JVM: its modes grouped by verdict, and the fix where there is one.
     "pid 4242 app.jar: CBC, CTR, GCM not usable (fix: remove -XX:TieredStopAtLevel=1 from ...)" """
-    name = (f"pid {part['pid']} {main_class(part.get('command_line', ''))}".rstrip() if "pid" in part
+    name = (f"pid {part['pid']} {main_class(part.get('arguments', []))}".rstrip() if "pid" in part
             else f"JDK {part['java_home']}" + (f" with {' '.join(part['options'])}" if part.get("options") else ""))
     groups: dict[str, list[str]] = {}
     for verdict in part["verdicts"]:

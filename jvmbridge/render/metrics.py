@@ -88,7 +88,7 @@ def check_metrics(document: dict) -> str:
         families.verdicts(jdk["verdicts"], **target)
     for live in document["live_jvms"]:
         target = {"host": host, "kind": "jvm", "pid": str(live["pid"]), "java_home": live.get("java_home", ""),
-                  "version": live.get("version", ""), "main_class": main_class(live.get("command_line", ""))}
+                  "version": live.get("version", ""), "main_class": main_class(live.get("arguments", []))}
         families.checked.set(0 if "error" in live else 1, **target)
         families.verdicts(live["verdicts"], **target)
         if "error" not in live and "guard" in live:  # documents before schema 4 did not read the guard

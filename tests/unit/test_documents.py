@@ -228,7 +228,8 @@ GUARD = st.lists(st.fixed_dictionaries({"mode": st.sampled_from(["CBC", "CTR"]),
                                         "status": st.sampled_from(["verified", "WRONG", "not proven", "testing"]),
                                         "detail": TEXT}), max_size=2)
 LIVE = st.fixed_dictionaries({"pid": st.integers(1, 99999), "java_home": TEXT, "command_line": TEXT,
-                              "flags": FLAGS, "verdicts": VERDICTS}, optional={"guard": GUARD})
+                              "arguments": st.lists(TEXT, max_size=4), "flags": FLAGS, "verdicts": VERDICTS},
+                             optional={"guard": GUARD})
 CPU = st.fixed_dictionaries({"model": TEXT, "features": st.dictionaries(
     st.sampled_from(["aes", "avx", "vaes"]),
     st.fixed_dictionaries({"present": st.sampled_from([True, False, None]), "enables": TEXT}), min_size=1)})
@@ -255,7 +256,7 @@ def test_a_check_document_in_every_format_keeps_every_verdict(document):
     targets = [({"host": host, "kind": "jdk", "java_home": jdk["java_home"], "version": jdk["version"],
                  "options": " ".join(jdk["options"])}, jdk) for jdk in document["jdks"]]
     targets += [({"host": host, "kind": "jvm", "pid": str(live["pid"]), "java_home": live["java_home"],
-                  "main_class": main_class(live["command_line"])}, live) for live in document["live_jvms"]]
+                  "main_class": main_class(live["arguments"])}, live) for live in document["live_jvms"]]
     states = _metrics(out["openmetrics"])["jvmbridge_aes_verdict"] if _verdicts(document) else []
     series = {_labels(**target, mode=v["mode"]) for target, part in targets for v in part["verdicts"]}
     assert {frozenset(labels.items()) - {("state", labels["state"])} for labels, _ in states} == series

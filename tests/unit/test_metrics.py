@@ -35,7 +35,7 @@ def _document(host: str = "web-1", java_home: str = "/usr/lib/jvm/17", command_l
                       "verification": {}, "verdicts": [verdict("CBC", "active, verified"), verdict("CTR", "active but WRONG"),
                                                        verdict("GCM", "not observed")]}],
             "live_jvms": [{"pid": 4242, "java_home": java_home, "version": "17.0.15", "command_line": command_line,
-                           "flags": {}, "guard": guard or [], "verdicts": [verdict("CBC", live_verdict)]},
+                           "arguments": command_line.split(), "flags": {}, "guard": guard or [], "verdicts": [verdict("CBC", live_verdict)]},
                           {"pid": 99, "error": "pid 99: attach failed", "verdicts": [verdict("CBC", "unknown")]}],
             "exit_code": 1}
 
@@ -125,15 +125,23 @@ def test_a_jvm_asked_for_twice_is_one_series():
     assert len(samples) == len(set(line.rsplit(" ", 1)[0] for line in samples))
 
 
-@pytest.mark.parametrize("command_line, runs", [
+@pytest.mark.parametrize("arguments, runs", [
     ("/usr/bin/java -Xmx1g -cp a.jar:b.jar com.example.Main --port 8080", "com.example.Main"),
     ("java -classpath lib/* -Dx=y org.App", "org.App"),
     ("java -XX:-UseAES -jar /srv/app.jar serve", "/srv/app.jar"),
     ("java --add-opens java.base/java.lang=ALL-UNNAMED -m my.mod/my.Main", "my.mod/my.Main"),
     ("/opt/launcher", ""), ("java -jar", ""), ("", ""),
 ])
-def test_main_class_is_what_the_command_line_runs(command_line, runs):
-    assert main_class(command_line) == runs
+def test_main_class_is_what_the_arguments_run(arguments, runs):
+    assert main_class(arguments.split()) == runs
+
+
+def test_an_argument_with_a_space_is_one_argument(tmp_path):
+    """`-Dx="a b"` is one argument to the kernel: the label is the class the JVM runs, never "b"."""
+    document = _document(command_line='java -Dx=a b org.App')
+    document["live_jvms"][0]["arguments"] = ["java", "-Dx=a b", "org.App"]
+    jvm = [line for line in render("check", "openmetrics", document).splitlines() if 'pid="4242"' in line]
+    assert jvm and all('main_class="org.App"' in line for line in jvm), jvm
 
 
 def test_a_file_is_replaced_whole_and_never_through_a_link(tmp_path):
