@@ -13,6 +13,8 @@ import click
 
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
+    Pid,
+    Seconds,
     all_jdks_option,
     export_options,
     format_option,
@@ -56,14 +58,14 @@ def _print_monitoring(ctx, param, value):
               help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
 @click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
               show_default=True, help="AES modes to check; repeatable.")
-@click.option("--pid", "pids", type=click.IntRange(1), multiple=True, help="Also check this running JVM; repeatable.")
+@click.option("--pid", "pids", type=Pid(), multiple=True, help="Also check this running JVM; repeatable.")
 @click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")
-@click.option("--mode-time", "mode_seconds", type=click.FloatRange(0.5, 600), default=20, show_default=True,
+@click.option("--mode-time", "mode_seconds", type=Seconds(0.5, 600), default=20, show_default=True,
               metavar="SECONDS", help="How long to run each mode before calling its intrinsic not observed.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
 # The default, per mode: enough for C2 to compile the intrinsic and two passes after it on a 2-core machine.
-@click.option("--verify-time", "verify_seconds", type=click.FloatRange(1, 3600), default=10, show_default=True,
+@click.option("--verify-time", "verify_seconds", type=Seconds(1, 3600), default=10, show_default=True,
               metavar="SECONDS", help="How long each mode's sweep may run (the modes of a JDK share their time).")
 @format_option("check")
 @export_options("check")

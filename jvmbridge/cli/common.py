@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -37,6 +38,47 @@ class Sizes(click.ParamType):
             return parse_sizes(str(value))
         except ValueError as e:
             self.fail(str(e), param, ctx)
+
+
+class Finite(click.FloatRange):
+    """A number within a range, and a number at all: nan passes every comparison a range makes, and
+    inf is no count of anything, so both are refused first."""
+    name = "number"
+    what = "a finite number"
+
+    def convert(self, value, param, ctx):
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not {self.what}", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+class Seconds(Finite):
+    """A duration in seconds within a range."""
+    name = "seconds"
+    what = "a number of seconds"
+
+
+# The largest pid Linux hands out (PID_MAX_LIMIT, 2^22): a larger number names no process.
+PID_MAX = 4_194_304
+
+
+class Pid(click.IntRange):
+    """A process id: 1 to PID_MAX, so a number too large for the kernel is refused as bad input."""
+    name = "pid"
+
+    def __init__(self) -> None:
+        super().__init__(1, PID_MAX)
+
+
+class JavaPath(click.ParamType):
+    """A java binary or JAVA_HOME that exists, or a bare name of a command on PATH ("java")."""
+    name = "path"
+
+    def convert(self, value, param, ctx):
+        if not (Path(value).exists() or ("/" not in value and shutil.which(value))):
+            self.fail(f"{value}: no such file or directory", param, ctx)
+        return value
 
 
 class ProviderName(click.ParamType):
@@ -164,7 +206,7 @@ def print_document(document: str, output_format: str, data, output: Path | None,
 
 
 java_option = click.option(
-    "--java", "java_paths", multiple=True, metavar="PATH",
+    "--java", "java_paths", multiple=True, metavar="PATH", type=JavaPath(),
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")
 
 def _classpath(entries) -> tuple[str, ...]:

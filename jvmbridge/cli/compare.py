@@ -9,7 +9,9 @@ import click
 
 from jvmbridge.cli.common import (
     Count,
+    Finite,
     ProviderName,
+    Seconds,
     Sizes,
     all_jdks_option,
     classpath_option,
@@ -43,7 +45,7 @@ from jvmbridge.sampling.workload import (
 @click.option("--iterations", type=Count(), default=None,
               help="Exactly this many messages per fork, split into the rounds, as AESNITester's loop "
                    "(1e8, 1_000_000, ...) [default: rounds of --round-time each].")
-@click.option("--round-time", type=click.FloatRange(0.01, MAX_ROUND_SECONDS),
+@click.option("--round-time", type=Seconds(0.01, MAX_ROUND_SECONDS),
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
 @click.option("--rounds", type=click.IntRange(1), default=None,
@@ -60,11 +62,11 @@ from jvmbridge.sampling.workload import (
               help="More forks, up to this many, while an interval is wider than --target-error (the ratios' "
                    "where settings run interleaved or in turns, else the row's) "
                    "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
-@click.option("--target-error", type=click.FloatRange(0, 100, min_open=True, max_open=True),
+@click.option("--target-error", type=Finite(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
                    "settings run interleaved or in turns, else the row's), that stops adding forks.")
-@click.option("--total-time", type=click.FloatRange(0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--total-time", type=Seconds(0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds the whole run aims to take: every configuration runs its first --forks, and the "
                    "time left beyond them is shared out as more forks; rows stopped short say so "
                    "[default: none, forks until --target-error or --max-forks].")

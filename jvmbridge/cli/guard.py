@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from jvmbridge.cli.common import classpath_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.cli.common import Seconds, classpath_option, java_option, javas_or_usage_error, trust_option
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 
@@ -23,7 +23,7 @@ from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 @click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "
                                                  "class on the class path [default: the JVM's first choice].")
 @classpath_option
-@click.option("--wait-time", type=click.FloatRange(5, 3600), default=120, show_default=True, metavar="SECONDS",
+@click.option("--wait-time", type=Seconds(5, 3600), default=120, show_default=True, metavar="SECONDS",
               help="How long to wait for the guard's answers.")
 def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provider, classpath, wait_time):
     """Start a JVM with the guard agent and a small AES workload, and print what the guard found.

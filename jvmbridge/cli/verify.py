@@ -14,6 +14,7 @@ import click
 
 from jvmbridge.cli.common import (
     ProviderName,
+    Seconds,
     all_jdks_option,
     classpath_option,
     export_options,
@@ -44,7 +45,7 @@ from jvmbridge.jvm.providers import provider as provider_named
               help=f"The JCE provider to verify: {', '.join(PROVIDERS)} or a provider class name; "
                    "all but SunJCE need --classpath.")
 @classpath_option
-@click.option("--jdk-time", "jdk_seconds", type=click.FloatRange(1, 3600), default=30, show_default=True,
+@click.option("--jdk-time", "jdk_seconds", type=Seconds(1, 3600), default=30, show_default=True,
               metavar="SECONDS",
               help="Time per JDK for the sweeps, shared by its modes; reproducing a divergence comes on top.")
 @click.option("--quick", is_flag=True, help="Sizes 0..80 and a few stride edges only (what `check` runs).")

@@ -10,7 +10,9 @@ from jvmbridge.trust.paths import NotTrusted, private_folder
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
 # dies: the reason, and where its hs_err report went.
 _COMPLAINT = re.compile(r"^(Error:|Unrecognized VM option|Improperly specified VM option|.*must be enabled via"
-                        r"|Aborting due to|#\s+fatal error:|# /\S*hs_err\S*)")
+                        r"|Aborting due to|#\s+fatal error:|# /\S*hs_err\S*|Error occurred during initialization of VM)")
+# Said before the reason, on a line of its own: "Too small maximum heap" (-Xmx1k).
+_INITIALIZATION = "Error occurred during initialization of VM"
 # Said after every refusal; worth showing only when nothing more specific was said.
 _GENERIC = ("Error: Could not create the Java Virtual Machine.", "Error: A fatal exception has occurred. Program will exit.")
 _WARNING = re.compile(r"^\s*(OpenJDK .*VM )?[Ww]arning:")
@@ -18,7 +20,9 @@ _WARNING = re.compile(r"^\s*(OpenJDK .*VM )?[Ww]arning:")
 
 def complaint(output: str) -> str:
     """The JVM's own explanation on one line, or "" when it gave none."""
-    lines = [line.strip() for line in output.splitlines() if _COMPLAINT.match(line.strip())]
+    said = [line.strip() for line in output.splitlines() if line.strip()]
+    lines = [line for number, line in enumerate(said)
+             if _COMPLAINT.match(line) or number and said[number - 1] == _INITIALIZATION]
     lines = [line for line in lines if line not in _GENERIC] or lines
     return " ".join(dict.fromkeys(re.sub(r"^#\s+(/\S*hs_err)", r"report: \1", line) for line in lines))
 

@@ -97,7 +97,7 @@ def classpath_entries(entries) -> tuple[str, ...]:
     parts = tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
     real = []
     for part in parts:
-        if not Path(part).exists():
+        if not (Path(part).is_file() or Path(part).is_dir()):  # a socket, a FIFO or a device is no jar
             raise UntrustedClasspath(f"--classpath {part}: no such jar or folder")
         try:
             real.append(str(trusted_path(part, "--classpath", whole_tree=True)))

@@ -79,3 +79,11 @@ def test_a_jvm_option_java_refuses_is_quoted_verbatim_before_anything_is_measure
 def test_a_check_whose_document_stdout_cannot_take_is_not_called_not_active():
     done = run_cli_into_a_full_disk("check", "--no-verify", "--mode", "cbc", "--mode-time", "1", "--quiet")
     assert done.returncode == 74 and done.stderr.splitlines() == [FULL], done.stderr
+
+
+def test_a_jvm_that_refuses_its_options_is_quoted_not_only_its_exit_code():
+    """-Xmx1k: the JVM's own reason, which comes on the line after its first, in one line."""
+    done = run_cli("flags", "--", "-Xmx1k")
+    assert_clean_failure(done, 2, "the JVM refused to start: Error occurred during initialization of VM "
+                                  "Too small maximum heap")
+    assert len(done.stderr.splitlines()) == 1, done.stderr

@@ -25,7 +25,7 @@ from helpers import FULL, run_cli, run_cli_here, run_cli_into_a_full_disk
      "jvmbridge: error: Invalid value for '--iterations': iterations must be between 1 and 1e+12, not 1e+999999999"),
     (["compare", "--engine", "openssl-cli", "--openssl", "/nonexistent"],
      "jvmbridge: error: engine openssl-cli cannot run: no `/nonexistent` command (--openssl PATH)"),
-    (["compare", "--engine", "openssl-cli", "--java", "/nonexistent"],
+    (["compare", "--engine", "openssl-cli", "--java", "java"],
      "jvmbridge: error: --java is for the engines that run a JVM (jvm, aesnitester); none of those asked for "
      "(openssl-cli) does"),
     (["compare", "--engine", "pyca", "--engine", "c-loop", "--all-jdks", "--jvm-arg=-Xmx1g"],
@@ -96,3 +96,50 @@ def test_a_check_document_with_nulls_is_its_host_not_checked(tmp_path):
     done = run_cli_here("report", str(tmp_path / "web-1.json"))
     assert done.returncode == 2 and done.stderr == "", done.stderr
     assert "not checked  " in done.stdout and "('reason' is null, not text)" in done.stdout, done.stdout
+
+
+NUMBERS = [("check", "--mode-time"), ("check", "--verify-time"), ("verify", "--jdk-time"), ("guard", "--wait-time"),
+           ("compare", "--round-time"), ("compare", "--target-error"), ("compare", "--total-time")]
+
+
+@pytest.mark.parametrize("command, option, value", [(*each, value) for each in NUMBERS
+                                                    for value in ("nan", "inf", "-inf", "-1", "1e999")])
+def test_a_number_that_is_no_number_of_anything_is_refused_in_one_line(command, option, value):
+    """nan passes every comparison a range makes (click's FloatRange let it through, and `check
+    --mode-time nan` ran on and exited 2 with no word); inf is no duration."""
+    done = run_cli(command, f"{option}={value}", timeout=60)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"jvmbridge: error: Invalid value for '{option}'"), done.stderr
+
+
+@pytest.mark.parametrize("pid", ["99999999999999999999999", "4194305", "0", "-1", "nan"])
+def test_a_pid_no_kernel_hands_out_is_refused_in_one_line(pid):
+    done = run_cli("check", "--pid", pid, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("jvmbridge: error: Invalid value for '--pid'"), done.stderr
+
+
+@pytest.mark.parametrize("command", ["jdks", "check", "verify", "flags"])
+def test_a_java_that_does_not_exist_is_refused_in_one_line(command):
+    done = run_cli(command, "--java", "/nonexistent", timeout=60)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "jvmbridge: error: Invalid value for '--java': /nonexistent: no such file or directory"], done.stderr
+
+
+def test_a_classpath_that_is_a_socket_is_no_jar(tmp_path):
+    import socket
+
+    path = tmp_path / "provider.jar"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        done = run_cli("verify", "--classpath", str(path), timeout=60)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        f"jvmbridge: error: --classpath {path}: no such jar or folder"], done.stderr
+
+
+def test_a_jvm_that_refuses_its_heap_says_why():
+    """-Xmx1k: HotSpot says why on the line after "Error occurred during initialization of VM"."""
+    from jvmbridge.jvm.messages import complaint
+
+    said = "Error occurred during initialization of VM\nToo small maximum heap\n"
+    assert complaint(said) == "Error occurred during initialization of VM Too small maximum heap"
