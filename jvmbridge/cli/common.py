@@ -227,12 +227,12 @@ trust_option = click.option("--trust-jdk-owner", "trust_jdk_owner", is_flag=True
 all_jdks_option = click.option("--all-jdks", is_flag=True,
                                help="Every JVM on this machine that JPype can drive (see `jvmbridge jdks`).")
 
-def format_option(document: str):
-    """--format, with the formats the render registry has for ``document``."""
+def format_option(*documents: str):
+    """--format, with the formats the render registry has for ``documents`` (report's: runs' and a fleet's)."""
     from jvmbridge.render import FORMATS
 
-    return click.option("--format", "output_format", type=click.Choice(FORMATS[document]), default="table",
-                        show_default=True)
+    formats = list(dict.fromkeys(f for document in documents for f in FORMATS[document]))
+    return click.option("--format", "output_format", type=click.Choice(formats), default="table", show_default=True)
 
 
 def javas_or_usage_error(java_paths, all_jdks: bool = False, trust_given: bool = False) -> list[JavaInstall]:

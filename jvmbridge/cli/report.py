@@ -24,7 +24,7 @@ from jvmbridge.report.columns import COLUMN_KINDS
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
-@format_option("runs")
+@format_option("runs", "fleet")
 @click.option("--columns", "columns", type=click.Choice(COLUMN_KINDS), default="run", show_default=True,
               help="One column per run, per host, per JDK (JDKs measured in one run or several), per thread count "
                    "(how throughput scales with compare --threads), per setting (on beside off), or per size "
@@ -54,6 +54,11 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
+    from jvmbridge.render import FORMATS
+
+    if output_format not in FORMATS["runs"]:
+        raise click.UsageError(f"{output_format} is a format of a fleet's `check` documents; saved `compare` runs "
+                               f"have {', '.join(FORMATS['runs'])}")
     width = terminal_width(wide)
     if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)

@@ -94,3 +94,14 @@ def test_one_bad_run_file_makes_its_host_not_checked_and_the_others_are_reported
     assert exit.value.code == 2
     assert "web-1" in json.dumps(json.loads(out)["comparison"])
     assert err.startswith("jvmbridge: web-2\\x1b[2J: no run (") and "\x1b" not in err, err
+
+
+def test_a_saved_fleet_reports_as_openmetrics_as_the_docs_say(tmp_path):
+    """docs/monitoring.md lists openmetrics for fleets: `report DIR --format openmetrics` gives it too."""
+    (tmp_path / "web-1.json").write_text(json.dumps({"host": "web-1", **GOOD_HOST}))
+    done = run_cli("report", str(tmp_path), "--format", "openmetrics")
+    assert done.returncode == 0 and done.stdout.endswith("# EOF\n"), done.stderr
+    assert 'host="web-1"' in done.stdout
+    (tmp_path / "run.jsonl").write_text("{}\n")
+    runs = run_cli("report", str(tmp_path / "run.jsonl"), "--format", "openmetrics")
+    assert runs.returncode == 2 and "openmetrics is a format of a fleet's `check` documents" in runs.stderr
