@@ -65,6 +65,8 @@ PARSERS = [
     Parser("JIT inlining tree", _each_line(jitlog.is_inlining_log), " ", after="@ 1"),
     # A running JVM's code cache (Compiler.codelist) and its system properties (VM.system_properties).
     Parser("code cache", codecache.parse_codelist, "0 4 0 com.sun.crypto.provider.A.b" + " " * 60 + "\n"),
+    Parser("code cache (a level of many digits)", codecache.parse_codelist, "4", before="1 ",
+           after=" 0 com.sun.crypto.provider.A.b\n"),
     Parser("system properties", _each_line(live._unescaped), "\\"),
     # `openssl speed -mr`'s lines and `openssl version -c`'s CPUINFO.
     Parser("openssl speed -mr lines", lambda text: list(openssl_cli._LINE.finditer(text)), "+DT:aes\n"),

@@ -48,8 +48,8 @@ def parse_codelist(text: str) -> CodeCache:
     cache = CodeCache()
     for line in text.splitlines():
         fields = line.split(None, 4)
-        if len(fields) < 4 or not _number(fields[0]) or not _number(fields[1]) or fields[2] != _IN_USE:
-            continue
+        if len(fields) < 4 or not _id(fields[0]) or not _level(fields[1]) or fields[2] != _IN_USE:
+            continue  # not a line of the list: read as nothing, never as a number int() refuses
         qualified = fields[3].partition("(")[0]
         if not qualified.startswith(_SUNJCE):
             continue
@@ -65,5 +65,16 @@ def _encrypting(name: str) -> str:
     return name
 
 
-def _number(text: str) -> bool:
+def _id(text: str) -> bool:
+    """A compile id as HotSpot counts them (an int, < 2^31): at most 10 ASCII digits, so no reply
+    reaches int()'s limit on a number's length."""
+    return len(text) <= 10 and _digits(text)
+
+
+def _level(text: str) -> bool:
+    """A compilation level: 0 (a native wrapper) to 4 (C2)."""
+    return len(text) == 1 and _digits(text) and int(text) <= C2_LEVEL
+
+
+def _digits(text: str) -> bool:
     return text.isascii() and text.isdigit()  # str.isdigit alone takes "²", which int() refuses

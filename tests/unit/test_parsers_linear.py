@@ -23,6 +23,12 @@ def test_a_mebibyte_of_the_worst_input_is_read_in_linear_time(parser):
     assert time.perf_counter() - started < BUDGET_SECONDS
 
 
+@pytest.mark.parametrize("parser", PARSERS, ids=lambda parser: parser.name)
+def test_each_parser_answers_its_worst_input_without_a_crash(parser):
+    """64 KiB, past the 4,300 digits int() reads: a JVM's reply is an answer or a refusal, never a traceback."""
+    parser.read(parser.worst(64 * 1024))
+
+
 def test_a_flag_line_padded_with_spaces_is_still_a_flag():
     """What the parser gives for the worst case is what it gave before: the line is a flag."""
     from jvmbridge.jvm.printflags import parse
