@@ -1,6 +1,7 @@
 """`jvmbridge guard`: the -javaagent that proves AES right inside a server's own JVM; where its jar
 is, and a demonstration in a JVM of its own. Exit 0 every mode verified, 1 one computed WRONG
-bytes, 2 one not proven (or the guard could not be read)."""
+bytes, 2 one not proven or not applicable (its provider has no such Cipher), or the guard could not
+be read."""
 from __future__ import annotations
 
 import sys

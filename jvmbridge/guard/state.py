@@ -8,12 +8,15 @@ from dataclasses import dataclass
 PROPERTY = "jvmbridge.guard"
 # A mode's state while the guard is still at it; any other is where it ended.
 UNDER_WAY = ("waiting", "testing")
+# Where it ended: its provider serves no such Cipher, so there is nothing to prove right or wrong.
+NOT_APPLICABLE = "not applicable"
+STATUSES = ("not proven", NOT_APPLICABLE, "verified", "WRONG", *UNDER_WAY)
 
 
 @dataclass(frozen=True)
 class ModeState:
     mode: str  # "CBC", "CTR"
-    status: str  # waiting, testing, verified, WRONG, not proven
+    status: str  # waiting, testing, verified, WRONG, not proven, not applicable
     detail: str  # the time and what was found, as the guard wrote them
 
     @property
@@ -31,17 +34,16 @@ def parse(text: str) -> list[ModeState]:
     states = []
     for part in filter(None, (p.strip() for p in text.split("; "))):
         mode, _, rest = part.partition(" ")
-        status = next((s for s in ("not proven", "verified", "WRONG", "waiting", "testing") if rest.startswith(s)),
-                      rest.split(" ")[0])
+        status = next((s for s in STATUSES if rest.startswith(s)), rest.split(" ")[0])
         states.append(ModeState(mode=mode, status=status, detail=rest[len(status):].strip()))
     return states
 
 
 def summary(states: list[ModeState]) -> str:
     """For a report's row: "guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)"; the
-    case is said where a mode is wrong, the time alone otherwise."""
+    case is said where a mode is wrong, why where it is not applicable, the time alone otherwise."""
     return "guard: " + ", ".join(f"{s.status} ({s.detail})" if not s.mode else  # a guard not running
-                                 f"{s.mode} {s.status} {_clock(s.detail, s.status == 'WRONG')}".strip()
+                                 f"{s.mode} {s.status} {_clock(s.detail, s.status in ('WRONG', NOT_APPLICABLE))}".strip()
                                  for s in states)
 
 

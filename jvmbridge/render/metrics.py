@@ -18,7 +18,8 @@ VERDICT_STATES = {Status.ACTIVE: "active", Status.IN_USE: "in_use", Status.VERIF
                   Status.NOT_IN_USE: "not_in_use", Status.DISABLED: "disabled", Status.NOT_USABLE: "not_usable",
                   Status.UNSUPPORTED: "unsupported", Status.NOT_OBSERVED: "not_observed", Status.UNKNOWN: "unknown"}
 # What a guard says of a mode (jvmbridge.guard.state); "unknown" for what a newer guard may say.
-GUARD_STATES = ("waiting", "testing", "verified", "wrong", "not_proven", "unknown")
+# not_applicable: its provider has no such Cipher; no alert reads it, and no verdict counts it.
+GUARD_STATES = ("waiting", "testing", "verified", "wrong", "not_proven", "not_applicable", "unknown")
 
 
 class _Families:

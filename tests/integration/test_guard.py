@@ -161,6 +161,30 @@ def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp
         stop_jvm(plain)
 
 
+def test_a_provider_without_aes_is_not_applicable_and_never_wrong():
+    # SunPCSC, a provider of every JDK, serves no Cipher at all: nothing there is wrong, nor proven.
+    done = run_cli("guard", "--mode", "ctr", "--mode", "gcm", "--provider", "SunPCSC", timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stdout.splitlines()[1:]
+    assert [line.split()[:3] for line in lines] == [["CTR", "not", "applicable"], ["GCM", "not", "applicable"]], lines
+    assert lines[0].endswith(" (SunPCSC has no AES/CTR/NoPadding)") and lines[1].endswith(" has no AES/GCM/NoPadding)")
+    # Read from outside, as check's metrics give it: no wrong verdict, no wrong guard state.
+    server = subprocess.Popen([str(jdk_homes()[0] / "bin" / "java"), f"-javaagent:{guard_jar()}=modes=ctr,delay=0,"
+                               "provider=SunPCSC", "-cp", str(harness_jar()), "jvmbridge.harness.AesWorkload", "3"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _settled(server.pid)
+        checked = run_cli("check", "--pid", str(server.pid), "--format", "openmetrics")
+    finally:
+        stop_jvm(server)
+    assert checked.returncode in (0, 1), checked.stderr
+    said = {line.rsplit(" ", 1)[0]: line.rsplit(" ", 1)[1] for line in checked.stdout.splitlines()
+            if line.startswith(("jvmbridge_guard_mode_state{", "jvmbridge_aes_verdict{")) and 'mode="CTR"' in line}
+    assert {re.search(r'state="(\w+)"', series)[1] for series, value in said.items() if value == "1"
+            and series.startswith("jvmbridge_guard")} == {"not_applicable"}, checked.stdout
+    assert not any('state="wrong"' in series and value == "1" for series, value in said.items()), checked.stdout
+
+
 def _settled(pid: int, wait: float = 180) -> None:
     """Until the guard in JVM ``pid`` has an answer for every mode (read as check reads it)."""
     deadline = time.monotonic() + wait

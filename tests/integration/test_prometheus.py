@@ -82,6 +82,8 @@ ALERT_TESTS = [{
         # Testing for ever (fires after 30 minutes), and testing 20 minutes then verified (does not).
         _series("jvmbridge_guard_mode_state", {**JVM, "mode": "CBC", "state": "testing"}, "1x120"),
         _series("jvmbridge_guard_mode_state", {**JVM, "mode": "GCM", "state": "testing"}, "1x20 0x100"),
+        # A provider with no such Cipher, for ever: neither wrong nor unproven, so no alert.
+        _series("jvmbridge_guard_mode_state", {**JVM, "mode": "ECB", "state": "not_applicable"}, "1x120"),
         # One host's checks stopped at minute 0; the other's timer wrote a new result every minute.
         _series("jvmbridge_check_timestamp_seconds", {"host": "web-1"}, "0x120"),
         _series("jvmbridge_check_timestamp_seconds", {"host": "web-2"}, "0+60x120"),
@@ -306,7 +308,8 @@ def _in(states: dict[tuple[str, str], float], wanted: str) -> bool:
 def test_the_jmx_exporter_serves_the_guards_verified_modes(tmp_path):
     states = guarded_states(tmp_path, "modes=cbc+ctr,delay=0", wanted="verified")
     assert {key for key, value in states.items() if value == 1} == {("CBC", "verified"), ("CTR", "verified")}
-    assert {state for _, state in states} == {"waiting", "testing", "verified", "wrong", "not_proven"}
+    assert {state for _, state in states} == {"waiting", "testing", "verified", "wrong", "not_proven",
+                                               "not_applicable"}
 
 
 def test_the_jmx_exporter_serves_a_planted_wrong_mode_as_the_alert_rules_read_it(tmp_path, planted_jar):

@@ -23,3 +23,11 @@ def test_the_summary_gives_times_and_the_case_only_where_wrong():
                                       "ECB not proven 18:51, CFB waiting")
     assert summary(parse("not running (jvmbridge guard: no provider X)")) == \
         "guard: not running (jvmbridge guard: no provider X)"
+
+
+def test_a_mode_its_provider_does_not_serve_is_settled_as_not_applicable_with_why():
+    # As the agent writes it for a provider with no Cipher at all (the JDK's SunPCSC).
+    states = parse("CTR not applicable 2026-12-01T18:49:48Z (SunPCSC has no AES/CTR/NoPadding); CBC waiting")
+    assert [(s.mode, s.status, s.settled) for s in states] == [("CTR", "not applicable", True), ("CBC", "waiting", False)]
+    assert states[0].detail == "2026-12-01T18:49:48Z (SunPCSC has no AES/CTR/NoPadding)"
+    assert summary(states) == "guard: CTR not applicable 18:49 (SunPCSC has no AES/CTR/NoPadding), CBC waiting"

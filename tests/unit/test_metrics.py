@@ -8,7 +8,7 @@ import os
 import re
 
 import pytest
-from helpers import EVIL, SHOWN
+from helpers import EVIL, REPO, SHOWN
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics
 from prometheus_client.parser import text_string_to_metric_families as prometheus
 
@@ -95,6 +95,15 @@ def test_the_guard_is_a_state_set_per_mode():
     stopped = _read(render("check", "openmetrics", _document(guard=[{"mode": "", "status": "not running",
                                                                       "detail": "no AES"}])))
     assert _value(stopped, "jvmbridge_guard_running", pid="4242") == 0 and "jvmbridge_guard_mode_state" not in stopped
+
+
+def test_a_mode_the_guards_provider_does_not_serve_is_not_applicable_neither_wrong_nor_unknown():
+    guard = [{"mode": "CTR", "status": "not applicable", "detail": "2026-12-04T10:00:00Z (SunPCSC has no AES/CTR/NoPadding)"}]
+    states = _read(render("check", "openmetrics", _document(guard=guard)))["jvmbridge_guard_mode_state"]
+    assert {dict(s)["state"] for s, v in states.items() if v} == {"not_applicable"}
+    # The state the JMX exporter's rules give the MBean's isNotApplicable, under the same name.
+    rules = (REPO / "jvmbridge" / "monitoring" / "jmx-exporter-guard.yml").read_text()
+    assert "|not_applicable)" in rules
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)

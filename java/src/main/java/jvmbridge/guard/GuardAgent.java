@@ -3,6 +3,7 @@ package jvmbridge.guard;
 import java.lang.instrument.Instrumentation;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.security.Security;
 import java.time.Instant;
@@ -16,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import javax.crypto.Cipher;
+import javax.crypto.NoSuchPaddingException;
 import javax.management.JMException;
 import javax.management.ObjectName;
 
@@ -36,7 +38,8 @@ import javax.management.ObjectName;
  * <p>What it found is in the system property {@code jvmbridge.guard} (which the attach protocol
  * returns, so `jvmbridge check --pid` reads it without running anything in the JVM) and in the
  * MBean {@code jvmbridge:type=Guard}: per mode "waiting", "testing", "verified TIME (...)",
- * "WRONG TIME (the smallest case)" or "not proven TIME (why)", joined by "; ". Each mode also has
+ * "WRONG TIME (the smallest case)", "not proven TIME (why)" or "not applicable TIME (the provider
+ * has no such Cipher)", joined by "; ". Each mode also has
  * an MBean {@code jvmbridge:type=GuardMode,mode=CBC} whose state is a true among false ones, as
  * metrics exporters read MBeans (jvmbridge/monitoring/jmx-exporter-guard.yml).
  */
@@ -204,6 +207,15 @@ public final class GuardAgent {
     }
 
     private void test(String mode) throws InterruptedException, ReflectiveOperationException, JMException {
+        String transformation = SelfTest.transformation(mode);
+        try {
+            SelfTest.instance(transformation, provider);
+        } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
+            // Nothing of this JVM's to prove wrong or right: no alert, and asked again at each retest.
+            set(mode, "not applicable " + now() + " (" + (provider == null ? "no provider of this JVM"
+                    : provider.getName()) + " has no " + transformation + ")");
+            return;
+        }
         set(mode, "testing since " + now());
         String loader = "jvmbridge-guard-" + mode + "-" + ++tests;
         @SuppressWarnings("unchecked")
@@ -325,6 +337,8 @@ public final class GuardAgent {
         boolean isWrong();
 
         boolean isNotProven();
+
+        boolean isNotApplicable();
     }
 
     public static final class GuardMode implements GuardModeMBean {
@@ -364,6 +378,11 @@ public final class GuardAgent {
         @Override
         public boolean isNotProven() {
             return getState().startsWith("not proven");
+        }
+
+        @Override
+        public boolean isNotApplicable() {
+            return getState().startsWith("not applicable");
         }
     }
 

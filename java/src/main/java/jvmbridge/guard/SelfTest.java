@@ -2,6 +2,7 @@ package jvmbridge.guard;
 
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
+import java.security.NoSuchAlgorithmException;
 import java.security.Provider;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 import javax.crypto.Cipher;
+import javax.crypto.NoSuchPaddingException;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.IvParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
@@ -227,7 +229,8 @@ public final class SelfTest implements Supplier<String> {
     }
 
     /** A Cipher for {@code transformation} from {@code provider}, or the JVM's first choice for null. */
-    static Cipher instance(String transformation, Provider provider) throws GeneralSecurityException {
+    static Cipher instance(String transformation, Provider provider)
+            throws NoSuchAlgorithmException, NoSuchPaddingException {
         return provider == null ? Cipher.getInstance(transformation) : Cipher.getInstance(transformation, provider);
     }
 
