@@ -12,7 +12,7 @@ class JceProvider:
     name: str  # as --provider spells it
     class_name: str  # "" for the JVM's own SunJCE; otherwise loaded from --classpath
     settings: tuple[JvmSetting, ...]
-    where: str  # where its jar comes from, for the error when it is missing
+    where: str  # where its jar comes from, for the error when it is missing; "" where only the user knows
 
 PROVIDERS = {
     # HotSpot's AES intrinsics replace SunJCE's Java code: measure it with them on and off.
@@ -37,6 +37,5 @@ def provider(name: str) -> JceProvider:
         return PROVIDERS[name]
     if "." in name and all(part.isidentifier() for part in name.split(".")):
         return JceProvider(name=name.rsplit(".", 1)[-1], class_name=name,
-                           settings=(JvmSetting(name="JVM defaults", options=(), accelerated=True),),
-                           where="the jar passed with --classpath")
+                           settings=(JvmSetting(name="JVM defaults", options=(), accelerated=True),), where="")
     raise ValueError(f"unknown provider {name!r}: choose from {', '.join(PROVIDERS)}, or a provider class name")

@@ -50,8 +50,9 @@ def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
         while cause.getCause() is not None:  # reflection wraps the provider's own exception
             cause = cause.getCause()
         if isinstance(cause, jpype.JClass("java.lang.ClassNotFoundException")):
-            raise WorkerError(f"{class_name} is not on the classpath: get {request['provider_source']} "
-                              f"and pass its jar with --classpath") from None
+            source = request["provider_source"]
+            raise WorkerError(f"{class_name} is not on the classpath: {f'get {source} and ' if source else ''}"
+                              "pass its jar with --classpath") from None
         raise WorkerError(f"{class_name} cannot load here: {cause}") from None
 
 

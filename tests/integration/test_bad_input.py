@@ -87,3 +87,12 @@ def test_a_jvm_that_refuses_its_options_is_quoted_not_only_its_exit_code():
     assert_clean_failure(done, 2, "the JVM refused to start: Error occurred during initialization of VM "
                                   "Too small maximum heap")
     assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def test_a_provider_class_that_is_not_on_the_classpath_gets_its_hint_once(tmp_path):
+    # A non-ASCII name is a Java identifier, so a class name: the run says it is missing, and how to
+    # give it, once ("get the jar passed with --classpath and pass its jar with --classpath" before).
+    done = run_cli("compare", "--engine", "jvm", "--provider", "é.X", "--forks", "1", "--max-forks", "1", "--rounds",
+                   "1", "--round-time", "0.1", "--shape", "message", "--quiet", "-o", str(tmp_path / "run.jsonl"))
+    assert_clean_failure(done, 1, "é.X is not on the classpath: pass its jar with --classpath")
+    assert done.stderr.count("--classpath") == 1, done.stderr

@@ -112,6 +112,20 @@ def test_a_number_that_is_no_number_of_anything_is_refused_in_one_line(command, 
     assert done.stderr.startswith(f"jvmbridge: error: Invalid value for '{option}'"), done.stderr
 
 
+COUNTS = ["--rounds", "--threads", "--forks", "--max-forks", "--iterations"]
+
+
+@pytest.mark.parametrize("option, value", [(option, value) for option in COUNTS
+                                           for value in ("1001", "99999999999999999999999", "nan", "0", "-1")
+                                           if not (option == "--iterations" and value == "1001")])
+def test_a_count_past_its_bound_or_no_count_at_all_is_refused_in_one_line(option, value):
+    """Each count has a top: `--rounds 99999999999999999999999` once ran on for ever. A bad key size
+    after it stops the run where the count is let through."""
+    done = run_cli_here("compare", f"{option}={value}", "--key-bits", "100")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"jvmbridge: error: Invalid value for '{option}'"), done.stderr
+
+
 @pytest.mark.parametrize("pid", ["99999999999999999999999", "4194305", "0", "-1", "nan"])
 def test_a_pid_no_kernel_hands_out_is_refused_in_one_line(pid):
     done = run_cli("check", "--pid", pid, timeout=60)
