@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from jvmbridge.guard import state as guard_state
 from jvmbridge.intrinsics import codecache, jitlog
-from jvmbridge.jvm import live, messages, printflags
+from jvmbridge.jvm import live, messages, options, printflags
 from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import aarch64, x86_64
 from jvmbridge.saved.speed_text import SpeedTextError, parse_speed_text
@@ -68,6 +68,15 @@ PARSERS = [
     Parser("code cache (a level of many digits)", codecache.parse_codelist, "4", before="1 ",
            after=" 0 com.sun.crypto.provider.A.b\n"),
     Parser("system properties", _each_line(live._unescaped), "\\"),
+    # VM.version's JDK line: a digit int() refuses, or more digits than it reads.
+    Parser("JDK version (many digits)", options.java_major, "9"),
+    Parser("JDK version (a superscript digit)", options.java_major, "\u00b2", before="1."),
+    # The SSE and AVX levels in a running JVM's VM.flags, read as numbers.
+    Parser("UseSSE/UseAVX values (many digits)",
+           lambda text: x86_64.X86_64().held_off(printflags.parse(text).flags), "9", before="intx UseSSE = ",
+           after=" {product} {default}\n"),
+    Parser("UseSSE/UseAVX values (a superscript digit)",
+           lambda text: x86_64.X86_64().held_off(printflags.parse(text).flags), "intx UseSSE = \u00b2 {product}\n"),
     # `openssl speed -mr`'s lines and `openssl version -c`'s CPUINFO.
     Parser("openssl speed -mr lines", lambda text: list(openssl_cli._LINE.finditer(text)), "+DT:aes\n"),
     Parser("OPENSSL_ia32cap", _quietly(x86_64.capability_words, ValueError), "OPENSSL_ia32cap=0x1:"),

@@ -20,7 +20,16 @@ from jvmbridge.intrinsics.verdict import Status, Verdict, decide, exit_code
 from jvmbridge.jvm.attach import AttachError, code_list
 from jvmbridge.jvm.discovery import JavaInstall, SkippedJdk
 from jvmbridge.jvm.flagsource import print_flags_final
-from jvmbridge.jvm.live import DELETED, LiveJvm, UncheckableJvm, live_flags, live_jvm, live_property, live_version
+from jvmbridge.jvm.live import (
+    ATTACH_SECONDS,
+    DELETED,
+    LiveJvm,
+    UncheckableJvm,
+    live_flags,
+    live_jvm,
+    live_property,
+    live_version,
+)
 from jvmbridge.jvm.options import java_major
 from jvmbridge.jvm.printflags import FlagsParseError, FlagTable, parse
 from jvmbridge.platforms import current
@@ -39,6 +48,13 @@ from jvmbridge.version import __version__
 # 7: live_jvms[].arguments, the JVM's arguments as the kernel gives them (an argument may hold spaces).
 SCHEMA_VERSION = 7
 Progress = Callable[[str], None]
+# What reading every running JVM may take in all: each JVM may make us wait 30 s per reply, so a
+# user starting many slow fakes would otherwise hold the timer's check for hours.
+SCAN_SECONDS = 120.0
+
+
+class ScanTimeUp(WorkerError):
+    """The scan of running JVMs used its budget before this JVM was read."""
 
 
 class FlagValue(TypedDict):
@@ -90,12 +106,14 @@ class CheckDocument(TypedDict):
 def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: list[Mode],
                pids: list[int], all_jvms: list[LiveJvm | UncheckableJvm], max_seconds: float,
                progress: Progress | None = None, verify: Sweep | None = None,
-               host_name: str | None = None, left_out: list[SkippedJdk] | tuple[()] = ()) -> CheckDocument:
+               host_name: str | None = None, left_out: list[SkippedJdk] | tuple[()] = (),
+               scan_seconds: float = SCAN_SECONDS) -> CheckDocument:
     """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
     ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
     found but not run (as root, another user can change them), each reported as not checked;
     ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked, each that
-    ended before it was read left out (on a server JVMs come and go: not a failure)."""
+    ended before it was read left out (on a server JVMs come and go: not a failure); ``scan_seconds``:
+    what reading them all may take, after which the rest are not checked, saying so."""
     started = time.monotonic()
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
@@ -103,7 +121,8 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
                      options=list(jvm_options), error=str(skipped), verdicts=_unknown(modes, str(skipped)))
              for skipped in left_out]
     asked: list[int | LiveJvm | UncheckableJvm] = [*pids, *all_jvms]
-    live = [part for part in (_check_live(pid_or_jvm, modes, cpu["features"]) for pid_or_jvm in asked) if part]
+    deadline = time.monotonic() + scan_seconds
+    live = [part for part in (_check_live(one, modes, cpu["features"], deadline) for one in asked) if part]
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -165,21 +184,33 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
             "verdicts": verdicts}
 
 
-def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str]) -> LivePart | None:
+def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str],
+                deadline: float) -> LivePart | None:
+    """One JVM, whose replies are another party's text: a reply no reader expected (ValueError, a
+    UnicodeError among them) makes this JVM not checked, never the scan of every other."""
+    try:
+        return _read_live(asked, modes, features, deadline)
+    except ValueError as e:
+        pid = asked if isinstance(asked, int) else asked.pid
+        return _unchecked_live(pid, f"its reply could not be read: {type(e).__name__}: {str(e)[:200]}", modes)
+
+
+def _read_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str],
+               deadline: float) -> LivePart | None:
     if isinstance(asked, UncheckableJvm):
         return _unchecked_live(asked.pid, str(asked), modes)
     pid = asked if isinstance(asked, int) else asked.pid
     try:
         live = live_jvm(pid) if isinstance(asked, int) else asked
-        table = parse(live_flags(live), source=f"pid {pid}")
-        version = live_version(live)
-        guarded = live_property(live.process, guard_state.PROPERTY)
+        table = parse(live_flags(live, _time_left(deadline)), source=f"pid {pid}")
+        version = live_version(live, _time_left(deadline))
+        guarded = live_property(live.process, guard_state.PROPERTY, _time_left(deadline))
     except (WorkerError, FlagsParseError) as e:
         if isinstance(asked, LiveJvm) and asked.process.ended():
             return None  # found by the scan, ended during the check: no longer a JVM of this host
         return _unchecked_live(pid, str(e), modes)
     java_home = str(live.java.home) + (DELETED if live.jdk_deleted else "")
-    code = _code_cache(live)
+    code = _code_cache(live, deadline)
     guard = guard_state.parse(guarded) if guarded else []
     verdicts = [_with_guard(decide(mode, java_major(version), features, table, None, code), guard) for mode in modes]
     return {"pid": pid, "java_home": java_home, "version": version, "command_line": live.command_line,
@@ -190,11 +221,19 @@ def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], featur
             "verdicts": [verdict.as_dict() for verdict in verdicts]}
 
 
-def _code_cache(live: LiveJvm) -> CodeCache:
+def _time_left(deadline: float) -> float:
+    """How long the next reply may take: 30 s at most, and never past the scan's deadline."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise ScanTimeUp("not checked: the scan's time ran out (every running JVM's reply shares one budget)")
+    return min(ATTACH_SECONDS, left)
+
+
+def _code_cache(live: LiveJvm, deadline: float) -> CodeCache:
     """What the JVM's JIT compiled (Compiler.codelist, JDK 9+), or why that could not be read."""
     try:
-        return parse_codelist(code_list(live.process))
-    except (AttachError, OSError) as e:
+        return parse_codelist(code_list(live.process, _time_left(deadline)))
+    except (AttachError, OSError, ScanTimeUp) as e:
         return CodeCache(error=f"Compiler.codelist: {e}")
 
 

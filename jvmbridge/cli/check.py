@@ -62,6 +62,9 @@ def _print_monitoring(ctx, param, value):
 @click.option("--all-jvms", is_flag=True, help="Also check every running JVM on this host.")
 @click.option("--mode-time", "mode_seconds", type=Seconds(0.5, 600), default=20, show_default=True,
               metavar="SECONDS", help="How long to run each mode before calling its intrinsic not observed.")
+@click.option("--scan-time", "scan_seconds", type=Seconds(1, 3600), default=120, show_default=True,
+              help="Seconds that reading every running JVM (--pid, --all-jvms) may take in all; the JVMs "
+                   "not read by then are reported as not checked.")
 @click.option("--verify/--no-verify", default=True, show_default=True,
               help="Run a short `verify` sweep on each active mode: are its bytes right once compiled?")
 # The default, per mode: enough for C2 to compile the intrinsic and two passes after it on a 2-core machine.
@@ -74,7 +77,7 @@ def _print_monitoring(ctx, param, value):
 @quiet_option
 @click.option("--host-name", metavar="NAME", help="This host's name in the document (default: its hostname); "
                                                   "`jvmbridge fleet` passes the inventory's.")
-def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, verify,
+def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all_jvms, mode_seconds, scan_seconds, verify,
           verify_seconds, output_format, exports, as_json, output, quiet, host_name):
     """Verdict per AES mode: CPU features, JVM flags, and JIT evidence of the intrinsics.
 
@@ -104,7 +107,7 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     try:
         with live or contextlib.nullcontext():
             document = check_host(javas, tuple(jvm_args), modes, list(pids), all_live_jvms() if all_jvms else [],
-                                  mode_seconds, live, quick if verify else None, host_name, left_out)
+                                  mode_seconds, live, quick if verify else None, host_name, left_out, scan_seconds)
     except HarnessUnavailable as e:
         raise CouldNotTell(str(e)) from None
     saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports,

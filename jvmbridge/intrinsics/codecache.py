@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from jvmbridge.intrinsics.compilers import C2_LEVEL, INTRINSIC_IDS
 from jvmbridge.intrinsics.modes import Mode
+from jvmbridge.wholenumber import whole_number
 
 _SUNJCE = "com.sun.crypto.provider."
 _IN_USE = "0"
@@ -54,7 +55,7 @@ def parse_codelist(text: str) -> CodeCache:
         if not qualified.startswith(_SUNJCE):
             continue
         owner, _, method = qualified[len(_SUNJCE):].rpartition(".")
-        name, level = f"{owner}::{method}", int(fields[1])
+        name, level = f"{owner}::{method}", int(fields[1])  # one ASCII digit: _level
         cache.levels[name] = max(level, cache.levels.get(name, 0))
     return cache
 
@@ -68,13 +69,10 @@ def _encrypting(name: str) -> str:
 def _id(text: str) -> bool:
     """A compile id as HotSpot counts them (an int, < 2^31): at most 10 ASCII digits, so no reply
     reaches int()'s limit on a number's length."""
-    return len(text) <= 10 and _digits(text)
+    return whole_number(text, most_digits=10) is not None
 
 
 def _level(text: str) -> bool:
     """A compilation level: 0 (a native wrapper) to 4 (C2)."""
-    return len(text) == 1 and _digits(text) and int(text) <= C2_LEVEL
-
-
-def _digits(text: str) -> bool:
-    return text.isascii() and text.isdigit()  # str.isdigit alone takes "²", which int() refuses
+    level = whole_number(text, most_digits=1)
+    return level is not None and level <= C2_LEVEL

@@ -17,6 +17,8 @@ from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 # How the kernel shows an executable or library whose file was removed or replaced since it was
 # loaded (a JDK package upgrade does it to every JVM still running the old one).
 DELETED = " (deleted)"
+# How long one reply may take (a scan gives each JVM at most what is left of its own budget).
+ATTACH_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -192,26 +194,26 @@ def all_live_jvms() -> list[LiveJvm | UncheckableJvm]:
     return sorted(found, key=lambda live: live.pid)
 
 
-def live_flags(live: LiveJvm) -> str:
+def live_flags(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
     """What `jcmd PID VM.flags -all` prints, read over the JVM's attach socket."""
-    listing = _ask(live.process, "VM.flags -all")
+    listing = _ask(live.process, "VM.flags -all", timeout)
     if "[Global flags]" not in listing:
         said = listing.strip().splitlines()
         raise WorkerError(f"pid {live.pid}: attach failed (VM.flags): {said[-1] if said else 'no output'}")
     return listing
 
 
-def live_version(live: LiveJvm) -> str:
+def live_version(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
     """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
     without a release file, or a release file that lies, cannot hide."""
-    said = _ask(live.process, "VM.version").splitlines()
+    said = _ask(live.process, "VM.version", timeout).splitlines()
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
 
 
-def live_property(process: int | TrackedProcess, name: str) -> str | None:
+def live_property(process: int | TrackedProcess, name: str, timeout: float = ATTACH_SECONDS) -> str | None:
     """A system property of the running JVM (`VM.system_properties` over its attach socket: the
     JVM's own listing, no code of ours in it), or None where it has none."""
-    listing = _ask(process, "VM.system_properties")
+    listing = _ask(process, "VM.system_properties", timeout)
     for line in listing.splitlines():
         key, separator, value = _unescaped(line).partition("=")
         if separator and key == name:
@@ -231,9 +233,9 @@ def _unescaped(line: str) -> str:
     return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", one, line)
 
 
-def _ask(process: int | TrackedProcess, command: str) -> str:
+def _ask(process: int | TrackedProcess, command: str, timeout: float) -> str:
     pid = process if isinstance(process, int) else process.pid
     try:
-        return jcmd(process, command)
+        return jcmd(process, command, timeout)
     except (AttachError, OSError) as e:
         raise WorkerError(f"pid {pid}: attach failed ({command.split()[0]}): {e}") from None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jvmbridge.trust.paths import NotTrusted, trusted_path
+from jvmbridge.wholenumber import whole_number
 
 UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
 # Read back in every run, whatever was asked: together they say what the AES path really is.
@@ -80,9 +81,11 @@ def flags_to_read(options: tuple[str, ...] | list[str]) -> list[str]:
 def java_major(version: str) -> int:
     """17 for "17.0.15", 8 for "1.8.0_402", 0 when unknown."""
     parts = version.split(".")
-    if not parts[0].isdigit():
+    first = whole_number(parts[0], most_digits=4)  # a JVM's reply: "²" or 5,000 digits is no version
+    if first is None:
         return 0
-    return int(parts[1]) if parts[0] == "1" and len(parts) > 1 and parts[1].isdigit() else int(parts[0])
+    second = whole_number(parts[1], most_digits=4) if first == 1 and len(parts) > 1 else None
+    return second if second is not None else first
 
 
 class UntrustedClasspath(ValueError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from jvmbridge.platforms.base import Platform
+from jvmbridge.wholenumber import whole_number
 
 # Feature flag -> what it enables, in the order the report lists them.
 AES_FEATURES = {
@@ -76,14 +77,16 @@ class X86_64(Platform):
 
     def held_off(self, flags):
         sse = flags.get("UseSSE")
-        if sse is None or not sse.value.isdigit():
+        level = None if sse is None else whole_number(sse.value)
+        if sse is None or level is None:
             return {}
-        return {name: (sse, need) for name, need in SSE_NEEDED.items() if int(sse.value) < need}
+        return {name: (sse, need) for name, need in SSE_NEEDED.items() if level < need}
 
     def slowed(self, flags, features):
         avx = flags.get("UseAVX")
         has_stubs = features is not None and all(f in features for f in AVX512_STUBS)
-        return avx if avx is not None and avx.value.isdigit() and int(avx.value) < 3 and has_stubs else None
+        level = None if avx is None else whole_number(avx.value)
+        return avx if level is not None and level < 3 and has_stubs else None
 
     def openssl_value_off(self, value):
         # The first word is ANDed with what follows "~", or replaced by a plain value (crypto/cpuid.c).

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from jvmbridge.host.cpu import lacks
 from jvmbridge.jvm.options import java_major
+from jvmbridge.wholenumber import whole_number
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ def candidates(mode: str, version: str, cpu_features: list[str] | None) -> list[
 
 def _older(version: str, than: str) -> bool:
     def numbers(text: str) -> tuple[int, ...]:
-        return tuple(int(part) for part in text.split("+")[0].split("-")[0].split(".") if part.isdigit())
+        parts = (whole_number(part, most_digits=9) for part in text.split("+")[0].split("-")[0].split("."))
+        return tuple(part for part in parts if part is not None)
 
     return numbers(version) < numbers(than)
