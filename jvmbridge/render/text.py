@@ -15,10 +15,12 @@ if TYPE_CHECKING:
 
 from jvmbridge import jsontext
 
-# C0 and C1 controls (a terminal acts on ESC, CSI, OSC ...), DEL, and the Unicode marks that
-# reorder what is shown (bidirectional overrides): host names, command lines, flag listings and
-# fleet documents come from machines that may be someone else's.
-_MARKS = r"\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# C0 and C1 controls (a terminal acts on ESC, CSI, OSC ...), DEL, the Unicode marks that reorder
+# what is shown (bidirectional overrides), the line and paragraph separators (str.splitlines and
+# some terminals break a line at them, so a host's text could cut a table's row) and the invisible
+# format characters: host names, command lines, flag listings and fleet documents come from
+# machines that may be someone else's.
+_MARKS = r"\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
 _UNSAFE = re.compile(r"[\x00-\x1f" + _MARKS + "]")
 _UNSAFE_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f" + _MARKS + "]")
 _NAMED = {"\n": r"\n", "\t": r"\t", "\r": r"\r"}
@@ -177,7 +179,8 @@ def fence_prose(text: str) -> str:
             out.extend([fence + "text", *block, fence])
             block.clear()
 
-    lines, table = text.splitlines(), False
+    # Split on "\n" alone: a host's text escapes every other character str.splitlines() breaks at.
+    lines, table = text.removesuffix("\n").split("\n"), False
     for number, line in enumerate(lines):
         # A table is a header and its delimiter row (markdown() writes both), then its rows: a line
         # of a host's that merely starts with "|" is prose, fenced.

@@ -49,3 +49,16 @@ def test_a_compare_document_renders_its_rows_and_keeps_its_sections(monkeypatch,
     assert any(fence.startswith("Read back from the running engines") for fence in fences)
     # Every ratio fits the headline: below the table only how they were computed, not them again.
     assert any(fence.startswith("The headline's ratios: ") for fence in fences)
+
+
+def test_a_hosts_line_separators_neither_cut_a_row_nor_reach_a_terminal():
+    """U+2028, U+2029 and the controls str.splitlines() breaks at (\\x0b \\x0c \\x1c-\\x1e \\x85) in a
+    host's text cut its row in two: its verdict fell out of the table into a fence."""
+    separators = "\u2028\u2029\x0b\x0c\x1c\x1d\x1e\x85"
+    rows = [{"found_in": "PATH", "java_home": f"/jdk{i}{separator}| evil | row |", "version": "17.0.15",
+             "vendor": "Debian", "arch": "x86_64", "jpype": True, "why_not": None}
+            for i, separator in enumerate(separators)]
+    text = render("jdks", "markdown", rows)
+    assert structure(text)[0] == [len(separators)]
+    for shown in (text, render("jdks", "table", rows)):
+        assert not set(separators) & set(shown)
