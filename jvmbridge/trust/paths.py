@@ -15,13 +15,15 @@ whole, links inside it included (:func:`changeable_by_others`). Files are writte
 """
 from __future__ import annotations
 
-import functools
+import errno
 import grp
 import os
 import pwd
 import stat
 import struct
 from pathlib import Path
+
+_MOST_LINKS = 40  # as the kernel's MAXSYMLINKS: more is a loop
 
 
 class NotTrusted(PermissionError):
@@ -42,43 +44,185 @@ def trusted_path(path: str | os.PathLike, what: str, whole_tree: bool = False) -
 def private_folder(path: str | os.PathLike, what: str) -> Path:
     """The real path of a folder jvmbridge keeps its own files in (cache, runs, crash reports,
     fleet documents), made 0700 where missing. Run as root, NotTrusted when another user can
-    change it or a folder above it: they could plant links where root writes, or swap what it loads."""
-    real = Path(os.path.realpath(path))
+    change it or a folder above it: they could plant links where root writes, or swap what it loads.
+    Reached as trust.writer reaches a folder, never by realpath: a link on the way is followed only
+    where no other user can have placed it (with $XDG_CACHE_HOME=/tmp, their /tmp/jvmbridge link is
+    refused, not followed)."""
     if os.geteuid() != 0:
+        real = Path(os.path.realpath(path))
         real.mkdir(parents=True, exist_ok=True, mode=0o700)
         return real
-    reason = changeable_by_others(real)  # the folders above, before root makes anything in them
-    if not reason:
-        real.mkdir(parents=True, exist_ok=True, mode=0o700)
-        reason = changeable_by_others.__wrapped__(real)  # all of it, now that it exists: not cached
+    wanted, missing = Path(os.path.abspath(path)), list[str]()
+    try:
+        while True:  # the deepest folder there is, and the names to make below it
+            try:
+                held = open_folder(wanted)
+                break
+            except FileNotFoundError:
+                missing.insert(0, wanted.name)
+                wanted = wanted.parent
+        try:
+            real = Path(os.readlink(f"/proc/self/fd/{held}"))
+            # Checked afresh, not remembered: a folder root uses is checked each time it is asked for.
+            reason = _unsafe_to_add_to(real) if missing else _changeable(real, False, [True])
+            for name in missing:
+                if reason:
+                    break
+                try:
+                    os.mkdir(name, 0o700, dir_fd=held)
+                except FileExistsError:  # made meanwhile: checked as it is found below
+                    pass
+                step = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=held)
+                os.close(held)
+                held, real = step, real / name
+                reason = _changeable(real, False, [True])
+        finally:
+            os.close(held)
+    except NotWritable as e:
+        reason = f"{e.filename} is {e.strerror}"
+    except OSError as e:  # a file where a folder should be, a name swapped for a link while made
+        reason = f"{e.filename or path}: {e.strerror}"
     if reason:
         raise NotTrusted(f"{what} {path}: {reason}, so root will not use it")
     return real
 
 
-@functools.lru_cache(maxsize=None)
-def changeable_by_others(path: Path, whole_tree: bool = False) -> str | None:
-    """Why a non-root user can change what is at the real path ``path``, or None if none can.
-    With ``whole_tree``, everything under it too, links included: a link is followed only where
-    no other user can repoint it, to a target none can change, and a folder it leads to is
-    checked whole in turn. Cached: once root's alone, only root can change it."""
+class NotWritable(OSError):
+    """A file or folder root will not write: ``strerror`` says why, ``filename`` names it."""
+
+
+_DIRECTORY = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def open_folder(folder: Path, make: bool = False) -> int:
+    """An O_PATH descriptor of ``folder`` (``make``: its missing folders made 0700), reached from /
+    one name at a time and held, as trust.writer writes: run as root, a link on the way is followed
+    only where no other user can have placed or repointed it. The caller closes it."""
+    if os.geteuid() != 0:
+        if make:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return os.open(folder, _DIRECTORY)
+    pending, where, hops = os.path.abspath(folder).split("/"), Path("/"), _MOST_LINKS
+    fd = os.open("/", _DIRECTORY)
+    try:
+        while pending:
+            name = pending.pop(0)
+            if name in ("", "."):
+                continue
+            if name == "..":
+                fd, where = _step(fd, os.open("..", _DIRECTORY, dir_fd=fd)), where.parent
+                continue
+            try:
+                step = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                os.mkdir(name, 0o700, dir_fd=fd)
+                pending.insert(0, name)  # opened, and checked, on the next turn
+                continue
+            found = os.fstat(step)
+            if stat.S_ISLNK(found.st_mode):
+                os.close(step)
+                hops -= 1
+                reason = _placed_by_another(fd, where, where / name, found) or ("a loop of links" if hops < 0 else None)
+                if reason:
+                    raise NotWritable(errno.EPERM, reason, str(where / name))
+                target = os.readlink(name, dir_fd=fd)
+                pending[:0] = target.split("/")
+                if target.startswith("/"):
+                    fd, where = _step(fd, os.open("/", _DIRECTORY)), Path("/")
+                continue
+            if not stat.S_ISDIR(found.st_mode):
+                os.close(step)
+                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where / name))
+            fd, where = _step(fd, step), where / name
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _step(old: int, new: int) -> int:
+    os.close(old)
+    return new
+
+
+def _placed_by_another(folder_fd: int, folder: Path, link: Path, found: os.stat_result) -> str | None:
+    """Why another user may have placed or repointed ``link`` in ``folder``, or None."""
+    held = os.fstat(folder_fd)
+    reason = others_can_change(folder, held, sticky_ok=True, xattrs_at=f"/proc/self/fd/{folder_fd}")
+    if reason:
+        return f"a link in a folder another user can change ({reason})"
+    if held.st_mode & stat.S_ISVTX and found.st_uid != 0:
+        return f"a link owned by {user_name(found.st_uid)}"
+    return None
+
+
+def _unsafe_to_add_to(folder: Path) -> str | None:
+    """Why root must not make a folder of its own in ``folder``, or None: a folder no other user can
+    change, or a sticky one of root's (/tmp), where none can replace or rename what root makes."""
+    reason = changeable_by_others(folder.parent) if folder != folder.parent else None
+    return reason or others_can_change(folder, os.lstat(folder), sticky_ok=True)
+
+
+class _Verdicts:
+    """:func:`changeable_by_others`, remembering the paths found root's alone: only root can change
+    them since. A path that is missing, or a tree holding a missing name, is checked again each
+    time: someone may have made it since."""
+
+    def __init__(self) -> None:
+        self._alone: set[tuple[Path, bool]] = set()
+
+    def __call__(self, path: Path, whole_tree: bool = False) -> str | None:
+        """Why a non-root user can change what is at the real path ``path``, or None if none can.
+        With ``whole_tree``, everything under it too, links included: a link is followed only where
+        no other user can repoint it, to a target none can change, and a folder it leads to is
+        checked whole in turn. A missing name is fine only where no other user can create it."""
+        if (path, whole_tree) in self._alone:
+            return None
+        complete = [True]
+        reason = _changeable(path, whole_tree, complete)
+        if reason is None and complete[0]:
+            self._alone.add((path, whole_tree))
+        return reason
+
+    def cache_clear(self) -> None:
+        self._alone.clear()
+
+
+changeable_by_others = _Verdicts()
+
+
+def _changeable(path: Path, whole_tree: bool, complete: list[bool]) -> str | None:
+    """As :func:`changeable_by_others`; ``complete[0]`` set False where a name was missing."""
+    held = Path("/")
     for folder in reversed(path.parents):
         try:
             found = others_can_change(folder, os.lstat(folder), sticky_ok=True)
-        except FileNotFoundError:  # what does not exist yet, root will make
-            return None
+        except FileNotFoundError:  # what does not exist yet, root will make: where none but root can
+            complete[0] = False
+            return _creatable(folder, held)
         if found:
             return found
+        held = folder
     try:
         found = others_can_change(path, os.lstat(path), sticky_ok=False)
     except FileNotFoundError:
-        return None
+        complete[0] = False
+        return _creatable(path, held)
     if found or not whole_tree:
         return found
-    return _tree(path, set())
+    return _tree(path, set(), complete)
 
 
-def _tree(top: Path, seen: set[tuple[int, int]]) -> str | None:
+def _creatable(missing: Path, holder: Path) -> str | None:
+    """Why another user could create ``missing`` in the folder ``holder`` (checked, sticky or not),
+    or None where only root can."""
+    reason = others_can_change(holder, os.lstat(holder), sticky_ok=False)
+    return f"{missing} does not exist and another user can create it ({reason})" if reason else None
+
+
+def _tree(top: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str | None:
     """Why another user can change anything under the folder ``top`` (root's alone, as checked),
     or None. Walked by descriptors: a name swapped for a link while walked is never entered.
     ``seen``: the folders walked already, (device, inode), so links that loop end."""
@@ -102,11 +246,11 @@ def _tree(top: Path, seen: set[tuple[int, int]]) -> str | None:
             try:
                 status = entry.stat(follow_symlinks=False)
                 if stat.S_ISLNK(status.st_mode):
-                    reason = _linked(path, seen)
+                    reason = _linked(path, seen, complete)
                 else:
                     reason = others_can_change(path, status, sticky_ok=False)
                     if not reason and stat.S_ISDIR(status.st_mode):
-                        reason = _tree(path, seen)
+                        reason = _tree(path, seen, complete)
             except FileNotFoundError:  # gone while walked
                 continue
             if reason:
@@ -116,25 +260,25 @@ def _tree(top: Path, seen: set[tuple[int, int]]) -> str | None:
         os.close(fd)
 
 
-def _linked(link: Path, seen: set[tuple[int, int]]) -> str | None:
+def _linked(link: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str | None:
     """A link inside a tree (a JDK's conf/ into /etc, Debian's docs into /usr/share): followed one
     component at a time, each folder on the way and each further link as a tree's own; what it
-    leads to must be root's, and a folder it leads to is checked whole. A dangling link is fine:
-    it loads nothing (Debian's JDKs link src.zip to a package not installed)."""
+    leads to must be root's, and a folder it leads to is checked whole. A dangling link is fine
+    only where no other user can create what it names (Debian's JDKs link src.zip to a package not
+    installed): one into /tmp is theirs to fill once root has looked."""
     target, reason = _followed(link)
     if reason or target is None:
+        complete[0] = complete[0] and target is not None
         return reason
     found = others_can_change(target, os.lstat(target), sticky_ok=False)
-    return found or _tree(target, seen)
+    return found or _tree(target, seen, complete)
 
-
-_MOST_LINKS = 40  # as the kernel's MAXSYMLINKS: more is a loop
 
 
 def _followed(path: Path) -> tuple[Path | None, str | None]:
     """Where ``path`` leads, resolved from / one name at a time, and why another user could change
     where it leads (a folder on the way, or a link they own in a folder others may add to), or
-    None; the place is None where it leads nowhere (a missing name, a loop)."""
+    None; the place is None where it leads nowhere (a missing name no other user can create, a loop)."""
     pending, where, hops = list(path.parts[1:]), Path("/"), _MOST_LINKS
     above = os.lstat(where)
     while pending:
@@ -148,7 +292,9 @@ def _followed(path: Path) -> tuple[Path | None, str | None]:
         here = where / name
         try:
             found = os.lstat(here)
-        except (FileNotFoundError, NotADirectoryError):
+        except FileNotFoundError:
+            return None, _creatable(here, where)
+        except NotADirectoryError:  # a file on the way: only its folder's writers could change that
             return None, None
         if stat.S_ISLNK(found.st_mode):
             if found.st_uid != 0 and above.st_mode & stat.S_ISVTX:  # /tmp: they may add links, and own them

@@ -20,78 +20,7 @@ import stat
 from pathlib import Path
 
 from jvmbridge.trust.bounded import describe_kind
-from jvmbridge.trust.paths import others_can_change, user_name
-
-
-class NotWritable(OSError):
-    """A file or folder root will not write: ``strerror`` says why, ``filename`` names it."""
-
-
-_MOST_LINKS = 40  # as the kernel's MAXSYMLINKS: more is a loop
-_DIRECTORY = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
-
-
-def open_folder(folder: Path, make: bool = False) -> int:
-    """An O_PATH descriptor of ``folder`` (``make``: its missing folders made 0700), reached as the
-    module says. The caller closes it."""
-    if os.geteuid() != 0:
-        if make:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return os.open(folder, _DIRECTORY)
-    pending, where, hops = os.path.abspath(folder).split("/"), Path("/"), _MOST_LINKS
-    fd = os.open("/", _DIRECTORY)
-    try:
-        while pending:
-            name = pending.pop(0)
-            if name in ("", "."):
-                continue
-            if name == "..":
-                fd, where = _step(fd, os.open("..", _DIRECTORY, dir_fd=fd)), where.parent
-                continue
-            try:
-                step = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-            except FileNotFoundError:
-                if not make:
-                    raise
-                os.mkdir(name, 0o700, dir_fd=fd)
-                pending.insert(0, name)  # opened, and checked, on the next turn
-                continue
-            found = os.fstat(step)
-            if stat.S_ISLNK(found.st_mode):
-                os.close(step)
-                hops -= 1
-                reason = _placed_by_another(fd, where, where / name, found) or ("a loop of links" if hops < 0 else None)
-                if reason:
-                    raise NotWritable(errno.EPERM, reason, str(where / name))
-                target = os.readlink(name, dir_fd=fd)
-                pending[:0] = target.split("/")
-                if target.startswith("/"):
-                    fd, where = _step(fd, os.open("/", _DIRECTORY)), Path("/")
-                continue
-            if not stat.S_ISDIR(found.st_mode):
-                os.close(step)
-                raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(where / name))
-            fd, where = _step(fd, step), where / name
-        return fd
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _step(old: int, new: int) -> int:
-    os.close(old)
-    return new
-
-
-def _placed_by_another(folder_fd: int, folder: Path, link: Path, found: os.stat_result) -> str | None:
-    """Why another user may have placed or repointed ``link`` in ``folder``, or None."""
-    held = os.fstat(folder_fd)
-    reason = others_can_change(folder, held, sticky_ok=True, xattrs_at=f"/proc/self/fd/{folder_fd}")
-    if reason:
-        return f"a link in a folder another user can change ({reason})"
-    if held.st_mode & stat.S_ISVTX and found.st_uid != 0:
-        return f"a link owned by {user_name(found.st_uid)}"
-    return None
+from jvmbridge.trust.paths import NotWritable, open_folder, user_name
 
 
 def create_private_file(path: Path, mode: int = 0o600) -> int:

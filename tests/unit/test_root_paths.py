@@ -36,22 +36,42 @@ def test_an_acl_entry_for_another_user_is_a_writer_the_mode_bits_hide(folder):
                                                           "(a default ACL entry)")
 
 
-def test_a_private_folder_is_its_real_path_made_0700_and_refused_where_another_user_can_change_it(folder):
+def test_a_private_folder_is_made_0700_and_refused_where_another_user_can_change_it_or_placed_a_link(folder):
     root_only = folder / "root-only"
     root_only.mkdir(mode=0o700)
+    root_link = folder / "ours"
+    root_link.symlink_to(root_only)
     link = folder / "theirs" / "cache"
     link.parent.mkdir()
     link.symlink_to(root_only)
     os.chown(link.parent, TENANT, TENANT)
-    # Through their link: the real path comes back, and it alone is used from here on.
-    assert private_folder(link / "jvmbridge", "the cache folder") == root_only / "jvmbridge"
+    # Through root's own link: the real path comes back, and it alone is used from here on.
+    assert private_folder(root_link / "jvmbridge", "the cache folder") == root_only / "jvmbridge"
     assert (root_only / "jvmbridge").stat().st_mode & 0o777 == 0o700
-    # A folder of theirs on the way, or one that is theirs already, is refused.
+    # Their link is not followed, a folder of theirs on the way or one that is theirs already is refused.
+    with pytest.raises(NotTrusted, match=f"{link} is a link in a folder another user can change"):
+        private_folder(link / "jvmbridge", "the cache folder")
     with pytest.raises(NotTrusted, match=f"{link.parent} is owned by uid {TENANT}, so root will not use it"):
         private_folder(link.parent / "jvmbridge", "the cache folder")
     os.chown(root_only / "jvmbridge", TENANT, TENANT)
     with pytest.raises(NotTrusted, match=f"{root_only / 'jvmbridge'} is owned by uid {TENANT}"):
-        private_folder(link / "jvmbridge", "the cache folder")
+        private_folder(root_link / "jvmbridge", "the cache folder")
+
+
+def test_a_users_link_in_a_sticky_cache_home_gets_no_folder_made_where_it_points(folder):
+    # Root's XDG_CACHE_HOME (or HOME) is /tmp: a user's link there at the cache's name is never followed.
+    sticky, target = folder / "sticky", folder / "root-only" / "target"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    target.parent.mkdir(mode=0o700)
+    (sticky / "jvmbridge").symlink_to(target)
+    os.lchown(sticky / "jvmbridge", TENANT, TENANT)
+    with pytest.raises(NotTrusted, match=f"{sticky / 'jvmbridge'} is a link owned by uid {TENANT}"):
+        private_folder(sticky / "jvmbridge", "the cache folder")
+    assert not target.exists()
+    (sticky / "jvmbridge").unlink()  # none there: root makes its own, which no user can rename in /tmp
+    assert private_folder(sticky / "jvmbridge" / "crashes", "the crash report folder") == sticky / "jvmbridge" / "crashes"
+    assert (sticky / "jvmbridge").stat().st_mode & 0o7777 == 0o700
 
 
 def test_every_jvm_jvmbridge_starts_writes_its_crash_reports_into_the_private_crash_folder(tmp_path):
@@ -150,6 +170,37 @@ def test_a_link_inside_a_tree_is_followed_only_where_no_other_user_can_repoint_i
         assert changeable_by_others(jdk, True) == f"{sticky} is a link owned by uid {TENANT}"
     finally:
         sticky.unlink()
+
+
+def test_a_dangling_link_in_a_tree_passes_only_where_no_other_user_can_create_what_it_names(folder):
+    # Root's classpath folder links p/ to a name not there yet in a sticky folder: a user creates it
+    # (Evil.class) once root has looked, and root's JVM loads it.
+    classes, sticky, ours = folder / "cp", folder / "sticky", folder / "ours"
+    classes.mkdir()
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    ours.mkdir()
+    (classes / "p").symlink_to(sticky / "p")
+    with pytest.raises(NotTrusted, match=f"{sticky / 'p'} does not exist and another user can create it "
+                                         f"\\({sticky} is writable by every user\\)"):
+        trusted_path(classes, "--classpath", whole_tree=True)
+    (classes / "p").unlink()
+    (classes / "p").symlink_to(ours / "p")  # only root can make ours/p: dangling, and fine
+    assert trusted_path(classes, "--classpath", whole_tree=True) == classes
+
+
+def test_a_missing_name_found_fine_is_checked_again_once_it_exists(folder):
+    # The C loop's library is checked before it is built: "missing, root will make it" must not be
+    # the answer once someone else made it.
+    cache = folder / "cache"
+    cache.mkdir(mode=0o700)
+    assert changeable_by_others(cache / "aesloop.so") is None
+    (cache / "aesloop.so").write_bytes(b"")
+    os.chown(cache / "aesloop.so", TENANT, TENANT)
+    assert changeable_by_others(cache / "aesloop.so") == f"{cache / 'aesloop.so'} is owned by uid {TENANT}"
+    # And a name missing in a folder others may add to is no "root will make it".
+    assert changeable_by_others(Path("/tmp") / f"jvmbridge-none-{os.getpid()}") == (
+        f"/tmp/jvmbridge-none-{os.getpid()} does not exist and another user can create it (/tmp is writable by every user)")
 
 
 def test_debians_jdk_with_its_links_into_usr_share_and_etc_is_still_root_s_alone():
