@@ -8,6 +8,7 @@ single noisy row cannot squash the others. One size gets bars, not a log axis of
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -53,22 +54,35 @@ def svg_of(frame: pd.DataFrame, comparison: RunComparison) -> str:
 
 
 def _save(figure, target, **options) -> None:
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     figure.savefig(target, **options)
     plt.close(figure)
+
+
+def _pyplot():
+    """matplotlib's pyplot with matplotlib's own settings alone. Imported, matplotlib reads a
+    matplotlibrc from the current folder first, which may be any user's (root runs `report` in a
+    shared folder): its figure.hooks are callables pyplot calls, usetex runs latex. So it is
+    imported from "/", and whatever a file set before (an earlier import) is reset."""
+    try:
+        with contextlib.chdir("/"):
+            import matplotlib
+    except ImportError:
+        raise PlotUnavailable("figures need matplotlib: pip install \"jvmbridge[plot]\"") from None
+    matplotlib.rcdefaults()
+    matplotlib.rcParams.update({key: matplotlib.rcParamsDefault[key] for key in ("timezone", "date.epoch")})
+    matplotlib.use("Agg")  # files only, no display needed (rcdefaults leaves the backend as it was)
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def figure_of(frame: pd.DataFrame, comparison: RunComparison):
     """The runs' figure (a matplotlib Figure): the panels, a legend below them, a caption naming the
     machines and versions."""
-    try:
-        import matplotlib
+    import matplotlib
 
-        matplotlib.use("Agg")  # files only, no display needed
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise PlotUnavailable("figures need matplotlib: pip install \"jvmbridge[plot]\"") from None
+    plt = _pyplot()
     frame = number_runs(frame)
     several_hosts = frame.host.nunique() > 1
     frame = frame.assign(colour_key=[name_of(r) + (f" ({r.host})" if several_hosts else "") for r in frame.itertuples()])

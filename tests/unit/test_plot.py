@@ -119,3 +119,19 @@ def test_a_speedup_of_settings_in_turns_is_drawn_with_its_paired_interval_only_i
     assert paired["ratio"].turns == 4 and paired["ratio"].low == pytest.approx(2.5)  # the host moved both alike
     [unpaired] = _speedups(pd.DataFrame([on, {**off, "run_id": "b"}]))  # two runs under one name
     assert unpaired["ratio"].turns == 0 and unpaired["ratio"].low < 2.2
+
+
+def test_a_matplotlibrc_in_the_current_folder_is_not_read(tmp_path):
+    """matplotlib reads ./matplotlibrc first: a user's file in a folder root runs `report --plot` from
+    coloured root's figure, and its figure.hooks are callables pyplot calls (here print)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "matplotlibrc").write_text("figure.facecolor: red\nfigure.hooks: builtins:print\n")
+    drawing = ("from jvmbridge.render.plot import _pyplot\n"
+               "print('facecolor', _pyplot().figure().get_facecolor())\n")
+    done = subprocess.run([sys.executable, "-c", drawing], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})  # this tree's jvmbridge
+    assert done.stdout == "facecolor (1.0, 1.0, 1.0, 1.0)\n", done.stdout + done.stderr
