@@ -8,7 +8,6 @@ single noisy row cannot squash the others. One size gets bars, not a log axis of
 """
 from __future__ import annotations
 
-import contextlib
 import io
 import math
 import os
@@ -64,11 +63,15 @@ def _pyplot():
     matplotlibrc from the current folder first, which may be any user's (root runs `report` in a
     shared folder): its figure.hooks are callables pyplot calls, usetex runs latex. So it is
     imported from "/", and whatever a file set before (an earlier import) is reset."""
+    here = os.open(".", os.O_PATH | os.O_DIRECTORY)
     try:
-        with contextlib.chdir("/"):
-            import matplotlib
+        os.chdir("/")
+        import matplotlib
     except ImportError:
         raise PlotUnavailable("figures need matplotlib: pip install \"jvmbridge[plot]\"") from None
+    finally:
+        os.fchdir(here)
+        os.close(here)
     matplotlib.rcdefaults()
     matplotlib.rcParams.update({key: matplotlib.rcParamsDefault[key] for key in ("timezone", "date.epoch")})
     matplotlib.use("Agg")  # files only, no display needed (rcdefaults leaves the backend as it was)
