@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from jvmbridge.trust.paths import open_reached
+
 _CHUNK = 65536
 
 
@@ -47,12 +49,22 @@ class TooLarge(ValueError):
     """A file longer than the cap: read no further than one byte past it."""
 
 
-def read_regular_file(path: Path | str, limit: int) -> bytes:
+def read_regular_file(path: Path | str, limit: int, own: bool = False) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit``: NotAFile or TooLarge, said in
-    words that follow the path; OSError where it cannot be opened."""
-    # O_NONBLOCK: a FIFO's open waits for no writer; O_NOCTTY: a terminal does not become ours.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    words that follow the path; OSError where it cannot be opened. Run as root, reached as
+    trust.paths.open_reached reaches it: never through a link another user placed. ``own``: a file
+    this process had made (a compiler's output), so NotAFile unless it is this user's, with no other name."""
+    held = open_reached(Path(path))
     try:
+        # O_NONBLOCK: a FIFO's open waits for no writer; O_NOCTTY: a terminal does not become ours.
+        # Reopened through the descriptor reached: the same file, its name not looked up again.
+        fd = os.open(f"/proc/self/fd/{held}", os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    finally:
+        os.close(held)
+    try:
+        found = os.fstat(fd)
+        if own and (found.st_uid != os.geteuid() or found.st_nlink != 1):
+            raise NotAFile("not a file this process made (another owner, or other names)")
         return read_open_file(fd, limit)
     finally:
         os.close(fd)

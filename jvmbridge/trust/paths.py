@@ -88,7 +88,8 @@ def private_folder(path: str | os.PathLike, what: str) -> Path:
 
 
 class NotWritable(OSError):
-    """A file or folder root will not write: ``strerror`` says why, ``filename`` names it."""
+    """A file or folder root will not write (or read: a link another user placed on the way):
+    ``strerror`` says why, ``filename`` names it."""
 
 
 _DIRECTORY = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
@@ -140,6 +141,32 @@ def open_folder(folder: Path, make: bool = False) -> int:
     except BaseException:
         os.close(fd)
         raise
+
+
+def open_reached(path: Path, hops: int = _MOST_LINKS) -> int:
+    """An O_PATH descriptor of what is at ``path`` (a file or a folder), reached as :func:`open_folder`
+    reaches a folder: run as root, a link on the way or at ``path`` itself is followed only where no
+    other user can have placed or repointed it (their link to /etc/shadow is not read for them).
+    The caller closes it."""
+    if os.geteuid() != 0:
+        return os.open(path, os.O_PATH | os.O_CLOEXEC)
+    path = Path(os.path.abspath(path))
+    if path == path.parent:
+        return os.open(path, _DIRECTORY)
+    folder = open_folder(path.parent)
+    try:
+        step = os.open(path.name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        found = os.fstat(step)
+        if not stat.S_ISLNK(found.st_mode):
+            return step
+        os.close(step)
+        reason = _placed_by_another(folder, path.parent, path, found) or ("a loop of links" if hops <= 0 else None)
+        if reason:
+            raise NotWritable(errno.EPERM, reason, str(path))
+        target = os.readlink(path.name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    return open_reached(path.parent / target, hops - 1)
 
 
 def _step(old: int, new: int) -> int:

@@ -203,6 +203,19 @@ def test_a_missing_name_found_fine_is_checked_again_once_it_exists(folder):
         f"/tmp/jvmbridge-none-{os.getpid()} does not exist and another user can create it (/tmp is writable by every user)")
 
 
+def test_root_reads_no_file_through_a_link_another_user_placed_and_quotes_nothing_of_it(folder, tmp_path):
+    # Their a.jsonl -> a file only root may read: `flags --from` printed its first line in the error.
+    secret = tmp_path / "secret"
+    secret.write_text("root:$6$hunter2:20228:0:99999:7:::\n")
+    secret.chmod(0o600)
+    (folder / "a.jsonl").symlink_to(secret)
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+    done = run_cli("flags", "--from", str(folder / "a.jsonl"))
+    assert done.returncode == 2 and "hunter2" not in done.stdout + done.stderr, done.stderr
+    assert done.stderr == f"jvmbridge: error: {folder / 'a.jsonl'}: a link in a folder another user can change " \
+                          f"({folder} is owned by uid {TENANT})\n"
+
+
 def test_debians_jdk_with_its_links_into_usr_share_and_etc_is_still_root_s_alone():
     jdks = [path for path in Path("/usr/lib/jvm").iterdir() if path.is_dir() and not path.is_symlink()]
     assert jdks
