@@ -181,8 +181,8 @@ def _circumstances(meta: dict) -> list[str]:
     if meta.get("forks_stopped"):  # runs saved before the conductor said it do not say
         lines.append(f"Forks    {meta['forks_stopped']}")
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
-        lines.append("Env      left out of every measured JVM: "
-                     + " ".join(f"{name}={value!r}" for name, value in meta["environment_left_out"].items())
+        # Names alone: runs saved before they were recorded alone hold their values too (a dict).
+        lines.append("Env      left out of every measured JVM: " + " ".join(map(str, meta["environment_left_out"]))
                      + " (give such options with --jvm-arg to measure with them)")
     if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say
         lines.append(f"EMULATED {meta['cpu']['emulation']}: the CPU runs in software, so every time here "

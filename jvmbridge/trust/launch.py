@@ -79,9 +79,10 @@ def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = (
     return env
 
 
-def environment_left_out() -> dict[str, str]:
-    """The JVM option variables this process's environment has, which no child gets."""
-    return {name: os.environ[name] for name in JVM_OPTION_VARIABLES if name in os.environ}
+def environment_left_out() -> list[str]:
+    """The names of the JVM option variables this process's environment has, which no child gets:
+    names alone, as a header and a run file are shared and a value may hold a -D...password=."""
+    return [name for name in JVM_OPTION_VARIABLES if name in os.environ]
 
 
 def search_path() -> list[str]:

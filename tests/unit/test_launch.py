@@ -72,8 +72,8 @@ def test_a_child_gets_the_allowed_variables_and_what_its_caller_sets_nothing_els
     assert not {name for name in shell if name not in ("LANG", "LC_TIME", "TZ", "OPENSSL_ia32cap")} & env.keys()
     assert env["OPENSSL_ia32cap"] == "~0x200000200000000"  # what jvmbridge sets, not what the shell had
     assert environment(inherit=("SSH_AUTH_SOCK",))["SSH_AUTH_SOCK"] == "/tmp/agent"
-    assert launch.environment_left_out() == {"JAVA_TOOL_OPTIONS": "-javaagent:/tmp/a.jar", "_JAVA_OPTIONS": "-Xmx1g",
-                                             "JDK_JAVA_OPTIONS": "-Dx=1"}
+    # Their names alone: a header and a run file are shared, and a value may hold a password.
+    assert launch.environment_left_out() == ["JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"]
 
 
 def test_a_program_is_started_by_its_absolute_path_in_the_launchers_folder(tmp_path):

@@ -79,3 +79,15 @@ def test_the_header_names_openssl_once_where_its_library_is_the_same_version():
     other = SimpleNamespace(implementation="OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.20 1 Mar 2026)")
     assert speed.implementation_text(same) == "OpenSSL 3.0.19 27 Jan 2026"
     assert speed.implementation_text(other) == other.implementation  # a command on another libcrypto says so
+
+
+def test_the_jvm_option_variables_left_out_are_shown_by_name_never_by_value():
+    """A password in JAVA_TOOL_OPTIONS was printed in compare's header, kept in the run file and shown
+    by `report`; runs saved then still hold it, and report shows only its name."""
+    from jvmbridge.render.compare import _circumstances
+
+    for recorded in (["JAVA_TOOL_OPTIONS"], {"JAVA_TOOL_OPTIONS": "-Djavax.net.ssl.keyStorePassword=hunter2"}):
+        lines = _circumstances({"cpu": {}, "environment_left_out": recorded})
+        assert [line for line in lines if line.startswith("Env")] == [
+            "Env      left out of every measured JVM: JAVA_TOOL_OPTIONS (give such options with --jvm-arg to measure "
+            "with them)"]
