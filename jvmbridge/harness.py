@@ -6,6 +6,7 @@ sys.path) to build the jar that wheels carry.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import tempfile
@@ -25,6 +26,8 @@ GUARD_MANIFEST = ("Manifest-Version: 1.0\nPremain-Class: jvmbridge.guard.GuardAg
 SOURCE_ROOT = Path(__file__).resolve().parent.parent / "java" / "src" / "main" / "java"
 # JPype 1.7 itself needs Java 11+, so the harness targets the same floor.
 JAVA_RELEASE = "11"
+# A source of ours is a few KiB; more is not one.
+_SOURCE_LIMIT = 1 << 20
 
 
 class HarnessUnavailable(RuntimeError):
@@ -44,7 +47,9 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
     sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
-    from jvmbridge.trust.launch import run  # imported late, as the others: setup.py loads this file by path
+    # Imported late, as the others: setup.py loads this file by path.
+    from jvmbridge.trust.launch import run
+    from jvmbridge.trust.writer import open_folder, replace_whole
 
     javac = javac or _find_javac()
     with tempfile.TemporaryDirectory(prefix="jvmbridge-javac-") as classes:
@@ -52,15 +57,16 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
                    text=True)
         if done.returncode != 0:
             raise HarnessUnavailable(f"javac failed: {done.stderr.strip()}")
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        partial = destination.with_suffix(".tmp")
-        # A jar is a zip; writing it here avoids needing the JDK's `jar` tool.
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as jar:
+        # A jar is a zip; made here, it needs no JDK's `jar` tool.
+        with zipfile.ZipFile(built := io.BytesIO(), "w", zipfile.ZIP_DEFLATED) as jar:
             if manifest:
                 jar.writestr("META-INF/MANIFEST.MF", manifest)
             for path in sorted(Path(classes).rglob("*.class")):
                 jar.write(path, path.relative_to(classes).as_posix())
-        partial.replace(destination)
+    os.close(open_folder(destination.parent, make=True))  # setup.py's build folder may not be there yet
+    # Whole or not at all, so no JVM loads half a jar; readable by all, as the guard's agent jar is
+    # loaded by servers' JVMs of any user (the cache's folder is its user's alone).
+    replace_whole(destination, built.getvalue(), mode=0o644)
     return destination
 
 
@@ -84,9 +90,11 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
         raise HarnessUnavailable(
             "the Java harness is missing from this installation; reinstall jvmbridge with a JDK present"
         )
+    from jvmbridge.trust.bounded import read_regular_file  # imported late: setup.py loads this file alone
+
     digest = hashlib.sha256()
     for path in sources:
-        digest.update(path.read_bytes())
+        digest.update(read_regular_file(path, _SOURCE_LIMIT))
     cached = _trusted((cache or cache_dir()) / f"{'guard' if packages else 'harness'}-{digest.hexdigest()[:16]}.jar",
                       "the Java harness")
     if cached.is_file():

@@ -7,8 +7,10 @@ import shutil
 import sys
 from pathlib import Path
 
+from jvmbridge.trust.bounded import read_regular_file
 from jvmbridge.trust.launch import environment, find_program, run
 from jvmbridge.trust.paths import NotTrusted
+from jvmbridge.trust.writer import create_private_file
 
 PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
 # Ansible reads the first of $ANSIBLE_CONFIG, ./ansible.cfg, ~/.ansible.cfg, /etc/ansible/ansible.cfg:
@@ -16,6 +18,8 @@ PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
 SETTINGS = PLAYBOOK.with_name("ansible.cfg")
 # Where the play's callback (callback_plugins/, beside it) leaves why a host gave no document.
 RESULTS = ".ansible-results"
+# A note is Ansible's message and stderr for one host; past this it is not read (the host is "failed").
+_NOTE_LIMIT = 1 << 20
 
 
 class FleetError(RuntimeError):
@@ -26,14 +30,13 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
                  compare: bool = False) -> int:
     """``ansible-playbook`` on the fleet play; its output goes to stderr as it comes (stdout is the
     report's). Returns its exit code; the documents (and records of hosts not checked) are then in
-    ``fetch_dir``."""
+    ``fetch_dir``, a folder trust.paths.private_folder made."""
     try:
         playbook = find_program("ansible-playbook", "ansible-playbook")
     except NotTrusted as e:
         raise FleetError(str(e)) from None
     if not playbook:
         raise FleetError("ansible-playbook not found: install Ansible (pip install ansible-core)")
-    fetch_dir.mkdir(parents=True, exist_ok=True)
     results = fetch_dir / RESULTS
     shutil.rmtree(results, ignore_errors=True)
     # In the launcher's working folder, not the caller's: paths the play is given are whole.
@@ -56,10 +59,16 @@ def record_unchecked(fetch_dir: Path, results: Path) -> list[str]:
         if (fetch_dir / f"{host}.json").is_file() or (fetch_dir / f"{host}.jsonl").is_file():
             continue
         try:
-            last = json.loads(result.read_text())
-        except (OSError, json.JSONDecodeError):
+            last = json.loads(read_regular_file(result, _NOTE_LIMIT))
+        except (OSError, ValueError):  # not a regular file, too large, not JSON: no reason to give
             last = {}
-        (fetch_dir / f"{host}.json").write_text(json.dumps({"host": host, "unchecked": _why(last)}) + "\n")
+        if not isinstance(last, dict):
+            last = {}
+        try:
+            with open(create_private_file(fetch_dir / f"{host}.json"), "w") as out:
+                out.write(json.dumps({"host": host, "unchecked": _why(last)}) + "\n")
+        except FileExistsError:  # the host's own document came after all
+            continue
         recorded.append(host)
     return recorded
 

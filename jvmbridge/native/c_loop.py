@@ -6,15 +6,19 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
+from jvmbridge.trust.bounded import read_regular_file
 from jvmbridge.trust.launch import find_program, run
 from jvmbridge.trust.paths import NotTrusted, trusted_path
+from jvmbridge.trust.writer import replace_whole
 
 SOURCE = Path(__file__).with_name("aesloop.c")
+# The source is a few KiB and the library built from it a few dozen; more is not ours.
+_SOURCE_LIMIT = 1 << 20
+_LIBRARY_LIMIT = 64 << 20
 
 
 class CLoopUnavailable(RuntimeError):
@@ -25,7 +29,7 @@ def library_path() -> Path:
     """The compiled loop, built now if this source has not been built before."""
     if not SOURCE.is_file():
         raise CLoopUnavailable("the C loop's source is missing from this installation: reinstall jvmbridge")
-    source = SOURCE.read_bytes()
+    source = read_regular_file(SOURCE, _SOURCE_LIMIT)
     try:
         built = trusted_path(cache_dir() / f"aesloop-{hashlib.sha256(source).hexdigest()[:16]}.so",
                              "the C loop")  # root loads it into its own process
@@ -50,7 +54,8 @@ def library_path() -> Path:
                 raise CLoopUnavailable("no OpenSSL headers to build the C loop; Debian: apt install libssl-dev")
             last = done.stderr.strip().splitlines()[-1:] or ["no output"]
             raise CLoopUnavailable(f"the C loop did not build: {last[0]}")
-        shutil.move(partial, built)  # whole or not at all: a half-written library never gets loaded
+        # Whole or not at all: a half-written library never gets loaded.
+        replace_whole(built, read_regular_file(partial, _LIBRARY_LIMIT))
     return built
 
 

@@ -35,19 +35,13 @@ ALLOWED: dict[tuple[str, str], str] = {
                                     "door for files there; what it opens is read by trust.bounded.read_open_file",
     ("forks/parent.py", "open"): "the child's result, " + _PRIVATE,
     ("forks/parent.py", "os.open"): "HotSpot's hsperfdata folder, O_PATH|O_NOFOLLOW, to remove a dead JVM's file",
-    ("harness.py", ".read_bytes"): "jvmbridge's own Java sources, in its installation",
-    ("harness.py", ".mkdir"): "the cache folder's, " + _PRIVATE,
-    ("harness.py", "zipfile.ZipFile"): "the jar built " + _PRIVATE,
-    ("native/c_loop.py", ".read_bytes"): "jvmbridge's own C source, in its installation",
-    ("native/c_loop.py", "shutil.move"): "the library built, moved " + _PRIVATE,
-    ("fleet/run.py", ".mkdir"): "the fleet folder, " + _PRIVATE,
-    ("fleet/run.py", ".read_text"): "the play's own note of a host, " + _PRIVATE,
-    ("fleet/run.py", ".write_text"): "a host's 'not checked' document, " + _PRIVATE,
     ("fleet/callback_plugins/jvmbridge_unchecked.py", ".mkdir"): "runs inside ansible-playbook, which may not "
                                                                   "import jvmbridge; " + _PRIVATE,
     ("fleet/callback_plugins/jvmbridge_unchecked.py", ".write_text"): "as above, " + _PRIVATE,
     ("render/plot.py", ".savefig"): "handed an open file or a StringIO alone (plot_runs, svg_of), never a name",
     ("trust/paths.py", ".mkdir"): "private_folder making jvmbridge's own folders 0700 after checking the folders above",
+    ("trust/paths.py", "os.mkdir"): "jvmbridge's own folders made 0700, one name at a time inside a folder held open "
+                                     "(dir_fd), each checked as it is found",
     ("trust/paths.py", "os.open"): "the tree walk's folders, O_NOFOLLOW|O_DIRECTORY, read only",
 }
 
@@ -67,11 +61,21 @@ def _doors(source: str) -> list[str]:
                 found.append("open")
         elif isinstance(f, ast.Attribute):
             module = f.value.id if isinstance(f.value, ast.Name) else None
-            if (module, f.attr) in _MODULE_CALLS or (module, f.attr) == ("zipfile", "ZipFile"):
+            if (module, f.attr) == ("zipfile", "ZipFile"):
+                found += [] if _in_memory(node) else ["zipfile.ZipFile"]
+            elif (module, f.attr) in _MODULE_CALLS:
                 found.append(f"{module}.{f.attr}")
             elif f.attr in _NAMED_CALLS or (f.attr == "open" and module not in ("os", "io", "tarfile", "gzip")):
                 found.append(f".{f.attr}")
     return found
+
+
+def _in_memory(call: ast.Call) -> bool:
+    """A zip made in an io.BytesIO given as the call's first argument (``built := io.BytesIO()``), no file."""
+    first = call.args[0] if call.args else None
+    made = first.value if isinstance(first, ast.NamedExpr) else first
+    return (isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr == "BytesIO"
+            and isinstance(made.func.value, ast.Name) and made.func.value.id == "io")
 
 
 def test_no_module_but_the_writer_and_the_reader_opens_a_file_by_its_name():
@@ -90,5 +94,6 @@ def test_no_module_but_the_writer_and_the_reader_opens_a_file_by_its_name():
 
 def test_the_scan_sees_each_kind_of_door():
     assert _doors("open('x', 'w')\nopen(open_for_writing(p), 'w')\nos.open('x', 0)\np.write_text('')\n"
-                  "f.savefig('x.png')\nshutil.move(a, b)\nPath('x').open()\nos.fdopen(fd)\n") == [
-        "open", "os.open", ".write_text", ".savefig", "shutil.move", ".open"]
+                  "f.savefig('x.png')\nshutil.move(a, b)\nPath('x').open()\nos.fdopen(fd)\nzipfile.ZipFile(p, 'w')\n"
+                  "zipfile.ZipFile(b := io.BytesIO(), 'w')\n") == [
+        "open", "os.open", ".write_text", ".savefig", "shutil.move", ".open", "zipfile.ZipFile"]

@@ -105,3 +105,30 @@ def test_a_saved_fleet_reports_as_openmetrics_as_the_docs_say(tmp_path):
     (tmp_path / "run.jsonl").write_text("{}\n")
     runs = run_cli("report", str(tmp_path / "run.jsonl"), "--format", "openmetrics")
     assert runs.returncode == 2 and "openmetrics is a format of a fleet's `check` documents" in runs.stderr
+
+
+def test_a_host_that_gave_no_document_gets_a_private_note_and_a_fifo_for_its_reason_is_not_waited_on(tmp_path):
+    """The play's notes of why a host gave nothing are read as another party's file (a FIFO among them
+    once hung the run), and the document written of each is 0600, as every file jvmbridge makes."""
+    import stat
+    import subprocess
+    import sys
+
+    from jvmbridge.fleet.run import RESULTS
+
+    results = tmp_path / RESULTS
+    results.mkdir()
+    (results / "gone-1").write_text(json.dumps({"unreachable": True, "msg": "Connection refused"}))
+    os.mkfifo(results / "stuck-1")
+    (results / "web-1").write_text(json.dumps({"failed": True}))
+    (tmp_path / "web-1.json").write_text("{}")  # its own document came: left as it is
+    done = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                           "from jvmbridge.fleet.run import record_unchecked; "
+                           "print(record_unchecked(Path(sys.argv[1]), Path(sys.argv[2])))", str(tmp_path), str(results)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "['gone-1', 'stuck-1']\n", done.stderr
+    assert json.loads((tmp_path / "gone-1.json").read_text()) == {"host": "gone-1",
+                                                                   "unchecked": "unreachable: Connection refused"}
+    assert json.loads((tmp_path / "stuck-1.json").read_text()) == {"host": "stuck-1", "unchecked": "gave no document"}
+    assert (tmp_path / "web-1.json").read_text() == "{}"
+    assert {stat.S_IMODE((tmp_path / f"{host}.json").stat().st_mode) for host in ("gone-1", "stuck-1")} == {0o600}
