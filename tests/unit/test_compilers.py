@@ -202,3 +202,10 @@ def test_the_guard_in_the_jvm_wins_over_its_code_cache():
     # A JVM without C2 stays not usable: the guard cannot have proven a compiled intrinsic there.
     c1 = Verdict(mode="CBC", status=Status.NOT_USABLE, reason="C1 only")
     assert _with_guard(c1, guard) == c1
+
+
+def test_a_mode_the_guards_provider_does_not_serve_leaves_the_jvms_verdict():
+    # Not applicable: the guard's provider (SunPCSC) has no such Cipher, which says nothing of the JVM's AES.
+    guard = guard_says("CTR not applicable 2026-12-06T10:00:00Z (SunPCSC has no AES/CTR/NoPadding)")
+    in_use = Verdict(mode="CTR", status=Status.IN_USE, reason="C2 compiled CounterMode::implCrypt")
+    assert _with_guard(in_use, guard) == in_use
