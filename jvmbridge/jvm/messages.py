@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
+from jvmbridge.jvm.optionfiles import check_option_files
 from jvmbridge.trust.paths import NotTrusted, private_folder
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
@@ -56,7 +57,9 @@ def crash_file_options() -> list[str]:
 
 def java_command(home: Path, *arguments: str) -> list[str]:
     """``home``'s java with ``arguments``, crash reports going to :func:`crash_reports`: how
-    every JVM that jvmbridge starts as a process is started."""
+    every JVM that jvmbridge starts as a process is started. Run as root, UntrustedOption where an
+    option names a file another user can change (jvm.optionfiles)."""
+    check_option_files(arguments)
     return [str(home / "bin" / "java"), *crash_file_options(), *arguments]
 
 

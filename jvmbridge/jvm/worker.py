@@ -10,11 +10,13 @@ from jvmbridge.forks.measure import round_counts, spare_rounds, timed_rounds, wa
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.forks.protocol import JvmPart, JvmRequest, MeasuredJvmPart
 from jvmbridge.forks.worker import Save, each_part, serve
+from jvmbridge.jvm.optionfiles import check_option_files
 
 
 def _start_jvm(request: JvmRequest):
     import jpype
 
+    check_option_files(request["options"])  # as java_command checks every JVM started as a process
     try:
         jpype.startJVM(request["libjvm"], *request["options"],
                        classpath=request["classpath"], convertStrings=False)
