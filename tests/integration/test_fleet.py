@@ -164,3 +164,22 @@ def test_fleet_compare_puts_each_hosts_run_in_its_own_column(ssh_hosts, tmp_path
     assert "web-2" in header, done.stdout
     assert "gone-1: no run (unreachable" in done.stderr
     assert sorted(p.name for p in (tmp_path / "out").glob("*.jsonl")) == ["web-1.jsonl", "web-2.jsonl"]
+
+
+def test_a_document_larger_than_report_reads_is_not_fetched_and_its_host_not_checked(ssh_hosts, tmp_path):
+    """A host's 300 MB document was fetched whole into --out and kept; the cap applied only when read."""
+    start, key = ssh_hosts
+    big = tmp_path / "big.sh"  # stands in for a host whose check writes far too much
+    big.write_text("#!/bin/sh\nhead -c 5000 /dev/zero | tr '\\0' x\n")
+    big.chmod(0o700)
+    inventory = tmp_path / "hosts.ini"
+    inventory.write_text(f"big-1 ansible_host=127.0.0.1 ansible_port={start()}\n\n[all:vars]\nansible_user=root\n"
+                         f"ansible_ssh_private_key_file={key}\nansible_python_interpreter={sys.executable}\n"
+                         f"jvmbridge_command='{big}'\njvmbridge_max_document_bytes=4096\n"
+                         "ansible_ssh_common_args='-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null'\n")
+    done = run_cli("fleet", str(inventory), "--out", str(tmp_path / "out"), "--format", "json", timeout=600)
+    assert "Traceback" not in done.stderr
+    # What --out keeps for the host is fleet's record of why it was not checked, not its document.
+    assert "unchecked" in json.loads((tmp_path / "out" / "big-1.json").read_text())
+    report = json.loads(done.stdout)
+    assert "(5000 bytes) is not a file of at most 4096 bytes: not fetched" in report["unchecked"]["big-1"]
