@@ -23,6 +23,7 @@ from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
 from jvmbridge.render.text import printable
+from jvmbridge.trust.launch import settle_scratch_folder
 from jvmbridge.version import __version__
 
 # click 8.2+ raises this for a group called with nothing (8.1 prints the help itself).
@@ -33,6 +34,7 @@ class OneLineErrors(click.Group):
     """Errors as one line on stderr ("jvmbridge: error: ..."), never a usage dump or a traceback."""
 
     def main(self, *args, **kwargs):
+        settle_scratch_folder()  # before anything is made: root's own scratch folders in no user's $TMPDIR
         # A library warning (a JDK left out, ...) is one line too.
         warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {printable(str(message))}", err=True)
         stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)

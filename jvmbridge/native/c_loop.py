@@ -45,7 +45,7 @@ def library_path() -> Path:
     if not compiler:
         raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
                                "Debian: apt install gcc libssl-dev")
-    with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:  # 0700, in no user's $TMPDIR (launch)
         partial = Path(scratch) / built.name
         done = run([str(compiler), "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
                    capture_output=True, text=True)
@@ -54,9 +54,16 @@ def library_path() -> Path:
                 raise CLoopUnavailable("no OpenSSL headers to build the C loop; Debian: apt install libssl-dev")
             last = done.stderr.strip().splitlines()[-1:] or ["no output"]
             raise CLoopUnavailable(f"the C loop did not build: {last[0]}")
-        # Whole or not at all: a half-written library never gets loaded.
-        replace_whole(built, read_regular_file(partial, _LIBRARY_LIMIT))
-    return built
+        # Whole or not at all: a half-written library never gets loaded. Only the compiler's own
+        # output (own=True: this user's, no other name, no link), never a file someone put in its place.
+        try:
+            replace_whole(built, read_regular_file(partial, _LIBRARY_LIMIT, own=True))
+        except (OSError, ValueError) as e:
+            raise CLoopUnavailable(f"the C loop's build {partial}: {e}") from None
+    try:
+        return trusted_path(built, "the C loop")  # again, now it is there: root loads it into its own process
+    except NotTrusted as e:
+        raise CLoopUnavailable(str(e)) from None
 
 
 def load(path: Path) -> ctypes.CDLL:

@@ -19,6 +19,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,20 @@ def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = (
             del env["TMPDIR"]
     env.update(add or {})
     return env
+
+
+def settle_scratch_folder() -> None:
+    """Run as root, this process's own scratch folders (tempfile: the C loop's build, javac's
+    classes, the workers' results) are made where no other user can rename them: $TMPDIR (or
+    $TEMP, $TMP) only if :func:`environment` would pass it to a child, else /tmp, /var/tmp or
+    root's home. In a user's $TMPDIR, they rename root's folder away and put their own, and what
+    root builds there is theirs. Called once, before anything is made."""
+    if os.geteuid() != 0:
+        return
+    named = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
+    candidates = [folder for folder in named if folder] + ["/tmp", "/var/tmp", pwd.getpwuid(0).pw_dir]
+    tempfile.tempdir = next((str(Path(folder).resolve()) for folder in candidates[:-1]
+                             if _root_alone_changes(folder, sticky_ok=True)), candidates[-1])
 
 
 def environment_left_out() -> list[str]:

@@ -11,6 +11,8 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -63,6 +65,38 @@ def test_gcc_building_the_c_loop_as_root_runs_no_program_of_a_users_folder_on_pa
     assert not marker.exists(), f"their program ran as uid {marker.read_text()}"
     assert built.parent == tmp_path / "jvmbridge"
     assert c_loop.load(built).aesloop_openssl_version()
+
+
+def test_root_makes_no_scratch_folder_in_a_users_tmpdir_and_caches_the_c_loop_0600_under_umask_000(folder, tmp_path):
+    # Their TMPDIR: they rename root's build folder away, put theirs at its name, and their library
+    # went into root's cache. Under umask 000 the cache's folders and library were everyone's.
+    _theirs(folder)
+    made: set[str] = set()
+    stop = threading.Event()
+
+    def watch() -> None:  # what the user sees appear in their folder, as their watcher would
+        while not stop.is_set():
+            made.update(os.listdir(folder))
+            time.sleep(0.001)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    cache = tmp_path / "new" / "cache"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "jvmbridge", "compare", "--no-interleave", "--shape", "message", "--engine",
+             "c-loop", "--sizes", "16", "--round-time", "0.05", "--rounds", "2", "--max-forks", "2", "--quiet",
+             "--format", "json", "-o", str(tmp_path / "run.jsonl")],
+            capture_output=True, text=True, timeout=300, umask=0,
+            env={**os.environ, "TMPDIR": str(folder), "XDG_CACHE_HOME": str(cache), "PYTHONUNBUFFERED": "1"})
+    finally:
+        stop.set()
+        watcher.join()
+    assert done.returncode == 0, done.stderr
+    assert made == set(), f"root made {sorted(made)} in their TMPDIR"
+    [library] = (cache / "jvmbridge").glob("aesloop-*.so")
+    assert {oct(path.stat().st_mode & 0o777) for path in (tmp_path / "new", cache, cache / "jvmbridge")} == {"0o700"}
+    assert (library.stat().st_uid, library.stat().st_mode & 0o777, library.stat().st_nlink) == (0, 0o600, 1)
 
 
 def _free_port() -> int:

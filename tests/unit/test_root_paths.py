@@ -70,7 +70,8 @@ def test_a_users_link_in_a_sticky_cache_home_gets_no_folder_made_where_it_points
         private_folder(sticky / "jvmbridge", "the cache folder")
     assert not target.exists()
     (sticky / "jvmbridge").unlink()  # none there: root makes its own, which no user can rename in /tmp
-    assert private_folder(sticky / "jvmbridge" / "crashes", "the crash report folder") == sticky / "jvmbridge" / "crashes"
+    crashes = sticky / "jvmbridge" / "crashes"
+    assert private_folder(crashes, "the crash report folder") == crashes
     assert (sticky / "jvmbridge").stat().st_mode & 0o7777 == 0o700
 
 
@@ -199,8 +200,9 @@ def test_a_missing_name_found_fine_is_checked_again_once_it_exists(folder):
     os.chown(cache / "aesloop.so", TENANT, TENANT)
     assert changeable_by_others(cache / "aesloop.so") == f"{cache / 'aesloop.so'} is owned by uid {TENANT}"
     # And a name missing in a folder others may add to is no "root will make it".
-    assert changeable_by_others(Path("/tmp") / f"jvmbridge-none-{os.getpid()}") == (
-        f"/tmp/jvmbridge-none-{os.getpid()} does not exist and another user can create it (/tmp is writable by every user)")
+    none = Path("/tmp") / f"jvmbridge-none-{os.getpid()}"
+    assert changeable_by_others(none) == (f"{none} does not exist and another user can create it "
+                                          "(/tmp is writable by every user)")
 
 
 def test_root_reads_no_file_through_a_link_another_user_placed_and_quotes_nothing_of_it(folder, tmp_path):
