@@ -8,7 +8,7 @@ makes its host "not checked", with the reason; every other host is still reporte
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,11 @@ from jvmbridge.trust.bounded import NotAFile, TooLarge, read_regular_file
 # A `check` document is a few kB per JDK or JVM it checked; one larger than this came from no
 # jvmbridge, and is not read further (a host's file must not cost the controller its memory).
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+# Bytes alone do not bound memory: 31 MiB of `{},` is ten million dicts (942 MB). A `check` document
+# holds a few hundred values per JDK or JVM; the values (each after a "," or opening a "{" or "[",
+# counted on the bytes before any is built) and the JDKs and JVMs are capped well above that.
+MAX_VALUES = 500_000
+MAX_ENTRIES = 5_000
 
 
 class FleetFileError(ValueError):
@@ -37,6 +42,9 @@ def read_document(path: Path) -> dict:
         raise FleetFileError(str(e)) from None
     except TooLarge as e:
         raise FleetFileError(f"{e}, more than any `check` document") from None
+    if data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_VALUES:
+        raise FleetFileError(f"too many entries: more than {MAX_VALUES:,} values, more than any `check` document; "
+                             "not read")
     try:
         document = json.loads(data)
     except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -46,6 +54,9 @@ def read_document(path: Path) -> dict:
     if not (isinstance(document, dict) and isinstance(document.get("host"), str)
             and ("jdks" in document or "unchecked" in document)):
         raise FleetFileError("not a `jvmbridge check --format json` document")
+    entries = sum(len(part) for part in (document.get("jdks"), document.get("live_jvms")) if isinstance(part, list))
+    if entries > MAX_ENTRIES:
+        raise FleetFileError(f"too many entries: {entries:,} JDKs and JVMs, more than the {MAX_ENTRIES:,} read")
     return document
 
 
@@ -58,16 +69,15 @@ def is_check_document(path: Path) -> bool:
     return True
 
 
-def read_documents(paths: Sequence[Path]) -> list[dict]:
-    """The documents at ``paths``; one that is not a `check` document becomes the record of a host
-    not checked, with why (fleet_of names each host by its file)."""
-    documents = []
+def read_documents(paths: Sequence[Path]) -> Iterator[dict]:
+    """The documents at ``paths``, read one at a time as they are asked for (fleet_of keeps only
+    each one's rows, so one document at most is held at once); one that is not a `check` document
+    becomes the record of a host not checked, with why (fleet_of names each host by its file)."""
     for path in paths:
         try:
-            documents.append(read_document(path))
+            yield read_document(path)
         except FleetFileError as e:
-            documents.append({"host": Path(path).stem, "unchecked": f"{path}: {e}"})
-    return documents
+            yield {"host": Path(path).stem, "unchecked": f"{path}: {e}"}
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,7 @@ class Fleet:
         return "; ".join(parts) + "."
 
 
-def fleet_of(documents: list[dict], sources: Sequence[object] = ()) -> Fleet:
+def fleet_of(documents: Iterable[dict], sources: Sequence[object] = ()) -> Fleet:
     """The fleet of ``documents``; one that is not a complete `check` document makes its host not
     checked, the reason naming its file (from ``sources``, the files they were read from). A host
     read from a file is named by the file (`jvmbridge fleet` saves each as <inventory name>.json),

@@ -132,3 +132,27 @@ def test_a_host_that_gave_no_document_gets_a_private_note_and_a_fifo_for_its_rea
     assert json.loads((tmp_path / "stuck-1.json").read_text()) == {"host": "stuck-1", "unchecked": "gave no document"}
     assert (tmp_path / "web-1.json").read_text() == "{}"
     assert {stat.S_IMODE((tmp_path / f"{host}.json").stat().st_mode) for host in ("gone-1", "stuck-1")} == {0o600}
+
+
+def test_a_document_of_millions_of_small_entries_is_not_built(tmp_path):
+    """31 MiB of `{},` in live_jvms took 942 MB (three such hosts 2.47 GB): within the byte cap, but ten
+    million dicts. It is refused on its bytes, before any is built; a document past the JDKs and JVMs
+    read is refused too; the other hosts are reported."""
+    import tracemalloc
+
+    from jvmbridge.cli.common import read_fleet
+
+    entries = 1_500_000
+    (tmp_path / "many.json").write_text('{"host": "many", "jdks": [], "live_jvms": [' + "{}," * entries + "{}]}")
+    (tmp_path / "jvms.json").write_text(json.dumps({"host": "jvms", "jdks": [], "live_jvms": [{}] * 5_001}))
+    (tmp_path / "web-1.json").write_text(json.dumps({"host": "web-1", **GOOD_HOST}))
+    tracemalloc.start()
+    try:
+        fleet = read_fleet(sorted(tmp_path.glob("*.json")))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * 3 * entries, f"{peak / 2**20:.0f} MiB"  # the file's bytes, never a dict per entry
+    assert "too many entries: more than 500,000 values" in fleet.unchecked["many"]
+    assert "too many entries: 5,001 JDKs and JVMs" in fleet.unchecked["jvms"]
+    assert [row.host for row in fleet.rows] == ["web-1"]
