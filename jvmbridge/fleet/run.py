@@ -3,13 +3,14 @@ no document (unreachable, or its check failed) with Ansible's reason."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
 
 from jvmbridge.trust.bounded import read_regular_file
-from jvmbridge.trust.launch import environment, find_program, run
-from jvmbridge.trust.paths import NotTrusted
+from jvmbridge.trust.launch import WORKING_FOLDER, environment, find_program, run
+from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.trust.writer import create_private_file
 
 PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
@@ -32,6 +33,7 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     report's). Returns its exit code; the documents (and records of hosts not checked) are then in
     ``fetch_dir``, a folder trust.paths.private_folder made."""
     try:
+        check_play_files(inventory, ansible_args, wheel)
         playbook = find_program("ansible-playbook", "ansible-playbook")
     except NotTrusted as e:
         raise FleetError(str(e)) from None
@@ -49,6 +51,65 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     status = run(command, env=env, stdout=sys.stderr).returncode
     record_unchecked(fetch_dir, results)
     return status
+
+
+# ansible-playbook's options whose value is a file or folder it reads as code or settings: more
+# inventories, extra variables (@file), a module path, vault password files (run when executable).
+_FILE_OPTIONS = ("-i", "--inventory", "--inventory-file", "-e", "--extra-vars", "-M", "--module-path",
+                 "--vault-password-file", "--vault-pass-file", "--vault-id", "--playbook-dir",
+                 "--become-password-file", "--connection-password-file")
+
+
+def check_play_files(inventory: str, ansible_args: tuple[str, ...], wheel: Path | None) -> None:
+    """Run as root, NotTrusted where another user can change a file the play reads as code: the
+    inventory (`ansible_python_interpreter=`, lookups, ProxyCommand run on the controller as root),
+    the group_vars/ and host_vars/ beside it, the files of Ansible options that name one, and the
+    wheel installed and run on every host. A relative path is taken from the play's folder, as Ansible takes it."""
+    given = [] if "," in inventory else [("the inventory", os.path.abspath(inventory), True)]  # the caller's
+    for what, path, inventory_like in [*given, *_named_files(ansible_args)]:
+        whole = Path(WORKING_FOLDER, path)
+        _trusted_play_file(what, whole, whole_tree=True)
+        if inventory_like:  # who can change the folder beside it can add group_vars/ there
+            beside = whole if whole.is_dir() else whole.parent
+            for folder in (beside, beside / "group_vars", beside / "host_vars"):
+                _trusted_play_file(what, folder, whole_tree=folder != beside)
+    if wheel:
+        _trusted_play_file("--wheel", wheel)
+
+
+_SHORT_FILE_OPTIONS = ("-i", "-e", "-M")
+
+
+def _named_files(ansible_args: tuple[str, ...]) -> list[tuple[str, str, bool]]:
+    """(option, path, whether an inventory) for each file an option of ``ansible_args`` names."""
+    named, words, index = [], list(ansible_args), 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        option, equals, value = word.partition("=")  # --extra-vars=@vars.yml
+        if not word.startswith("--") and word[:2] in _SHORT_FILE_OPTIONS and len(word) > 2:  # -e@vars.yml
+            option, equals, value = word[:2], "=", word[2:]
+        if option not in _FILE_OPTIONS:
+            continue
+        if not equals:
+            value, index = (words[index] if index < len(words) else ""), index + 1
+        if option in ("-e", "--extra-vars"):
+            if not value.startswith("@"):  # variables given inline, no file
+                continue
+            value = value[1:]
+        elif option == "--vault-id":
+            value = value.rpartition("@")[2]  # LABEL@FILE
+        inventory = option in ("-i", "--inventory", "--inventory-file")
+        if value and value != "prompt" and not (inventory and "," in value):  # "host1,host2," names hosts
+            named.append((f"ansible-playbook {option}", value, inventory))
+    return named
+
+
+def _trusted_play_file(what: str, path: Path, whole_tree: bool = False) -> None:
+    try:
+        trusted_path(path, what, whole_tree)
+    except NotTrusted as e:
+        raise NotTrusted(f"{e}; copy it where only root can change it") from None
 
 
 def record_unchecked(fetch_dir: Path, results: Path) -> list[str]:

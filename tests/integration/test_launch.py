@@ -123,6 +123,42 @@ def test_the_fleet_play_reads_no_ansible_cfg_of_the_callers_folder_or_environmen
     assert json.loads(done.stdout)["unchecked"].keys() == {"gone-1"}, done.stderr[-2000:]
 
 
+@pytest.mark.parametrize("planted", ["inventory", "group_vars", "extra-vars", "wheel"])
+def test_a_fleet_inventory_or_file_another_user_can_change_runs_nothing_as_root(folder, tmp_path, planted):
+    # The inventory is code: ansible_python_interpreter= (and lookups, ProxyCommand) run on the
+    # controller, as root. So are group_vars/ beside it, -e @vars.yml, and the wheel every host runs.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    if not shutil.which("ansible-playbook", path=path):
+        cannot("needs ansible-playbook: pip install '.[fleet]'")
+    marker = folder / "ran-as"
+    (folder / "py.sh").write_text(f'#!/bin/sh\nid -u >> {marker}\nexec {sys.executable} "$@"\n')
+    (folder / "py.sh").chmod(0o755)
+    code = f"ansible_python_interpreter={folder / 'py.sh'}"
+    ours = tmp_path / "inventory"
+    ours.mkdir()
+    (ours / "hosts.ini").write_text("localhost ansible_connection=local\n")
+    inventory, extra = ours / "hosts.ini", []
+    if planted == "inventory":
+        inventory = folder / "hosts.ini"
+        inventory.write_text(f"localhost ansible_connection=local {code}\n")
+    elif planted == "group_vars":  # root's inventory, in root's folder, beside their group_vars/
+        (ours / "group_vars").mkdir()
+        (ours / "group_vars" / "all.yml").write_text(code.replace("=", ": ") + "\n")
+        _theirs(ours / "group_vars")
+    elif planted == "extra-vars":
+        (folder / "vars.yml").write_text(code.replace("=", ": ") + "\n")
+        extra = ["-e", f"@{folder / 'vars.yml'}"]
+    else:
+        (folder / "jvmbridge-0-py3-none-any.whl").write_bytes(b"")
+        extra = ["--wheel", str(folder / "jvmbridge-0-py3-none-any.whl")]
+    _theirs(folder)
+    done = _as_a_user_runs_it("fleet", str(inventory), "--out", str(tmp_path / "fleet"), *extra, cwd=tmp_path,
+                              env={**os.environ, "PATH": path}, timeout=120)
+    assert not marker.exists(), f"their interpreter ran as uid {marker.read_text()}"
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert f"is owned by uid {TENANT}, so root will not run it; copy it where only root can change it" in done.stderr
+
+
 def _agent_jar(folder: Path, marker: Path) -> Path:
     """A -javaagent whose premain appends the user it ran as to ``marker``."""
     source = folder / "src" / "theirs" / "Agent.java"
