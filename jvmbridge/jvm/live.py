@@ -205,9 +205,11 @@ def live_flags(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
 
 def live_version(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
     """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
-    without a release file, or a release file that lies, cannot hide."""
+    without a release file, or a release file that lies, cannot hide; "unknown" where it says none.
+    Never its JDK's release file: root reads that through the process's own mounts, and a user's
+    namespace can bind a file only root may read there (its JAVA_VERSION would be shown)."""
     said = _ask(live.process, "VM.version", timeout).splitlines()
-    return next((line[4:].strip() for line in said if line.startswith("JDK ")), live.java.release_version)
+    return next((line[4:].strip() for line in said if line.startswith("JDK ")), "unknown")
 
 
 def live_property(process: int | TrackedProcess, name: str, timeout: float = ATTACH_SECONDS) -> str | None:

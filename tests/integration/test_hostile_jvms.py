@@ -16,7 +16,7 @@ from pathlib import Path
 from helpers import TENANT, needs_root, run_cli, tenant_folder
 
 # The fake, run as TENANT: it catches SIGQUIT, listens at /tmp/.java_pid<pid> and answers each
-# command; VM.version with sys.argv[2] as the JDK's version. "slow" sends one byte every 2 s.
+# command; VM.version with sys.argv[2] as the JDK's version ("none": no JDK line). "slow" sends one byte every 2 s.
 FAKE_JVM = """
 import os, signal, socket, sys, time
 signal.signal(signal.SIGQUIT, lambda *a: None)
@@ -29,6 +29,8 @@ FLAGS = "[Global flags]\\n bool UseAES = true {product} {default}\\n"
 def reply(command):
     if command.startswith("VM.flags"):
         return "0\\n" + FLAGS
+    if command.startswith("VM.version") and sys.argv[2] == "none":
+        return "0\\n"
     if command.startswith("VM.version"):
         return f"0\\n{os.getpid()}:\\nOpenJDK 64-Bit Server VM version {sys.argv[2]}\\nJDK {sys.argv[2]}\\n"
     if command.startswith("VM.system_properties"):
@@ -73,7 +75,7 @@ def fake_jvms(*answers: tuple[str, str]):
     (home / "bin").mkdir(parents=True)
     (home / "lib" / "server").mkdir(parents=True)
     (home / "lib" / "server" / "libjvm.so").write_bytes(b"")
-    (home / "release").write_text('JAVA_VERSION="17.0.15"\n')
+    (home / "release").write_text('JAVA_VERSION="FROM-THE-RELEASE-FILE"\n')
     shutil.copy(os.path.realpath(sys.executable), home / "bin" / "java")
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, TENANT, TENANT)
@@ -126,3 +128,13 @@ def test_slow_jvms_share_one_budget_for_the_whole_scan():
     assert len(errors) == 3, document["live_jvms"]
     assert any("the scan's time ran out" in error for error in errors), errors
     assert done.returncode == 2
+
+
+@needs_root
+def test_a_running_jvms_version_is_what_it_says_never_its_release_file_read_as_root():
+    """A user's namespace bound /root into a fake JDK's home and linked release to a file there: a JVM
+    whose VM.version had no JDK line was shown with the JAVA_VERSION root read from that file."""
+    with fake_jvms(("fast", "none")) as (pid,):
+        _, document = check_document("--pid", str(pid))
+    (live,) = document["live_jvms"]
+    assert live["version"] == "unknown", live
