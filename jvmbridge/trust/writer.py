@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 
 from jvmbridge.trust.bounded import describe_kind
-from jvmbridge.trust.paths import NotWritable, open_folder, user_name
+from jvmbridge.trust.paths import NotWritable, open_folder, others_can_change, user_name
 
 
 def create_private_file(path: Path, mode: int = 0o600) -> int:
@@ -38,7 +38,9 @@ _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 def open_for_writing(path: Path, append: bool = False, make_folders: bool = False) -> int:
     """A file the user named (--output, --export-*, --plot), as a descriptor open for writing: new
-    (0600), or an existing regular file of this user's, emptied unless ``append``."""
+    (0600), or an existing regular file of this user's, emptied unless ``append``. Run as root in a
+    folder another user can change, never the file there: its owner may have renamed a file of root's
+    (a 0644 export) onto the name, so a new 0600 file replaces it, and nothing is appended to."""
     folder = open_folder(path.parent, make=make_folders)
     try:
         return _named(path, lambda: _open_existing_or_new(folder, path.name, append))
@@ -58,6 +60,11 @@ def _open_existing_or_new(folder: int, name: str, append: bool) -> int:
             continue
         try:
             _writable(os.fstat(held))
+            if os.geteuid() == 0 and (reason := _others_change(folder)):
+                if append:
+                    raise NotWritable(errno.EPERM, f"in a folder another user can change ({reason}), root adds to "
+                                                   "no file already there: name a new one")
+                return _replacing(folder, name)
             # Reopened through the descriptor checked: the same file, with no name looked up again.
             fd = os.open(f"/proc/self/fd/{held}", os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY
                          | (os.O_APPEND if append else 0))
@@ -66,6 +73,25 @@ def _open_existing_or_new(folder: int, name: str, append: bool) -> int:
         if not append:
             os.ftruncate(fd, 0)
         return fd
+
+
+def _others_change(folder: int) -> str | None:
+    """Why another user can change the folder held at ``folder`` (add, rename, sticky or not), or None."""
+    path = f"/proc/self/fd/{folder}"
+    return others_can_change(Path(os.readlink(path)), os.fstat(folder), sticky_ok=False, xattrs_at=path)
+
+
+def _replacing(folder: int, name: str) -> int:
+    """A new 0600 file, renamed over ``name`` in ``folder`` at once: open for writing."""
+    partial = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
+    fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
+    try:
+        os.rename(partial, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        os.close(fd)
+        os.unlink(partial, dir_fd=folder)
+        raise
+    return fd
 
 
 def _writable(found: os.stat_result) -> None:
@@ -100,6 +126,7 @@ def replace_whole(path: Path, data: str | bytes, mode: int = 0o600) -> None:
     try:
         written = _named(path, lambda: os.open(partial, _NEW, mode, dir_fd=folder))
         try:
+            os.fchmod(written, mode)  # the mode asked, whatever the umask (a collector's 0644 under umask 077)
             with open(written, "wb") as out:
                 out.write(data.encode() if isinstance(data, str) else data)
                 out.flush()

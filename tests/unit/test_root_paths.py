@@ -293,6 +293,28 @@ def test_output_files_are_0600_and_never_a_fifo_another_users_file_or_a_hard_lin
         os.close(open_for_writing(folder / "out.json"))
 
 
+def test_in_a_folder_another_user_owns_root_replaces_its_own_file_there_by_a_new_0600_one(folder):
+    from jvmbridge.trust.writer import NotWritable, open_for_writing
+
+    # Root's 0644 metrics export in their folder; they rename it onto the name root writes its
+    # document to next, and root's existing-file rule kept 0644 for them to read.
+    theirs = folder / "theirs"
+    theirs.mkdir()
+    (theirs / "m.prom").write_text("# root's metrics\n")
+    (theirs / "m.prom").chmod(0o644)
+    os.chown(theirs, TENANT, TENANT)
+    os.rename(theirs / "m.prom", theirs / "out.json")
+    before = (theirs / "out.json").stat().st_ino
+    done = run_cli("report", str(SAVED_RUN), "--format", "json", "-o", str(theirs / "out.json"), timeout=60)
+    assert done.returncode == 0, done.stderr
+    written = (theirs / "out.json").stat()
+    assert (written.st_mode & 0o777, written.st_uid, written.st_ino != before) == (0o600, 0, True)
+    assert json.loads((theirs / "out.json").read_text())
+    assert sorted(path.name for path in theirs.iterdir()) == ["out.json"]
+    with pytest.raises(NotWritable, match="root adds to no file already there: name a new one"):
+        os.close(open_for_writing(theirs / "out.json", append=True))
+
+
 def test_a_fifo_at_the_host_speed_reference_is_no_reference_and_no_hang(tmp_path):
     # Issue 64, item 12: compare hung reading a FIFO at host-speed.json in the data folder.
     data = tmp_path / "data" / "jvmbridge"
