@@ -317,3 +317,9 @@ def test_the_jmx_exporter_serves_a_planted_wrong_mode_as_the_alert_rules_read_it
     states = guarded_states(tmp_path, "modes=ctr,delay=0,provider=planted.PlantedProvider", "-Dplanted.after=1000",
                             wanted="wrong", classpath=(planted_jar,))
     assert {key for key, value in states.items() if value == 1} == {("CTR", "wrong")}
+
+
+def test_the_jmx_exporter_serves_a_mode_the_provider_does_not_serve_as_not_applicable_not_wrong(tmp_path):
+    # SunPCSC, a provider of every JDK, has no Cipher at all: the guard once called its CTR wrong.
+    states = guarded_states(tmp_path, "modes=ctr,delay=0,provider=SunPCSC", wanted="not_applicable")
+    assert {key for key, value in states.items() if value == 1} == {("CTR", "not_applicable")}
