@@ -12,7 +12,7 @@ import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
-from jvmbridge.sampling.workload import parse_count, parse_sizes
+from jvmbridge.sampling.workload import MAX_MESSAGE_BYTES, parse_count, parse_sizes
 from jvmbridge.trust.writer import open_for_writing, replace_whole
 
 
@@ -35,9 +35,14 @@ class Sizes(click.ParamType):
         if isinstance(value, list):
             return value
         try:
-            return parse_sizes(str(value))
+            sizes = parse_sizes(str(value))
         except ValueError as e:
             self.fail(str(e), param, ctx)
+        # Refused here, by the option's name, not once the run has begun.
+        for size in sizes:
+            if not 0 <= size <= MAX_MESSAGE_BYTES:
+                self.fail(f"a message is 0 to {MAX_MESSAGE_BYTES} bytes (64 MiB), not {size}", param, ctx)
+        return sizes
 
 
 class Finite(click.FloatRange):

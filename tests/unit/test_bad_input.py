@@ -117,7 +117,8 @@ COUNTS = ["--rounds", "--threads", "--forks", "--max-forks", "--iterations"]
 
 @pytest.mark.parametrize("option, value", [(option, value) for option in COUNTS
                                            for value in ("1001", "99999999999999999999999", "nan", "0", "-1")
-                                           if not (option == "--iterations" and value == "1001")])
+                                           if not (option == "--iterations" and value == "1001")]
+                         + [("--sizes", "99999999999999999999999"), ("--sizes", "16,67108865"), ("--sizes", "-1")])
 def test_a_count_past_its_bound_or_no_count_at_all_is_refused_in_one_line(option, value):
     """Each count has a top: `--rounds 99999999999999999999999` once ran on for ever. A bad key size
     after it stops the run where the count is let through."""
