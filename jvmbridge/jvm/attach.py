@@ -18,6 +18,7 @@ changed, nothing is written or signalled. Replies are read up to MAX_REPLY_BYTES
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -85,6 +86,7 @@ def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> 
         finally:
             tracked.close()
     target = Target.of(process)
+    _clear_squatters(target)
     reply = _as_target(target, lambda: _attach_and_send(target, b"jcmd", command.encode()), timeout)
     code, _, output = reply.decode(errors="replace").partition("\n")
     if code.strip() != "0":
@@ -97,6 +99,29 @@ def code_list(process: int | TrackedProcess, timeout: float = 30.0) -> str:
     """What `jcmd PID Compiler.codelist` prints (JDK 9+): each method the JIT compiled, its level and
     state; read up to MAX_REPLY_BYTES like every reply (a JVM with more code is not read further)."""
     return jcmd(process, "Compiler.codelist", timeout)
+
+
+def _clear_squatters(target: Target) -> None:
+    """Run as root: remove what another user put at the JVM's socket names in its /tmp. HotSpot
+    removes a stale .java_pid<pid> itself when it starts, and renames its new socket over that name
+    from .java_pid<pid>.tmp (attachListener_posix.cpp), but in a sticky /tmp another user's entry is
+    not its owner's to remove: the JVM could never open its socket. Root may; the JVM's uid's are kept."""
+    if os.geteuid() != 0:
+        return
+    try:
+        tmp, _ = open_inside(Path(f"/proc/{target.pid}/root"), "/tmp")
+    except (OutsideRoot, OSError):
+        return  # the attaching child says why it cannot reach it
+    try:
+        target.process.ensure_same()  # the /tmp opened is the found process's
+        for name in (f".java_pid{target.ns_pid}", f".java_pid{target.ns_pid}.tmp"):
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError):  # a folder: the child says so
+                if os.stat(name, dir_fd=tmp, follow_symlinks=False).st_uid != target.uid:
+                    os.unlink(name, dir_fd=tmp)
+    except ProcessChanged as e:
+        raise AttachError(str(e)) from None
+    finally:
+        os.close(tmp)
 
 
 def _as_target(target: Target, work, timeout: float) -> bytes:

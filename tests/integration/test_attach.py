@@ -168,3 +168,21 @@ def test_a_jvm_that_would_die_of_sigquit_is_not_signalled():
     finally:
         stop_jvm(process)
     assert "does not catch SIGQUIT" in document["live_jvms"][0]["error"]
+
+
+@needs_root
+def test_another_users_socket_at_the_jvms_name_is_removed_and_the_jvm_makes_its_own(tenant_jvm):
+    """Another user bound a socket at /tmp/.java_pid<pid> before anyone attached: the JVM (which
+    renames its socket over that name) could not replace it in the sticky /tmp, and root's check
+    stayed "unknown" until someone removed it."""
+    import socket as sockets
+
+    pid, _, _ = tenant_jvm
+    name = Path(f"/tmp/.java_pid{pid}")
+    with sockets.socket(sockets.AF_UNIX) as squatter:
+        squatter.bind(str(name))
+        os.chown(name, TENANT + 1, TENANT + 1)
+        (live,) = check_json("--pid", str(pid))["live_jvms"]
+    assert "error" not in live, live
+    assert live["flags"]["UseAES"] == {"value": "false", "origin": "command line"}
+    assert name.stat().st_uid == TENANT  # the JVM's own socket, which the JVM made
