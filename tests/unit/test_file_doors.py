@@ -43,7 +43,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("trust/paths.py", ".mkdir"): "private_folder making jvmbridge's own folders 0700 after checking the folders above",
     ("trust/paths.py", "os.mkdir"): "jvmbridge's own folders made 0700, one name at a time inside a folder held open "
                                      "(dir_fd), each checked as it is found",
-    ("trust/paths.py", "os.open"): "the tree walk's folders, O_NOFOLLOW|O_DIRECTORY, read only",
+    ("trust/paths.py", "os.open"): "the walks by which the writer and the reader reach a file and the tree walk, "
+                                   "one O_NOFOLLOW name at a time (O_PATH, or O_DIRECTORY read only)",
 }
 
 
