@@ -212,8 +212,8 @@ public final class GuardAgent {
             SelfTest.instance(transformation, provider);
         } catch (NoSuchAlgorithmException | NoSuchPaddingException e) {
             // Nothing of this JVM's to prove wrong or right: no alert, and asked again at each retest.
-            set(mode, "not applicable " + now() + " (" + (provider == null ? "no provider of this JVM"
-                    : provider.getName()) + " has no " + transformation + ")");
+            set(mode, "not applicable " + now() + " (" + (provider == null ? "no provider of this JVM has "
+                    : provider.getName() + " has no ") + transformation + ")");
             return;
         }
         set(mode, "testing since " + now());
