@@ -15,6 +15,7 @@ from jvmbridge.sampling.policy import ROUND_SECONDS, TARGET_ERROR, Sampling
 from jvmbridge.sampling.progress import Progress
 from jvmbridge.sampling.workload import AESNITESTER_MESSAGE_BYTES, parse_count
 from jvmbridge.saved import store
+from jvmbridge.trust.launch import settle_scratch_folder
 
 
 def run_comparison(request: CompareRequest, matrix: Matrix, progress: Progress | None = None,
@@ -46,6 +47,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
+    settle_scratch_folder()  # as the command line does: run as root, no scratch folder in a user's $TMPDIR
     request = CompareRequest(
         iterations=None if iterations is None else parse_count(iterations), round_time=round_time, rounds=rounds,
         threads=threads, forks=forks, max_forks=max_forks, target_error=target_error, total_time=total_time,
