@@ -48,6 +48,15 @@ def _each_line(read: Callable[[str], object]) -> Callable[[str], object]:
     return lambda text: [read(line) for line in text.splitlines()]
 
 
+def _sorted_labels(label: str) -> list:
+    """``label`` sorted by report among a version and a word, as a column's labels are."""
+    import pandas as pd
+
+    from jvmbridge.report import history
+
+    return sorted(history._natural(pd.Series(["JDK 17", "JDK abc", label])))
+
+
 PARSERS = [
     # `jcmd PID VM.flags -all` over the attach socket, PrintFlagsFinal, `flags --from FILE`.
     Parser("printflags (a flag line of spaces)", _quietly(printflags.parse, printflags.FlagsParseError), " ",
@@ -71,6 +80,9 @@ PARSERS = [
     # VM.version's JDK line: a digit int() refuses, or more digits than it reads.
     Parser("JDK version (many digits)", options.java_major, "9"),
     Parser("JDK version (a superscript digit)", options.java_major, "\u00b2", before="1."),
+    # report's column labels, sorted by the numbers in them: a host's run file names its JDK's version.
+    Parser("report's column labels (many digits)", lambda text: _sorted_labels("JDK " + text), "9"),
+    Parser("report's column labels (a superscript digit)", lambda text: _sorted_labels("JDK " + text), "\u00b2"),
     # The SSE and AVX levels in a running JVM's VM.flags, read as numbers.
     Parser("UseSSE/UseAVX values (many digits)",
            lambda text: x86_64.X86_64().held_off(printflags.parse(text).flags), "9", before="intx UseSSE = ",

@@ -13,6 +13,7 @@ from jvmbridge.host.cpu import features_text
 from jvmbridge.results import missing, same_statistic
 from jvmbridge.saved.schema import frame_of
 from jvmbridge.saved.store import Loaded
+from jvmbridge.wholenumber import whole_number
 
 # Run metadata copied onto every row, so a frame can be sliced without the files.
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
@@ -233,9 +234,14 @@ def _column(row, columns: str) -> str:
 
 
 def _natural(labels: pd.Series) -> pd.Series:
-    """"JDK 17..." before "JDK 25..."; "2 thread(s)" before "10 thread(s)"; "native" last."""
-    return labels.map(lambda text: (text == "native", [int(p) if p.isdigit() else p for p in
-                                                        text.replace(".", " ").split()]))
+    """"JDK 17..." before "JDK 25..."; "2 thread(s)" before "10 thread(s)"; "native" last. Labels
+    hold hosts' text (a run file's JDK version, a host name): a number is a number only as
+    whole_number reads it, and a number and a word compare as (0, n) and (1, word), never int to str."""
+    def key(part: str) -> tuple[int, int, str]:
+        number = whole_number(part)
+        return (1, 0, part) if number is None else (0, number, "")
+
+    return labels.map(lambda text: (text == "native", [key(part) for part in text.replace(".", " ").split()]))
 @dataclass(frozen=True)
 class Versus:
     """A cell comparing a column's row with the first column's: text for people, numbers for JSON."""
