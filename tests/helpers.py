@@ -86,6 +86,24 @@ def planted_jdk(folder: Path, real: Path, record: str) -> Path:
 
 
 
+def agent_jar(folder: Path, marker: Path) -> Path:
+    """A -javaagent whose premain appends the user it ran as to ``marker``."""
+    source = folder / "src" / "theirs" / "Agent.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("package theirs;\npublic final class Agent {\n  public static void premain(String args) {\n"
+                      f"    try (java.io.FileWriter w = new java.io.FileWriter(\"{marker}\", true)) {{\n"
+                      "      w.write(System.getProperty(\"user.name\") + \"\\n\"); } catch (java.io.IOException e) { }\n"
+                      "  }\n}\n")
+    classes = folder / "classes"
+    subprocess.run([str(jdk_homes()[0] / "bin" / "javac"), "--release", "11", "-d", str(classes), str(source)],
+                   check=True, capture_output=True)
+    jar = folder / "agent.jar"
+    with zipfile.ZipFile(jar, "w") as out:
+        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nPremain-Class: theirs.Agent\n")
+        out.write(classes / "theirs" / "Agent.class", "theirs/Agent.class")
+    return jar
+
+
 def stop_jvm(process: subprocess.Popen) -> None:
     """End a JVM a test started, leaving /tmp as it was: SIGTERM lets it remove its attach socket
     and perf data itself (a killed one leaves /tmp/.java_pid<pid> and hsperfdata behind)."""

@@ -13,11 +13,10 @@ import subprocess
 import sys
 import threading
 import time
-import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import TENANT, cannot, jdk_homes
+from helpers import TENANT, agent_jar, cannot, jdk_homes
 
 from jvmbridge.native import c_loop
 
@@ -159,24 +158,6 @@ def test_a_fleet_inventory_or_file_another_user_can_change_runs_nothing_as_root(
     assert f"is owned by uid {TENANT}, so root will not run it; copy it where only root can change it" in done.stderr
 
 
-def _agent_jar(folder: Path, marker: Path) -> Path:
-    """A -javaagent whose premain appends the user it ran as to ``marker``."""
-    source = folder / "src" / "theirs" / "Agent.java"
-    source.parent.mkdir(parents=True)
-    source.write_text("package theirs;\npublic final class Agent {\n  public static void premain(String args) {\n"
-                      f"    try (java.io.FileWriter w = new java.io.FileWriter(\"{marker}\", true)) {{\n"
-                      "      w.write(System.getProperty(\"user.name\") + \"\\n\"); } catch (java.io.IOException e) { }\n"
-                      "  }\n}\n")
-    classes = folder / "classes"
-    subprocess.run([str(jdk_homes()[0] / "bin" / "javac"), "--release", "11", "-d", str(classes), str(source)],
-                   check=True, capture_output=True)
-    jar = folder / "agent.jar"
-    with zipfile.ZipFile(jar, "w") as out:
-        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nPremain-Class: theirs.Agent\n")
-        out.write(classes / "theirs" / "Agent.class", "theirs/Agent.class")
-    return jar
-
-
 @pytest.mark.parametrize("command", [
     ("flags", "--format", "json"),
     ("check", "--mode", "cbc", "--no-verify", "--mode-time", "5", "--format", "json"),
@@ -184,7 +165,7 @@ def _agent_jar(folder: Path, marker: Path) -> Path:
 ], ids=lambda command: command[0])
 def test_no_jvm_root_starts_loads_a_javaagent_from_its_shells_java_tool_options(folder, tmp_path, command):
     marker = folder / "ran-as"
-    jar = _agent_jar(folder, marker)
+    jar = agent_jar(folder, marker)
     _theirs(folder)
     env = {**os.environ, "JAVA_TOOL_OPTIONS": f"-javaagent:{jar}", "_JAVA_OPTIONS": f"-javaagent:{jar}",
            "JDK_JAVA_OPTIONS": f"-javaagent:{jar}"}

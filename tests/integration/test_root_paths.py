@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import TENANT, jdk_homes, planted_jdk, run_cli, stop_jvm, write_acl
+from helpers import TENANT, agent_jar, jdk_homes, planted_jdk, run_cli, stop_jvm, write_acl
 
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
@@ -198,26 +198,10 @@ def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(jav
     assert not any(recording.parent.parent.exists() for recording in recordings)  # the private folder too
 
 
-def _agent_jar(folder: Path, marker: Path) -> Path:
-    """A -javaagent jar whose premain writes the user it ran as into ``marker``."""
-    source = folder / "src" / "Agent.java"
-    source.parent.mkdir(parents=True)
-    source.write_text("public final class Agent {\n  public static void premain(String options) throws Exception {\n"
-                      "    try (java.io.FileWriter w = new java.io.FileWriter(\"" + str(marker) + "\")) {\n"
-                      "      w.write(System.getProperty(\"user.name\")); } } }\n")
-    classes = folder / "classes"
-    subprocess.run(["javac", "--release", "11", "-d", str(classes), str(source)], check=True, capture_output=True)
-    jar = folder / "agent.jar"
-    with zipfile.ZipFile(jar, "w") as out:
-        out.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nPremain-Class: Agent\n")
-        out.write(classes / "Agent.class", "Agent.class")
-    return jar
-
-
 @pytest.mark.parametrize("as_argfile", [False, True], ids=["-javaagent", "@argfile"])
 def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, as_argfile):
     marker = folder / "ran-as"
-    agent = _agent_jar(folder, marker)
+    agent = agent_jar(folder, marker)
     (folder / "jvm.options").write_text(f"-javaagent:{agent}\n")
     subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
     option = f"@{folder / 'jvm.options'}" if as_argfile else f"-javaagent:{agent}"
