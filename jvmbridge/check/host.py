@@ -5,6 +5,7 @@ Meant to be collected from many servers and merged, so every part is plain JSON 
 from __future__ import annotations
 
 import datetime
+import itertools
 import socket
 import time
 from typing import Callable, TypedDict
@@ -122,7 +123,8 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
              for skipped in left_out]
     asked: list[int | LiveJvm | UncheckableJvm] = [*pids, *all_jvms]
     deadline = time.monotonic() + scan_seconds
-    live = [part for part in (_check_live(one, modes, cpu["features"], deadline) for one in asked) if part]
+    read = {index: _check_live(asked[index], modes, cpu["features"], deadline) for index in _turns_of_owners(asked)}
+    live = [part for _, part in sorted(read.items()) if part]  # in the order asked, whatever order they were read
     verdicts = [Verdict(**v) for part in (*jdks, *live) for v in part["verdicts"]]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -219,6 +221,18 @@ def _read_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], feature
             "guard": [state.as_dict() for state in guard],
             "code_cache": {"error": code.error} if code.error else {"levels": code.intrinsic_levels()},
             "verdicts": [verdict.as_dict() for verdict in verdicts]}
+
+
+def _turns_of_owners(asked: list[int | LiveJvm | UncheckableJvm]) -> list[int]:
+    """The order to read ``asked`` in (their indices): the pids named first, then the JVMs found,
+    each owner's first, then each one's second, ...: one user's many slow JVMs spend the scan's
+    budget after every other user's JVMs had their turn, not before them."""
+    owners: dict[int | None, list[int]] = {}
+    for index, one in enumerate(asked):
+        owner = -1 if isinstance(one, int) else one.process.uid if isinstance(one, LiveJvm) else None
+        owners.setdefault(owner, []).append(index)
+    named = owners.pop(-1, [])
+    return named + [index for turn in itertools.zip_longest(*owners.values()) for index in turn if index is not None]
 
 
 def _time_left(deadline: float) -> float:

@@ -17,3 +17,20 @@ def test_an_unreadable_process_is_told_apart_by_what_can_be_seen(program, owner,
     from jvmbridge.jvm.live import unreadable
 
     assert unreadable(7, program, owner, euid, perf_data).startswith(f"pid 7: {says}")
+
+
+def test_one_users_many_jvms_take_turns_with_every_other_users():
+    """A scan has one budget; read in pid order, one user's many slow JVMs spent it before the others'."""
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from jvmbridge.check.host import _turns_of_owners
+    from jvmbridge.jvm.discovery import JavaInstall
+    from jvmbridge.jvm.live import LiveJvm, UncheckableJvm
+
+    def jvm(uid: int) -> LiveJvm:
+        return LiveJvm(process=SimpleNamespace(uid=uid), java=JavaInstall(home=Path("/j"), libjvm=Path("/j/l"), release_version="17"),
+                       command_line="java")
+
+    asked = [42, jvm(5101), jvm(5101), jvm(5101), jvm(5102), UncheckableJvm(7, "unreadable"), jvm(5103)]
+    assert _turns_of_owners(asked) == [0, 1, 4, 5, 6, 2, 3]
