@@ -62,11 +62,16 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     encrypt and decrypt, in eight call patterns. Each divergence is reduced to its smallest case
     and blamed on the intrinsic whose flag, switched off, makes it right.
     """
+    from jvmbridge.jvm.optionfiles import UntrustedOption, check_option_files
     from jvmbridge.saved import store
     from jvmbridge.verify.plan import quick_sizes, sweep_sizes
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
+    try:  # java_command refuses them too, but only once a sweep starts
+        check_option_files(jvm_args)
+    except UntrustedOption as e:
+        raise click.UsageError(str(e)) from None
     targets = [Target(java=java, options=tuple(jvm_args), classpath=classpath,
                       provider_class=provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]

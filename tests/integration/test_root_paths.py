@@ -198,14 +198,16 @@ def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(jav
     assert not any(recording.parent.parent.exists() for recording in recordings)  # the private folder too
 
 
+@pytest.mark.parametrize("command", [("flags", "UseAES"), ("verify", "--quick", "--jdk-time", "1")],
+                         ids=["flags", "verify"])
 @pytest.mark.parametrize("as_argfile", [False, True], ids=["-javaagent", "@argfile"])
-def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, as_argfile):
+def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, as_argfile, command):
     marker = folder / "ran-as"
     agent = agent_jar(folder, marker)
     (folder / "jvm.options").write_text(f"-javaagent:{agent}\n")
     subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
     option = f"@{folder / 'jvm.options'}" if as_argfile else f"-javaagent:{agent}"
-    done = run_cli("flags", "--java", str(jdk_homes()[0]), f"--jvm-arg={option}", "UseAES")
+    done = run_cli(command[0], "--java", str(jdk_homes()[0]), f"--jvm-arg={option}", *command[1:])
     assert not marker.exists(), f"their agent ran as {marker.read_text()}"
     assert done.returncode == 2 and done.stdout == "", done.stdout
     reason = ("no @argfile is read; give its options with --jvm-arg" if as_argfile
