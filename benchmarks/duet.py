@@ -34,12 +34,11 @@ import _common
 
 from jvmbridge.comparison.interleaved import InterleavedJob, conducting
 from jvmbridge.comparison.runner import plan
-from jvmbridge.conductor.conduct import CYCLES, SLICE_SECONDS
 from jvmbridge.conductor.pairing import fork_ratio, over_forks, running_ns_per_op
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import Matrix
 from jvmbridge.jvm.discovery import find_javas
-from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.policy import CYCLES, SLICE_SECONDS, Sampling
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import disturbed
 

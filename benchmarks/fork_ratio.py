@@ -23,8 +23,7 @@ import _common
 
 from jvmbridge.comparison.ratios import paired_slices, ratio_rows
 from jvmbridge.conductor import pairing
-from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
-from jvmbridge.sampling.policy import forks_to_reach, forks_to_run
+from jvmbridge.sampling.policy import FORK_LIMIT, FORKS, forks_to_reach, forks_to_run
 
 CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) first; 50: each side's median
 TARGET = 0.02
@@ -70,11 +69,11 @@ def one_run(name: str, frame) -> list[dict]:
             split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
             halves.append(math.sqrt(half))
             own.append(math.sqrt(max(0.0, half - split)))  # a level both halves of a fork share
-            wanted.append(forks_to_reach(per_fork[:MIN_FORKS], TARGET) or MAX_FORKS)
-            within += pairing.over_forks(per_fork, MIN_FORKS).within(TARGET)
+            wanted.append(forks_to_reach(per_fork[:FORKS], TARGET) or FORK_LIMIT)
+            within += pairing.over_forks(per_fork, FORKS).within(TARGET)
             centre = math.exp(statistics.fmean(math.log(r) for r in per_fork))
             moved.append(centre / centres.setdefault(index, centre))
-        forks_run = forks_to_run(wanted, MIN_FORKS, MAX_FORKS)
+        forks_run = forks_to_run(wanted, FORKS, FORK_LIMIT)
         figures.append({"run": name, "percentile": percentile, "mean_spread": statistics.fmean(spreads),
                         "widest_spread": max(spreads), "mean_half_spread": statistics.fmean(halves),
                         "mean_fork_own": statistics.fmean(own), "forks_run": forks_run, "within": within,
@@ -96,7 +95,7 @@ def main() -> None:
         pairing.FAST_END = chosen
     print(f"\nspread: of the forks' ratios' logs, on average over the ratios and the widest; half: from half of "
           f"each fork's cycles; fork own: of that, a level both halves share; forks: what Stein's rule asks "
-          f"after {MIN_FORKS} for every ratio {MAX_FORKS} forks can bring within ±{TARGET:.0%}; within: the ratios "
+          f"after {FORKS} for every ratio {FORK_LIMIT} forks can bring within ±{TARGET:.0%}; within: the ratios "
           f"whose interval over the run's forks is. Today's: the {chosen}th.")
     _common.save(args, figures)
 

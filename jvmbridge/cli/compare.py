@@ -29,7 +29,18 @@ from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
-from jvmbridge.sampling.policy import MAX_FORKS, MAX_ROUND_SECONDS, MAX_THREADS, ROUND_SECONDS, TARGET_ERROR, Sampling
+from jvmbridge.sampling.policy import (
+    CYCLES,
+    FORK_LIMIT,
+    FORKS,
+    MAX_FORKS,
+    MAX_ROUND_SECONDS,
+    MAX_THREADS,
+    ROUND_SECONDS,
+    ROUNDS,
+    SLICE_SECONDS,
+    TARGET_ERROR,
+)
 from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
     CLIFF_SIZES,
@@ -53,7 +64,7 @@ MAX_ROUNDS = 1000
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
 @click.option("--rounds", type=click.IntRange(1, MAX_ROUNDS), default=None,
-              help=f"Timed rounds per fork [default: {Sampling.rounds}, or the count this host's earlier runs of "
+              help=f"Timed rounds per fork [default: {ROUNDS}, or the count this host's earlier runs of "
                    "a configuration say reaches --target-error soonest (Kalibera & Jones)].")
 @click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
@@ -61,11 +72,11 @@ MAX_ROUNDS = 1000
 @click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=None,
               help="Fresh processes per configuration, at least (as JMH's forks); each fork is one sample "
                    "(the lower quartile of its rounds), the interval is over forks "
-                   f"[default: {Sampling.forks}, or --max-forks where fewer].")
+                   f"[default: {FORKS}, or --max-forks where fewer].")
 @click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
               help="More forks, up to this many, while an interval is wider than --target-error (the ratios' "
                    "where settings run interleaved or in turns, else the row's) "
-                   "[default: 3 x --forks; with --iterations, --forks: a fixed count].")
+                   f"[default: {FORK_LIMIT}, or --forks where more; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=Finite(0, 100, min_open=True, max_open=True),
               default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
@@ -111,7 +122,7 @@ MAX_ROUNDS = 1000
                    "forks per @Param.")
 @click.option("--interleave/--no-interleave", default=True, show_default=True,
               help="Measure the JVM and the C loop together: every setting a live process, run in slices of "
-                   "50 ms in a fresh random order each cycle, so every ratio between them pairs slices that ran "
+                   f"{SLICE_SECONDS * 1000:g} ms, {CYCLES} cycles a fork, in a fresh random order each cycle, so every ratio between them pairs slices that ran "
                    "moments apart (--rounds and --round-time then do not apply to them). --no-interleave: each "
                    "configuration's forks on their own, the settings in turns, rounds of --round-time (so too with "
                    "--threads above 1).")

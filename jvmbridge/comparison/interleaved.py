@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.conductor.conduct import MIN_FORKS, Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part, reference_for
@@ -87,12 +87,9 @@ def conducting(job: InterleavedJob) -> Conducting:
 
 
 def pace_of(job: InterleavedJob) -> Pace:
-    """The job's sampling as the conductor's pace. A first stage of at least MIN_FORKS: with fewer,
-    one simulated run in two had a first stage whose spread asked for more forks (test_conductor.py)."""
+    """The job's sampling as the conductor's pace."""
     sampling = job.parts[0].workload.sampling
-    return Pace(iterations=sampling.iterations,
-                min_forks=min(max(sampling.first_stage, MIN_FORKS), sampling.fork_limit),
-                max_forks=sampling.fork_limit, target_error=sampling.target_error,
+    return Pace(iterations=sampling.iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit, target_error=sampling.target_error,
                 warm_aside=measuring_cpu() is not None)
 
 

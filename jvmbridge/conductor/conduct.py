@@ -27,28 +27,25 @@ from typing import Protocol
 from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import WorkerError
-from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
+from jvmbridge.sampling.policy import (
+    CYCLES,
+    FORK_LIMIT,
+    FORKS,
+    SLICE_SECONDS,
+    SLICE_WARMUP_MAX_SECONDS,
+    TARGET_ERROR,
+    UNCOUNTED_SHARE,
+    forks_to_reach,
+    forks_to_run,
+    out_of_reach,
+)
 from jvmbridge.sampling.progress import fork_cap
 from jvmbridge.stats.summary import disturbed
 
-# Long enough that the timer and the command's round trip are below 0.1% of a slice, short enough
-# that a cycle sees one host speed; fewer cycles spread forks more (docs/decisions/0002-paired-slices.md).
-SLICE_SECONDS = 0.05
-CYCLES = 20
-MIN_FORKS = 5  # the first stage, whose spread decides how many run (docs/decisions/0004-first-stage-and-fork-limit.md)
-# Every configuration of a fork warms up before its first cycle, one after another (on the measuring
-# vCPU, or aside beside the fork before): at most this long each, as an engine's own --no-interleave
-# forks would wait up to 15 s. One not steady by then shows in its first slices, which its row's
-# figure sets aside and its ratios' fast ends leave out (docs/decisions/0006-warm-up.md).
-WARMUP_MAX_SECONDS = 3.0
-MAX_FORKS = 12
 # The first fork, of at most this many workers, starts the second's while it warms up; more start
 # after, as many JVMs starting at once starve the compilers of those warming up and cost the first
 # fork more than they save the second (docs/decisions/0005-next-fork-warmed-aside.md).
 EARLY_START_WORKERS = 8
-# A configuration that is no row's (counted=False: the host's yardstick) times this share of a slice
-# each cycle: its figure needs far less time than a ratio's sides (docs/decisions/0008-a-jvm-per-workload.md).
-UNCOUNTED_SHARE = 0.25
 # The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
 # warm-ups to run beside the one after it (docs/decisions/0005-next-fork-warmed-aside.md).
 QUIET_SHARE = 0.05
@@ -99,9 +96,9 @@ class Pace:
     slice_seconds: float = SLICE_SECONDS
     cycles: int = CYCLES
     iterations: int | None = None  # exactly this many operations per configuration and fork
-    min_forks: int = MIN_FORKS
-    max_forks: int = MAX_FORKS
-    target_error: float = 0.02
+    min_forks: int = FORKS
+    max_forks: int = FORK_LIMIT
+    target_error: float = TARGET_ERROR
     time_limit: float | None = None  # seconds: no fork starts that would end after it
     # Whether a vCPU other than the measuring one can take the next fork's warm-ups while this fork
     # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
@@ -396,7 +393,7 @@ class _Run:
             spec = self.workers[c.worker]
             try:
                 warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
-                                                min(spec.warmup_max_seconds, WARMUP_MAX_SECONDS))
+                                                min(spec.warmup_max_seconds, SLICE_WARMUP_MAX_SECONDS))
             except WorkerError as e:
                 errors[c.worker] = e
                 continue

@@ -15,16 +15,31 @@ from decimal import Decimal
 from jvmbridge.sampling.progress import Forecast, PartSoFar, current_listener, fork_cap
 from jvmbridge.stats.summary import CONFIDENCE, forks_needed, summarize, t_quantile
 
-# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
-MAX_ITERATIONS = 10**12
+# Every default of how many and how long, each named once: the conductor, the CLI's help and
+# the docs (written from the help) read these.
+FORKS = 5  # the first stage, whose spread decides how many run (docs/decisions/0004-first-stage-and-fork-limit.md)
+FORK_LIMIT = 12  # more forks while a ratio or row is wider than TARGET_ERROR, up to this (ditto)
+TARGET_ERROR = 0.02  # the relative half-width of a 95% interval that stops adding forks
+MAX_FORKS = 100  # the most --forks or --max-forks may ask
+# Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
+ROUNDS = 4
 # A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
+# Long enough that the timer and the command's round trip are below 0.1% of a slice, short enough
+# that a cycle sees one host speed; fewer cycles spread forks more (docs/decisions/0002-paired-slices.md).
+SLICE_SECONDS = 0.05
+CYCLES = 20
+# A slice-run configuration's warm-up, before its fork's first cycle: at most this long, as an
+# engine's own forks in turns wait up to 15 s; one not steady by then shows in its first slices,
+# which its row's figure sets aside (docs/decisions/0006-warm-up.md).
+SLICE_WARMUP_MAX_SECONDS = 3.0
+# A configuration that is no row's (the host's yardstick) times this share of a slice each cycle: its
+# figure needs far less time than a ratio's sides (docs/decisions/0008-a-jvm-per-workload.md).
+UNCOUNTED_SHARE = 0.25
 MAX_THREADS = 256
-# Forks are added until the interval over forks is this narrow (relative half-width), or the limit.
-TARGET_ERROR = 0.02
-MAX_FORKS = 100
-
+# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
+MAX_ITERATIONS = 10**12
 
 def check_iterations(count: int | Decimal) -> None:
     """ValueError, in one line however large ``count`` is, unless 1 <= count <= MAX_ITERATIONS."""
@@ -40,14 +55,13 @@ class Sampling:
     # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
     # messages per fork, split into the rounds (AESNITester's fixed loop).
     iterations: int | None = None
-    # Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
-    rounds: int = 4
+    rounds: int = ROUNDS
     # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
     # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
     rounds_from_history: bool = False
-    forks: int = 4  # at least this many fresh processes per configuration, each `rounds` rounds (JMH's forks)
-    # More forks, up to max_forks, while the interval is wider than target_error. None: 3 x forks for
-    # timed rounds; with a fixed iteration count the user fixed the work, so exactly `forks`.
+    forks: int = FORKS  # at least this many fresh processes per configuration (JMH's forks)
+    # More forks, up to max_forks, while the interval is wider than target_error. None: FORK_LIMIT (at
+    # least ``forks``); with a fixed iteration count the user fixed the work, so exactly ``forks``.
     max_forks: int | None = None
     target_error: float = TARGET_ERROR
     round_seconds: float = ROUND_SECONDS
@@ -75,7 +89,7 @@ class Sampling:
     def fork_limit(self) -> int:
         if self.max_forks is not None:
             return self.max_forks
-        return self.forks if self.iterations is not None else min(3 * self.forks, MAX_FORKS)
+        return self.forks if self.iterations is not None else max(FORK_LIMIT, self.forks)
 
     @property
     def first_stage(self) -> int:

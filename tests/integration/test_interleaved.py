@@ -118,7 +118,7 @@ def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jv
     # The header's Method line says what each way ran, not --iterations' count for `openssl speed`.
     assert runner._budget(jobs) == ("1,000,000 messages of each row a fork, in slices in a fresh random order; "
                                     "OpenSSL speed (C loop): a run of 1 s per fork (it cannot run a given count), "
-                                    "4 fork(s)")
+                                    "5 fork(s)")
 
 
 def _aes_ni_speedup(document: dict) -> dict:

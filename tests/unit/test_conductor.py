@@ -13,10 +13,10 @@ import statistics
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import CYCLES, UNCOUNTED_SHARE, Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import WorkerError
-from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
 from jvmbridge.sampling.progress import listening
 from jvmbridge.sampling.workload import Operation, Workload
 

@@ -84,7 +84,7 @@ def test_what_a_fork_costs_beyond_its_rounds_counts_the_spare_rounds_each_fork_r
 
 
 def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_target_is_out_of_reach():
-    sampling = Sampling()  # 4 forks first, up to 12, ±2%
+    sampling = Sampling(forks=4)  # 4 forks first, up to 12, ±2%
     alike_dear = Components(within=0.02 ** 2 * 1.6, between=0.0, fork_seconds=2.0, round_seconds=0.5, runs=3)
     chosen = alike_dear.best_rounds(sampling)
     assert chosen is not None and ROUNDS_FLOOR < chosen <= ROUNDS_CEILING
@@ -135,7 +135,7 @@ def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setitem(ENGINES, "noisy", NoisyForks())
     matrix = Matrix(engines=("noisy",))
-    chosen = Sampling(rounds_from_history=True)
+    chosen = Sampling(forks=4, rounds_from_history=True)  # 4 first: more rounds pay there
     for _ in range(2):  # the dimensioning runs: nothing earlier, so 4 rounds
         jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], chosen), matrix)
         choose_rounds(jobs, "here")
@@ -143,7 +143,7 @@ def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and
         run(jobs, host_name="here")
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16, 64], ["message"], chosen), matrix)
     other_host = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], chosen), matrix)
-    given = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling()), matrix)
+    given = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(forks=4)), matrix)
     choose_rounds(jobs, "here")
     choose_rounds(other_host, "elsewhere")
     choose_rounds(given, "here")

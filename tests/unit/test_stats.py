@@ -14,7 +14,7 @@ import statistics
 
 import pytest
 
-from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.policy import FORK_LIMIT, Sampling
 from jvmbridge.stats.steady import Steadiness, Steady, classify
 from jvmbridge.stats.summary import (
     CONFIDENCE,
@@ -101,7 +101,7 @@ def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spr
 
 
 def test_the_forks_the_first_stage_asks_for_and_no_more():
-    assert Sampling().fork_limit == 3 * Sampling().forks
+    assert Sampling().fork_limit == FORK_LIMIT and Sampling(forks=20).fork_limit == 20  # up to the limit, or --forks
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
     # Three forks 2.5% apart: Stein's interval t(0.975, 2) 4.303 x 2.5% / sqrt(N) is within 2% from N = 29.
     wide = [rounds(100, 100), rounds(102.5, 102.5), rounds(97.5, 97.5)]
