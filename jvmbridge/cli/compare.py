@@ -58,7 +58,8 @@ MAX_ROUNDS = 1000
 
 @click.command()
 @click.option("--iterations", type=Count(), default=None,
-              help="Exactly this many messages per fork, split into the rounds, as AESNITester's loop "
+              help="The run's work: this many messages of each configuration, shared among its --forks and split "
+                   "into their rounds; --forks 1 runs them in one process, as AESNITester's loop "
                    "(1e8, 1_000_000, ...) [default: rounds of --round-time each].")
 @click.option("--round-time", type=Seconds(0.01, MAX_ROUND_SECONDS),
               default=ROUND_SECONDS, show_default=True, metavar="SECONDS",

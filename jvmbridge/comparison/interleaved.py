@@ -89,15 +89,15 @@ def conducting(job: InterleavedJob) -> Conducting:
 def pace_of(job: InterleavedJob) -> Pace:
     """The job's sampling as the conductor's pace."""
     sampling = job.parts[0].workload.sampling
-    return Pace(iterations=sampling.iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit, target_error=sampling.target_error,
+    return Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit, target_error=sampling.target_error,
                 warm_aside=measuring_cpu() is not None)
 
 
 def budget(job: InterleavedJob) -> str:
     """How the job measures each fork, in words for the run's header (its Forks line says how many)."""
-    pace = pace_of(job)
+    pace, asked = pace_of(job), job.parts[0].workload.sampling.iterations
     if pace.iterations:
-        return f"{pace.iterations:,} messages of each row a fork, in slices in a fresh random order"
+        return (f"{asked:,} messages of each row, {pace.iterations:,} a fork, in slices in a fresh random order")
     slice_ms = pace.slice_seconds * 1000
     return f"{pace.cycles} cycles a fork of a {slice_ms:g} ms slice of each row, in a fresh random order"
 
@@ -126,9 +126,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
-            # its Stein bound, as run
-            staged = replace(workload, sampling=replace(workload.sampling, forks=pace.min_forks))
-            measurement = setting.measurement(staged, outcomes, failed)
+            measurement = setting.measurement(workload, outcomes, failed)
             found.append(replace(measurement, in_turns=LABEL, interleaved=True,
                                  fork_turns=[o.answer["fork_turn"] for o in outcomes]))
     return found

@@ -22,7 +22,7 @@ from jvmbridge.comparison.hostspeed import host_speed
 from jvmbridge.comparison.interleaved import YARDSTICK_NAME, InterleavedJob, interleaved_job
 from jvmbridge.comparison.interleaved import budget as interleaved_budget
 from jvmbridge.comparison.ratios import Ratio, overhead_notes, ratios
-from jvmbridge.engines import ENGINES, Engine, Job, Matrix, Part
+from jvmbridge.engines import ENGINES, Engine, Job, Matrix, Part, by_label
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.host.cpu import cpu_info, volatile_readings
 from jvmbridge.host.machine import Load, LoadWatch, shared_text
@@ -165,9 +165,10 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
             interrupted = interrupted or ctrl_c.pressed
         # Every child has ended by now, so what the machine did beyond them was other work.
         metadata["load"] = (reading := load.since()) and reading.as_dict()
+        metadata["work_seconds"] = work_seconds([result for _, result in record.ranked], metadata["workload"])
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
                      interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
-                     forks_stopped=metadata.get("forks_stopped"))
+                     forks_stopped=metadata.get("forks_stopped"), work_seconds=metadata["work_seconds"])
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -229,11 +230,21 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     records.sort(key=lambda row: row.get("position") or [])
     end = loaded.runs.get(run_id, {}).get("end") or {}
     metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped")}}
+                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "work_seconds")}}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
                          Path(path) if path else None)
+
+
+def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
+    """The run's work under --iterations: each row's messages at its ns/op, summed over the rows of
+    engines that run a given count; None without --iterations."""
+    asked = workload.get("iterations")
+    if not asked:
+        return None
+    return sum(asked * row.estimate.ns_per_op for row in rows
+               if (engine := by_label(row.engine)) is None or engine.runs_a_count) / 1e9
 
 
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:

@@ -49,7 +49,7 @@ def measure(java: JavaInstall, setting: JvmSetting, workload: Workload, extra_op
     if (op.mode, op.direction, sampling.threads) != ("cbc", "encrypt", 1):
         raise WorkerError("AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread")
     options = (*setting.options, *extra_options)
-    iterations = sampling.iterations or DEFAULT_ITERATIONS
+    iterations = sampling.fork_iterations or DEFAULT_ITERATIONS
     command = messages.java_command(java.home, *launch_options(options, java_major(java.release_version)),
                                     "-cp", str(harness_jar()), "jvmbridge.harness.AesniTester", op.key.hex(),
                                     op.iv.hex(), op.plaintext.decode("ascii"), str(iterations))

@@ -113,6 +113,7 @@ class Engine:
     wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
     overhead = ""  # what the wrapping adds, for notes: "Python"
     default = True  # runs unless --engine names others
+    runs_a_count = True  # runs exactly --iterations' messages; False: counts what it did in a time (openssl speed)
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
     # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
     # forecast's first guess (jvmbridge.sampling.progress), until this engine's own forks have been timed.

@@ -145,7 +145,7 @@ class PycaEngine(WorkerEngine):
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
-        asked = None if sampling.iterations is None else sampling.iterations * sampling.threads * len(outcomes)
+        asked = None if sampling.fork_iterations is None else sampling.fork_iterations * sampling.threads * len(outcomes)
         if asked is not None and summary.iterations < asked:
             notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
         return Measurement(
@@ -159,6 +159,7 @@ class PycaEngine(WorkerEngine):
 
 
 class OpensslSpeedEngine(NativeEngine):
+    runs_a_count = False
     key, label, title = "openssl-cli", "OpenSSL speed (C loop)", "openssl speed"
     short_name = "openssl speed"
     shapes = ("stream",)

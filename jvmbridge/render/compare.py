@@ -38,6 +38,8 @@ UNITS = {
     "metadata.load": "other_cpus: vCPUs other processes kept busy on average during the run (the machine's busy "
                      "time less jvmbridge's and its children's); steal_cpus: vCPUs the host took (steal); seconds: "
                      "the run's wall time; null where /proc/stat is unreadable",
+    "metadata.work_seconds": "with --iterations, the run's work: each row's messages at its ns_per_op, summed over "
+                             "the rows of engines that run a given count (openssl speed counts what it did); s",
     "other_cpus": "vCPUs other processes kept busy on average while the row's job ran (null: not read)",
     "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
@@ -180,6 +182,11 @@ def _circumstances(meta: dict) -> list[str]:
         lines.append(f"Load     {load_text(meta['load'])}")
     if meta.get("forks_stopped"):  # runs saved before the conductor said it do not say
         lines.append(f"Forks    {meta['forks_stopped']}")
+    if meta.get("work_seconds"):  # --iterations: the work asked, against the time the run took
+        took = (f"; the run took {meta['load']['seconds']:.0f} s ({meta['load']['seconds'] / meta['work_seconds']:.1f}x its work)"
+                if meta.get("load") else "")
+        lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: "
+                     f"{meta['work_seconds']:.1f} s{took}")
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         # Names alone: runs saved before they were recorded alone hold their values too (a dict).
         lines.append("Env      left out of every measured JVM: " + " ".join(map(str, meta["environment_left_out"]))

@@ -52,8 +52,9 @@ def check_iterations(count: int | Decimal) -> None:
 @dataclass(frozen=True)
 class Sampling:
     """How an operation is timed: rounds per fork, forks until the interval is narrow, loops at once."""
-    # None: each round runs for about round_seconds (pyperf's calibration); a count: exactly that many
-    # messages per fork, split into the rounds (AESNITester's fixed loop).
+    # None: each round runs for about round_seconds (pyperf's calibration); a count: the run's work,
+    # that many messages of each configuration, shared among its first forks (fork_iterations) and
+    # split into their rounds (AESNITester's fixed loop, in one fork with forks=1).
     iterations: int | None = None
     rounds: int = ROUNDS
     # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
@@ -72,8 +73,9 @@ class Sampling:
     def __post_init__(self):
         if self.iterations is not None:
             check_iterations(self.iterations)
-        if not 1 <= self.rounds <= (self.iterations or self.rounds):
-            raise ValueError(f"rounds must be between 1 and the iteration count, not {self.rounds}")
+        if not 1 <= self.rounds <= (self.fork_iterations or self.rounds):
+            raise ValueError(f"rounds must be between 1 and the iteration count a fork runs "
+                             f"({self.fork_iterations:,}), not {self.rounds}")
         if not 1 <= self.threads <= MAX_THREADS:
             raise ValueError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
         if not 0.01 <= self.round_seconds <= MAX_ROUND_SECONDS:
@@ -90,6 +92,12 @@ class Sampling:
         if self.max_forks is not None:
             return self.max_forks
         return self.forks if self.iterations is not None else max(FORK_LIMIT, self.forks)
+
+    @property
+    def fork_iterations(self) -> int | None:
+        """Each fork's share of ``iterations``, over the first stage's forks (rounded up: every fork runs as
+        many); None for rounds of round_seconds."""
+        return None if self.iterations is None else -(-self.iterations // self.first_stage)
 
     @property
     def first_stage(self) -> int:
@@ -119,7 +127,8 @@ class Sampling:
             chosen = " (or as this host's earlier runs chose: notes)" if self.rounds_from_history else ""
             return f"{self.rounds_asked} rounds of {self.round_seconds:g} s per fork{chosen}{parallel}, {forks}"
         each = " in each loop" if self.threads > 1 else ""
-        return f"{self.iterations:,} messages per fork{each} in {self.rounds} rounds{parallel}, {forks}"
+        return (f"{self.iterations:,} messages of each row{each}, {self.fork_iterations:,} a fork in {self.rounds} "
+                f"rounds{parallel}, {forks}")
 
     def forks_budget(self) -> str:
         """How many forks, in words for a report header: "2 fork(s)", "5 to 12 forks until ±2% ..."."""

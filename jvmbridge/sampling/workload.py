@@ -114,7 +114,7 @@ class Workload:
         """What a worker needs to run this workload's timed loop: the inputs, and how long and how wide."""
         o, s = self.operation, self.sampling
         return LoopRequest(key=o.key.hex(), iv=o.iv.hex(), plaintext=o.plaintext.hex(), shape=o.shape,
-                           direction=o.direction, iterations=s.iterations, rounds=s.rounds,
+                           direction=o.direction, iterations=s.fork_iterations, rounds=s.rounds,
                            round_seconds=s.round_seconds, threads=s.threads)
 
     def seconds_at_most(self, warmup_max_seconds: float) -> float:
@@ -124,7 +124,7 @@ class Workload:
         slower than any AES seen here, Java's own included), and 5 s for the rest."""
         s = self.sampling
         per_message = 20e-6 + 50e-9 * self.operation.message_bytes
-        timed = s.iterations * per_message if s.iterations else s.rounds * max(s.round_seconds, per_message)
+        timed = s.fork_iterations * per_message if s.fork_iterations else s.rounds * max(s.round_seconds, per_message)
         return warmup_max_seconds + 3 * timed + 5
 
     def row_fields(self) -> dict:

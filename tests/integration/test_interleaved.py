@@ -71,13 +71,17 @@ def test_the_table_leads_with_the_answer():
     assert "\nForks    2 (at most 2): the limit\n" in done.stdout
 
 
-def test_iterations_are_exactly_that_many_messages_per_fork_across_its_slices():
+def test_iterations_are_the_runs_work_shared_exactly_among_its_forks_slices_and_the_run_says_what_it_costs():
     done, data = run_json("compare", "--engine", "c-loop", "--iterations", "3e6", "--forks", "2", "--max-forks", "2",
                           "--quiet")
     assert done.returncode == 0, done.stderr
     for row in data["results"]:
         for fork in (0, 1):
-            assert sum(n for n, f in zip(row["round_iterations"], row["round_fork"]) if f == fork) == 3_000_000
+            assert sum(n for n, f in zip(row["round_iterations"], row["round_fork"]) if f == fork) == 1_500_000
+    meta = data["metadata"]
+    assert meta["workload"]["budget"].startswith("3,000,000 messages of each row, 1,500,000 a fork, in slices")
+    assert meta["work_seconds"] == pytest.approx(3e6 * sum(row["ns_per_op"] for row in data["results"]) / 1e9)
+    assert meta["load"]["seconds"] > meta["work_seconds"]
 
 
 def test_openssl_speed_runs_in_slices_of_its_own_processes_paired_with_the_jvm():
@@ -116,7 +120,7 @@ def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jv
     assert [part.label for job in jobs if job is not together for part in job.parts] == [
         "openssl speed, AES-NI on, stream", "openssl speed, AES-NI off, stream"]
     # The header's Method line says what each way ran, not --iterations' count for `openssl speed`.
-    assert runner._budget(jobs) == ("1,000,000 messages of each row a fork, in slices in a fresh random order; "
+    assert runner._budget(jobs) == ("1,000,000 messages of each row, 200,000 a fork, in slices in a fresh random order; "
                                     "OpenSSL speed (C loop): a run of 1 s per fork (it cannot run a given count), "
                                     "5 fork(s)")
 

@@ -74,7 +74,7 @@ def test_without_allowances_a_child_is_never_stopped_early(tmp_path, worker):
 def test_the_allowance_grows_with_what_the_workload_asks():
     quick = Workload(Operation(), Sampling(rounds=5, round_seconds=0.5))
     assert quick.seconds_at_most(15) == pytest.approx(15 + 3 * 5 * 0.5 + 5)
-    counted = Workload(Operation(message_bytes=1024), Sampling(iterations=10**8, rounds=5))
-    assert counted.seconds_at_most(15) == pytest.approx(15 + 3 * 10**8 * (20e-6 + 50e-9 * 1024) + 5)
+    counted = Workload(Operation(message_bytes=1024), Sampling(iterations=10**8, rounds=5, forks=4))
+    assert counted.seconds_at_most(15) == pytest.approx(15 + 3 * 10**8 / 4 * (20e-6 + 50e-9 * 1024) + 5)  # a fork's share
     huge = Workload(Operation(message_bytes=64 << 20), Sampling(rounds=5, round_seconds=0.5))
     assert huge.seconds_at_most(0) > 3 * 5 * 3  # a 64 MiB message outlasts a 0.5 s round
