@@ -47,10 +47,10 @@ class InterleavedJob(Job):
 
     @classmethod
     def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
-        job = cls(label=LABEL, parts=parts, measure=lambda: [], arms=len(settings), settings=settings, matrix=matrix,
+        job = cls(label=LABEL, parts=parts, measure=lambda: _measure(job), arms=len(settings), settings=settings,
+                  matrix=matrix,
                   # A JIT shared by a worker's parts: only a JVM's (a native worker's parts share no compiled code).
                   shares_jit=any(len(setting.workloads) > 1 and ENGINES[key].runs_on_jvms for key, setting in settings))
-        job.measure = lambda: _measure(job)
         return job
 
 
@@ -133,7 +133,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
 
 
 def _ended(error: WorkerError) -> ChildOutcome:
-    """How a failed configuration's worker ended: its process's exit and prints where it died, else the error."""
+    """How a failed configuration's worker ended: its process's exit, prints and why; the error alone where
+    it came from no process (a worker that could not start)."""
     return error.ended or ChildOutcome(result={"error": str(error)}, returncode=1, stdout="", stderr="")
 
 
@@ -180,10 +181,11 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
 
 
 def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
-    """A configuration's finished forks as the engines' row builders read forks (forks.parent.ChildOutcome)."""
-    return [ChildOutcome(result={**fork.identity[worker], **fork.evidence.get(label, {}), "warmup": fork.warmups[label],
-                                 "rounds": fork.slices[label], "fork_seconds": fork.seconds, "fork_turn": fork.number},
-                         returncode=0, stdout=fork.printed.get(worker, ""), stderr="")
+    """A configuration's finished forks as the engines' row builders read forks: each its worker
+    process's end with what the conductor took from it."""
+    return [replace(fork.ended[worker], result={**fork.identity[worker], **fork.evidence.get(label, {}),
+                                                "warmup": fork.warmups[label], "rounds": fork.slices[label],
+                                                "fork_seconds": fork.seconds, "fork_turn": fork.number})
             for fork in conducted.forks if label in fork.slices]
 
 

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
 from jvmbridge.forks.measure import split_iterations
-from jvmbridge.forks.parent import WorkerError
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.sampling.policy import (
     CYCLES,
     FORK_LIMIT,
@@ -59,7 +59,7 @@ class Worker(Protocol):
     def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict: ...
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict: ...
     def finish(self) -> list[dict]: ...
-    def printed(self) -> str: ...
+    def ended(self) -> ChildOutcome: ...
     def stop(self) -> None: ...
 
 
@@ -113,7 +113,7 @@ class Fork:
     warmups: dict[str, dict] = field(default_factory=dict)  # configuration -> its warm-up
     slices: dict[str, list[dict]] = field(default_factory=dict)  # configuration -> its slices, cycle by cycle
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
-    printed: dict[str, str] = field(default_factory=dict)  # worker -> what its process printed
+    ended: dict[str, ChildOutcome] = field(default_factory=dict)  # worker -> how its process ended, what it printed
     seconds: float = 0.0
 
 
@@ -291,7 +291,7 @@ class _Run:
         finally:
             for key, handle in handles.items():
                 handle.stop()
-                fork.printed[key] = handle.printed()
+                fork.ended[key] = handle.ended()
         fork.seconds = time.monotonic() - started
         # A configuration whose worker failed this fork keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}

@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
 from jvmbridge.forks.parent import ChildOutcome, WorkerError, remove_jvm_files
@@ -193,10 +193,11 @@ class WorkerProcess:
         self.stop()
         return evidence
 
-    def printed(self) -> str:
-        """What the process printed on stdout and stderr so far."""
+    def ended(self) -> ChildOutcome:
+        """How the process ended (once stopped): its exit status, and what it printed on stdout and
+        stderr, as one."""
         self.output.seek(0)
-        return self.output.read()
+        return ChildOutcome(result=None, returncode=self.process.returncode, stdout=self.output.read(), stderr="")
 
     def stop(self) -> None:
         """Ends the process and what a JVM leaves behind: its stdin closed, a worker waiting for
@@ -220,7 +221,8 @@ class WorkerProcess:
                 chunk = read_by(self.replies.fileno(), 65536, deadline).decode()
             except TimeoutError:
                 self.stop()
-                raise WorkerError(f"{self.module} gave no answer within {seconds:.3g} s: stopped") from None
+                stopped = f"{self.module} gave no answer within {seconds:.3g} s: stopped"
+                raise WorkerError(stopped, replace(self.ended(), stopped=stopped)) from None
             if not chunk:  # the process ended without a reply: what it printed last says why
                 self.stop()
                 raise self._died()
@@ -229,14 +231,13 @@ class WorkerProcess:
         message = json.loads(line)
         if "error" in message:
             self.stop()
-            raise WorkerError(message["error"])
+            raise WorkerError(message["error"], replace(self.ended(), result={"error": message["error"]}))
         return message
 
     def _died(self) -> WorkerError:
         """The worker's end as an error: its exit status and the last line it printed, the whole
         of what it printed kept beside (a JVM's crash report: engines.jvm.why_failed)."""
-        printed = self.printed()
-        lines = [line.strip() for line in printed.splitlines() if line.strip()]
+        ended = self.ended()
+        lines = [line.strip() for line in ended.stdout.splitlines() if line.strip()]
         said = f": {lines[-1][:200]}" if lines else ""
-        return WorkerError(f"the worker exited (status {self.process.returncode}){said}",
-                           ChildOutcome(result=None, returncode=self.process.returncode, stdout=printed, stderr=""))
+        return WorkerError(f"the worker exited (status {ended.returncode}){said}", ended)

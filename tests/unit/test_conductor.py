@@ -15,7 +15,7 @@ import pytest
 from jvmbridge.comparison import interleaved
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
-from jvmbridge.forks.parent import WorkerError
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
 from jvmbridge.sampling.progress import listening
 from jvmbridge.sampling.workload import Operation, Workload
@@ -88,8 +88,8 @@ class FakeWorker:
     def finish(self) -> list[dict]:
         return [{} for _ in self.ns]
 
-    def printed(self) -> str:
-        return ""
+    def ended(self) -> ChildOutcome:
+        return ChildOutcome(result=None, returncode=0, stdout="", stderr="")
 
     def stop(self) -> None:
         pass
