@@ -188,33 +188,50 @@ def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]
     ``cap``) may stop them sooner; PartSoFar.wanted says so."""
     warmups = warmups if warmups is not None else [None] * len(forks)
     live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
+    paired = _paired_plans(samplings, forks, warmups, live, together, turns)
+    by_rule = [paired[index] if index in paired else sampling.forks_planned(done, own) if live[index] else len(done)
+               for index, (sampling, done, own) in enumerate(zip(samplings, forks, warmups))]
+    planned = _capped(by_rule, forks)
+    _tell(samplings, forks, warmups, planned, by_rule)
+    return [len(done) < wanted for done, wanted in zip(forks, planned)]
+
+
+def _capped(planned: list[int], forks: Sequence[list]) -> list[int]:
+    """``planned`` within what the runner's time limit allows (progress.listening's ``cap``), if it has one."""
+    cap = fork_cap()
+    if cap is None:
+        return planned
+    most_allowed = cap(min((len(done) for done in forks), default=0))
+    return [min(wanted, max(most_allowed, len(done))) for wanted, done in zip(planned, forks)]
+
+
+def _paired_plans(samplings, forks, warmups, live: list[bool], together: Sequence[int],
+                  turns: Sequence[Sequence[int]]) -> dict[int, int]:
+    """Per live part of a group of two or more (forks_wanted's ``together``), the forks its group's ratios take."""
     groups: dict[int, list[int]] = {}
     for index, group in enumerate(together):
         if live[index]:
             groups.setdefault(group, []).append(index)
-    paired: dict[int, int] = {}  # part -> the forks its group's ratios take
+    plans: dict[int, int] = {}
     for sides in (sides for sides in groups.values() if len(sides) > 1):
-        paired.update(dict.fromkeys(sides, paired_plan([samplings[i] for i in sides], [forks[i] for i in sides],
-                                                       [warmups[i] for i in sides], [turns[i] for i in sides])))
-    planned = [paired[index] if index in paired else sampling.forks_planned(done, own) if live[index] else len(done)
-               for index, (sampling, done, own) in enumerate(zip(samplings, forks, warmups))]
-    by_rule = planned
-    cap = fork_cap()
-    if cap is not None:
-        most_allowed = cap(min((len(done) for done in forks), default=0))
-        planned = [min(planned_forks, max(most_allowed, len(done))) for planned_forks, done in zip(planned, forks)]
+        plans.update(dict.fromkeys(sides, paired_plan([samplings[i] for i in sides], [forks[i] for i in sides],
+                                                      [warmups[i] for i in sides], [turns[i] for i in sides])))
+    return plans
+
+
+def _tell(samplings, forks, warmups, planned: list[int], by_rule: list[int]) -> None:
+    """Where each part stands, to the runner listening (progress.listening), if one is."""
     listener = current_listener()
-    if listener is not None:
-        parts = []
-        for index, (sampling, done) in enumerate(zip(samplings, forks)):
-            summary = summarize(done, sampling.first_stage, warmups[index]) if done else None
-            # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
-            error = summary.relative_error if summary and not summary.few_forks else math.inf
-            parts.append(PartSoFar(forks=len(done), planned=planned[index],
-                                   figure_ns=summary.figure_ns if summary else None, relative_error=error,
-                                   wanted=by_rule[index] if by_rule[index] > planned[index] else None))
-        listener(parts, None, None)
-    return [len(done) < wanted for done, wanted in zip(forks, planned)]
+    if listener is None:
+        return
+    parts = []
+    for sampling, done, own, plan, wanted in zip(samplings, forks, warmups, planned, by_rule):
+        summary = summarize(done, sampling.first_stage, own) if done else None
+        # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
+        error = summary.relative_error if summary and not summary.few_forks else math.inf
+        parts.append(PartSoFar(forks=len(done), planned=plan, figure_ns=summary.figure_ns if summary else None,
+                               relative_error=error, wanted=wanted if wanted > plan else None))
+    listener(parts, None, None)
 
 
 def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
