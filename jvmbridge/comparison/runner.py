@@ -66,32 +66,53 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
-    # Those whose rows will pair with the JVM's, slice by slice: the only ones to take a shape from another.
-    pairing = [engine for engine in engines if matrix.interleaved and engine.slices(workloads, matrix)
-               and all(workload.sampling.threads == 1 for workload in workloads)]
+    pairing = _pairing(engines, workloads, matrix)
     jobs: list[Job] = []
     for engine_index, engine in enumerate(engines):
-        position = _positions(engine, workloads, set() if matrix.shapes_named else
-                              set(engine.shapes) - set(engine.default_shapes(pairing)))
-        tagged = [(runs, _tag(runs, varying if runs.operation.shape == workloads[index].operation.shape
-                              else varying - {"shapes"})) for runs, index in position.items()]
-        # Slices run one loop on the measuring vCPU; several loops at once (--threads) run in turns.
-        one_loop = all(runs.sampling.threads == 1 for runs, _ in tagged)
-        settings = engine.sliced(tagged, matrix) if matrix.interleaved and one_loop else []
-        engine_jobs = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
-            else engine.jobs_for(tagged, matrix)
-        for job in engine_jobs:
-            job.engine = engine.key
-        seen: dict[int, int] = {}
-        for part in (part for job in engine_jobs for part in job.parts):
-            at = position[part.workload]
-            part.rank = (at, engine_index, seen.setdefault(at, 0))
-            seen[at] += 1
+        left = set() if matrix.shapes_named else set(engine.shapes) - set(engine.default_shapes(pairing))
+        position = _positions(engine, workloads, left)
+        engine_jobs = _engine_jobs(engine, [(runs, _tag(runs, varying, workloads[index])) for runs, index in position.items()],
+                                   matrix)
+        _rank([part for job in engine_jobs for part in job.parts], position, engine_index)
         jobs += engine_jobs
+    return sorted(_together(jobs), key=lambda job: min(part.rank for part in job.parts))
+
+
+def _pairing(engines: list[Engine], workloads: list[Workload], matrix: Matrix) -> list[Engine]:
+    """The engines whose rows will pair with the JVM's, slice by slice: the only ones to take a shape from another."""
+    if not matrix.interleaved or any(workload.sampling.threads > 1 for workload in workloads):
+        return []
+    return [engine for engine in engines if engine.slices(workloads, matrix)]
+
+
+def _together(jobs: list[Job]) -> list[Job]:
+    """``jobs`` with every sliced engine's settings in one job, so that all of them run interleaved."""
     together = [job for job in jobs if isinstance(job, InterleavedJob)]
-    if len(together) > 1:  # every sliced engine's settings in one job, so that all of them run interleaved
-        jobs = [job for job in jobs if not isinstance(job, InterleavedJob)] + [InterleavedJob.merged(together)]
-    return sorted(jobs, key=lambda job: min(part.rank for part in job.parts))
+    if len(together) < 2:
+        return jobs
+    return [job for job in jobs if not isinstance(job, InterleavedJob)] + [InterleavedJob.merged(together)]
+
+
+def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Matrix) -> list[Job]:
+    """``engine``'s jobs for every (workload, tag): one interleaved job of its settings where its loop runs
+    in slices, else its own jobs in turns. Slices run one loop on the measuring vCPU; several loops at
+    once (--threads) run in turns."""
+    one_loop = all(runs.sampling.threads == 1 for runs, _ in tagged)
+    settings = engine.sliced(tagged, matrix) if matrix.interleaved and one_loop else []
+    jobs: list[Job] = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
+        else engine.jobs_for(tagged, matrix)
+    for job in jobs:
+        job.engine = engine.key
+    return jobs
+
+
+def _rank(parts: list[Part], position: dict[Workload, int], engine_index: int) -> None:
+    """Each part's place in the table: its workload's row, its engine's place, then its own among that engine's."""
+    seen: dict[int, int] = {}
+    for part in parts:
+        at = position[part.workload]
+        part.rank = (at, engine_index, seen.setdefault(at, 0))
+        seen[at] += 1
 
 
 def _positions(engine: Engine, workloads: list[Workload], left: set[str]) -> dict[Workload, int]:
@@ -356,9 +377,11 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _tag(workload: Workload, varying: set[str]) -> str:
-    """What sets a job apart from the others, for its label: ", aes-128-gcm, 16 B"."""
+def _tag(workload: Workload, varying: set[str], row: Workload) -> str:
+    """What sets a job apart from the others, for its label: ", aes-128-gcm, 16 B"; its shape only where
+    it is the shape of the ``row`` it fills."""
     op = workload.operation
+    varying = varying if op.shape == row.operation.shape else varying - {"shapes"}
     return "".join([f", {op.cipher_name}" if "ciphers" in varying else "",
                     f", {op.direction}" if "directions" in varying else "",
                     f", {op.message_bytes} B" if "sizes" in varying else "",
