@@ -191,9 +191,7 @@ def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcom
 
 def _progress(job: Job) -> Callable[[Status], None]:
     def tell(status: Status) -> None:
-        so_far = PartSoFar(forks=status.fork, planned=status.forks_planned, figure_ns=None, relative_error=float("inf"),
-                           wanted=status.forks_wanted if status.forks_wanted > status.forks_planned else None)
-        report([so_far] * len(job.parts), status.seconds_left, _ratios_so_far(status.ratios))
+        _tell(job, status.fork, status.forks_planned, status.forks_wanted, status.seconds_left, status.ratios)
 
     return tell
 
@@ -202,11 +200,12 @@ def _tell_done(job: Job, conducted: Conducted) -> None:
     """The forks that ran and their ratios, for the job's finished line (the conductor tells only
     between cycles, while a fork runs), and those the run's time limit cut (the rows' notes)."""
     forks = len(conducted.forks)
-    done = PartSoFar(forks=forks, planned=forks, figure_ns=None, relative_error=float("inf"),
-                     wanted=conducted.cut_from or None)
-    report([done] * len(job.parts), 0.0, _ratios_so_far(conducted.ratios))
+    _tell(job, forks, forks, conducted.cut_from, 0.0, conducted.ratios)
 
 
-def _ratios_so_far(ratios: Mapping[str, Interval]) -> tuple[RatioSoFar, ...]:
-    return tuple(RatioSoFar(label=label, times=interval.value, relative_error=interval.relative_error,
-                            forks=interval.forks) for label, interval in ratios.items())
+def _tell(job: Job, forks: int, planned: int, wanted: int, left: float | None, ratios: Mapping[str, Interval]) -> None:
+    so_far = PartSoFar(forks=forks, planned=planned, figure_ns=None, relative_error=float("inf"),
+                       wanted=wanted if wanted > planned else None)
+    report([so_far] * len(job.parts), left, tuple(RatioSoFar(label=label, times=interval.value, forks=interval.forks,
+                                                             relative_error=interval.relative_error)
+                                                  for label, interval in ratios.items()))

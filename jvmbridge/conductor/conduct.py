@@ -99,7 +99,6 @@ class Pace:
     min_forks: int = FORKS
     max_forks: int = FORK_LIMIT
     target_error: float = TARGET_ERROR
-    time_limit: float | None = None  # seconds: no fork starts that would end after it
     # Whether a vCPU other than the measuring one can take the next fork's warm-ups while this fork
     # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
     # its own up before its first slice.
@@ -229,8 +228,6 @@ class _Run:
             return self._why_no_more(wanted)
         if done >= self.forks_planned(wanted):
             return "the run's time limit (--total-time), before the forks the first asked for"
-        if self.pace.time_limit is not None and done and self.elapsed() + self.fork_seconds() > self.pace.time_limit:
-            return f"the time limit ({self.pace.time_limit:g} s) leaves no room for another fork"
         return None
 
     def _why_no_more(self, wanted: int) -> str:

@@ -1,7 +1,5 @@
-"""How many and how long, in one place: a workload's rounds per fork, the forks it runs and when
-they stop (Sampling: a first stage, then as many as Stein's procedure says the target takes, up to
-the limit; for the sides of ratios, as many as the ratios take: forks_to_run), which parts of an
-engine's fork loop want another fork (forks_wanted, asked before every fork), and how a run's time
+"""How many and how long, in one place: every default, a workload's Sampling (a first stage of forks,
+then as many as Stein's procedure says the target takes, up to the limit), and how a run's time
 limit shares its seconds among the jobs (TimeLimit)."""
 from __future__ import annotations
 
@@ -106,13 +104,9 @@ class Sampling:
         return max(self.forks, min(2, self.fork_limit))
 
     def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
-        """How many forks run, as far as the ``forks`` done so far say: ``forks`` until the first
-        stage is done, then as many as those first say it takes to bring the interval within the
-        target (up to the limit), unless they sit at levels. Two stages, as Stein's procedure
-        (stats.summary): stopping whenever the interval so far happens to look narrow would stop on luck
-        (seen in tests/unit/test_stats.py's simulations: 91% of intervals covered for 95%). pyperf and
-        JMH fix the count; a quiet machine then waits for nothing. ``warmups``: each fork's warm-up
-        chunks, where the figure finds where forks settled (stats.summary.summarize)."""
+        """How many forks run, as far as the ``forks`` done so far say: the first stage, then as many as
+        it says bring the interval within the target (Stein's two stages: stopping when an interval
+        happens to look narrow stops on luck), up to the limit. ``warmups``: each fork's warm-up chunks."""
         first = self.first_stage
         if len(forks) < first:
             return first
@@ -138,9 +132,7 @@ class Sampling:
 
     @property
     def rounds_asked(self) -> int:
-        """The rounds per fork as the run was asked: ``rounds``, or the default where they are left to
-        history (dimensioning may have set a row's own: its note says so; the run's record and
-        header describe the run, not its first row)."""
+        """The rounds per fork as the run was asked (not as dimensioning chose a row's)."""
         return Sampling.rounds if self.rounds_from_history else self.rounds
 
     def as_dict(self) -> dict:
@@ -179,13 +171,10 @@ def out_of_reach(need: int, limit: int) -> bool:
 def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
                  warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
                  together: Sequence[int] = (), turns: Sequence[Sequence[int]] = ()) -> list[bool]:
-    """An engine's fork loop, before each fork: per part (its sampling, its forks' rounds so far,
-    their warm-ups where recorded, whether it will get no more because it failed) whether it wants
-    another (Sampling.forks_planned, decided once), and where each stands told to the runner.
-    ``together``: per part a group, the sides of ratios run in turns, with ``turns`` the turn each
-    fork ran in: the parts of a group that have not failed run as many forks as the ratios between
-    them take (paired_plan), not as their rows would. A runner's time limit (progress.listening's
-    ``cap``) may stop them sooner; PartSoFar.wanted says so."""
+    """Before each fork of an engine's loop: per part (its sampling, forks, warm-ups, whether it failed
+    and gets no more) whether it wants another, told to the runner. ``together``: per part a group of
+    sides of ratios run in turns (``turns``: each fork's), which run as many forks as their ratios
+    take (paired_plan). A runner's time limit may stop them sooner (PartSoFar.wanted says so)."""
     warmups = warmups if warmups is not None else [None] * len(forks)
     live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
     paired = _paired_plans(samplings, forks, warmups, live, together, turns)
@@ -236,11 +225,9 @@ def _tell(samplings, forks, warmups, planned: list[int], by_rule: list[int]) -> 
 
 def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
                 warmups: Sequence[list[list[float]] | None], turns: Sequence[Sequence[int]]) -> int:
-    """How many forks the sides of ratios (run in turns, pair by pair) run: their first stage, then
-    as many as the ratio between each two of them takes (forks_to_run), from its first stage's
-    turns: each turn's ratio of the two forks' figures, paired by turn as comparison.ratios pairs
-    the rows' (figures_by_turn). Where a fork lost every round to other work, its turn has no
-    ratio, and one more turn runs in its place."""
+    """How many forks the sides of ratios run in turns run: their first stage, then as many as the
+    ratio of each two takes (forks_to_run) from its first stage's turns (figures_by_turn). A turn
+    without a figure (every round lost to other work) is run again."""
     first = max(sampling.first_stage for sampling in samplings)
     limit = max(sampling.fork_limit for sampling in samplings)
     most = max(len(done) for done in forks)
@@ -265,13 +252,10 @@ def figures_by_turn(forks: list[list[dict]], warmups: list[list[float]] | None, 
 
 
 class TimeLimit:
-    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its
-    first stage whatever the limit (a row needs it, and Stein's procedure decides from it); the
-    time the limit leaves beyond the first stages still to run (Forecast) is shared among the jobs
-    from this one on in proportion to their first stages' cost, so that each may add the same share
-    of forks (an interval narrows with forks, not seconds: equal seconds gave a JVM's dear forks
-    few and a cheap engine's more than it needed), and what a job leaves unused goes to those after
-    it. Inside its share a job adds a fork while one more fits at what its own forks have cost."""
+    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its first
+    stage; the time left beyond the first stages still to run is shared in proportion to their cost,
+    so each may add the same share of forks (an interval narrows with forks, not seconds), and what a
+    job leaves goes to those after it."""
 
     def __init__(self, seconds: float, forecast: Forecast):
         self.seconds, self.forecast = seconds, forecast
