@@ -29,18 +29,7 @@ from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
-from jvmbridge.sampling.policy import (
-    CYCLES,
-    FORK_LIMIT,
-    FORKS,
-    MAX_FORKS,
-    MAX_ROUND_SECONDS,
-    MAX_THREADS,
-    ROUND_SECONDS,
-    ROUNDS,
-    SLICE_SECONDS,
-    TARGET_ERROR,
-)
+from jvmbridge.sampling import policy
 from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
     CLIFF_SIZES,
@@ -61,25 +50,25 @@ MAX_ROUNDS = 1000
               help="The run's work: this many messages of each configuration, shared among its --forks and split "
                    "into their rounds; --forks 1 runs them in one process, as AESNITester's loop "
                    "(1e8, 1_000_000, ...) [default: rounds of --round-time each].")
-@click.option("--round-time", type=Seconds(0.01, MAX_ROUND_SECONDS),
-              default=ROUND_SECONDS, show_default=True, metavar="SECONDS",
+@click.option("--round-time", type=Seconds(0.01, policy.MAX_ROUND_SECONDS),
+              default=policy.ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
 @click.option("--rounds", type=click.IntRange(1, MAX_ROUNDS), default=None,
-              help=f"Timed rounds per fork [default: {ROUNDS}, or the count this host's earlier runs of "
+              help=f"Timed rounds per fork [default: {policy.ROUNDS}, or the count this host's earlier runs of "
                    "a configuration say reaches --target-error soonest (Kalibera & Jones)].")
-@click.option("--threads", type=click.IntRange(1, MAX_THREADS), default=1, show_default=True,
+@click.option("--threads", type=click.IntRange(1, policy.MAX_THREADS), default=1, show_default=True,
               help="Loops running at once, each with its own cipher: JVM threads, pyca processes, "
                    "openssl speed -multi. Figures are the aggregate, with the per-thread rate beside.")
-@click.option("--forks", type=click.IntRange(1, MAX_FORKS), default=None,
+@click.option("--forks", type=click.IntRange(1, policy.MAX_FORKS), default=None,
               help="Fresh processes per configuration, at least (as JMH's forks); each fork is one sample "
                    "(the lower quartile of its rounds), the interval is over forks "
-                   f"[default: {FORKS}, or --max-forks where fewer].")
-@click.option("--max-forks", type=click.IntRange(1, MAX_FORKS), default=None,
+                   f"[default: {policy.FORKS}, or --max-forks where fewer].")
+@click.option("--max-forks", type=click.IntRange(1, policy.MAX_FORKS), default=None,
               help="More forks, up to this many, while an interval is wider than --target-error (the ratios' "
                    "where settings run interleaved or in turns, else the row's) "
-                   f"[default: {FORK_LIMIT}, or --forks where more; with --iterations, --forks: a fixed count].")
+                   f"[default: {policy.FORK_LIMIT}, or --forks where more; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=Finite(0, 100, min_open=True, max_open=True),
-              default=TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
+              default=policy.TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
               help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
                    "settings run interleaved or in turns, else the row's), that stops adding forks.")
 @click.option("--total-time", type=Seconds(0, min_open=True), default=None, metavar="SECONDS",
@@ -123,7 +112,7 @@ MAX_ROUNDS = 1000
                    "forks per @Param.")
 @click.option("--interleave/--no-interleave", default=True, show_default=True,
               help="Measure the JVM and the C loop together: every setting a live process, run in slices of "
-                   f"{SLICE_SECONDS * 1000:g} ms, {CYCLES} cycles a fork, in a fresh random order each cycle, so every ratio between them pairs slices that ran "
+                   f"{policy.SLICE_SECONDS * 1000:g} ms, {policy.CYCLES} cycles a fork, in a fresh random order each cycle, so every ratio between them pairs slices that ran "
                    "moments apart (--rounds and --round-time then do not apply to them). --no-interleave: each "
                    "configuration's forks on their own, the settings in turns, rounds of --round-time (so too with "
                    "--threads above 1).")

@@ -27,18 +27,8 @@ from typing import Protocol
 from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
-from jvmbridge.sampling.policy import (
-    CYCLES,
-    FORK_LIMIT,
-    FORKS,
-    SLICE_SECONDS,
-    SLICE_WARMUP_MAX_SECONDS,
-    TARGET_ERROR,
-    UNCOUNTED_SHARE,
-    forks_to_reach,
-    forks_to_run,
-    out_of_reach,
-)
+from jvmbridge.sampling import policy
+from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
 from jvmbridge.stats.summary import disturbed
 
@@ -93,12 +83,12 @@ class Asked:
 
 @dataclass(frozen=True)
 class Pace:
-    slice_seconds: float = SLICE_SECONDS
-    cycles: int = CYCLES
+    slice_seconds: float = policy.SLICE_SECONDS
+    cycles: int = policy.CYCLES
     iterations: int | None = None  # exactly this many operations per configuration and fork
-    min_forks: int = FORKS
-    max_forks: int = FORK_LIMIT
-    target_error: float = TARGET_ERROR
+    min_forks: int = policy.FORKS
+    max_forks: int = policy.FORK_LIMIT
+    target_error: float = policy.TARGET_ERROR
     # Whether a vCPU other than the measuring one can take the next fork's warm-ups while this fork
     # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
     # its own up before its first slice.
@@ -390,7 +380,7 @@ class _Run:
             spec = self.workers[c.worker]
             try:
                 warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
-                                                min(spec.warmup_max_seconds, SLICE_WARMUP_MAX_SECONDS))
+                                                min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
             except WorkerError as e:
                 errors[c.worker] = e
                 continue
@@ -442,7 +432,7 @@ class _Run:
             return {}
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
         counted = {c.label for c in self.configurations if c.counted}
-        uncounted_ns = slice_ns * UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
+        uncounted_ns = slice_ns * policy.UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
 
         def lasting(wanted_ns: float, ns_per_op: float) -> int:  # operations that take about wanted_ns
             return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
