@@ -4,6 +4,7 @@ with a yardstick beside them that tells how fast the host ran (hostspeed). Every
 these rows is then taken between slices that ran moments apart (comparison.ratios)."""
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -140,11 +141,8 @@ def _ended(error: WorkerError) -> ChildOutcome:
 
 def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
     """Each setting's parts, in the order the job holds them (setting after setting, its workloads)."""
-    groups, at = [], 0
-    for _, setting in job.settings:
-        groups.append(job.parts[at:at + len(setting.workloads)])
-        at += len(setting.workloads)
-    return groups
+    parts = iter(job.parts)
+    return [list(itertools.islice(parts, len(setting.workloads))) for _, setting in job.settings]
 
 
 def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:

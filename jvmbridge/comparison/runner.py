@@ -55,14 +55,9 @@ class Comparison:
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     """For each workload (cipher, direction, size, shape), each chosen engine's configurations, in
-    registry order: each JVM with each provider in its settings, then the native engines. An engine
-    that measures several workloads in one process gets them all at once (Engine.jobs_for).
-
-    An engine asked for a shape it cannot run measures its own shape, once per operation; one that
-    cannot run here is left out (``left_out`` says why). Where the shapes were not named, each
-    engine runs its default shapes beside the others (Engine.default_shapes). Each part's rank puts
-    its row where the per-workload order has it, however the jobs group the work.
-    """
+    registry order. An engine asked for a shape it cannot run measures its own, once per operation;
+    one that cannot run here is left out (``left_out``); shapes not named, each runs its default
+    shapes (Engine.default_shapes). Each part's rank puts its row where the workloads' order has it."""
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
@@ -135,15 +130,10 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
         host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
-    """Run ``jobs`` in order (with ``total_time``, cheapest first); a failed one is recorded and the rest still run.
-
-    Every record is written to ``output`` (default: store.default_path) the moment it exists;
-    ``host_name`` names the host in it (default: its hostname), ``name`` the run (report's column).
-    ``total_time``: seconds the whole run aims to take, forks beyond every job's first stage shared
-    out to fit (sampling.policy.TimeLimit); rows it stopped short say so. What a job leaves of its
-    share goes only to the jobs after it, so under a limit they run cheapest first: the dearest forks (a JVM's)
-    come last and get what the others did not need. The table's order is the rows' own (Part.rank).
-    """
+    """Run ``jobs`` in order; a failed one is recorded and the rest still run. Every record goes to
+    ``output`` (default: store.default_path) the moment it exists; ``host_name`` names the host in it,
+    ``name`` the run. ``total_time``: seconds the whole run aims to take (sampling.policy.TimeLimit):
+    the jobs then run cheapest first, as what one leaves of its share goes to those after it."""
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
     # The run's workload as planned (its first job's), whatever order the jobs then run in.
     metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
