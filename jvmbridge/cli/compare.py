@@ -40,10 +40,6 @@ from jvmbridge.sampling.workload import (
     SWEEP_SIZES,
 )
 
-# Timed rounds per fork: a thousand of the default half second is over 8 minutes a fork, and the
-# interval is over forks, not rounds; more is a typo, not a plan.
-MAX_ROUNDS = 1000
-
 
 @click.command()
 @click.option("--iterations", type=Count(), default=None,
@@ -53,7 +49,7 @@ MAX_ROUNDS = 1000
 @click.option("--round-time", type=Seconds(0.01, policy.MAX_ROUND_SECONDS),
               default=policy.ROUND_SECONDS, show_default=True, metavar="SECONDS",
               help="Length of a timed round, sized from the warm-up's speed (openssl speed: whole seconds).")
-@click.option("--rounds", type=click.IntRange(1, MAX_ROUNDS), default=None,
+@click.option("--rounds", type=click.IntRange(1, policy.MAX_ROUNDS), default=None,
               help=f"Timed rounds per fork [default: {policy.ROUNDS}, or the count this host's earlier runs of "
                    "a configuration say reaches --target-error soonest (Kalibera & Jones)].")
 @click.option("--threads", type=click.IntRange(1, policy.MAX_THREADS), default=1, show_default=True,

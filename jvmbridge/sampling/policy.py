@@ -21,6 +21,9 @@ TARGET_ERROR = 0.02  # the relative half-width of a 95% interval that stops addi
 MAX_FORKS = 100  # the most --forks or --max-forks may ask
 # Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
 ROUNDS = 4
+# A thousand of the default half second is over 8 minutes a fork, and the interval is over forks,
+# not rounds: more is a typo, not a plan.
+MAX_ROUNDS = 1000
 # A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
