@@ -108,8 +108,9 @@ from jvmbridge.sampling.workload import (
                    "forks per @Param.")
 @click.option("--interleave/--no-interleave", default=True, show_default=True,
               help="Measure the JVM and the C loop together: every setting a live process, run in slices of "
-                   f"{policy.SLICE_SECONDS * 1000:g} ms, {policy.CYCLES} cycles a fork, in a fresh random order each cycle, so every ratio between them pairs slices that ran "
-                   "moments apart (--rounds and --round-time then do not apply to them). --no-interleave: each "
+                   f"{policy.SLICE_SECONDS * 1000:g} ms, {policy.CYCLES} cycles a fork, in a fresh random order each "
+                   "cycle, so every ratio between them pairs slices that ran moments apart (--rounds and "
+                   "--round-time then do not apply to them). --no-interleave: each "
                    "configuration's forks on their own, the settings in turns, rounds of --round-time (so too with "
                    "--threads above 1).")
 @click.option("--engine", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),

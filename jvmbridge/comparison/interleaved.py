@@ -68,7 +68,6 @@ class Conducting:
     configurations: list[Configuration]
     asked: list[Asked]
     groups: list[list[Part]]  # per setting (worker "0", "1", ...), its parts
-    yardstick: bool  # whether a yardstick worker runs beside them
 
 
 def conducting(job: InterleavedJob) -> Conducting:
@@ -83,14 +82,14 @@ def conducting(job: InterleavedJob) -> Conducting:
     if yardstick is not None:
         workers[YARDSTICK_NAME] = _spec(yardstick, cpu)
         configurations.append(Configuration(label=YARDSTICK_NAME, worker=YARDSTICK_NAME, part=0, counted=False))
-    return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups,
-                      yardstick=yardstick is not None)
+    return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups)
 
 
 def pace_of(job: InterleavedJob) -> Pace:
     """The job's sampling as the conductor's pace."""
     sampling = job.parts[0].workload.sampling
-    return Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit, target_error=sampling.target_error,
+    return Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit,
+                target_error=sampling.target_error,
                 warm_aside=measuring_cpu() is not None)
 
 
@@ -114,7 +113,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     given, pace = conducting(job), pace_of(job)
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
     _tell_done(job, conducted)
-    job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME) if given.yardstick else []
+    job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME)
     job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped)
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
@@ -134,8 +133,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
 
 
 def _ended(error: WorkerError) -> ChildOutcome:
-    """How a failed configuration's worker ended: its process's exit, prints and why; the error alone where
-    it came from no process (a worker that could not start)."""
+    """How a failed configuration's worker ended: its process's exit, prints and why (else the error alone)."""
     return error.ended or ChildOutcome(result={"error": str(error)}, returncode=1, stdout="", stderr="")
 
 

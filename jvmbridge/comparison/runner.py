@@ -66,8 +66,8 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
     for engine_index, engine in enumerate(engines):
         left = set() if matrix.shapes_named else set(engine.shapes) - set(engine.default_shapes(pairing))
         position = _positions(engine, workloads, left)
-        engine_jobs = _engine_jobs(engine, [(runs, _tag(runs, varying, workloads[index])) for runs, index in position.items()],
-                                   matrix)
+        tagged = [(runs, _tag(runs, varying, workloads[index])) for runs, index in position.items()]
+        engine_jobs = _engine_jobs(engine, tagged, matrix)
         _rank([part for job in engine_jobs for part in job.parts], position, engine_index)
         jobs += engine_jobs
     return sorted(_together(jobs), key=lambda job: min(part.rank for part in job.parts))
@@ -90,8 +90,7 @@ def _together(jobs: list[Job]) -> list[Job]:
 
 def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Matrix) -> list[Job]:
     """``engine``'s jobs for every (workload, tag): one interleaved job of its settings where its loop runs
-    in slices, else its own jobs in turns. Slices run one loop on the measuring vCPU; several loops at
-    once (--threads) run in turns."""
+    in slices (one loop on the measuring vCPU: not with --threads), else its own jobs in turns."""
     one_loop = all(runs.sampling.threads == 1 for runs, _ in tagged)
     settings = engine.sliced(tagged, matrix) if matrix.interleaved and one_loop else []
     jobs: list[Job] = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
@@ -249,13 +248,10 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
-    """The run's work under --iterations: each row's messages at its ns/op, summed over the rows of
-    engines that run a given count; None without --iterations."""
+    """With --iterations, the run's work: each row's messages at its ns/op, over the engines that run a count."""
     asked = workload.get("iterations")
-    if not asked:
-        return None
-    return sum(asked * row.estimate.ns_per_op for row in rows
-               if (engine := by_label(row.engine)) is None or engine.runs_a_count) / 1e9
+    counted = (row for row in rows if (engine := by_label(row.engine)) is None or engine.runs_a_count)
+    return sum(asked * row.estimate.ns_per_op for row in counted) / 1e9 if asked else None
 
 
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:

@@ -145,8 +145,8 @@ class PycaEngine(WorkerEngine):
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
-        asked = None if sampling.fork_iterations is None else sampling.fork_iterations * sampling.threads * len(outcomes)
-        if asked is not None and summary.iterations < asked:
+        asked = (sampling.fork_iterations or 0) * sampling.threads * len(outcomes)
+        if summary.iterations < asked:
             notes.append(f"ran {summary.iterations:,} of {asked:,} messages (time budget)")
         return Measurement(
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",

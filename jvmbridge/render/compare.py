@@ -183,10 +183,9 @@ def _circumstances(meta: dict) -> list[str]:
     if meta.get("forks_stopped"):  # runs saved before the conductor said it do not say
         lines.append(f"Forks    {meta['forks_stopped']}")
     if meta.get("work_seconds"):  # --iterations: the work asked, against the time the run took
-        took = (f"; the run took {meta['load']['seconds']:.0f} s ({meta['load']['seconds'] / meta['work_seconds']:.1f}x its work)"
-                if meta.get("load") else "")
-        lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: "
-                     f"{meta['work_seconds']:.1f} s{took}")
+        work, run = meta["work_seconds"], (meta.get("load") or {}).get("seconds")
+        lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: {work:.1f} s"
+                     + (f"; the run took {run:.0f} s ({run / work:.1f}x)" if run else ""))
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         # Names alone: runs saved before they were recorded alone hold their values too (a dict).
         lines.append("Env      left out of every measured JVM: " + " ".join(map(str, meta["environment_left_out"]))

@@ -96,8 +96,7 @@ class Sampling:
 
     @property
     def fork_iterations(self) -> int | None:
-        """Each fork's share of ``iterations``, over the first stage's forks (rounded up: every fork runs as
-        many); None for rounds of round_seconds."""
+        """Each fork's share of ``iterations`` over the first stage's forks, rounded up; None for timed rounds."""
         return None if self.iterations is None else -(-self.iterations // self.first_stage)
 
     @property
