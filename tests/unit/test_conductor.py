@@ -399,3 +399,17 @@ def test_every_ratio_the_forks_go_on_for_reads_as_the_table_does():
     assert {r.label: (r.faster, r.slower) for r in ratios} == {
         "intrinsics speedup, JVM": ("JVM on", "JVM off"), "AES-NI speedup, C": ("C on", "C off"),
         "JVM vs C, acceleration on": ("JVM on", "C on"), "JVM vs C, acceleration off": ("JVM off", "C off")}
+
+
+def test_every_way_of_measuring_and_the_help_use_the_one_set_of_fork_defaults():
+    from helpers import run_cli_here
+
+    from jvmbridge.comparison.request import CompareRequest
+    from jvmbridge.sampling.policy import FORK_LIMIT, FORKS
+
+    sampling = CompareRequest().workloads[0].sampling  # in turns as in slices (interleaved.pace_of reads it)
+    assert (sampling.first_stage, sampling.fork_limit) == (Pace().min_forks, Pace().max_forks) == (FORKS, FORK_LIMIT)
+    assert sampling.forks_budget().startswith(f"{FORKS} to {FORK_LIMIT} forks")
+    shown = " ".join(run_cli_here("compare", "--help").stdout.split())
+    assert f"[default: {FORKS}, or --max-forks where fewer]" in shown
+    assert f"[default: {FORK_LIMIT}, or --forks where more;" in shown
