@@ -188,8 +188,11 @@ def _placed_by_another(folder_fd: int, folder: Path, link: Path, found: os.stat_
 def _unsafe_to_add_to(folder: Path) -> str | None:
     """Why root must not make a folder of its own in ``folder``, or None: a folder no other user can
     change, or a sticky one of root's (/tmp), where none can replace or rename what root makes."""
-    reason = changeable_by_others(folder.parent) if folder != folder.parent else None
-    return reason or others_can_change(folder, os.lstat(folder), sticky_ok=True)
+    for each in [*reversed(folder.parents), folder]:  # /tmp may be on the way, as it may be the folder
+        reason = others_can_change(each, os.lstat(each), sticky_ok=True)
+        if reason:
+            return reason
+    return None
 
 
 class _Verdicts:

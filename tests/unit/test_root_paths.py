@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -343,3 +345,15 @@ def test_a_release_file_reached_through_a_link_out_of_the_jdk_is_not_shown(folde
     (jdk / "release").unlink()
     (jdk / "release").write_text('JAVA_VERSION="17.0.99"\n')
     assert resolve_java(jdk).release_version == "17.0.99"
+
+
+
+def test_root_makes_its_folders_below_its_own_folder_in_the_sticky_tmp_and_in_tmp_itself():
+    # /tmp is everyone's to add to, but none can rename or replace what root made there (the sticky bit).
+    own = Path(tempfile.mkdtemp(dir="/tmp"))  # root's, 0700, right in /tmp: a runs folder's usual parent
+    try:
+        made = private_folder(own / "data" / "jvmbridge", "the runs folder")
+        assert made == own / "data" / "jvmbridge" and made.stat().st_mode & 0o777 == 0o700
+        assert private_folder(own, "the runs folder") == own
+    finally:
+        shutil.rmtree(own)
