@@ -400,6 +400,24 @@ def run_cli_into_a_full_disk(*args: str) -> subprocess.CompletedProcess:
 FULL = "jvmbridge: error: the output could not be written to stdout: No space left on device"
 
 
+@contextlib.contextmanager
+def full_disk():
+    """A folder on a file system with no byte left (a tmpfs of one page, filled), where a new file
+    is made but every write fails with ENOSPC, as on a full disk. /dev/full, which fails writes the
+    same way, is a device the writer refuses for what it is. Needs root, to mount."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root, to mount a full file system: sudo pytest, or CI")
+    folder = Path(tempfile.mkdtemp(prefix="jvmbridge-full-"))
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k,mode=0700", "jvmbridge-full", str(folder)], check=True)
+    try:
+        with contextlib.suppress(OSError), open(folder / "filler", "wb") as filler:
+            filler.write(b"\0" * 65536)
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+        folder.rmdir()
+
+
 # -- test vectors: every key size and padding edge (both halves of test_cross_language) ----------------------
 
 SIZES = (0, 1, 15, 16, 17, 38, 4096)

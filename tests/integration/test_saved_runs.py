@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import DATA, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+from helpers import DATA, full_disk, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
 
 from jvmbridge.saved.schema import SCHEMA_VERSION
 
@@ -378,12 +378,14 @@ def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_m
 
 
 def test_a_full_disk_is_one_line_and_the_table_still_prints():
-    # /dev/full answers every write with ENOSPC, as a full disk does.
-    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--sizes", "16", "--round-time", "0.1", "--rounds", "3",
-                   "--forks", "1", "--max-forks", "1", "--quiet", "--output", "/dev/full")
+    with full_disk() as folder:
+        done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "openssl-cli", "--sizes", "16",
+                       "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                       "--output", str(folder / "run.jsonl"))
     assert done.returncode == 1
     assert "OpenSSL speed (C loop)" in done.stdout  # every row measured is shown
-    assert done.stderr.splitlines() == ["jvmbridge: the results above were not saved: /dev/full: No space left on device"]
+    assert done.stderr.splitlines() == [
+        f"jvmbridge: the results above were not saved: {folder / 'run.jsonl'}: No space left on device"]
 
 
 def test_a_run_saved_by_default_lands_in_the_tests_data_home_and_the_users_is_untouched():

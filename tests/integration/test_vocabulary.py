@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import DATA, run_cli
+from helpers import DATA, full_disk, run_cli
 
 
 def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_empty(tmp_path):
@@ -19,9 +19,10 @@ def test_output_saves_the_json_document_beside_the_table_and_quiet_keeps_stderr_
     quiet = run_cli("flags", "--from", str(DATA / "jdk8-printflagsfinal.txt"), "-q", "-o", str(tmp_path / "f.json"))
     assert quiet.returncode == 0 and not quiet.stderr
     assert json.loads((tmp_path / "f.json").read_text())["flags"]
-    full = run_cli("jdks", "-q", "-o", "/dev/full")  # /dev/full: every write fails as on a full disk
+    with full_disk() as folder:
+        full = run_cli("jdks", "-q", "-o", str(folder / "jdks.json"))
     assert full.returncode == 1 and "PATH" in full.stdout
-    assert full.stderr == "jvmbridge: the document above was not saved: /dev/full: No space left on device\n"
+    assert full.stderr == f"jvmbridge: the document above was not saved: {folder / 'jdks.json'}: No space left on device\n"
     missing = run_cli("jdks", "-o", str(tmp_path / "no" / "such" / "jdks.json"))
     assert missing.returncode == 2 and "no such folder (make it first)" in missing.stderr
 
