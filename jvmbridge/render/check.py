@@ -102,6 +102,8 @@ def _flags_and_verdicts(part: dict, table: Table, indent: str) -> list[str]:
         return [f"{indent}error: {printable(part['error'])}"]
     flags = printable(" ".join(f"{name}={f['value']}" for name, f in part["flags"].items()))
     fixes = dict.fromkeys(v["fix"] for v in part["verdicts"] if v.get("fix"))  # one line per fix, not per mode
+    if len(fixes) == 1:  # said on the part's answer line already
+        fixes.clear()
     return ([f"{indent}flags: {flags}",
              *table([["mode", "verdict", "reason"], *([v["mode"], v["status"], v["reason"]] for v in part["verdicts"])],
                     indent)]
