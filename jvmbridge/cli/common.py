@@ -129,13 +129,13 @@ _FORMAT_NAMES = {"json": "JSON", "csv": "CSV", "markdown": "Markdown", "jmh": "J
                                 "by a rename)"}
 
 
-def export_options(document: str):
-    """--export-FORMAT FILE for each format ``document`` has but the table (repeatable, as hyperfine's
+def export_options(*documents: str):
+    """--export-FORMAT FILE for each format ``documents`` have but the table (repeatable, as hyperfine's
     exports): the document written to FILE in that format beside what is printed. The command gets
     them as one ``exports`` argument: [(format, path), ...]."""
     from jvmbridge.render import FORMATS
 
-    formats = [f for f in FORMATS[document] if f != "table"]
+    formats = [f for f in dict.fromkeys(f for document in documents for f in FORMATS[document]) if f != "table"]
 
     def decorate(command):
         @functools.wraps(command)

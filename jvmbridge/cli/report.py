@@ -35,7 +35,7 @@ from jvmbridge.report.columns import COLUMN_KINDS
 @click.option("--baseline", metavar="COLUMN|FILE",
               help="Compare every other column with this one (its label as the header shows it, e.g. \"run 2\" "
                    "or \"JDK 25.0.3\", or one of the files given) [default: the first column].")
-@export_options("runs")
+@export_options("runs", "fleet")
 @output_option(DOCUMENT_AS_JSON)
 @click.option("--wide", is_flag=True, help="The table in one block however wide; by default its columns wrap "
                                            "into blocks that fit the terminal (a compare run's table leaves some out).")
@@ -56,9 +56,10 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
     from jvmbridge.render import FORMATS
 
-    if output_format not in FORMATS["runs"]:
-        raise click.UsageError(f"{output_format} is a format of a fleet's `check` documents; saved `compare` runs "
-                               f"have {', '.join(FORMATS['runs'])}")
+    for wanted in (output_format, *(f for f, _ in exports)):
+        if wanted not in FORMATS["runs"]:
+            raise click.UsageError(f"{wanted} is a format of a fleet's `check` documents; saved `compare` runs "
+                                   f"have {', '.join(FORMATS['runs'])}")
     width = terminal_width(wide)
     if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)

@@ -83,9 +83,9 @@ def _pyplot():
 def figure_of(frame: pd.DataFrame, comparison: RunComparison):
     """The runs' figure (a matplotlib Figure): the panels, a legend below them, a caption naming the
     machines and versions."""
-    import matplotlib
+    plt = _pyplot()  # first: it says so where matplotlib is not installed
+    import matplotlib.patches
 
-    plt = _pyplot()
     frame = number_runs(frame)
     several_hosts = frame.host.nunique() > 1
     frame = frame.assign(colour_key=[name_of(r) + (f" ({r.host})" if several_hosts else "") for r in frame.itertuples()])

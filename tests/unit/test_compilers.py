@@ -173,6 +173,7 @@ def _document(*verdicts: tuple[str, str]) -> dict:
             "jvmbridge_version": "0", "exit_code": 1, "jdks": [],
             "cpu": {"model": "x", "emulation": None, "vm_hides": [], "features": {}},
             "live_jvms": [{"pid": 7, "java_home": "/jdk", "version": "17.0.15", "command_line": "java -jar app.jar",
+                           "arguments": ["java", "-jar", "app.jar"],
                            "flags": {}, "guard": [], "code_cache": {"levels": {}},
                            "verdicts": [{"mode": mode, "status": status, "reason": "why",
                                          "fix": "remove -XX:TieredStopAtLevel=1 from the JVM's command line"

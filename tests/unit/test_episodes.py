@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from jvmbridge.conductor.conduct import MAX_FORKS, MIN_FORKS
 from jvmbridge.conductor.pairing import Interval, over_forks
-from jvmbridge.sampling.policy import forks_to_reach, forks_to_run
+from jvmbridge.sampling.policy import FORK_LIMIT, FORKS, forks_to_reach, forks_to_run
 from jvmbridge.stats.episodes import EPISODE_FLOOR, episodes
 from jvmbridge.stats.summary import CONFIDENCE
 
@@ -83,14 +82,14 @@ def simulate(rule: Rule, seed: int, episode_rate: float = EPISODE_RATE) -> Run:
     while True:
         aside = rule({name: [f.readings[name] for f in forks] for name in YARDSTICK_SPREAD}, [f.ratio for f in forks])
         kept = [f.ratio for index, f in enumerate(forks) if index not in aside]
-        if len(kept) >= MIN_FORKS:
-            need = forks_to_reach(kept[:MIN_FORKS], TARGET) or MAX_FORKS
-            if len(kept) >= forks_to_run([need], MIN_FORKS, MAX_FORKS):
+        if len(kept) >= FORKS:
+            need = forks_to_reach(kept[:FORKS], TARGET) or FORK_LIMIT
+            if len(kept) >= forks_to_run([need], FORKS, FORK_LIMIT):
                 break
-        if len(forks) >= MAX_FORKS:
+        if len(forks) >= FORK_LIMIT:
             break
         forks.append(draw_fork(generator, episode_rate))
-    return Run(interval=over_forks(kept, MIN_FORKS), forks=forks, set_aside=aside)
+    return Run(interval=over_forks(kept, FORKS), forks=forks, set_aside=aside)
 
 
 def by_yardsticks(*names: str) -> Rule:
@@ -174,7 +173,7 @@ def test_calm_runs_have_almost_no_fork_set_aside(spread):
     forks = set_aside = 0
     for seed in range(RUNS):
         generator = np.random.default_rng(seed)
-        drawn = [draw_fork(generator, 0.0, spread) for _ in range(MAX_FORKS)]
+        drawn = [draw_fork(generator, 0.0, spread) for _ in range(FORK_LIMIT)]
         found = episodes({name: [f.readings[name] for f in drawn] for name in YARDSTICK_SPREAD})
         forks, set_aside = forks + len(drawn), set_aside + len(found.set_aside)
     assert set_aside <= 0.01 * forks, f"{set_aside} of {forks} calm forks set aside"

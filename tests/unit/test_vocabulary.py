@@ -14,8 +14,8 @@ import jvmbridge
 from jvmbridge.cli import main
 from jvmbridge.render import FORMATS
 
-DOCUMENTS = {"compare": "compare", "flags": "flags", "verify": "verify", "check": "check", "jdks": "jdks",
-             "report": "runs", "fleet": "fleet"}
+DOCUMENTS = {"compare": ("compare",), "flags": ("flags",), "verify": ("verify",), "check": ("check",),
+             "jdks": ("jdks",), "report": ("runs", "fleet"), "fleet": ("fleet",)}  # report: saved runs or a fleet's
 
 
 def options_of(command: str) -> dict[str, click.Option]:
@@ -28,10 +28,11 @@ def test_every_command_that_prints_a_document_has_format_output_and_quiet(comman
     options = options_of(command)
     assert {"-q", "--quiet", "-o", "--output", "--format"} <= set(options)
     assert options["-q"] is options["--quiet"] and options["-o"] is options["--output"]
-    assert list(options["--format"].type.choices) == list(FORMATS[DOCUMENTS[command]])
-    assert FORMATS[DOCUMENTS[command]][:4] == ("table", "markdown", "csv", "json")
+    formats = list(dict.fromkeys(f for document in DOCUMENTS[command] for f in FORMATS[document]))
+    assert list(options["--format"].type.choices) == formats
+    assert formats[:4] == ["table", "markdown", "csv", "json"]
     # hyperfine's exports beside the printed document, one per format but the table
-    assert {f"--export-{f}" for f in FORMATS[DOCUMENTS[command]][1:]} <= set(options)
+    assert {f"--export-{f}" for f in formats[1:]} <= set(options)
 
 
 def test_time_options_are_named_for_what_they_time():
