@@ -86,13 +86,13 @@ def planted_jdk(folder: Path, real: Path, record: str) -> Path:
 
 
 
-def agent_jar(folder: Path, marker: Path) -> Path:
-    """A -javaagent whose premain appends the user it ran as to ``marker``."""
+def agent_jar(folder: Path, marker: Path, records: str = 'System.getProperty("user.name")') -> Path:
+    """A -javaagent whose premain appends ``records`` (Java: the user it ran as) to ``marker``."""
     source = folder / "src" / "theirs" / "Agent.java"
     source.parent.mkdir(parents=True)
     source.write_text("package theirs;\npublic final class Agent {\n  public static void premain(String args) {\n"
                       f"    try (java.io.FileWriter w = new java.io.FileWriter(\"{marker}\", true)) {{\n"
-                      "      w.write(System.getProperty(\"user.name\") + \"\\n\"); } catch (java.io.IOException e) { }\n"
+                      f"      w.write({records} + \"\\n\"); }} catch (java.io.IOException e) {{ }}\n"
                       "  }\n}\n")
     classes = folder / "classes"
     subprocess.run([str(jdk_homes()[0] / "bin" / "javac"), "--release", "11", "-d", str(classes), str(source)],

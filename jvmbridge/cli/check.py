@@ -20,10 +20,12 @@ from jvmbridge.cli.common import (
     format_option,
     java_option,
     javas_or_usage_error,
+    jvm_arg_option,
     output_option,
     print_document,
     quiet_option,
     terminal_width,
+    trust_jvm_arg_option,
     trust_option,
 )
 from jvmbridge.forks.parent import WorkerError
@@ -54,8 +56,8 @@ def _print_monitoring(ctx, param, value):
 @java_option
 @trust_option
 @all_jdks_option
-@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
-              help="Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@jvm_arg_option("Check the JDKs as they run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@trust_jvm_arg_option
 @click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
               show_default=True, help="AES modes to check; repeatable.")
 @click.option("--pid", "pids", type=Pid(), multiple=True, help="Also check this running JVM; repeatable.")

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
+from jvmbridge.jvm.optionfiles import TRUST_OPTION, UntrustedOption, admitted_options, trust_any_jvm_arg
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
 from jvmbridge.sampling.workload import MAX_MESSAGE_BYTES, parse_count, parse_sizes
 from jvmbridge.trust.writer import open_for_writing, replace_whole
@@ -224,6 +225,27 @@ def _classpath(entries) -> tuple[str, ...]:
 classpath_option = click.option("--classpath", "classpath", multiple=True, metavar="JAR",
                                 callback=lambda ctx, param, entries: _classpath(entries),
                                 help="Extra jar (or PATH-separated list) for the JVM, e.g. a provider's; repeatable.")
+
+def admitted_jvm_args(words) -> tuple[str, ...]:
+    """``words`` admitted as JVM options (jvm.optionfiles), or a usage error naming the one refused."""
+    try:
+        return tuple(admitted_options(words))
+    except UntrustedOption as e:
+        raise click.UsageError(str(e)) from None
+
+
+def jvm_arg_option(help: str, name: str = "jvm_args"):
+    """--jvm-arg, each option admitted (jvm.optionfiles) before anything runs: refused in one line."""
+    return click.option("--jvm-arg", name, multiple=True, metavar="OPTION",
+                        callback=lambda ctx, param, words: admitted_jvm_args(words), help=help)
+
+
+# Eager: set before --jvm-arg's words are admitted.
+trust_jvm_arg_option = click.option(
+    TRUST_OPTION, is_flag=True, is_eager=True, expose_value=False,
+    callback=lambda ctx, param, given: trust_any_jvm_arg(given),
+    help="Run as root, pass on --jvm-arg options of any form (an agent, a -D property, a log file...), each file "
+         "they name checked as --classpath is. Without it root takes only options that name no file.")
 
 trust_option = click.option("--trust-jdk-owner", "trust_jdk_owner", is_flag=True,
                             help="Run as root the JDKs given with --java even where another user can change "

@@ -18,10 +18,12 @@ from jvmbridge.cli.common import (
     export_options,
     format_option,
     java_option,
+    jvm_arg_option,
     output_option,
     print_document,
     quiet_option,
     terminal_width,
+    trust_jvm_arg_option,
     trust_option,
 )
 from jvmbridge.engines import ENGINES, default_engines
@@ -91,8 +93,8 @@ from jvmbridge.sampling.workload import (
 @java_option
 @trust_option
 @all_jdks_option
-@click.option("--jvm-arg", multiple=True, metavar="OPTION",
-              help="Extra JVM option for every JVM configuration; repeatable.")
+@jvm_arg_option("Extra JVM option for every JVM configuration; repeatable.", name="jvm_arg")
+@trust_jvm_arg_option
 @click.option("--provider", type=ProviderName(), multiple=True, default=["SunJCE"],
               show_default=True, help=f"JCE provider for the JVM rows: {', '.join(PROVIDERS)} or a provider class "
                                       "name; repeatable. All but SunJCE need --classpath.")

@@ -8,15 +8,18 @@ import click
 
 from jvmbridge.cli.common import (
     DOCUMENT_AS_JSON,
+    admitted_jvm_args,
     all_jdks_option,
     export_options,
     format_option,
     java_option,
     javas_or_usage_error,
+    jvm_arg_option,
     output_option,
     print_document,
     quiet_option,
     terminal_width,
+    trust_jvm_arg_option,
     trust_option,
 )
 from jvmbridge.forks.parent import WorkerError
@@ -28,8 +31,8 @@ from jvmbridge.trust.bounded import NotAFile, TooLarge, read_at_most, read_regul
 @java_option
 @trust_option
 @all_jdks_option
-@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
-              help="Read the flags as the JVMs run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@jvm_arg_option("Read the flags as the JVMs run with this option, e.g. --jvm-arg=-XX:-UseAES; repeatable.")
+@trust_jvm_arg_option
 @click.option("--all-flags", "show_all", is_flag=True, help="Every flag, not only the crypto ones.")
 @click.option("--name", "names", multiple=True, metavar="TEXT", help="Only flags whose name contains TEXT; repeatable.")
 @click.option("--from", "from_files", multiple=True, type=click.Path(allow_dash=True, dir_okay=False),
@@ -38,7 +41,7 @@ from jvmbridge.trust.bounded import NotAFile, TooLarge, read_at_most, read_regul
 @export_options("flags")
 @output_option(DOCUMENT_AS_JSON)
 @quiet_option
-@click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED)
+@click.argument("jvm_options", nargs=-1, type=click.UNPROCESSED, callback=lambda ctx, param, words: admitted_jvm_args(words))
 def flags(java_paths, trust_jdk_owner, all_jdks, jvm_args, show_all, names, from_files, output_format, exports, output,
           quiet, jvm_options):
     """Crypto flags of each JVM: value, kind and origin (PrintFlagsFinal, diagnostics unlocked).

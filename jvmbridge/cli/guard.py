@@ -8,7 +8,15 @@ import sys
 
 import click
 
-from jvmbridge.cli.common import Seconds, classpath_option, java_option, javas_or_usage_error, trust_option
+from jvmbridge.cli.common import (
+    Seconds,
+    classpath_option,
+    java_option,
+    javas_or_usage_error,
+    jvm_arg_option,
+    trust_jvm_arg_option,
+    trust_option,
+)
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 
@@ -20,7 +28,8 @@ from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
 @trust_option
 @click.option("--mode", "modes", type=click.Choice(list(MODES)), multiple=True, default=list(DEFAULT_MODES),
               show_default=True, help="Modes the guard proves; repeatable.")
-@click.option("--jvm-arg", multiple=True, metavar="OPTION", help="Extra JVM option for the demonstration; repeatable.")
+@jvm_arg_option("Extra JVM option for the demonstration; repeatable.", name="jvm_arg")
+@trust_jvm_arg_option
 @click.option("--provider", metavar="NAME", help="The JCE provider the guard proves: a registered name or a provider "
                                                  "class on the class path [default: the JVM's first choice].")
 @classpath_option

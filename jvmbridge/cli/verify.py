@@ -21,10 +21,12 @@ from jvmbridge.cli.common import (
     format_option,
     java_option,
     javas_or_usage_error,
+    jvm_arg_option,
     output_option,
     print_document,
     quiet_option,
     terminal_width,
+    trust_jvm_arg_option,
     trust_option,
 )
 from jvmbridge.harness import HarnessUnavailable
@@ -39,8 +41,8 @@ from jvmbridge.jvm.providers import provider as provider_named
 @all_jdks_option
 @click.option("--mode", "mode_names", type=click.Choice(list(MODES)), multiple=True, default=DEFAULT_MODES,
               show_default=True, help="AES modes to verify; repeatable.")
-@click.option("--jvm-arg", "jvm_args", multiple=True, metavar="OPTION",
-              help="Verify the JDKs as they run with this option, e.g. --jvm-arg=-XX:UseAVX=2; repeatable.")
+@jvm_arg_option("Verify the JDKs as they run with this option, e.g. --jvm-arg=-XX:UseAVX=2; repeatable.")
+@trust_jvm_arg_option
 @click.option("--provider", type=ProviderName(), default="SunJCE", show_default=True,
               help=f"The JCE provider to verify: {', '.join(PROVIDERS)} or a provider class name; "
                    "all but SunJCE need --classpath.")
@@ -62,16 +64,11 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
     encrypt and decrypt, in eight call patterns. Each divergence is reduced to its smallest case
     and blamed on the intrinsic whose flag, switched off, makes it right.
     """
-    from jvmbridge.jvm.optionfiles import UntrustedOption, check_option_files
     from jvmbridge.saved import store
     from jvmbridge.verify.plan import quick_sizes, sweep_sizes
     from jvmbridge.verify.run import Sweep, verify_host
     from jvmbridge.verify.sweep import Target
 
-    try:  # java_command refuses them too, but only once a sweep starts
-        check_option_files(jvm_args)
-    except UntrustedOption as e:
-        raise click.UsageError(str(e)) from None
     targets = [Target(java=java, options=tuple(jvm_args), classpath=classpath,
                       provider_class=provider_named(provider).class_name)
                for java in javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)]

@@ -41,11 +41,11 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
     until every mode is settled or ``timeout`` seconds have passed; stop the JVM, leaving nothing
     of it behind (its flight recorder repository is a scratch folder, its attach socket removed)."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-guard-") as repository:
+        own = (f"-XX:FlightRecorderOptions:repository={repository}",
+               f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""))
         command = messages.java_command(
-            java.home, f"-XX:FlightRecorderOptions:repository={repository}", *jvm_options,
-            f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""),
-            "-cp", os.pathsep.join([str(harness_jar()), *classpath]), "jvmbridge.harness.AesWorkload",
-            str(WORKLOAD_SECONDS))
+            java.home, *jvm_options, "-cp", os.pathsep.join([str(harness_jar()), *classpath]),
+            "jvmbridge.harness.AesWorkload", str(WORKLOAD_SECONDS), own=own)
         started = time.monotonic()
         # A crash report (and the flight recorder's emergency dump, which the guard's stream makes)
         # lands with jvmbridge's other crash reports, not wherever the command was run.

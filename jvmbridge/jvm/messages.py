@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from jvmbridge.harness import HarnessUnavailable, cache_dir
-from jvmbridge.jvm.optionfiles import check_option_files
+from jvmbridge.jvm.optionfiles import admitted_arguments
 from jvmbridge.trust.paths import NotTrusted, private_folder
 
 # What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
@@ -55,12 +56,12 @@ def crash_file_options() -> list[str]:
     return [f"-XX:ErrorFile={folder}/hs_err_pid%p.log", f"-XX:ReplayDataFile={folder}/replay_pid%p.log"]
 
 
-def java_command(home: Path, *arguments: str) -> list[str]:
-    """``home``'s java with ``arguments``, crash reports going to :func:`crash_reports`: how
-    every JVM that jvmbridge starts as a process is started. Run as root, UntrustedOption where an
-    option names a file another user can change (jvm.optionfiles)."""
-    check_option_files(arguments)
-    return [str(home / "bin" / "java"), *crash_file_options(), *arguments]
+def java_command(home: Path, *arguments: str, own: Sequence[str] = ()) -> list[str]:
+    """``home``'s java with ``own`` (jvmbridge's options, e.g. its agent) then ``arguments``, crash
+    reports going to :func:`crash_reports`: how every JVM that jvmbridge starts as a process is
+    started. Run as root, UntrustedOption for an option of ``arguments`` not of an allowed form, or
+    with --trust-jvm-arg naming a file another user can change (jvm.optionfiles)."""
+    return [str(home / "bin" / "java"), *crash_file_options(), *own, *admitted_arguments(arguments)]
 
 
 def crash_summary(output: str) -> list[str]:

@@ -1,33 +1,176 @@
-"""Files a JVM option names: run as root, each must be one no other user can change.
+"""Which JVM options root passes on from the user (--jvm-arg), and how.
 
-`--classpath` is checked (trust.paths), but a JVM loads code from files its options name too: an
-agent (`-javaagent:`, `-agentpath:`), a boot class path, a flags or options file, a CDS archive,
-a module path, security properties naming providers. Named by root in `--jvm-arg` (an app's
-`jvm.options`, an agent jar in the app user's folder), a user's file there runs as root. So every
-JVM jvmbridge starts (java_command, the JPype worker) has its options checked here, each file as
-`--classpath` is, a folder whole. An `@argfile` is refused when run as root: the launcher reads it
-with its own quoting rules, and options read differently here than there would go unchecked; give
-its options with --jvm-arg.
+A JVM loads code and writes files its options name: an agent (`-javaagent:`, `-agentpath:`,
+`-Xrun`), a boot class path, a flags or options file, a CDS archive, a module path, a JDK's
+`conf/` (`-Djava.home=`), a log (`-Xlog:...:file=`, `-XX:LogFile=`). Looking for those among
+the options is a deny-list, and each new spelling got past it. So, run as root, every option the
+user gives must be of a form that names no file, class, library, command or module
+(:func:`allowed`); anything else is refused unless the user gave --trust-jvm-arg, and then each
+file it names is checked as `--classpath` is, a folder whole, and the JVM gets the real path
+checked, never the path as typed (a link flipped after the check then changes nothing). Every JVM
+jvmbridge starts goes through :func:`admitted_options` (java_command, the JPype worker). Not root:
+a user only hurts themself, and nothing is refused.
 """
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Iterator, Sequence
 
 from jvmbridge.forks.parent import WorkerError
+from jvmbridge.trust.launch import TRUST_JVM_ARGS
 from jvmbridge.trust.paths import NotTrusted, trusted_path
+
+TRUST_OPTION = "--trust-jvm-arg"
 
 
 class UntrustedOption(WorkerError):
-    """A JVM option naming a file another user can change, or that root cannot check: the JVM does
-    not start, as when it refuses its options itself."""
+    """A JVM option root will not pass on: not of an allowed form, or (with --trust-jvm-arg) naming a
+    file another user can change: the JVM does not start, as when it refuses its options itself."""
+
+
+def trust_any_jvm_arg(given: bool) -> None:
+    """Whether --trust-jvm-arg was given: root then passes on options of any form, their files
+    checked. Kept as a -X option of this interpreter, which trust.launch.python_command passes to
+    the Python children (the JPype worker admits its options again); set or cleared by each command."""
+    if given:
+        sys._xoptions[TRUST_JVM_ARGS] = True
+    else:
+        sys._xoptions.pop(TRUST_JVM_ARGS, None)
+
+
+def any_jvm_arg_trusted() -> bool:
+    return TRUST_JVM_ARGS in sys._xoptions
+
+
+# -XX flags whose value names a file, a command, a class or a library, or whose text the JVM reads
+# as a list of such: never taken from the user as root, even as a number (a relative file name).
+_FILE_FLAGS = frozenset((
+    "Flags", "VMOptionsFile", "LogFile", "ErrorFile", "HeapDumpPath", "CompileCommandFile", "CompilerDirectivesFile",
+    "OnError", "OnOutOfMemoryError", "AOTLibrary", "AOTCache", "AOTCacheOutput", "AOTConfiguration",
+    "SharedArchiveFile", "ArchiveClassesAtExit", "SharedClassListFile", "DumpLoadedClassList", "StartFlightRecording",
+    "FlightRecorderOptions", "JVMCILibPath", "JVMCILibDumpJNIConfig", "ReplayDataFile", "InlineDataFile",
+    "PerfDataSaveFile", "CompileCommand", "NativeMemoryTracking", "GCLogFile", "LogClassLoadingCauseFor"))
+# -XX flags of text that name no file and that jvmbridge's users set: a word or a list of words.
+_WORD_FLAGS = frozenset(("CompilationMode", "DisableIntrinsic", "ControlIntrinsic", "UseBranchProtection"))
+_NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+(\.\d+)?[kKmMgGtT]?)")
+_WORDS = re.compile(r"[\w.+,-]*")
+_SIZED = ("-Xmx", "-Xms", "-Xmn", "-Xss")
+_PLAIN = frozenset(("-Xint", "-Xcomp", "-Xbatch", "-Xmixed", "-ea", "-da", "-esa", "-dsa", "-enableassertions",
+                    "-disableassertions", "-enablesystemassertions", "-disablesystemassertions", "-version",
+                    "-showversion", "-Xshare:off", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"))
+# Where -Xlog may write: the JVM's own streams, not a file.
+_LOG_OUTPUTS = ("", "stdout", "stderr", "#0", "#1")
+# -D properties root passes on: none. A property may name a file, a class or a JDK (java.home) to
+# whatever reads it; with --trust-jvm-arg those a JVM loads from are checked.
+_PROPERTIES: frozenset[str] = frozenset()
+
+
+def allowed(word: str) -> bool:
+    """Whether ``word`` is a JVM option of a form that names no file, class, library, command or module."""
+    if word in _PLAIN:
+        return True
+    if word.startswith(_SIZED):
+        return bool(_NUMBER.fullmatch(word[4:]))
+    if word.startswith("-XX:"):
+        name, equals, value = word[4:].partition("=")
+        if not equals:
+            return bool(re.fullmatch(r"[+-]\w+", name))
+        if not re.fullmatch(r"\w+", name) or name in _FILE_FLAGS:
+            return False
+        return bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
+    if word == "-Xlog" or word.startswith("-Xlog:"):
+        fields = word[len("-Xlog:"):].split(":")
+        return len(fields) < 2 or fields[1] in _LOG_OUTPUTS
+    if word.startswith("-D"):
+        return word[2:].partition("=")[0] in _PROPERTIES
+    return False
+
+
+def refusal(word: str) -> UntrustedOption:
+    return UntrustedOption(
+        f"{word}: run as root, a JVM option is taken only in a form that names no file, class or library "
+        "(-XX:+Flag, -XX:-Flag, -XX:Flag=<number>, -Xmx<size>, -Xint, -Xlog to stdout or stderr...); "
+        f"to pass it anyway, its files checked: {TRUST_OPTION}")
+
+
+def admitted_options(options: Sequence[str]) -> list[str]:
+    """``options`` (JVM options only, the user's among them) as the JVM is to get them: as they are
+    when not root; run as root, UntrustedOption for one not :func:`allowed`, unless --trust-jvm-arg
+    was given: then with the real path of each file they name, each checked (:func:`trusted_options`)."""
+    if os.geteuid() != 0:
+        return list(options)
+    if any_jvm_arg_trusted():
+        return trusted_options(options, main_class_ends=False)
+    for word in options:
+        if not allowed(word):
+            raise refusal(word)
+    return list(options)
+
+
+def admitted_arguments(arguments: Sequence[str]) -> list[str]:
+    """A java launcher's ``arguments`` as :func:`admitted_options` has them, up to the main class; what
+    follows it is the program's own. `-cp` passes when it names what only root can change
+    (jvmbridge's harness, --classpath's entries), given as its real paths."""
+    if os.geteuid() != 0:
+        return list(arguments)
+    if any_jvm_arg_trusted():
+        return trusted_options(arguments, main_class_ends=True)
+    words, index = list(arguments), 0
+    while index < len(words):
+        word = words[index]
+        if word in ("-cp", "-classpath", "--class-path") and index + 1 < len(words):
+            words[index + 1] = os.pathsep.join(_checked(word, path) for path in words[index + 1].split(os.pathsep))
+            index += 2
+        elif not word.startswith(("-", "@")):  # the main class
+            break
+        elif not allowed(word):
+            raise refusal(word)
+        else:
+            index += 1
+    return words
+
+
+def trusted_options(arguments: Sequence[str], main_class_ends: bool) -> list[str]:
+    """``arguments`` with each file or folder they name (up to the main class when ``main_class_ends``)
+    replaced by its real path, each checked: one no other user can change, a folder whole.
+    UntrustedOption for one that is not, for a relative one, and for what names files in a way
+    not checked here."""
+    words = list(arguments)
+    named: dict[int, list[tuple[int, str, str]]] = {}
+    for index, start, option, path in named_files(words, main_class_ends):
+        named.setdefault(index, []).append((start, option, path))
+    for index, paths in named.items():
+        word, cursor = words[index], 0
+        for start, option, path in paths:
+            real = _checked(option, path)
+            at = word.index(path, max(start, cursor))
+            word = word[:at] + real + word[at + len(path):]
+            cursor = at + len(real)
+        words[index] = word
+    return words
+
+
+def _checked(option: str, path: str) -> str:
+    if not os.path.isabs(path):
+        raise UntrustedOption(f"{option}: {path} is not a whole path; run as root, give it from /")
+    wildcard = path.endswith("/*")
+    try:
+        real = str(trusted_path(path.removesuffix("/*") if wildcard else path, option, whole_tree=True))
+    except NotTrusted as e:
+        raise UntrustedOption(f"{e}; copy it where only root can change it") from None
+    return real + "/*" if wildcard else real
 
 
 # Options whose value is the next word (or after "="): one path, or a PATH-separated list of them.
 _NEXT_PATHS = ("-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path")
 # Options whose value is the next word but names no file (`java --help`): not the main class.
 _NEXT_OTHER = ("--add-modules", "--limit-modules", "--add-reads", "--add-exports", "--add-opens",
-               "--enable-native-access", "--source")
+               "--enable-native-access", "--source", "-d", "--describe-module")
+# The launcher's options of two dashes that take no value (`java --help`, `--help-extra`).
+_FLAGS_OTHER = ("--dry-run", "--validate-modules", "--show-version", "--show-module-resolution", "--enable-preview",
+                "--disable-@files", "--list-modules", "--version", "--full-version", "--help", "--help-extra")
 # Prefixes whose rest is a PATH-separated list of files or folders.
 _PATH_LISTS = ("-Xbootclasspath/a:", "-Xbootclasspath/p:", "-Xbootclasspath:", "-XX:SharedArchiveFile=",
                "-XX:AOTLibrary=", "-XX:JVMCILibPath=")
@@ -37,71 +180,64 @@ _FILES = ("-XX:Flags=", "-XX:VMOptionsFile=", "-XX:CompileCommandFile=", "-XX:Co
 # Agents: a file, then "=options".
 _AGENTS = ("-javaagent:", "-agentpath:")
 # System properties whose value is a PATH-separated list of files or folders a JVM loads from.
-_PATH_PROPERTIES = ("java.class.path", "java.ext.dirs", "java.endorsed.dirs", "java.library.path",
+_PATH_PROPERTIES = ("java.class.path", "java.ext.dirs", "java.endorsed.dirs", "java.library.path", "java.home",
                     "sun.boot.class.path", "sun.boot.library.path", "jdk.module.path", "jdk.module.upgrade.path",
                     "java.security.properties", "java.security.policy", "java.util.logging.config.file")
 
 
-def check_option_files(arguments: Sequence[str]) -> None:
-    """UntrustedOption when, run as root, an option of ``arguments`` (a JVM's, up to its main class)
-    names a file or folder another user can change, a relative one (which depends on the JVM's
-    folder), or is an @argfile."""
-    if os.geteuid() != 0:
-        return
-    for option, path in named_files(arguments):
-        if not path:
-            continue
-        if not os.path.isabs(path):
-            raise UntrustedOption(f"{option}: {path} is not a whole path; run as root, give it from /")
-        try:
-            trusted_path(path.removesuffix("/*") if path.endswith("/*") else path, option, whole_tree=True)
-        except NotTrusted as e:
-            raise UntrustedOption(f"{e}; copy it where only root can change it") from None
-
-
-def named_files(arguments: Sequence[str]) -> Iterator[tuple[str, str]]:
-    """(option, path) for each file or folder the options in ``arguments`` name, up to the main class
-    (-jar's jar included); UntrustedOption for what names files in a way not checked here."""
+def named_files(arguments: Sequence[str], main_class_ends: bool = True) -> Iterator[tuple[int, int, str, str]]:
+    """(index of the word, where in it the path starts at the earliest, option, path) for each file or
+    folder the options in ``arguments`` name, up to the main class (-jar's jar included) when
+    ``main_class_ends``, else all of them options; UntrustedOption for what names files in a way
+    not checked here."""
     index = 0
     while index < len(arguments):
         word = arguments[index]
-        following = arguments[index + 1] if index + 1 < len(arguments) else ""
         if word.startswith("@"):
             raise UntrustedOption(f"{word}: run as root, no @argfile is read; give its options with --jvm-arg")
-        if word == "-jar":
-            yield word, following
-            return
-        if word in ("-m", "--module") or not word.startswith("-"):  # the main class: what follows is its own
-            return
-        if word in _NEXT_PATHS:
-            yield from ((word, path) for path in following.split(os.pathsep))
+        if not word.startswith("-") or word in ("-jar", "-m", "--module"):
+            if not main_class_ends:
+                raise UntrustedOption(f"{word}: not a JVM option")
+            if word == "-jar" and index + 1 < len(arguments):
+                yield index + 1, 0, word, arguments[index + 1]
+            return  # the main class: what follows is the program's own
+        if word in _NEXT_PATHS or word == "--patch-module":
+            following = arguments[index + 1] if index + 1 < len(arguments) else ""
+            paths = following.partition("=")[2] if word == "--patch-module" else following
+            yield from ((index + 1, 0, word, path) for path in paths.split(os.pathsep))
             index += 2
             continue
+        if word.startswith("--") and word.partition("=")[0] not in (*_NEXT_PATHS, *_NEXT_OTHER, *_FLAGS_OTHER,
+                                                                      "--patch-module"):
+            # One not listed may take the next word as its value: what follows would go unread here.
+            raise UntrustedOption(f"{word}: not a launcher option checked here")
+        yield from ((index, start, option, path) for start, option, path in _in_option(word))
         index += 2 if word in _NEXT_OTHER else 1
-        yield from _in_option(word)
 
 
-def _in_option(word: str) -> Iterator[tuple[str, str]]:
+def _in_option(word: str) -> Iterator[tuple[int, str, str]]:
     name, _, value = word.partition("=")
     if name in _NEXT_PATHS and value:  # --module-path=PATHS
-        yield from ((name, path) for path in value.split(os.pathsep))
+        yield from ((len(name), name, path) for path in value.split(os.pathsep))
     elif name == "--patch-module":  # --patch-module=MODULE=PATHS
-        yield from ((name, path) for path in value.partition("=")[2].split(os.pathsep))
+        yield from ((word.index("=", len(name) + 1), name, path) for path in value.partition("=")[2].split(os.pathsep))
     elif word.startswith(_AGENTS):
         prefix = next(prefix for prefix in _AGENTS if word.startswith(prefix))
-        yield prefix, word[len(prefix):].partition("=")[0]
+        yield len(prefix), prefix, word[len(prefix):].partition("=")[0]
     elif word.startswith("-agentlib:"):
         library = word[len("-agentlib:"):].partition("=")[0]
         if "/" in library:  # by name, it is found in the JDK's lib (checked with the JDK) or root's
             raise UntrustedOption(f"-agentlib:{library}: a library by name only; give a path with -agentpath:")
+    elif word.startswith("-Xrun"):  # lib<name>.so, searched from the JVM's folder: an agent by another name
+        raise UntrustedOption(f"{word}: run as root, give an agent with -agentpath:")
     elif word.startswith(_PATH_LISTS):
         prefix = next(prefix for prefix in _PATH_LISTS if word.startswith(prefix))
-        yield from ((prefix, path) for path in word[len(prefix):].split(os.pathsep))
+        yield from ((len(prefix), prefix, path) for path in word[len(prefix):].split(os.pathsep))
     elif word.startswith(_FILES):
         prefix = next(prefix for prefix in _FILES if word.startswith(prefix))
-        yield prefix, word[len(prefix):]
+        yield len(prefix), prefix, word[len(prefix):]
     elif word.startswith("-D"):
-        yield from _in_property(name[2:], value)
+        yield from ((len(name) + 1, option, path) for option, path in _in_property(name[2:], value))
 
 
 def _in_property(name: str, value: str) -> Iterator[tuple[str, str]]:

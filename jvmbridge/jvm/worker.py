@@ -10,15 +10,15 @@ from jvmbridge.forks.measure import round_counts, spare_rounds, timed_rounds, wa
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.forks.protocol import JvmPart, JvmRequest, MeasuredJvmPart
 from jvmbridge.forks.worker import Save, each_part, serve
-from jvmbridge.jvm.optionfiles import check_option_files
+from jvmbridge.jvm.optionfiles import admitted_options
 
 
 def _start_jvm(request: JvmRequest):
     import jpype
 
-    check_option_files(request["options"])  # as java_command checks every JVM started as a process
+    options = admitted_options(request["options"])  # as java_command admits a JVM's started as a process
     try:
-        jpype.startJVM(request["libjvm"], *request["options"],
+        jpype.startJVM(request["libjvm"], *options,
                        classpath=request["classpath"], convertStrings=False)
     except (RuntimeError, OSError) as e:
         # The JVM's own reason ("Unrecognized VM option ...") is on this process's stderr,

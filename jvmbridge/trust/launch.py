@@ -54,12 +54,18 @@ _RUN_MODULE = ("import importlib.util, runpy, sys\n"
                "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)\n")
 
 
+# Set (a -X option of the interpreter) by --trust-jvm-arg (jvm.optionfiles), and so handed on to
+# the Python children, which check the JVM options they are given again.
+TRUST_JVM_ARGS = "jvmbridge.trust-jvm-arg"
+
+
 def python_command(module: str, *arguments: str) -> list[str]:
     """``python -m module arguments`` as jvmbridge's children run it: the interpreter running now
     (as its venv has it: not its real path, which would leave the venv), isolated (-I: neither the
     current folder nor a script's on sys.path, no PYTHON* variables, no user site), importing this
     process's jvmbridge (PACKAGE) whatever folder it was started from."""
-    return [sys.executable, "-I", "-c", _RUN_MODULE, PACKAGE, module, *arguments]
+    trust = ["-X", TRUST_JVM_ARGS] if TRUST_JVM_ARGS in sys._xoptions else []
+    return [sys.executable, "-I", *trust, "-c", _RUN_MODULE, PACKAGE, module, *arguments]
 
 
 def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = ()) -> dict[str, str]:

@@ -118,7 +118,7 @@ def test_the_guard_finds_ctr_wrong_on_temurin_17_0_3_and_never_crashes_it(known_
 def test_the_guard_finds_a_planted_provider_that_goes_wrong_once_warm(planted_jar):
     # Every doFinal(byte[]) after the 1,000th (in the 4th pass of 308 cases) gets a byte flipped: wrong once warm.
     done = run_cli("guard", "--mode", "ctr", "--provider", "planted.PlantedProvider", "--classpath", str(planted_jar),
-                   "--jvm-arg=-Dplanted.after=1000", timeout=300)
+                   "--trust-jvm-arg", "--jvm-arg=-Dplanted.after=1000", timeout=300)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "CTR  WRONG" in done.stdout and "oneshot pattern" in done.stdout
 

@@ -198,19 +198,73 @@ def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(jav
     assert not any(recording.parent.parent.exists() for recording in recordings)  # the private folder too
 
 
-@pytest.mark.parametrize("command", [("flags", "UseAES"), ("verify", "--quick", "--jdk-time", "1")],
-                         ids=["flags", "verify"])
-@pytest.mark.parametrize("as_argfile", [False, True], ids=["-javaagent", "@argfile"])
-def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, as_argfile, command):
+_ALLOWED_ONLY = "run as root, a JVM option is taken only in a form that names no file, class or library"
+
+
+@pytest.mark.parametrize("command", [("flags", "--name", "UseAES"), ("verify", "--quick", "--jdk-time", "1"),
+                                     ("guard", "--wait-time", "5")], ids=["flags", "verify", "guard"])
+@pytest.mark.parametrize("given", ["-javaagent", "@argfile", "trusted"])
+def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, given, command):
     marker = folder / "ran-as"
     agent = agent_jar(folder, marker)
     (folder / "jvm.options").write_text(f"-javaagent:{agent}\n")
     subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
-    option = f"@{folder / 'jvm.options'}" if as_argfile else f"-javaagent:{agent}"
-    done = run_cli(command[0], "--java", str(jdk_homes()[0]), f"--jvm-arg={option}", *command[1:])
+    option = f"@{folder / 'jvm.options'}" if given == "@argfile" else f"-javaagent:{agent}"
+    trust = ["--trust-jvm-arg"] if given == "trusted" else []
+    done = run_cli(command[0], "--java", str(jdk_homes()[0]), *trust, f"--jvm-arg={option}", *command[1:])
     assert not marker.exists(), f"their agent ran as {marker.read_text()}"
     assert done.returncode == 2 and done.stdout == "", done.stdout
-    reason = ("no @argfile is read; give its options with --jvm-arg" if as_argfile
-              else f"-javaagent: {agent}: {folder} is owned by uid {TENANT}, so root will not run it")
-    assert reason in done.stderr, done.stderr
+    reason = (f"-javaagent: {agent}: {folder} is owned by uid {TENANT}, so root will not run it" if trust
+              else f"{option}: {_ALLOWED_ONLY}")
+    assert reason in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+
+
+def _library(folder: Path, marker: Path) -> Path:
+    """A shared library whose constructor appends the uid it was loaded as to ``marker``."""
+    source = folder / "evil.c"
+    source.write_text("#include <stdio.h>\n#include <unistd.h>\n__attribute__((constructor)) static void ran(void) {\n"
+                      f'  FILE *f = fopen("{marker}", "a"); if (f) {{ fprintf(f, "uid %d\\n", getuid()); fclose(f); }}\n}}\n')
+    library = folder / "evil.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True, capture_output=True)
+    return library
+
+
+@pytest.mark.parametrize("form", ["--patch-module", "-Xrun", "-Djava.home"])
+def test_the_second_reviews_options_are_refused_as_root_before_any_jvm_runs(folder, form):
+    # --patch-module took its value for a main class, and every later option went unchecked; -Xrun
+    # loads lib<name>.so from the JVM's folder; java.home names the JDK whose conf/ names providers.
+    marker = folder / "ran-as"
+    agent, library = agent_jar(folder, marker), _library(folder, marker)
+    words = {"--patch-module": ["--patch-module", "jdk.zipfs=/usr/share", f"-javaagent:{agent}"],
+             "-Xrun": [f"-Xrun/../..{library.with_suffix('')}"], "-Djava.home": [f"-Djava.home={folder}"]}[form]
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+    done = run_cli("flags", "--java", str(jdk_homes()[0]), *(f"--jvm-arg={word}" for word in words), "--name", "UseAES")
+    assert not marker.exists(), f"their code ran as {marker.read_text()}"
+    assert done.returncode == 2 and done.stderr.startswith(f"jvmbridge: error: {words[0]}: {_ALLOWED_ONLY}"), \
+        done.stderr
+
+
+@pytest.mark.parametrize("words", [["-Xlog:gc:file={link}::filecount=0"],
+                                   ["-XX:+UnlockDiagnosticVMOptions", "-XX:+LogVMOutput", "-XX:LogFile={link}"]],
+                         ids=["-Xlog", "-XX:LogFile"])
+def test_a_log_named_in_jvm_arg_is_never_written_as_root_through_a_users_link(folder, tmp_path, words):
+    victim = tmp_path / "victim"  # root's alone
+    victim.write_text("root's")
+    link = folder / "jvm.log"
+    link.symlink_to(victim)
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+    done = run_cli("flags", *(f"--jvm-arg={word.format(link=link)}" for word in words), "--name", "UseAES")
+    assert victim.read_text() == "root's"
+    assert done.returncode == 2 and _ALLOWED_ONLY in done.stderr, done.stderr
+
+
+def test_trusted_an_agent_goes_to_the_jvm_by_the_real_path_checked_not_as_typed(folder):
+    # A link the JVM would follow again after the check could lead elsewhere by then.
+    marker = folder / "arguments"
+    agent = agent_jar(folder, marker, records="java.lang.management.ManagementFactory.getRuntimeMXBean()"
+                                              ".getInputArguments()")
+    (folder / "typed.jar").symlink_to(agent)
+    done = run_cli("flags", "--trust-jvm-arg", f"--jvm-arg=-javaagent:{folder / 'typed.jar'}", "--name", "UseAES")
+    assert done.returncode == 0, done.stderr
+    assert f"-javaagent:{agent}" in marker.read_text() and "typed.jar" not in marker.read_text()
 

@@ -307,7 +307,7 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
 def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tmp_path):
     # One JVM measures both sizes per fork; -Dplanted.crashAt=77 kills it as it starts on 77 bytes.
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
-                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.crashAt=77", "--sizes", "16,77",
+                   "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.crashAt=77", "--sizes", "16,77",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"))
     assert done.returncode == 1
@@ -322,7 +322,7 @@ def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tm
 def test_a_provider_that_refuses_one_size_fails_that_size_alone_and_its_jvm_measures_the_rest(planted_jar, tmp_path):
     # -Dplanted.refuseAt=77: a doFinal of 77 bytes throws a ProviderException, in the JVM that also measures 16.
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
-                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.refuseAt=77", "--sizes", "77,16", "--shared-jvm",
+                   "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.refuseAt=77", "--sizes", "77,16", "--shared-jvm",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"))
     assert done.returncode == 1
@@ -340,7 +340,7 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
     # planted.marker: the first JVM to load the cipher creates the file, every later one crashes.
     saved = tmp_path / "run.jsonl"
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
-                   "--classpath", str(planted_jar), f"--jvm-arg=-Dplanted.marker={tmp_path / 'marker'}",
+                   "--classpath", str(planted_jar), "--trust-jvm-arg", f"--jvm-arg=-Dplanted.marker={tmp_path / 'marker'}",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--quiet", "--format", "json",
                    "--output", str(saved))
     assert done.returncode == 1
@@ -356,7 +356,7 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
 def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_measured(planted_jar, tmp_path):
     # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns.
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
-                   "--classpath", str(planted_jar), "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
+                   "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"),
                    env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=300)

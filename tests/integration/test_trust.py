@@ -74,8 +74,8 @@ def test_root_loads_no_classpath_jar_another_user_can_change(folder, planted_jar
     said = f"jvmbridge: error: --classpath {jar}: {jar} is owned by uid {TENANT}, so root will not run it; " \
            "copy it where only root can change it"
     for command in (["compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--cipher", "aes-128-ctr", "--rounds", "1", "--max-forks", "1",
-                     f"--jvm-arg=-Dplanted.marker={marker}"],
-                    ["verify", "--mode", "ctr", "--quick", f"--jvm-arg=-Dplanted.marker={marker}"],
+                     "--trust-jvm-arg", f"--jvm-arg=-Dplanted.marker={marker}"],
+                    ["verify", "--mode", "ctr", "--quick", "--trust-jvm-arg", f"--jvm-arg=-Dplanted.marker={marker}"],
                     ["guard", "--java", "java", "--mode", "ctr"]):
         done = run_cli(*command, "--provider", "planted.PlantedProvider", "--classpath", f"{planted_jar}:{jar}")
         assert done.returncode == 2 and done.stdout == "", (command, done.stdout)

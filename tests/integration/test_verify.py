@@ -53,7 +53,7 @@ def test_a_planted_divergence_is_found_and_reduced(planted_jar, tmp_path):
 
 def test_a_jvm_crash_is_a_failure_of_its_case(planted_jar, tmp_path):
     code, document, _ = verify_json("--mode", "ctr", "--quick", "--provider", PLANTED, "--classpath", str(planted_jar),
-                                    "--jvm-arg=-Dplanted.crash=true", tmp_path=tmp_path)
+                                    "--trust-jvm-arg", "--jvm-arg=-Dplanted.crash=true", tmp_path=tmp_path)
     assert code == 1
     ctr = modes_of(document)["CTR"]
     assert ctr["status"] == "CRASHED"
@@ -129,7 +129,7 @@ def test_compare_checks_the_bytes_of_the_measured_loop(planted_jar, quick):
     # The planted provider goes wrong after 100k messages: right before the loop, wrong after it.
     done, result = run_json("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--engine", "pyca",
                             "--provider", PLANTED, "--classpath", str(planted_jar),
-                            "--jvm-arg=-Dplanted.after=100000", *quick)
+                            "--trust-jvm-arg", "--jvm-arg=-Dplanted.after=100000", *quick)
     assert done.returncode == 1
     (jvm,) = [row for row in result["results"] if row["engine"] == "JVM"]
     assert jvm["ciphertext_ok"] is False and jvm["bytes_checked_after_loop"]
