@@ -10,15 +10,27 @@ from jvmbridge.forks.measure import round_counts, spare_rounds, timed_rounds, wa
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.forks.protocol import JvmPart, JvmRequest, MeasuredJvmPart
 from jvmbridge.forks.worker import Save, each_part, serve
+from jvmbridge.harness import HarnessUnavailable
+from jvmbridge.jvm import messages
 from jvmbridge.jvm.optionfiles import admitted_options
+
+
+def _admitted(options: list[str]) -> list[str]:
+    """``options`` as the JVM is to get them: jvmbridge's crash files (engines.jvm gives them among
+    the rest) as they are, every other admitted (jvm.optionfiles) as java_command admits a JVM's."""
+    try:
+        own = messages.crash_file_options()
+    except HarnessUnavailable as e:
+        raise WorkerError(str(e)) from None
+    admitted = iter(admitted_options([option for option in options if option not in own]))
+    return [option if option in own else next(admitted) for option in options]
 
 
 def _start_jvm(request: JvmRequest):
     import jpype
 
-    options = admitted_options(request["options"])  # as java_command admits a JVM's started as a process
     try:
-        jpype.startJVM(request["libjvm"], *options,
+        jpype.startJVM(request["libjvm"], *_admitted(request["options"]),
                        classpath=request["classpath"], convertStrings=False)
     except (RuntimeError, OSError) as e:
         # The JVM's own reason ("Unrecognized VM option ...") is on this process's stderr,
