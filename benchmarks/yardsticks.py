@@ -33,6 +33,7 @@ from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.measure import on_cpus, timed_rounds, warm_up
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.native.c_loop import CLoopUnavailable
 from jvmbridge.sampling.policy import Sampling
@@ -138,6 +139,9 @@ class InProcess:
 
     def finish(self) -> list[dict]:
         return [{}]
+
+    def ended(self) -> ChildOutcome:
+        return ChildOutcome(result=None, returncode=0, stdout="", stderr="")  # no process: it cannot fail apart
 
     def printed(self) -> str:
         return ""
