@@ -10,6 +10,7 @@ from jvmbridge.comparison.dimensioning import choose_rounds
 from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import Comparison, plan, run
 from jvmbridge.engines import Matrix, default_engines
+from jvmbridge.jvm.optionfiles import trust_any_jvm_arg
 from jvmbridge.report.history import tidy_frame
 from jvmbridge.sampling.policy import ROUND_SECONDS, TARGET_ERROR, Sampling
 from jvmbridge.sampling.progress import Progress
@@ -33,7 +34,8 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
             sizes: int | str | Iterable[int] = AESNITESTER_MESSAGE_BYTES, shape: str | Iterable[str] = (),
             direction: str | Iterable[str] = "encrypt", engine: str | Iterable[str] = default_engines(),
             java: str | Iterable[str] = (), all_jdks: bool = False, trust_jdk_owner: bool = False,
-            jvm_arg: str | Iterable[str] = (), provider: str | Iterable[str] = "SunJCE", classpath: str | Iterable[str] = (),
+            jvm_arg: str | Iterable[str] = (), trust_jvm_arg: bool = False, provider: str | Iterable[str] = "SunJCE",
+            classpath: str | Iterable[str] = (),
             openssl: str | None = "openssl", openssl_arg: str | Iterable[str] = (), shared_jvm: bool = False,
             interleave: bool = True, output: str | Path | None = None, host_name: str | None = None, name: str | None = None,
             progress: Progress | None = None) -> pd.DataFrame:
@@ -48,6 +50,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
     settle_scratch_folder()  # as the command line does: run as root, no scratch folder in a user's $TMPDIR
+    trust_any_jvm_arg(trust_jvm_arg)  # run as root, jvm_arg of any form (jvm.optionfiles), as --trust-jvm-arg
     request = CompareRequest(
         iterations=None if iterations is None else parse_count(iterations), round_time=round_time, rounds=rounds,
         threads=threads, forks=forks, max_forks=max_forks, target_error=target_error, total_time=total_time,
