@@ -105,7 +105,8 @@ def _clear_squatters(target: Target) -> None:
     """Run as root: remove what another user put at the JVM's socket names in its /tmp. HotSpot
     removes a stale .java_pid<pid> itself when it starts, and renames its new socket over that name
     from .java_pid<pid>.tmp (attachListener_posix.cpp), but in a sticky /tmp another user's entry is
-    not its owner's to remove: the JVM could never open its socket. Root may; the JVM's uid's are kept."""
+    not its owner's to remove: the JVM could never open its socket. Root may; the JVM's uid's are kept,
+    and so is one that may be another JVM's own socket (:func:`_named_for_another`)."""
     if os.geteuid() != 0:
         return
     try:
@@ -116,12 +117,37 @@ def _clear_squatters(target: Target) -> None:
         target.process.ensure_same()  # the /tmp opened is the found process's
         for name in (f".java_pid{target.ns_pid}", f".java_pid{target.ns_pid}.tmp"):
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):  # a folder: the child says so
-                if os.stat(name, dir_fd=tmp, follow_symlinks=False).st_uid != target.uid:
+                owner = os.stat(name, dir_fd=tmp, follow_symlinks=False).st_uid
+                if owner != target.uid and not _named_for_another(tmp, target, owner):
                     os.unlink(name, dir_fd=tmp)
     except ProcessChanged as e:
         raise AttachError(str(e)) from None
     finally:
         os.close(tmp)
+
+
+def _named_for_another(tmp: int, target: Target, owner: int) -> bool:
+    """Whether a process of ``owner`` other than the target has the target's own pid as its own and
+    this same /tmp: a PID namespace gives its pids again, so another user's process there may be
+    named in the host's /tmp as the JVM is, and the entry is then its socket, not a squatter's."""
+    folder = os.fstat(tmp)
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == target.pid:
+            continue
+        try:
+            fields = dict(line.partition(":")[::2] for line in Path(f"/proc/{entry.name}/status").read_text().splitlines())
+            if int(fields["Uid"].split()[1]) != owner or int(fields.get("NSpid", entry.name).split()[-1]) != target.ns_pid:
+                continue
+            theirs, _ = open_inside(Path(f"/proc/{entry.name}/root"), "/tmp")
+        except (OSError, OutsideRoot, KeyError, ValueError, IndexError):  # gone, or not readable as a process's
+            continue
+        try:
+            seen = os.fstat(theirs)
+        finally:
+            os.close(theirs)
+        if (seen.st_dev, seen.st_ino) == (folder.st_dev, folder.st_ino):
+            return True
+    return False
 
 
 def _as_target(target: Target, work, timeout: float) -> bytes:

@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -186,3 +187,30 @@ def test_another_users_socket_at_the_jvms_name_is_removed_and_the_jvm_makes_its_
     assert "error" not in live, live
     assert live["flags"]["UseAES"] == {"value": "false", "origin": "command line"}
     assert name.stat().st_uid == TENANT  # the JVM's own socket, which the JVM made
+
+
+@needs_root
+def test_a_socket_of_another_users_process_whose_own_pid_is_the_jvms_is_kept(tenant_jvm):
+    """A PID namespace gives its pids again: another user's process there, sharing the host's /tmp,
+    can have the JVM's host pid as its own, and /tmp/.java_pid<pid> is then its JVM's socket, which
+    root's attach to the JVM must not remove (issue 64's second review, row 6)."""
+    from jvmbridge.jvm.attach import AttachError, jcmd
+
+    pid, _, _ = tenant_jvm
+    name = Path(f"/tmp/.java_pid{pid}")
+    bind = (f"import os, socket, time; assert os.getpid() == {pid}; s = socket.socket(socket.AF_UNIX); "
+            f"s.bind('{name}'); print('bound', flush=True); time.sleep(120)")
+    # The shell is pid 1 there; the next pid given is the one after ns_last_pid.
+    script = (f"echo {pid - 1} > /proc/sys/kernel/ns_last_pid; setpriv --reuid={TENANT + 1} --regid={TENANT + 1} "
+              f"--clear-groups {sys.executable} -c \"{bind}\" & wait")
+    other = subprocess.Popen(["unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert other.stdout is not None and other.stdout.readline() == "bound\n", other.communicate()
+        with pytest.raises(AttachError):
+            jcmd(pid, "VM.version", timeout=3)
+        assert name.stat().st_uid == TENANT + 1  # theirs, still there
+    finally:
+        other.kill()
+        other.wait()
+        name.unlink(missing_ok=True)
