@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from helpers import TENANT, agent_jar, jdk_homes, planted_jdk, run_cli, stop_jvm, write_acl
+from helpers import TENANT, agent_jar, jdk_homes, planted_jdk, run_cli, run_cli_as, stop_jvm, write_acl
 
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
@@ -268,3 +268,12 @@ def test_trusted_an_agent_goes_to_the_jvm_by_the_real_path_checked_not_as_typed(
     assert done.returncode == 0, done.stderr
     assert f"-javaagent:{agent}" in marker.read_text() and "typed.jar" not in marker.read_text()
 
+
+
+def test_not_root_a_jvm_arg_of_any_form_is_passed(folder):
+    # A user's own JVM runs as that user: an option naming a file hurts none but them.
+    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+    done = run_cli_as(TENANT, "flags", "--jvm-arg=-Dtheirs=1", "--jvm-arg=-XX:-UseAES", "--name", "UseAES",
+                      env={**os.environ, "HOME": str(folder), "XDG_CACHE_HOME": str(folder / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert "command line" in done.stdout
