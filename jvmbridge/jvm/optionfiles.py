@@ -82,7 +82,8 @@ def allowed(word: str) -> bool:
         return bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
     if word == "-Xlog" or word.startswith("-Xlog:"):
         fields = word[len("-Xlog:"):].split(":")
-        return len(fields) < 2 or fields[1] in _LOG_OUTPUTS
+        # A quote lets an output name hold colons: none is taken, nor a file= anywhere.
+        return (len(fields) < 2 or fields[1] in _LOG_OUTPUTS) and '"' not in word and "file=" not in word
     if word.startswith("-D"):
         return word[2:].partition("=")[0] in _PROPERTIES
     return False

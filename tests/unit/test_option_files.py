@@ -22,7 +22,8 @@ ALLOWED = ["-XX:TieredStopAtLevel=1", "-XX:UseSSE=2", "-XX:UseAVX=2", "-XX:-UseA
            "-XX:MaxRAMPercentage=50.0", "--enable-native-access=ALL-UNNAMED", "-XX:DisableIntrinsic=_aescrypt_encryptBlock"]
 # The second review's forms and their kin: each names a file, a library, a class or a module.
 REFUSED = ["--patch-module", "--patch-module=jdk.zipfs=/usr/share", "-Xrun/../../tmp/evil", "-Xrunhprof",
-           "-Djava.home=/tmp/jh", "-Dx=1", "-Xlog:gc:file=/tmp/gc.log", "-Xlog:gc:/tmp/gc.log", "-XX:LogFile=/tmp/x",
+           "-Djava.home=/tmp/jh", "-Dx=1", "-Xlog:gc:file=/tmp/gc.log", "-Xlog:gc:/tmp/gc.log",
+           '-Xlog:"gc:file=/tmp/gc.log"', "-Xlog:gc::file=/tmp/gc.log", "-XX:LogFile=/tmp/x",
            "-XX:HeapDumpPath=/tmp/x", "-XX:StartFlightRecording=filename=/tmp/x.jfr", "-XX:ArchiveClassesAtExit=a",
            "-XX:Flags=1", "-XX:OnError=sh", "-XX:ErrorFile=/tmp/e", "-javaagent:/usr/share/java/a.jar",
            "-agentlib:jdwp=transport=dt_socket", "-Xbootclasspath/a:/usr/share/java", "-cp", "--module-path=/x",
