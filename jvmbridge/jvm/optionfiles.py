@@ -4,10 +4,11 @@ A JVM loads code and writes files its options name: an agent (`-javaagent:`, `-a
 `-Xrun`), a boot class path, a flags or options file, a CDS archive, a module path, a JDK's
 `conf/` (`-Djava.home=`), a log (`-Xlog:...:file=`, `-XX:LogFile=`). Looking for those among
 the options is a deny-list, and each new spelling got past it. So, run as root, every option the
-user gives must be of a form that names no file, class, library, command or module
-(:func:`allowed`); anything else is refused unless the user gave --trust-jvm-arg, and then each
-file it names is checked as `--classpath` is, a folder whole, and the JVM gets the real path
-checked, never the path as typed (a link flipped after the check then changes nothing). Every JVM
+user gives must be of a form that names no file, class, library, command or module, and a -XX:
+flag one named in a list of those that write and load nothing (:func:`allowed`); anything else is
+refused unless the user gave --trust-jvm-arg, and then each file it names is checked as
+`--classpath` is, a folder whole, and the JVM gets the real path checked, never the path as typed
+(a link flipped after the check then changes nothing). Every JVM
 jvmbridge starts goes through :func:`admitted_options` (java_command, the JPype worker). Not root:
 a user only hurts themself, and nothing is refused.
 """
@@ -44,15 +45,30 @@ def any_jvm_arg_trusted() -> bool:
     return TRUST_JVM_ARGS in sys._xoptions
 
 
-# -XX flags whose value names a file, a command, a class or a library, or whose text the JVM reads
-# as a list of such: never taken from the user as root, even as a number (a relative file name).
-_FILE_FLAGS = frozenset((
-    "Flags", "VMOptionsFile", "LogFile", "ErrorFile", "HeapDumpPath", "CompileCommandFile", "CompilerDirectivesFile",
-    "OnError", "OnOutOfMemoryError", "AOTLibrary", "AOTCache", "AOTCacheOutput", "AOTConfiguration",
-    "SharedArchiveFile", "ArchiveClassesAtExit", "SharedClassListFile", "DumpLoadedClassList", "StartFlightRecording",
-    "FlightRecorderOptions", "JVMCILibPath", "JVMCILibDumpJNIConfig", "ReplayDataFile", "InlineDataFile",
-    "PerfDataSaveFile", "CompileCommand", "NativeMemoryTracking", "GCLogFile", "LogClassLoadingCauseFor"))
-# -XX flags of text that name no file and that jvmbridge's users set: a word or a list of words.
+# -XX flags root takes from the user, by name: those jvmbridge's users need to ask about AES intrinsics and
+# the JIT compilers, each of which writes and loads no file (read in HotSpot's globals.hpp, globals_x86.hpp);
+# a boolean may write one (DumpPerfMapAtExit, DumpSharedSpaces, LogVMOutput), so the form says nothing.
+# CrashOnOutOfMemoryError writes what any crash writes: the report where jvmbridge's -XX:ErrorFile says.
+_FLAGS = frozenset((
+    "UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseGHASHIntrinsics", "UseSHA", "UseSHA1Intrinsics",
+    "UseSHA256Intrinsics", "UseSHA512Intrinsics", "UseSHA3Intrinsics", "UseSIMDForSHA3Intrinsic", "UseMD5Intrinsics",
+    "UseChaCha20Intrinsics", "UsePoly1305Intrinsics", "UseIntPolyIntrinsics", "UseKyberIntrinsics",
+    "UseDilithiumIntrinsics", "UseBASE64Intrinsics", "UseCRC32Intrinsics", "UseCRC32CIntrinsics",
+    "UseAdler32Intrinsics", "UseVectorizedMismatchIntrinsic", "UseMultiplyToLenIntrinsic",
+    "UseSquareToLenIntrinsic", "UseMulAddIntrinsic", "UseMontgomeryMultiplyIntrinsic",
+    "UseMontgomerySquareIntrinsic", "UseCLMUL", "UseSSE", "UseAVX", "UseSSE42Intrinsics", "UseBMI1Instructions",
+    "UseBMI2Instructions", "UseFMA", "UnlockDiagnosticVMOptions", "UnlockExperimentalVMOptions",
+    "PrintFlagsFinal", "PrintFlagsInitial", "PrintCommandLineFlags", "PrintIntrinsics", "PrintCompilation",
+    "PrintInlining", "TieredCompilation", "TieredStopAtLevel", "UseCompiler", "BackgroundCompilation",
+    "CompilationMode", "DisableIntrinsic", "ControlIntrinsic", "UseBranchProtection", "CICompilerCount",
+    "CICompilerCountPerCPU", "ReservedCodeCacheSize", "SegmentedCodeCache", "CompileThreshold",
+    "CompileThresholdScaling", "Tier3InvocationThreshold", "Tier3CompileThreshold", "Tier3BackEdgeThreshold",
+    "Tier4InvocationThreshold", "Tier4CompileThreshold", "Tier4BackEdgeThreshold", "UseOnStackReplacement",
+    "Inline", "MaxInlineSize", "FreqInlineSize", "NeverActAsServerClassMachine", "AlwaysActAsServerClassMachine",
+    "UseSerialGC", "UseParallelGC", "UseG1GC", "MaxHeapSize", "InitialHeapSize", "MinHeapSize", "NewSize",
+    "MaxNewSize", "MaxRAMPercentage", "InitialRAMPercentage", "MinRAMPercentage", "AlwaysPreTouch",
+    "UseTransparentHugePages", "ActiveProcessorCount", "CrashOnOutOfMemoryError", "ExitOnOutOfMemoryError"))
+# Those of them whose value is text: a word or a list of words, naming no file.
 _WORD_FLAGS = frozenset(("CompilationMode", "DisableIntrinsic", "ControlIntrinsic", "UseBranchProtection"))
 _NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+(\.\d+)?[kKmMgGtT]?)")
 _WORDS = re.compile(r"[\w.+,-]*")
@@ -68,7 +84,8 @@ _PROPERTIES: frozenset[str] = frozenset()
 
 
 def allowed(word: str) -> bool:
-    """Whether ``word`` is a JVM option of a form that names no file, class, library, command or module."""
+    """Whether ``word`` is a JVM option of a form that names no file, class, library, command or module
+    (a -XX: flag: one of :data:`_FLAGS`)."""
     if word in _PLAIN:
         return True
     if word.startswith(_SIZED):
@@ -76,10 +93,8 @@ def allowed(word: str) -> bool:
     if word.startswith("-XX:"):
         name, equals, value = word[4:].partition("=")
         if not equals:
-            return bool(re.fullmatch(r"[+-]\w+", name))
-        if not re.fullmatch(r"\w+", name) or name in _FILE_FLAGS:
-            return False
-        return bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
+            return name[:1] in ("+", "-") and name[1:] in _FLAGS
+        return name in _FLAGS and bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
     if word == "-Xlog" or word.startswith("-Xlog:"):
         fields = word[len("-Xlog:"):].split(":")
         # A quote lets an output name hold colons: none is taken, nor a file= anywhere.
@@ -92,7 +107,8 @@ def allowed(word: str) -> bool:
 def refusal(word: str) -> UntrustedOption:
     return UntrustedOption(
         f"{word}: run as root, a JVM option is taken only in a form that names no file, class or library "
-        "(-XX:+Flag, -XX:-Flag, -XX:Flag=<number>, -Xmx<size>, -Xint, -Xlog to stdout or stderr...); "
+        "(-Xmx<size>, -Xint, -Xlog to stdout or stderr...), and a -XX: flag only by name, one that writes and loads "
+        "nothing (the AES intrinsics', the JIT compilers', the heap's...); "
         f"to pass it anyway, its files checked: {TRUST_OPTION}")
 
 

@@ -71,7 +71,8 @@ def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
 
 
 def test_a_jvm_option_java_refuses_is_quoted_verbatim_before_anything_is_measured(tmp_path):
-    done = run_cli("compare", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
+    # Trusted, as root: the JVM is to refuse it, not jvmbridge's allow-list (tests/unit/test_option_files.py).
+    done = run_cli("compare", "--trust-jvm-arg", "--jvm-arg=-XX:+NoSuchFlag", "--output", str(tmp_path / "run.jsonl"))
     assert_clean_failure(done, 2, "Unrecognized VM option 'NoSuchFlag'")
     assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "run.jsonl").exists()
 

@@ -75,7 +75,8 @@ def test_human_summary_leads_with_the_answer():
 
 
 def test_a_jvm_refusing_the_options_could_not_tell():
-    done, document = check_json("--jvm-arg=-XX:+NoSuchFlag", "--mode", "cbc")
+    # Trusted, as root: the JVM is to refuse it, not jvmbridge's allow-list (tests/unit/test_option_files.py).
+    done, document = check_json("--trust-jvm-arg", "--jvm-arg=-XX:+NoSuchFlag", "--mode", "cbc")
     assert done.returncode == 2
     assert "Unrecognized VM option 'NoSuchFlag'" in document["jdks"][0]["error"]
 

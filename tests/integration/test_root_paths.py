@@ -258,6 +258,31 @@ def test_a_log_named_in_jvm_arg_is_never_written_as_root_through_a_users_link(fo
     assert done.returncode == 2 and _ALLOWED_ONLY in done.stderr, done.stderr
 
 
+def test_a_flag_that_writes_a_perf_map_in_tmp_is_refused_as_root_and_writes_nothing_through_a_users_link(tmp_path):
+    # -XX:+DumpPerfMapAtExit writes /tmp/perf-<pid>.map with fopen("w"): a boolean, yet it follows a
+    # link the user planted at the name of the JVM's pid to come (the third review's T1).
+    victim = tmp_path / "victim"  # root's alone
+    victim.write_text("root's")
+    before = set(Path("/tmp").glob("perf-*.map"))
+    first = int(Path("/proc/sys/kernel/ns_last_pid").read_text()) + 1
+    planted = [link for link in (Path(f"/tmp/perf-{pid}.map") for pid in range(first, first + 2000))
+               if not os.path.lexists(link)]
+    try:
+        for link in planted:
+            link.symlink_to(victim)
+            os.lchown(link, TENANT, TENANT)
+        done = run_cli("flags", "--java", str(jdk_homes()[0]), "--jvm-arg=-XX:+DumpPerfMapAtExit", "--name", "UseAES")
+    finally:
+        for link in planted:
+            link.unlink(missing_ok=True)
+        written = set(Path("/tmp").glob("perf-*.map")) - before
+        for path in written:
+            path.unlink()
+    assert victim.read_text() == "root's" and not written, written
+    assert done.returncode == 2 and done.stderr.startswith(f"jvmbridge: error: -XX:+DumpPerfMapAtExit: {_ALLOWED_ONLY}")
+    assert done.stderr.rstrip().endswith("--trust-jvm-arg") and len(done.stderr.splitlines()) == 1, done.stderr
+
+
 def test_trusted_an_agent_goes_to_the_jvm_by_the_real_path_checked_not_as_typed(folder):
     # A link the JVM would follow again after the check could lead elsewhere by then.
     marker = folder / "arguments"

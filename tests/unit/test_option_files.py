@@ -11,7 +11,10 @@ from collections.abc import Iterator
 import pytest
 from helpers import TENANT
 
+from jvmbridge.engines.jvm import heap_share
+from jvmbridge.intrinsics.modes import MODES
 from jvmbridge.jvm.optionfiles import UntrustedOption, admitted_arguments, admitted_options, trust_any_jvm_arg
+from jvmbridge.jvm.options import AES_FLAGS, INTRINSICS_OFF, UNLOCK_DIAGNOSTIC
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root refuses")
 
@@ -19,7 +22,11 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root
 ALLOWED = ["-XX:TieredStopAtLevel=1", "-XX:UseSSE=2", "-XX:UseAVX=2", "-XX:-UseAES", "-XX:+UnlockDiagnosticVMOptions",
            "-XX:-UseAESCTRIntrinsics", "-Xint", "-Xcomp", "-XX:CompilationMode=quick-only", "-Xmx20m", "-Xss1m",
            "-XX:+CrashOnOutOfMemoryError", "-ea", "-Xlog:gc", "-Xlog:jit+inlining=debug:stderr",
-           "-XX:MaxRAMPercentage=50.0", "--enable-native-access=ALL-UNNAMED", "-XX:DisableIntrinsic=_aescrypt_encryptBlock"]
+           "-XX:MaxRAMPercentage=50.0", "--enable-native-access=ALL-UNNAMED", "-XX:DisableIntrinsic=_aescrypt_encryptBlock",
+           "-XX:+UseAESIntrinsics", "-XX:+UseGHASHIntrinsics", "-XX:+UseSHA", "-XX:+PrintFlagsFinal",
+           "-XX:ControlIntrinsic=-_aescrypt_encryptBlock", "-XX:-TieredCompilation", "-XX:CompileThresholdScaling=0",
+           "-XX:-UseCompiler", "-XX:ReservedCodeCacheSize=48m", "-XX:+NeverActAsServerClassMachine", "-XX:+UseSerialGC",
+           "-XX:+UseParallelGC", "-XX:+UseTransparentHugePages", "-XX:+AlwaysPreTouch", "-XX:ActiveProcessorCount=1"]
 # The second review's forms and their kin: each names a file, a library, a class or a module.
 REFUSED = ["--patch-module", "--patch-module=jdk.zipfs=/usr/share", "-Xrun/../../tmp/evil", "-Xrunhprof",
            "-Djava.home=/tmp/jh", "-Dx=1", "-Xlog:gc:file=/tmp/gc.log", "-Xlog:gc:/tmp/gc.log",
@@ -28,7 +35,11 @@ REFUSED = ["--patch-module", "--patch-module=jdk.zipfs=/usr/share", "-Xrun/../..
            "-XX:Flags=1", "-XX:OnError=sh", "-XX:ErrorFile=/tmp/e", "-javaagent:/usr/share/java/a.jar",
            "-agentlib:jdwp=transport=dt_socket", "-Xbootclasspath/a:/usr/share/java", "-cp", "--module-path=/x",
            "-XX:CompileCommand=quiet", "-XX:CompilationMode=/tmp/x", "-splash:/tmp/x.png", "@/tmp/args", "Main",
-           "-jar", "-Xmx1g/", "-XX:FlightRecorderOptions:repository=/tmp"]
+           "-jar", "-Xmx1g/", "-XX:FlightRecorderOptions:repository=/tmp",
+           # The third review's: booleans and numbers that write files (a perf map in /tmp, the JDK's CDS
+           # archive, the VM's log), a relative file name as a number, a compiler loaded from a file.
+           "-XX:+DumpPerfMapAtExit", "-XX:+DumpSharedSpaces", "-XX:+LogVMOutput", "-XX:AllocateHeapAt=1",
+           "-XX:+UseJVMCICompiler", "-XX:+NoSuchFlag"]
 
 
 @pytest.fixture
@@ -42,6 +53,15 @@ def trusted() -> Iterator[None]:
 def test_options_that_name_no_file_are_taken_as_root(option):
     assert admitted_options([option]) == [option]
     assert admitted_arguments([option, "-cp", "/usr/share/java", "Main"]) == [option, "-cp", "/usr/share/java", "Main"]
+
+
+def test_the_options_jvmbridge_gives_its_own_jvms_are_taken_as_root():
+    # Run as root they go through the same allow-list: the settings, the modes' flags (check tries them
+    # on, verify off), the unlock, the flags listing and each JVM's share of the heap.
+    own = [*INTRINSICS_OFF.options, UNLOCK_DIAGNOSTIC, "-XX:+PrintFlagsFinal", heap_share(3)]
+    own += [f"-XX:{sign}{flag}" for mode in MODES.values() for flag in mode.flags for sign in "+-"]
+    own += [f"-XX:{sign}{flag}" for flag in AES_FLAGS for sign in "+-"]
+    assert admitted_options(own) == own
 
 
 @pytest.mark.parametrize("option", REFUSED)
