@@ -22,6 +22,7 @@ from jvmbridge.cli.guard import guard
 from jvmbridge.cli.jdks import jdks
 from jvmbridge.cli.report import report
 from jvmbridge.cli.verify import verify
+from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.render.text import printable
 from jvmbridge.trust.launch import settle_scratch_folder
 from jvmbridge.version import __version__
@@ -65,6 +66,9 @@ class OneLineErrors(click.Group):
             return 130
         except OutputFailed:
             raise
+        except HarnessUnavailable as e:  # a JVM cannot be started here as it must be (harness, crash folder)
+            click.echo(f"jvmbridge: error: {printable(str(e))}", err=True)
+            return 2
         except Exception as e:  # a bug: one line for the user, the traceback on request
             if os.environ.get("JVMBRIDGE_DEBUG"):
                 raise

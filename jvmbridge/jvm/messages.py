@@ -1,6 +1,7 @@
 """Reading what a JVM printed: why it refused to start or died, and the warnings it gave."""
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -46,9 +47,14 @@ def crash_reports() -> Path:
     run as root no other user can change (jvmbridge.trust.paths), so none can read root's crash reports
     (environment, command line) or plant links where root writes."""
     try:
-        return private_folder(cache_dir() / "crashes", "the crash report folder")
+        folder = private_folder(cache_dir() / "crashes", "the crash report folder")
     except NotTrusted as e:
         raise HarnessUnavailable(str(e)) from None
+    # HotSpot falls back to /tmp/hs_err_pid<pid>.log, through any link planted there, where it cannot write here.
+    if not os.access(folder, os.W_OK):
+        raise HarnessUnavailable(f"the crash report folder {folder} cannot be written (a read-only file system?): "
+                                 "a crashing JVM would write its report in /tmp instead")
+    return folder
 
 
 def crash_file_options() -> list[str]:

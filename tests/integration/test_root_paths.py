@@ -302,3 +302,21 @@ def test_not_root_a_jvm_arg_of_any_form_is_passed(folder):
                       env={**os.environ, "HOME": str(folder), "XDG_CACHE_HOME": str(folder / "cache")})
     assert done.returncode == 0, done.stderr
     assert "command line" in done.stdout
+
+
+def test_no_jvm_starts_where_its_crash_folder_cannot_be_written(tmp_path):
+    # HotSpot writes its crash report to /tmp/hs_err_pid<pid>.log, through any link there, where the
+    # -XX:ErrorFile folder cannot take it: a read-only cache (a bind mount here) must stop the run first.
+    crashes = tmp_path / "cache" / "jvmbridge" / "crashes"
+    crashes.mkdir(parents=True, mode=0o700)
+    cache = tmp_path / "cache"
+    subprocess.run(["mount", "--bind", str(cache), str(cache)], check=True)
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(cache)], check=True)
+        done = run_cli("flags", env={**os.environ, "XDG_CACHE_HOME": str(cache)})
+    finally:
+        subprocess.run(["umount", str(cache)], check=True)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.splitlines() == [
+        f"jvmbridge: error: the crash report folder {crashes} cannot be written (a read-only file system?): "
+        "a crashing JVM would write its report in /tmp instead"]
