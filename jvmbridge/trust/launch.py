@@ -79,7 +79,7 @@ def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = (
     env["PATH"] = os.pathsep.join(search_path())
     if os.geteuid() == 0:
         if "HOME" in env and not _root_alone_changes(env["HOME"]):
-            env["HOME"] = pwd.getpwuid(0).pw_dir
+            env["HOME"] = _root_home()
         if "TMPDIR" in env and not _root_alone_changes(env["TMPDIR"], sticky_ok=True):
             del env["TMPDIR"]
     env.update(add or {})
@@ -95,9 +95,18 @@ def settle_scratch_folder() -> None:
     if os.geteuid() != 0:
         return
     named = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
-    candidates = [folder for folder in named if folder] + ["/tmp", "/var/tmp", pwd.getpwuid(0).pw_dir]
+    candidates = [folder for folder in named if folder] + ["/tmp", "/var/tmp", _root_home()]
     tempfile.tempdir = next((str(Path(folder).resolve()) for folder in candidates[:-1]
                              if _root_alone_changes(folder, sticky_ok=True)), candidates[-1])
+
+
+def _root_home() -> str:
+    """Root's home, as the password database says, or /root where it has no entry for root (a
+    container's or an emulated root file system)."""
+    try:
+        return pwd.getpwuid(0).pw_dir
+    except KeyError:
+        return "/root"
 
 
 def environment_left_out() -> list[str]:

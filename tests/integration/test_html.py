@@ -74,9 +74,9 @@ def test_a_fleet_page_colours_each_verdict_and_keeps_hostile_text_as_text(tmp_pa
     assert done.returncode in (0, 1), done.stderr
     (folder / "this-host.json").write_text(done.stdout)
     hostile = "<script>alert(1)</script><img src=https://example.com/x.png>\x1b[31m"
-    (folder / "evil.json").write_text(json.dumps({"host": hostile, "jdks": [{
+    (folder / "evil.json").write_text(json.dumps({"host": "web-1", "jdks": [{  # named by its file, not its text
         "java_home": "/opt/<b>jdk</b>", "version": "17", "options": [], "verdicts": [
-            {"mode": "CTR", "status": "active but WRONG", "reason": "<i>updates</i> pattern", "fix": "update"},
+            {"mode": "CTR", "status": "active but WRONG", "reason": hostile, "fix": "update"},
             {"mode": "GCM", "status": "disabled by a flag", "reason": "-UseAES", "fix": "drop -XX:-UseAES"}]}]}))
     (folder / "gone.json").write_text(json.dumps({"host": "gone", "unchecked": "ssh: no route to host"}))
     page = tmp_path / "fleet.html"
@@ -88,8 +88,8 @@ def test_a_fleet_page_colours_each_verdict_and_keeps_hostile_text_as_text(tmp_pa
     checked = json.loads((folder / "this-host.json").read_text())
     mine = [cells for cells in rows if cells[0] == "this-host"]
     assert len(mine) == sum(len(part["verdicts"]) for part in (*checked["jdks"], *checked["live_jvms"]))
-    evil = [cells for cells in rows if cells[0].startswith("<script>")]
-    assert [cells[0] for cells in evil] == [hostile.replace("\x1b", "\\x1b")] * 2  # shown as it says, escaped
+    evil = [cells for cells in rows if cells[0] == "evil"]
+    assert evil[0][4] == hostile.replace("\x1b", "\\x1b")  # shown as it says, escaped
     assert [cells[3] for cells in evil] == ["active but WRONG", "disabled by a flag"]
     assert ["gone", "-", "-", "not checked", "ssh: no route to host", ""] in rows
     counts = browser.load(page, {"wrong": "document.querySelectorAll('tr.wrong').length",
