@@ -1,5 +1,5 @@
 """What a guard says about its JVM, as its system property (jvmbridge.guard) carries it:
-"CBC verified 2026-12-01T18:30:02Z (...); CTR WRONG 2026-12-01T18:30:09Z (updates pattern, ...)"."""
+"CBC verified <UTC time>Z (...); CTR WRONG <UTC time>Z (updates pattern, ...)", times as yyyy-mm-ddThh:mm:ss."""
 from __future__ import annotations
 
 import re
@@ -48,7 +48,7 @@ def summary(states: list[ModeState]) -> str:
 
 
 def _clock(detail: str, with_case: bool) -> str:
-    """"2026-12-01T10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``; "since 2026-...Z" ->
+    """"yyyy-mm-ddT10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``; "since yyyy-...Z" ->
     "since 10:02"."""
     shown = _STAMP.sub(lambda found: found.group(1), detail, count=1)
     return shown if with_case else shown.split(" (")[0]
