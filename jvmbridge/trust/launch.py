@@ -78,10 +78,14 @@ def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = (
            if name in INHERITED or name.startswith(INHERITED_PREFIXES) or name in inherit}
     env["PATH"] = os.pathsep.join(search_path())
     if os.geteuid() == 0:
-        if "HOME" in env and not _root_alone_changes(env["HOME"]):
-            env["HOME"] = _root_home()
-        if "TMPDIR" in env and not _root_alone_changes(env["TMPDIR"], sticky_ok=True):
-            del env["TMPDIR"]
+        # A folder kept is handed on as the real path checked, never as the name (a link) that led there.
+        if "HOME" in env:
+            env["HOME"] = os.path.realpath(env["HOME"]) if _root_alone_changes(env["HOME"]) else _root_home()
+        if "TMPDIR" in env:
+            if _root_alone_changes(env["TMPDIR"], sticky_ok=True):
+                env["TMPDIR"] = os.path.realpath(env["TMPDIR"])
+            else:
+                del env["TMPDIR"]
     env.update(add or {})
     return env
 
