@@ -102,11 +102,20 @@ def budget(job: InterleavedJob) -> str:
     return f"{pace.cycles} cycles a fork of a {slice_ms:g} ms slice of each row, in a fresh random order"
 
 
-def forks_run(pace: Pace, forks: int, stopped: str) -> str:
-    """How many forks ran, of how many the run allowed, and why no more: "5 (5 to 12): the first 5 put
-    every ratio within ±2%"."""
+def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "") -> str:
+    """How many forks ran, of how many the run allowed, those set aside (``aside``: stats.episodes'
+    Episodes.said) and why no more: "7 (5 to 12): 2 set aside, the host slowed 15-40% during them; the
+    first 5's spread asked 7 for every ratio within ±2%"."""
     allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
-    return f"{forks} ({allowed}): {stopped}"
+    return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped
+
+
+def episodes_saved(conducted: Conducted) -> dict | None:
+    """What the saved run keeps of the forks set aside (stats.episodes) and the yardsticks' readings
+    they were judged by, fork by fork; None without a yardstick."""
+    if not conducted.readings:
+        return None
+    return {**conducted.episodes.as_dict(), "fork_readings": conducted.readings}
 
 
 def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
@@ -114,7 +123,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
     _tell_done(job, conducted)
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME)
-    job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped)
+    job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said())
+    job.episodes = episodes_saved(conducted)
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None

@@ -7,6 +7,7 @@ engines' say (engines.Engine).
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -62,20 +63,22 @@ class Ratio:
         return shown + (f" (paired, {self.turns} turns)" if self.turns else "")
 
 
-def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False) -> Ratio:
+def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
+            set_aside: Collection[int] = ()) -> Ratio:
     """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
     ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
     of the pairs' ratios, its interval over them, never narrower than Stein's from the first
     stage, which decided how many ran): forks whose slices ran interleaved, or forks run in turns
     (a pair a turn); at least two. Else the ratio of their figures, its interval from the two
-    figures' intervals (quotient).
+    figures' intervals (quotient). ``set_aside``: forks whose slices the run's conductor left out
+    of every ratio (inside a host episode, stats.episodes), left out here too.
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
     interleaved = one_run and _interleaved(slower, faster)
-    pairs = (paired_slices(slower, faster) if interleaved else paired_forks(slower, faster)) if one_run else []
+    pairs = (paired_slices(slower, faster, set_aside) if interleaved else paired_forks(slower, faster)) if one_run else []
     if len(pairs) < 2:
         value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
@@ -88,11 +91,12 @@ def _interleaved(top, bottom) -> bool:
     return ran_interleaved(top) and ran_interleaved(bottom) and top.in_turns == bottom.in_turns
 
 
-def paired_slices(top, bottom) -> list[float]:
-    """Per fork both rows finished, top's ns/op over bottom's from their slices in it, as the
-    conductor's stopping rule took them (conductor.pairing.fork_ratio)."""
+def paired_slices(top, bottom, set_aside: Collection[int] = ()) -> list[float]:
+    """Per fork both rows finished, but those ``set_aside``, top's ns/op over bottom's from their
+    slices in it, as the conductor's stopping rule took them (conductor.pairing.fork_ratio). A
+    configuration ran in every fork until it failed, so its forks are the conductor's, by number."""
     found = []
-    for fork in sorted(set(top.round_fork) & set(bottom.round_fork)):
+    for fork in sorted((set(top.round_fork) & set(bottom.round_fork)) - set(set_aside)):
         if ratio := fork_ratio(_fork_slices(top, fork), _fork_slices(bottom, fork)):
             found.append(ratio)
     return found
@@ -166,14 +170,14 @@ def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
     return found
 
 
-def ratios(frame: pd.DataFrame) -> list[Ratio]:
+def ratios(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[Ratio]:
     """Each engine's speedup from its acceleration, and the JVM against its native reference, for
     each operation (cipher, direction, size; named in the label when there are several), in one
-    run's ``frame``."""
-    return [ratio for ratio, _, _ in ratio_rows(frame)]
+    run's ``frame``; without the forks of its slices ``set_aside`` (speedup)."""
+    return [ratio for ratio, _, _ in ratio_rows(frame, set_aside)]
 
 
-def ratio_rows(frame: pd.DataFrame) -> list[tuple[Ratio, object, object]]:
+def ratio_rows(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[tuple[Ratio, object, object]]:
     """ratios(), each with the rows it is of: (ratio, the faster row, the slower row)."""
     keys = operation_keys(frame)
     found = []
@@ -181,7 +185,7 @@ def ratio_rows(frame: pd.DataFrame) -> list[tuple[Ratio, object, object]]:
         values = values if isinstance(values, tuple) else (values,)
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
         operation = ", ".join(f"{value} B" if key == "message_bytes" else str(value) for key, value in named.items())
-        one = _OneOperation(rows)
+        one = _OneOperation(rows, set_aside)
         found += [(replace(r, label=r.label + (f", {operation}" if operation else ""), operation=operation), faster, slower)
                   for r, faster, slower in one.speedups() + one.versus_native()]
     return found
@@ -190,8 +194,8 @@ def ratio_rows(frame: pd.DataFrame) -> list[tuple[Ratio, object, object]]:
 class _OneOperation:
     """The rows of one operation (cipher, direction, size), as the ratios between them pick them."""
 
-    def __init__(self, frame: pd.DataFrame):
-        self.frame = frame
+    def __init__(self, frame: pd.DataFrame, set_aside: Collection[int] = ()):
+        self.frame, self.set_aside = frame, set_aside
         self.engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
         self.shapes = list(dict.fromkeys(frame["shape"]))
         # Name the shape only when an engine ran more than one (openssl speed is always a stream).
@@ -219,7 +223,8 @@ class _OneOperation:
                     on, off = self.pick(engine, True, subject, shape), self.pick(engine, False, subject, shape)
                     if on is not None and off is not None:
                         ratio = speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
-                                        f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True)
+                                        f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True,
+                                        set_aside=self.set_aside)
                         # A native engine by its short name, as ratios against it name it (the headline).
                         of = name_of(on) if engine.per_implementation else engine.subject(None)
                         found.append((replace(ratio, of=of, shape=shape, accelerator=engine.accelerator), on, off))
@@ -245,7 +250,8 @@ class _OneOperation:
                             shapes_note = ("" if row.shape == reference.shape
                                            else f" ({row.shape} against {reference.shape} shape)")
                             ratio = speedup(RatioKind.VERSUS, f"{engine.subject(subject)} vs {native.subject(None)}, "
-                                            f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True)
+                                            f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True,
+                                            set_aside=self.set_aside)
                             found.append((replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
                                                   accelerator="on" if accelerated else "off"), row, reference))
         return found

@@ -163,6 +163,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         metadata["host_speed"] = host_speed(job.yardstick, YARDSTICK_NAME)
                     if job.forks_stopped:
                         metadata["forks_stopped"] = job.forks_stopped
+                    if job.episodes:
+                        metadata["episodes"] = job.episodes
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
                     record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
                                beside.since())
@@ -178,7 +180,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         metadata["work_seconds"] = work_seconds([result for _, result in record.ranked], metadata["workload"])
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
                      interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
-                     forks_stopped=metadata.get("forks_stopped"), work_seconds=metadata["work_seconds"])
+                     forks_stopped=metadata.get("forks_stopped"), episodes=metadata.get("episodes"),
+                     work_seconds=metadata["work_seconds"])
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -225,9 +228,11 @@ class _Record:
 def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata: dict, interrupted: bool = False,
                   output: Path | None = None, save_error: str | None = None) -> Comparison:
     """A comparison of ``rows`` (in the table's order): what only rows side by side say, computed
-    from them, as a run ends and as `report` shows a saved run again."""
+    from them, as a run ends and as `report` shows a saved run again; its ratios without the forks
+    its conductor set aside as inside a host episode (metadata's "episodes", comparison.interleaved)."""
     frame = frame_of([row_record(result) for result in rows])
-    return Comparison(results=rows, frame=frame, ratios=ratios(frame) if rows else [],
+    aside = (metadata.get("episodes") or {}).get("set_aside") or ()
+    return Comparison(results=rows, frame=frame, ratios=ratios(frame, set(aside)) if rows else [],
                       overhead=overhead_notes(frame) if rows else {}, failures=failures, metadata=metadata,
                       cliffs=cliffs(frame) if rows else [], interrupted=interrupted, output=output,
                       save_error=save_error)
@@ -240,7 +245,7 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     records.sort(key=lambda row: row.get("position") or [])
     end = loaded.runs.get(run_id, {}).get("end") or {}
     metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "work_seconds")}}
+                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "work_seconds")}}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),

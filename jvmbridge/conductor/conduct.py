@@ -1,7 +1,9 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
 slices in a fresh random order (randomized multiple interleaved trials, Abedi & Brecht 2017, at
 slice level), forks added until every ratio asked for is within the target error, or the limit;
-a ratio far out of the limit's reach does not drive them (sampling.policy.forks_to_run).
+a ratio far out of the limit's reach does not drive them (sampling.policy.forks_to_run). A fork
+inside a host episode, as the yardsticks (the uncounted configurations) alone read it, is set aside
+from every ratio and another runs in its place, within the limit (stats.episodes).
 
 Per fork: every worker process starts at once; each configuration is warmed up, one after
 another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
@@ -24,12 +26,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
+from jvmbridge.stats.episodes import Episodes, episodes
 from jvmbridge.stats.summary import disturbed
 
 # The first fork, of at most this many workers, starts the second's while it warms up; more start
@@ -114,6 +117,10 @@ class Conducted:
     stopped: str  # why no more forks ran
     interrupted: bool = False
     cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
+    # The forks inside a host episode, set aside from every ratio (stats.episodes), by the yardsticks'
+    # readings: per yardstick (an uncounted configuration), its figure in each fork, None where it has none.
+    episodes: Episodes = field(default_factory=lambda: episodes({}))
+    readings: dict[str, list[float | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -175,14 +182,25 @@ class _Run:
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
 
-    def per_fork(self, ratio: Asked) -> list[float]:
-        """The ratio in each fork that both sides finished."""
-        found = (fork_ratio(f.slices[ratio.slower], f.slices[ratio.faster]) for f in self.forks
-                 if ratio.slower in f.slices and ratio.faster in f.slices)
-        return [r for r in found if r is not None]
+    def readings(self) -> dict[str, list[float | None]]:
+        """Each yardstick's figure in each fork (pairing.fork_reading), None where it has none."""
+        return {c.label: [fork_reading(f.slices[c.label]) if c.label in f.slices else None for f in self.forks]
+                for c in self.configurations if not c.counted}
+
+    def episodes(self) -> Episodes:
+        """The forks so far inside a host episode, by the yardsticks alone; every fork judged again as
+        their baselines settle."""
+        return episodes(self.readings())
+
+    def per_fork(self, ratio: Asked) -> list[tuple[int, float]]:
+        """(fork, the ratio there) for each fork that both sides finished, but those set aside."""
+        aside = set(self.episodes().set_aside)
+        found = ((f.number, fork_ratio(f.slices[ratio.slower], f.slices[ratio.faster])) for f in self.forks
+                 if ratio.slower in f.slices and ratio.faster in f.slices and f.number not in aside)
+        return [(number, r) for number, r in found if r is not None]
 
     def ratios(self) -> dict[str, Interval]:
-        return {ratio.label: over_forks(per_fork, self.pace.min_forks)
+        return {ratio.label: over_forks([r for _, r in per_fork], self.pace.min_forks)
                 for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
     def forks_planned(self, wanted: int) -> int:
@@ -192,10 +210,12 @@ class _Run:
         return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
 
     def forks_wanted(self) -> int:
-        """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run)."""
-        if len(self.forks) < self.pace.min_forks:
-            return self.pace.min_forks
-        return self._spread_asks()
+        """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run),
+        each counting the forks kept; and one more for each set aside, within the limit."""
+        aside = len(self.episodes().set_aside)
+        kept = len(self.forks) - aside
+        wanted = self.pace.min_forks if kept < self.pace.min_forks else self._spread_asks()
+        return min(self.pace.max_forks, wanted + aside) if aside else wanted
 
     def _spread_asks(self) -> int:
         """The forks the first stage's spread, as far as it has run, asks for (sampling.policy.forks_to_run)."""
@@ -205,8 +225,8 @@ class _Run:
         """Per live ratio, the forks its first stage's spread asks for (sampling.policy.forks_to_reach), the
         limit where that stage shows no spread."""
         first, live = self.pace.min_forks, {c.label for c in self.live()}
-        return {r.label: forks_to_reach(self.per_fork(r)[:first], self.pace.target_error) or self.pace.max_forks
-                for r in self.asked if {r.slower, r.faster} <= live}
+        return {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
+                or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live}
 
     def enough(self) -> str | None:
         """Why no more forks should run, or None."""
@@ -221,10 +241,12 @@ class _Run:
         return None
 
     def _why_no_more(self, wanted: int) -> str:
-        """Why the forks the first stage's spread asked for (Stein's rule) are all there are."""
+        """Why the forks the first stage's spread asked for (Stein's rule), and those in place of the
+        forks set aside, are all there are."""
         if len(self.forks) >= self.pace.max_forks:
             return "the limit"
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
+        wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
         if not needs:
             return "no ratio left to measure (a side of each failed)" if self.asked else f"no ratio asked: the first {first}"
         beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
@@ -450,7 +472,8 @@ class _Run:
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0)
+                         interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
+                         episodes=self.episodes(), readings=self.readings())
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:

@@ -58,6 +58,14 @@ def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
     return low_quantile([ns for ns, _ in over], busy) / low_quantile([ns for ns, _ in under], busy)
 
 
+def fork_reading(slices: Sequence[dict]) -> float | None:
+    """One configuration's figure in a fork (ns/op) as a ratio's side takes it where the fork ran
+    calm: the fast end of its undisturbed slices' running ns/op; None where it has none. A
+    yardstick's reading, for stats.episodes."""
+    calm = [ns for ns, lost in _running(slices) if not lost]
+    return fast_end(calm) if calm else None
+
+
 def _running(slices: Sequence[dict]) -> list[tuple[float, bool]]:
     """Each slice's ns/op less its wait (running_ns_per_op), and whether it was disturbed."""
     found = ((running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)), disturbed(s)) for s in slices)

@@ -43,6 +43,8 @@ class Job:
     yardstick: list["ChildOutcome"] = field(default_factory=list)
     # How many forks its own loop ran and why it stopped, where one decided for every part (the conductor's).
     forks_stopped: str = ""
+    # The forks its own loop set aside as inside a host episode, as the saved run keeps them (comparison.interleaved).
+    episodes: dict | None = None
 
     @property
     def parts_per_fork(self) -> int:

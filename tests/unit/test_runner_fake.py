@@ -6,8 +6,10 @@ an engine itself.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import random
 import re
 from pathlib import Path
 
@@ -16,11 +18,12 @@ from helpers import FakeEngine, run_cli_here, workloads
 
 from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
 from jvmbridge.comparison.ratios import RatioKind
-from jvmbridge.comparison.runner import plan, run
+from jvmbridge.comparison.runner import plan, run, saved_comparison
 from jvmbridge.engines import ENGINES, Job, Matrix
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
-from jvmbridge.results import NoteKind
+from jvmbridge.results import Measurement, NoteKind
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
@@ -529,3 +532,96 @@ def test_with_iterations_the_run_says_its_work_each_rows_messages_at_its_speed_o
     assert work.startswith(f"Work     1,000,000 messages of each row at its ns/op: {10**6 * sum(counted) / 1e9:.1f} s")
     assert run(plan(workloads(forks=2), Matrix(engines=("subject",))), output=tmp_path / "timed.jsonl"
                ).metadata["work_seconds"] is None  # timed rounds: no work was asked
+
+
+class SlicedFake:
+    """A fake conductor worker (conductor.conduct.Worker) of one part: slices at ``ns`` with a spread
+    of 0.3% between forks and 0.5% between slices, and in a fork of ``slowed`` (fork -> factor) at
+    that factor: a host episode (every row by its own amount) or the JIT's slower way (one row)."""
+
+    def __init__(self, fork: int, ns: float, slowed: dict[int, float]):
+        draw = random.Random(f"{ns}/{fork}")
+        self.ns, self.draw = ns * slowed.get(fork, 1.0) * math.exp(draw.gauss(0, 0.003)), draw
+
+    def ready(self) -> dict:
+        return {"fake": True}
+
+    def aside(self) -> None:
+        pass
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        return {"ns_per_op": self.ns, "iterations": 1, "seconds": 0.0, "steady": True, "chunks": []}
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        return {"iterations": iterations, "ns": iterations * self.ns * (1 + abs(self.draw.gauss(0, 0.005))),
+                "wait_ns": 0}
+
+    def finish(self) -> list[dict]:
+        return [{}]
+
+    def ended(self) -> ChildOutcome:
+        return ChildOutcome(result=None, returncode=0, stdout="", stderr="")
+
+    def stop(self) -> None:
+        pass
+
+
+def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, dict[int, float]]):
+    """A run of the fake subject's settings (``ns``: setting -> ns/op, "on" and "off") in slices, as
+    comparison.interleaved runs them, a fake yardstick beside them; saved and read back."""
+    from jvmbridge.comparison import interleaved
+    from jvmbridge.conductor.conduct import Configuration, WorkerSpec
+    from jvmbridge.engines.base import Sliced
+    from jvmbridge.forks.parent import fork_rounds
+
+    monkeypatch.setitem(ENGINES, "subject", FakeEngine("subject", 100.0))
+    work = workloads()[0]
+
+    def measurement(on: bool):
+        return lambda workload, outcomes, failed: Measurement(
+            engine="fake subject", implementation="fake subject 1.0", setting="on" if on else "off", accelerated=on,
+            as_requested=True, verified_state="fake", **workload.row_fields(), summary=summarize(fork_rounds(outcomes)))
+
+    settings = [("subject", Sliced(name=f"fake subject, {state}", subject="fake subject", accelerated=state == "on",
+                                   module="", request={}, workloads=[(work, "")], measurement=measurement(state == "on"),
+                                   warmup_min_seconds=0, warmup_max_seconds=0)) for state in ns]
+    job = interleaved.interleaved_job(settings, Matrix())
+    # Configuration -> (its worker's key, as interleaved.conducting names them, its ns/op).
+    speeds = {**{part.label: (str(i), ns[state]) for i, (part, state) in enumerate(zip(job.parts, ns))},
+              interleaved.YARDSTICK_NAME: (interleaved.YARDSTICK_NAME, 400.0)}
+    started = {label: itertools.count() for label in speeds}  # a worker's nth start is its nth fork's
+
+    def spec(label: str) -> WorkerSpec:
+        return WorkerSpec(lambda: SlicedFake(next(started[label]), speeds[label][1], slowed.get(label, {})), 0.0, 0.0)
+
+    def conducting(job) -> interleaved.Conducting:
+        groups = [[part] for part in job.parts]
+        return interleaved.Conducting(
+            workers={key: spec(label) for label, (key, _) in speeds.items()},
+            configurations=[Configuration(label, key, 0, counted=label != interleaved.YARDSTICK_NAME)
+                            for label, (key, _) in speeds.items()],
+            asked=interleaved.asked(job.settings, groups), groups=groups)
+
+    monkeypatch.setattr(interleaved, "conducting", conducting)
+    comparison = run([job], output=tmp_path / "run.jsonl")
+    loaded = read([tmp_path / "run.jsonl"])
+    return comparison, loaded, saved_comparison(loaded, next(iter(loaded.runs)))
+
+
+def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_and_kept_in_the_saved_run(
+        monkeypatch, tmp_path):
+    from jvmbridge.comparison.interleaved import YARDSTICK_NAME
+
+    # Fork 2 is inside an episode: every row slowed by its own amount, the yardstick too. Kept, it
+    # would spread the speedup's first stage past Stein's reach and drive the forks to the limit.
+    episode = {"fake subject, on": {2: 1.37}, "fake subject, off": {2: 1.60}, YARDSTICK_NAME: {2: 1.30}}
+    comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, episode)
+    assert [f"{r.value:.2f}" for r in comparison.ratios] == ["4.00"] and comparison.ratios[0].turns == 5
+    assert comparison.metadata["forks_stopped"].startswith(
+        "6 (5 to 12): 1 set aside, the host slowed 30% during it; the first 5 put every ratio within ±2%")
+    assert "Forks    6 (5 to 12): 1 set aside, the host slowed 30% during it" in render("compare", "table", comparison)
+    saved = loaded.runs[next(iter(loaded.runs))]["end"]["episodes"]
+    assert saved["set_aside"] == [2] and saved["seen_by"] == [YARDSTICK_NAME]
+    assert len(saved["fork_readings"][YARDSTICK_NAME]) == 6  # the fork set aside among them
+    assert all(row["forks"] == 6 for row in loaded.rows)  # each row keeps every fork
+    assert reread.ratios == comparison.ratios  # report reads the saved run's ratios as compare said them
