@@ -7,16 +7,20 @@ engines' say (engines.Engine).
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
 import pandas as pd
 
-from jvmbridge.conductor.pairing import fork_ratio, over_forks
+from jvmbridge.conductor.pairing import fork_ratio, levels_over, over_forks
 from jvmbridge.engines import ENGINES, by_label, name_of, reference_for
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
+from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import CONFIDENCE
+
+# Per row that ran in slices (row_name), its slices by fork: the rows a ratio's levels are read from.
+Beside = Mapping[str, Mapping[int, Sequence[dict]]]
 
 
 class RatioKind(Enum):
@@ -42,11 +46,19 @@ class Ratio:
     shape: str = ""
     accelerator: str = ""
     operation: str = ""  # what else tells it from its like where the run has several: "16 B", "aes-128-gcm"
+    # Where its forks fell into levels one row's JIT outcome explains (stats.levels): those, and when
+    # the other levels come ("when the JIT compiles <row> its slower way").
+    levels: RatioLevels | None = None
+    levels_when: str = ""
 
     def as_dict(self) -> dict:
         return {"kind": self.kind.value, "label": self.label, "times": self.value, "low": self.low,
                 "high": self.high, "confidence": CONFIDENCE, "significant": self.significant, "paired_turns": self.turns,
-                "interleaved": self.interleaved}
+                "interleaved": self.interleaved, **({"levels": self.levels.as_dict()} if self.levels else {})}
+
+    def said_levels(self) -> str:
+        """"6.69x, or 7.41x when the JIT compiles <row> its slower way: 3 forks of 12"; "" without levels."""
+        return self.levels.said(self.levels_when) if self.levels else ""
 
     def describe(self, how: bool = True) -> str:
         """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired, 6
@@ -64,27 +76,52 @@ class Ratio:
 
 
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
-            set_aside: Collection[int] = ()) -> Ratio:
+            set_aside: Collection[int] = (), beside: Beside | None = None) -> Ratio:
     """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
     ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
     of the pairs' ratios, its interval over them, never narrower than Stein's from the first
     stage, which decided how many ran): forks whose slices ran interleaved, or forks run in turns
     (a pair a turn); at least two. Else the ratio of their figures, its interval from the two
     figures' intervals (quotient). ``set_aside``: forks whose slices the run's conductor left out
-    of every ratio (inside a host episode, stats.episodes), left out here too.
+    of every ratio (inside a host episode, stats.episodes), left out here too. ``beside``: every row
+    that ran in slices (ratio_rows), from which a ratio of a full first stage of forks finds its
+    levels as the conductor's stopping rule did (conductor.pairing.levels_over).
 
     Rows without an interval (a single sample) count as not significant, with an infinite range.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
     interleaved = one_run and _interleaved(slower, faster)
-    pairs = (paired_slices(slower, faster, set_aside) if interleaved else paired_forks(slower, faster)) if one_run else []
+    by_fork = paired_slices_by_fork(slower, faster, set_aside) if interleaved else []
+    pairs = ([r for _, r in by_fork] if interleaved else paired_forks(slower, faster)) if one_run else []
     if len(pairs) < 2:
         value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
-    interval = over_forks(pairs, min(int(slower.first_stage), int(faster.first_stage)))
+    first_stage = min(int(slower.first_stage), int(faster.first_stage))
+    interval = over_forks(pairs, first_stage)
+    levels = levels_over(by_fork, beside) if beside and len(by_fork) >= max(2, first_stage) else None
     return Ratio(kind=kind, label=label, value=interval.value, low=interval.low, high=interval.high,
-                 significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=interleaved)
+                 significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=interleaved,
+                 levels=levels, levels_when=_levels_when(levels, row_name(slower), row_name(faster)) if levels else "")
+
+
+def row_name(row) -> str:
+    """A row as a ratio's levels name it: "fake subject, off, message, 16 B"."""
+    return f"{name_of(row)}, {row.setting}, {row.shape}, {row.message_bytes} B"
+
+
+def _levels_when(levels: RatioLevels, slower: str, faster: str) -> str:
+    """When a ratio's other levels come: the ratio (slower's ns over faster's) is higher where its
+    slower side ran slower, or its faster side faster."""
+    higher = levels.levels[1].value > levels.levels[0].value
+    way = {slower: "slower" if higher else "faster", faster: "faster" if higher else "slower"}.get(levels.row, "other")
+    return f"when the JIT compiles {levels.row} its {way} way"
+
+
+def beside_of(frame: pd.DataFrame) -> dict[str, dict[int, list[dict]]]:
+    """Every row of ``frame`` that ran in slices, its slices by fork (row_name: Beside)."""
+    return {row_name(row): {fork: _fork_slices(row, fork) for fork in set(row.round_fork)}
+            for row in frame.itertuples() if ran_interleaved(row)}
 
 
 def _interleaved(top, bottom) -> bool:
@@ -93,12 +130,17 @@ def _interleaved(top, bottom) -> bool:
 
 def paired_slices(top, bottom, set_aside: Collection[int] = ()) -> list[float]:
     """Per fork both rows finished, but those ``set_aside``, top's ns/op over bottom's from their
-    slices in it, as the conductor's stopping rule took them (conductor.pairing.fork_ratio). A
-    configuration ran in every fork until it failed, so its forks are the conductor's, by number."""
+    slices in it, as the conductor's stopping rule took them (conductor.pairing.fork_ratio)."""
+    return [ratio for _, ratio in paired_slices_by_fork(top, bottom, set_aside)]
+
+
+def paired_slices_by_fork(top, bottom, set_aside: Collection[int] = ()) -> list[tuple[int, float]]:
+    """paired_slices, each with its fork. A configuration ran in every fork until it failed, so its
+    forks are the conductor's, by number."""
     found = []
     for fork in sorted((set(top.round_fork) & set(bottom.round_fork)) - set(set_aside)):
         if ratio := fork_ratio(_fork_slices(top, fork), _fork_slices(bottom, fork)):
-            found.append(ratio)
+            found.append((fork, ratio))
     return found
 
 
@@ -179,13 +221,13 @@ def ratios(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[Ratio]:
 
 def ratio_rows(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[tuple[Ratio, object, object]]:
     """ratios(), each with the rows it is of: (ratio, the faster row, the slower row)."""
-    keys = operation_keys(frame)
+    keys, beside = operation_keys(frame), beside_of(frame)
     found = []
     for values, rows in frame.groupby(keys, sort=False):
         values = values if isinstance(values, tuple) else (values,)
         named = {key: value for key, value in zip(keys, values) if frame[key].nunique() > 1}
         operation = ", ".join(f"{value} B" if key == "message_bytes" else str(value) for key, value in named.items())
-        one = _OneOperation(rows, set_aside)
+        one = _OneOperation(rows, set_aside, beside)
         found += [(replace(r, label=r.label + (f", {operation}" if operation else ""), operation=operation), faster, slower)
                   for r, faster, slower in one.speedups() + one.versus_native()]
     return found
@@ -194,8 +236,8 @@ def ratio_rows(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[tup
 class _OneOperation:
     """The rows of one operation (cipher, direction, size), as the ratios between them pick them."""
 
-    def __init__(self, frame: pd.DataFrame, set_aside: Collection[int] = ()):
-        self.frame, self.set_aside = frame, set_aside
+    def __init__(self, frame: pd.DataFrame, set_aside: Collection[int] = (), beside: Beside | None = None):
+        self.frame, self.set_aside, self.beside = frame, set_aside, beside
         self.engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
         self.shapes = list(dict.fromkeys(frame["shape"]))
         # Name the shape only when an engine ran more than one (openssl speed is always a stream).
@@ -224,7 +266,7 @@ class _OneOperation:
                     if on is not None and off is not None:
                         ratio = speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
                                         f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True,
-                                        set_aside=self.set_aside)
+                                        set_aside=self.set_aside, beside=self.beside)
                         # A native engine by its short name, as ratios against it name it (the headline).
                         of = name_of(on) if engine.per_implementation else engine.subject(None)
                         found.append((replace(ratio, of=of, shape=shape, accelerator=engine.accelerator), on, off))
@@ -251,7 +293,7 @@ class _OneOperation:
                                            else f" ({row.shape} against {reference.shape} shape)")
                             ratio = speedup(RatioKind.VERSUS, f"{engine.subject(subject)} vs {native.subject(None)}, "
                                             f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True,
-                                            set_aside=self.set_aside)
+                                            set_aside=self.set_aside, beside=self.beside)
                             found.append((replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
                                                   accelerator="on" if accelerated else "off"), row, reference))
         return found

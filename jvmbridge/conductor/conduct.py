@@ -26,13 +26,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, levels_over, over_forks
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
 from jvmbridge.stats.episodes import Episodes, episodes
+from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import disturbed
 
 # The first fork, of at most this many workers, starts the second's while it warms up; more start
@@ -121,6 +122,7 @@ class Conducted:
     # readings: per yardstick (an uncounted configuration), its figure in each fork, None where it has none.
     episodes: Episodes = field(default_factory=lambda: episodes({}))
     readings: dict[str, list[float | None]] = field(default_factory=dict)
+    levels: dict[str, RatioLevels] = field(default_factory=dict)  # asked label -> its levels, where it has them
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,9 @@ class _Run:
         self.started = time.monotonic()
         self.ahead: _Ahead | None = None  # the next fork's workers, started while this one runs
         self.warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
+        # Judged over the forks so far, by how many there were.
+        self._episodes: tuple[int, Episodes] = (-1, episodes({}))
+        self._levels: tuple[int, dict[str, RatioLevels]] = (-1, {})
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -189,8 +194,10 @@ class _Run:
 
     def episodes(self) -> Episodes:
         """The forks so far inside a host episode, by the yardsticks alone; every fork judged again as
-        their baselines settle."""
-        return episodes(self.readings())
+        their baselines settle (once per fork added: the stopping rule asks many times)."""
+        if self._episodes[0] != len(self.forks):
+            self._episodes = (len(self.forks), episodes(self.readings()))
+        return self._episodes[1]
 
     def per_fork(self, ratio: Asked) -> list[tuple[int, float]]:
         """(fork, the ratio there) for each fork that both sides finished, but those set aside."""
@@ -198,6 +205,21 @@ class _Run:
         found = ((f.number, fork_ratio(f.slices[ratio.slower], f.slices[ratio.faster])) for f in self.forks
                  if ratio.slower in f.slices and ratio.faster in f.slices and f.number not in aside)
         return [(number, r) for number, r in found if r is not None]
+
+    def levels(self) -> dict[str, RatioLevels]:
+        """Per ratio with ``min_forks`` kept forks that fall into levels its forks' own rows explain
+        (one side's JIT outcome: stats.levels), those levels. More forks would only count them."""
+        if self._levels[0] == len(self.forks):
+            return self._levels[1]
+        rows = {c.label: {f.number: f.slices[c.label] for f in self.forks if c.label in f.slices}
+                for c in self.configurations if c.counted}
+        found = {}
+        for ratio in self.asked:
+            kept = self.per_fork(ratio)
+            if len(kept) >= self.pace.min_forks and (levels := levels_over(kept, rows)) is not None:
+                found[ratio.label] = levels
+        self._levels = (len(self.forks), found)
+        return found
 
     def ratios(self) -> dict[str, Interval]:
         return {ratio.label: over_forks([r for _, r in per_fork], self.pace.min_forks)
@@ -222,11 +244,11 @@ class _Run:
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio, the forks its first stage's spread asks for (sampling.policy.forks_to_reach), the
-        limit where that stage shows no spread."""
-        first, live = self.pace.min_forks, {c.label for c in self.live()}
+        """Per live ratio not said as levels, the forks its first stage's spread asks for
+        (sampling.policy.forks_to_reach), the limit where that stage shows no spread."""
+        first, live, levels = self.pace.min_forks, {c.label for c in self.live()}, self.levels()
         return {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
-                or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live}
+                or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live and r.label not in levels}
 
     def enough(self) -> str | None:
         """Why no more forks should run, or None."""
@@ -247,6 +269,9 @@ class _Run:
             return "the limit"
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
+        levels = len(self.levels())
+        if not needs and levels:
+            return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
         if not needs:
             return "no ratio left to measure (a side of each failed)" if self.asked else f"no ratio asked: the first {first}"
         beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
@@ -256,6 +281,8 @@ class _Run:
         within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
         if beyond:
             within += f" but {len(beyond)}, which would need {_span(beyond)} forks"
+        if levels:
+            within += f", {levels} at levels"
         if wanted <= first:
             return f"the first {first} put {within}"
         return f"the first {first}'s spread asked {wanted} for {within}"
@@ -473,7 +500,7 @@ class _Run:
         wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
-                         episodes=self.episodes(), readings=self.readings())
+                         episodes=self.episodes(), readings=self.readings(), levels=self.levels())
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from jvmbridge.stats.levels import RatioLevels, ratio_levels
 from jvmbridge.stats.summary import (
     CONFIDENCE,
     disturbed,
     low_quantile,
     paired_log_half_width,
+    robust_within_rsd,
     stein_half_width,
 )
 
@@ -64,6 +66,23 @@ def fork_reading(slices: Sequence[dict]) -> float | None:
     yardstick's reading, for stats.episodes."""
     calm = [ns for ns, lost in _running(slices) if not lost]
     return fast_end(calm) if calm else None
+
+
+def levels_over(fork_ratios: Sequence[tuple[int, float]],
+                slices: Mapping[str, Mapping[int, Sequence[dict]]]) -> RatioLevels | None:
+    """A ratio's levels (stats.levels) over its forks (``fork_ratios``: (fork, its ratio there)), as
+    the forks' own rows explain them: ``slices``, per row measured in those forks (every counted
+    configuration, its sides among them), its slices by fork. A row's figure in a fork is its
+    fork_reading, its spread inside forks the robust one of its undisturbed slices; a row without
+    a figure in one of the forks is left out."""
+    forks = [fork for fork, _ in fork_ratios]
+    rows, within_rsd = {}, {}
+    for label, own in slices.items():
+        calm = [[ns for ns, lost in _running(own.get(fork, ())) if not lost] for fork in forks]
+        if all(calm):
+            rows[label] = [fast_end(values) for values in calm]
+            within_rsd[label] = robust_within_rsd(calm)
+    return ratio_levels([ratio for _, ratio in fork_ratios], rows, within_rsd)
 
 
 def _running(slices: Sequence[dict]) -> list[tuple[float, bool]]:

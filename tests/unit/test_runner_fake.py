@@ -625,3 +625,19 @@ def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_a
     assert len(saved["fork_readings"][YARDSTICK_NAME]) == 6  # the fork set aside among them
     assert all(row["forks"] == 6 for row in loaded.rows)  # each row keeps every fork
     assert reread.ratios == comparison.ratios  # report reads the saved run's ratios as compare said them
+
+
+def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drives_no_forks(monkeypatch, tmp_path):
+    # The off row ran 5% slower in forks 1 and 3 (the JIT's slower way), the on row as elsewhere:
+    # taken as one, the speedup's first stage would ask for the limit's forks.
+    levels = {"fake subject, off": {1: 1.05, 3: 1.05}}
+    comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, levels)
+    assert comparison.metadata["forks_stopped"] == "5 (5 to 12): the first 5: every ratio at levels"
+    (ratio,) = comparison.ratios
+    assert ratio.levels is not None and [level.forks for level in ratio.levels.levels] == [3, 2]
+    assert ratio.levels.fork_level == (0, 1, 0, 1, 0)
+    assert re.fullmatch(r"(3\.9\d|4|4\.0\d)x, or 4\.2x when the JIT compiles fake subject, off, message, 16 B its slower way: "
+                        r"2 forks of 5", ratio.said_levels()), ratio.said_levels()
+    assert f"fake acceleration makes it faster by {ratio.said_levels()}" in render("compare", "table", comparison)
+    assert json.loads(render("compare", "json", comparison))["ratios"][0]["levels"]["fork_level"] == [0, 1, 0, 1, 0]
+    assert reread.ratios == comparison.ratios
