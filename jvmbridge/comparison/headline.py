@@ -14,19 +14,22 @@ SHAPE_WORDS = {"message": "messages", "stream": "stream"}
 
 def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
     """The lines, most asked first; a run of many sizes or JDKs says its first and points at the rest."""
-    speed = metadata.get("host_speed")
-    said = answered(ratios, bool(speed))
-    lines = [_line(r, frame) for r in said]
+    speed, limit = metadata.get("host_speed"), metadata.get("forks_limit")
+    said = answered(ratios, metadata)
+    # Where the forks ran to their limit with ratios still wide, the answer says so first.
+    lines = [f"At the fork limit: {limit}"] if limit else []
+    lines += [_line(r, frame) for r in said]
     if said and len(said) < len(ratios):
         lines.append(f"... {len(ratios) - len(said)} more ratios under the table")
     return lines + ([describe(speed)] if speed else [])
 
 
-def answered(ratios: list[Ratio], host_speed: bool) -> list[Ratio]:
+def answered(ratios: list[Ratio], metadata: dict) -> list[Ratio]:
     """The ratios the headline states, in its order: the JVM's intrinsics, the JVM against native
     with acceleration on, what native acceleration gives; as many as fit its lines beside the host
-    speed's and, where some are left for the table, the line that says how many."""
-    room = MAX_LINES - 1 if host_speed else MAX_LINES
+    speed's and the fork limit's (``metadata``'s) and, where some are left for the table, the line
+    that says how many."""
+    room = MAX_LINES - bool(metadata.get("host_speed")) - bool(metadata.get("forks_limit"))
     asked = ([r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator == "intrinsics"]
              + [r for r in ratios if r.kind is RatioKind.VERSUS and r.accelerator == "on"]
              + [r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator not in ("intrinsics", "")])

@@ -125,6 +125,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME)
     job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said())
     job.episodes = episodes_saved(conducted)
+    job.forks_limit = conducted.limit
     # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
     # the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None

@@ -68,6 +68,7 @@ class Ratio:
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
+        shown = self.said_levels() or shown
         if not how:
             return shown
         if self.interleaved:

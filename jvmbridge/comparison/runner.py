@@ -165,6 +165,8 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                         metadata["forks_stopped"] = job.forks_stopped
                     if job.episodes:
                         metadata["episodes"] = job.episodes
+                    if job.forks_limit:
+                        metadata["forks_limit"] = job.forks_limit
                     # Forks the time limit left unrun (the parts of a job stop together, or report as one).
                     record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
                                beside.since())
@@ -181,7 +183,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
         writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
                      interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
                      forks_stopped=metadata.get("forks_stopped"), episodes=metadata.get("episodes"),
-                     work_seconds=metadata["work_seconds"])
+                     forks_limit=metadata.get("forks_limit"), work_seconds=metadata["work_seconds"])
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
@@ -245,7 +247,8 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     records.sort(key=lambda row: row.get("position") or [])
     end = loaded.runs.get(run_id, {}).get("end") or {}
     metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "work_seconds")}}
+                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
+                                                        "work_seconds")}}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
     path = loaded.runs.get(run_id, {}).get("file")
     return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),

@@ -123,6 +123,7 @@ class Conducted:
     episodes: Episodes = field(default_factory=lambda: episodes({}))
     readings: dict[str, list[float | None]] = field(default_factory=dict)
     levels: dict[str, RatioLevels] = field(default_factory=dict)  # asked label -> its levels, where it has them
+    limit: str = ""  # where the forks reached the limit with ratios still wide, why and how wide (the answer says it)
 
 
 @dataclass(frozen=True)
@@ -266,7 +267,7 @@ class _Run:
         """Why the forks the first stage's spread asked for (Stein's rule), and those in place of the
         forks set aside, are all there are."""
         if len(self.forks) >= self.pace.max_forks:
-            return "the limit"
+            return "the limit" + (f": {why}" if (why := self._at_the_limit()) else "")
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
         levels = len(self.levels())
@@ -286,6 +287,20 @@ class _Run:
         if wanted <= first:
             return f"the first {first} put {within}"
         return f"the first {first}'s spread asked {wanted} for {within}"
+
+    def _at_the_limit(self) -> str:
+        """Where the forks reached the limit with ratios still wider than the target, why and how wide:
+        "2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks", the
+        forks set aside named too; else ""."""
+        target, needs = self.pace.target_error, self.needs()
+        wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
+        if len(self.forks) < self.pace.max_forks or not wide:
+            return ""
+        asked = sorted(n for n in needs.values() if n > self.pace.max_forks)
+        why = [f"the first {self.pace.min_forks}'s spread asked {_span(asked)} forks" if asked else "",
+               f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
+        return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
+                f"(±{max(wide):.1%} at most)" + (f": {', '.join(filter(None, why))}" if any(why) else ""))
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -500,7 +515,8 @@ class _Run:
         wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
-                         episodes=self.episodes(), readings=self.readings(), levels=self.levels())
+                         episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
+                         limit=self._at_the_limit())
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:

@@ -45,6 +45,8 @@ class Job:
     forks_stopped: str = ""
     # The forks its own loop set aside as inside a host episode, as the saved run keeps them (comparison.interleaved).
     episodes: dict | None = None
+    # Where its forks reached the limit with ratios still wider than the target: why, and how wide.
+    forks_limit: str = ""
 
     @property
     def parts_per_fork(self) -> int:

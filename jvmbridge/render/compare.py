@@ -262,7 +262,7 @@ def _ratios_below(comparison: Comparison) -> list[str]:
     """Each ratio once: the headline's above the header, the rest here; and how they all were computed."""
     if not comparison.ratios:
         return []
-    said = answered(comparison.ratios, bool(comparison.metadata.get("host_speed")))
+    said = answered(comparison.ratios, comparison.metadata)
     rest = [r for r in comparison.ratios if r not in said]
     # Paired slices of the same forks, every one: the heading and the Forks line say so once.
     how = len({(r.interleaved, r.turns) for r in comparison.ratios}) > 1 or not comparison.ratios[0].interleaved

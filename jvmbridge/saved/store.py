@@ -253,7 +253,8 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool,
                                 "error": record.get("error")})
     elif kind == "end":
         check_load(record.get("load"))
-        kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped", "episodes", "work_seconds")
+        kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped", "episodes", "forks_limit",
+                "work_seconds")
         loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in kept}
     elif kind in ("verification", "verification_end"):
         loaded.verifications.append({**record, "file": str(path)})

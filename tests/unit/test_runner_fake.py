@@ -580,7 +580,8 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
     def measurement(on: bool):
         return lambda workload, outcomes, failed: Measurement(
             engine="fake subject", implementation="fake subject 1.0", setting="on" if on else "off", accelerated=on,
-            as_requested=True, verified_state="fake", **workload.row_fields(), summary=summarize(fork_rounds(outcomes)))
+            as_requested=True, verified_state="fake", **workload.row_fields(),
+            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage))
 
     settings = [("subject", Sliced(name=f"fake subject, {state}", subject="fake subject", accelerated=state == "on",
                                    module="", request={}, workloads=[(work, "")], measurement=measurement(state == "on"),
@@ -641,3 +642,20 @@ def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drive
     assert f"fake acceleration makes it faster by {ratio.said_levels()}" in render("compare", "table", comparison)
     assert json.loads(render("compare", "json", comparison))["ratios"][0]["levels"]["fork_level"] == [0, 1, 0, 1, 0]
     assert reread.ratios == comparison.ratios
+
+
+def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_interval_reached(monkeypatch, tmp_path):
+    from jvmbridge.comparison.headline import headline
+
+    # The on row's forks spread 0-10% (no levels: 2.5% apart), no yardstick sees it: Stein's rule asks
+    # for more forks than the limit allows, though not out of its reach.
+    spread = {"fake subject, on": {fork: 1 + 0.025 * (fork * 3 % 5) for fork in range(12)}}
+    comparison, _, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, spread)
+    (ratio,) = comparison.ratios
+    assert ratio.turns == 12 and not ratio.levels and ratio.high / ratio.value - 1 > 0.02
+    reached = f"±{max(ratio.high / ratio.value - 1, 1 - ratio.low / ratio.value):.1%}"
+    first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
+    assert re.fullmatch(rf"At the fork limit: 1 ratio still wider than ±2% \({re.escape(reached)} at most\): "
+                        r"the first 5's spread asked \d\d forks", first), first
+    assert render("compare", "table", comparison).startswith(first)
+    assert headline(reread.ratios, reread.frame, reread.metadata)[0] == first
