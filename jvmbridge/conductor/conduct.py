@@ -291,10 +291,11 @@ class _Run:
     def _at_the_limit(self) -> str:
         """Where the forks reached the limit with ratios still wider than the target, why and how wide:
         "2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks", the
-        forks set aside named too; else ""."""
+        forks set aside named too; else "", and where the forks were a count asked (--forks as many as
+        --max-forks): no rule wanted more."""
         target, needs = self.pace.target_error, self.needs()
         wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
-        if len(self.forks) < self.pace.max_forks or not wide:
+        if len(self.forks) < self.pace.max_forks or self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
         asked = sorted(n for n in needs.values() if n > self.pace.max_forks)
         why = [f"the first {self.pace.min_forks}'s spread asked {_span(asked)} forks" if asked else "",

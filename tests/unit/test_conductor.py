@@ -219,6 +219,9 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     assert set(conducted.failures) == {"jvm off"} and "crashed" in str(conducted.failures["jvm off"])
     assert "intrinsics" not in conducted.ratios and "AES-NI" in conducted.ratios
     assert len(conducted.forks) == 3 and all("jvm off" not in fork.slices for fork in conducted.forks)
+    # The forks were a count asked (as many as the limit): no rule wanted more, and none is said.
+    assert conducted.stopped == "the limit" and conducted.limit == ""
+    assert any(not interval.within(0.02) for interval in conducted.ratios.values())
 
 
 def test_where_every_ratio_asked_lost_a_side_the_run_says_so_rather_than_that_they_are_sharp():
