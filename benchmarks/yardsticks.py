@@ -11,7 +11,10 @@ by fork), and of the forks the rows call slowed (every row more than SLOWED slow
 the rows' own account), how many stats.episodes sets aside from that yardstick's readings alone,
 and how many calm forks it sets aside. The choice of yardsticks is made from these figures.
 
-    python benchmarks/yardsticks.py [FORKS]   (default 30 forks; --quick: 2 forks of the C loop)
+A host's bad moments are rare on a quiet machine; --hog ON,OFF makes some: a memory-bandwidth hog
+(the copy loop below) on every vCPU but the measuring one for ON seconds of every ON+OFF.
+
+    python benchmarks/yardsticks.py [FORKS] [--hog ON,OFF]   (default 30 forks; --quick: 2 forks of the C loop)
 """
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ import ctypes
 import math
 import os
 import statistics
+import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,7 +45,7 @@ from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.episodes import episodes
 from jvmbridge.stats.summary import disturbed, low_quantile
-from jvmbridge.trust.launch import find_program, run
+from jvmbridge.trust.launch import find_program, launch, run
 
 # A fork whose every row ran this much slower than its median over the run is slowed (an episode).
 SLOWED = 0.05
@@ -150,6 +155,29 @@ class InProcess:
         pass
 
 
+def hogging(library: Path, cpus: set[int], on_seconds: float, off_seconds: float) -> Callable[[], None]:
+    """A memory-bandwidth hog on ``cpus`` for ``on_seconds`` of every ``on_seconds + off_seconds``,
+    until the function returned is called."""
+    code = (f"import ctypes, os\nos.sched_setaffinity(0, {sorted(cpus)})\nloops = ctypes.CDLL({str(library)!r})\n"
+            f"loops.setup({MEMORY_BYTES})\nwhile True: loops.copy_blocks(64)")
+    done = threading.Event()
+
+    def alternate() -> None:
+        while not done.wait(off_seconds):
+            hog = launch([sys.executable, "-c", code])
+            done.wait(on_seconds)
+            hog.kill()
+            hog.wait()
+
+    thread = threading.Thread(target=alternate)
+    thread.start()
+
+    def stop() -> None:
+        done.set()
+        thread.join()
+    return stop
+
+
 def process_spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
     """A worker process for ``setting``, as compare starts its own (comparison.interleaved)."""
     return WorkerSpec(start=lambda: WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env),
@@ -188,6 +216,7 @@ def correlation(xs: list[float | None], ys: list[float | None]) -> float:
 def main() -> None:
     parser = _common.parser(__doc__)
     parser.add_argument("forks", nargs="?", type=int, default=30)
+    parser.add_argument("--hog", metavar="ON,OFF", help="a memory hog on the other vCPUs ON s of every ON+OFF s")
     args = parser.parse_args()
     _common.begin(args)
     _common.own_data_home()
@@ -210,7 +239,15 @@ def main() -> None:
                    MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
         configurations = [*given.configurations, *(Configuration(label=name, worker=name, part=0, counted=False)
                                                    for name in (TABLE_NAME, MEMORY_NAME, CHASE_NAME))]
-        conducted = conduct(workers, configurations, given.asked, Pace(min_forks=forks, max_forks=forks))
+        stop_hog = None
+        if args.hog and cpu is not None:
+            on_seconds, off_seconds = (float(part) for part in args.hog.split(","))
+            stop_hog = hogging(Path(scratch) / "memory_loops.so", os.sched_getaffinity(0) - {cpu}, on_seconds, off_seconds)
+        try:
+            conducted = conduct(workers, configurations, given.asked, Pace(min_forks=forks, max_forks=forks))
+        finally:
+            if stop_hog is not None:
+                stop_hog()
     yardsticks = [YARDSTICK_NAME, TABLE_NAME, MEMORY_NAME, CHASE_NAME]
     figures = {label: [fork_figure(f.slices[label]) if label in f.slices else None for f in conducted.forks]
                for label in rows + yardsticks}
