@@ -26,28 +26,38 @@ from jvmbridge.reference import encrypt_message
 from jvmbridge.verify.known_bugs import matching
 
 TEMURIN_25 = "/usr/lib/jvm/temurin-25-jdk-amd64"
+# The agent's options for a JVM here: start at once and test back to back (a server's defaults wait 5 s and then
+# take at most half a core), so that its answers come sooner.
+AT_ONCE = "delay=0,share=1"
 
 
 def test_the_guards_own_aes_computes_openssls_bytes():
     # Every key size, each mode and direction (CFB is CFB-128), lengths either side of a block, GCM
     # with and without AAD; OpenSSL's bytes through pyca/cryptography (jvmbridge.reference).
+    asked: list[tuple[tuple[str, ...], bytes, tuple]] = []  # ReferenceAes's arguments, OpenSSL's bytes, what it was
     for key_bytes in (16, 24, 32):
         for size in (0, 1, 15, 16, 17, 4097):
             key, iv, data = os.urandom(key_bytes), os.urandom(15) + b"\xff", os.urandom(size)
             for mode in ("cbc", "ctr", "ecb", "cfb"):  # CTR's counter carries across bytes (the IV ends in ff)
                 sealed = encrypt_message(key, iv, data, mode)
-                assert _reference(mode, key, iv, data) == sealed, (mode, size)
-                assert _reference(mode, key, iv, sealed, "decrypt") == data, (mode, size)
+                asked.append(((mode, key.hex(), iv.hex(), data.hex()), sealed, (mode, size)))
+                asked.append(((mode, key.hex(), iv.hex(), sealed.hex(), "decrypt"), data, (mode, size, "decrypt")))
             nonce, aad = os.urandom(12), os.urandom(size % 20)
             gcm = encrypt_message(key, nonce, data, "gcm", aad)
-            assert _reference("gcm", key, nonce, data, "encrypt", aad.hex()) == gcm
-            assert _reference("gcm", key, nonce, gcm, "decrypt", aad.hex()) == data
+            asked.append((("gcm", key.hex(), nonce.hex(), data.hex(), "encrypt", aad.hex()), gcm, ("gcm", size)))
+            asked.append((("gcm", key.hex(), nonce.hex(), gcm.hex(), "decrypt", aad.hex()), data, ("gcm", size, "decrypt")))
+    answers = _reference([arguments for arguments, _, _ in asked])
+    assert len(answers) == len(asked)
+    for (_, expected, what), answer in zip(asked, answers):
+        assert answer == expected, what
 
 
-def _reference(mode: str, key: bytes, iv: bytes, data: bytes, *direction: str) -> bytes:
-    done = subprocess.run(["java", "-cp", str(guard_jar()), "jvmbridge.guard.ReferenceAes", mode, key.hex(), iv.hex(),
-                           data.hex(), *direction], capture_output=True, text=True, check=True)
-    return bytes.fromhex(done.stdout.strip())
+def _reference(cases: list[tuple[str, ...]]) -> list[bytes]:
+    """ReferenceAes's main on each case's arguments, all in one JVM (tests/java/reference/EachLine.java)."""
+    done = subprocess.run(["java", "-cp", str(guard_jar()), str(TESTS / "java" / "reference" / "EachLine.java")],
+                          input="".join(" ".join(arguments) + "\n" for arguments in cases), capture_output=True,
+                          text=True, check=True)
+    return [bytes.fromhex(line) for line in done.stdout.splitlines()]
 
 
 # The SunJCE class (or the first letter of each, GCM's GaloisCounterMode, GHASH, GCTR) whose C2
@@ -124,7 +134,7 @@ def test_the_guard_finds_a_planted_provider_that_goes_wrong_once_warm(planted_ja
 
 
 def test_onwrong_exit_ends_the_server_with_status_3_after_one_log_line(planted_jar):
-    agent = f"-javaagent:{guard_jar()}=modes=ctr,delay=0,provider=planted.PlantedProvider,onwrong=exit"
+    agent = f"-javaagent:{guard_jar()}=modes=ctr,{AT_ONCE},provider=planted.PlantedProvider,onwrong=exit"
     done = subprocess.run(["java", "-Dplanted.after=1000", agent, "-cp", f"{harness_jar()}{os.pathsep}{planted_jar}",
                            "jvmbridge.harness.AesWorkload", "120"], capture_output=True, text=True, timeout=180)
     assert done.returncode == 3, done.stderr
@@ -137,22 +147,23 @@ def test_onwrong_exit_ends_the_server_with_status_3_after_one_log_line(planted_j
 def test_check_reads_the_guard_of_a_running_jvm_and_says_where_there_is_none(tmp_path):
     java = str(jdk_homes()[0] / "bin" / "java")
     workload = ["-cp", str(harness_jar()), "jvmbridge.harness.AesWorkload", "3"]
-    guarded = subprocess.Popen([java, f"-javaagent:{guard_jar()}=delay=0", *workload], stdout=subprocess.DEVNULL,
+    guarded = subprocess.Popen([java, f"-javaagent:{guard_jar()}={AT_ONCE}", *workload], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     plain = subprocess.Popen([java, *workload], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         _settled(guarded.pid)
-        done = run_cli("check", "--pid", str(guarded.pid), "--pid", str(plain.pid), "--format", "json")
+        # One reading, as a table and as JSON (a fleet's file, for report below).
+        (tmp_path / "fleet").mkdir()
+        done = run_cli("check", "--pid", str(guarded.pid), "--pid", str(plain.pid), "--export-json",
+                       str(tmp_path / "fleet" / "host.json"))
         assert done.returncode in (0, 1), done.stderr
-        document = json.loads(done.stdout)
+        document = json.loads((tmp_path / "fleet" / "host.json").read_text())
         by_pid = {live["pid"]: live for live in document["live_jvms"]}
         assert [(s["mode"], s["status"]) for s in by_pid[guarded.pid]["guard"]] == [
             ("CBC", "verified"), ("CTR", "verified"), ("GCM", "verified")]
         assert by_pid[plain.pid]["guard"] == []
-        table = run_cli("check", "--pid", str(guarded.pid), "--pid", str(plain.pid)).stdout
+        table = done.stdout
         assert "guard: CBC verified " in table and "guard: none (no jvmbridge guard agent in this JVM)" in table
-        (tmp_path / "fleet").mkdir()
-        (tmp_path / "fleet" / "host.json").write_text(done.stdout)
         fleet = list(csv.DictReader(io.StringIO(run_cli("report", str(tmp_path / "fleet"), "--format", "csv").stdout)))
         guards = {row["guard"] for row in fleet}
         assert "no guard" in guards and any(g.startswith("guard: CBC verified ") and ", GCM verified " in g for g in guards)
@@ -211,7 +222,7 @@ def test_the_mbean_says_what_the_property_says(tmp_path, built_by):
     javac = subprocess.run(["javac", "--release", "11", "-d", str(classes),
                             str(TESTS / "java" / "mbean" / "ReadGuard.java")], capture_output=True, text=True)
     assert javac.returncode == 0, javac.stderr
-    done = subprocess.run(["java", f"-javaagent:{agent}=modes=ctr+gcm,delay=0", "-cp", str(classes),
+    done = subprocess.run(["java", f"-javaagent:{agent}=modes=ctr+gcm,{AT_ONCE}", "-cp", str(classes),
                            "mbean.ReadGuard"], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     state, modes, property_ = done.stdout.splitlines()
@@ -226,7 +237,7 @@ def test_check_reads_the_guard_as_root_and_as_the_jvms_own_user_and_no_one_else(
         shutil.copy(jar, home / jar.name)
     subprocess.run(["chown", "-R", f"{TENANT}:{TENANT}", str(home)], check=True)
     server = subprocess.Popen(["setpriv", f"--reuid={TENANT}", f"--regid={TENANT}", "--clear-groups", "java",
-                               f"-javaagent:{home / guard_jar().name}=modes=ctr,delay=0", "-cp",
+                               f"-javaagent:{home / guard_jar().name}=modes=ctr,{AT_ONCE}", "-cp",
                                str(home / harness_jar().name), "jvmbridge.harness.AesWorkload", "3"],
                               cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": str(home / "cache"), "XDG_DATA_HOME": str(home / "data")}
