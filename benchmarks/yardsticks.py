@@ -3,8 +3,9 @@ conductor's forks as compare runs them, with candidate yardsticks in the same cy
 slice each, as compare's): the AES-NI C loop in cache (compare's own), the same loop with AES-NI
 masked (OpenSSL's table-based AES, what the JVM falls back to), a copy of 1 MiB blocks through
 64 MiB (memory bandwidth), and a pointer chase through a random cycle of 64 MiB (a cache and TLB
-miss a step). Per fork, each configuration's figure is the lower quartile of its undisturbed slices
-(as conductor.pairing takes a ratio's sides) and its slowdown that figure over its median over the run's forks.
+miss a step). Per fork, each configuration's figure is its reading as the conductor takes a
+yardstick's (conductor.pairing.fork_reading: the lower quartile of its undisturbed slices) and its
+slowdown that figure over its median over the run's forks.
 
 Printed per yardstick: the correlation of its slowdowns with the rows' (their geometric mean, fork
 by fork), and of the forks the rows call slowed (every row more than SLOWED slower: an episode by
@@ -33,7 +34,7 @@ import _common
 from jvmbridge.comparison.interleaved import YARDSTICK, YARDSTICK_NAME, InterleavedJob, conducting, measuring_cpu
 from jvmbridge.comparison.runner import plan
 from jvmbridge.conductor.conduct import Configuration, Pace, WorkerSpec, conduct
-from jvmbridge.conductor.pairing import BUSY_FAST_END, fast_end, running_ns_per_op
+from jvmbridge.conductor.pairing import fork_reading
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.engines.base import Sliced
@@ -44,7 +45,6 @@ from jvmbridge.native.c_loop import CLoopUnavailable
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.episodes import episodes
-from jvmbridge.stats.summary import disturbed, low_quantile
 from jvmbridge.trust.launch import find_program, launch, run
 
 # A fork whose every row ran this much slower than its median over the run is slowed (an episode).
@@ -188,17 +188,6 @@ def in_process_spec(loop: Callable[[int], int], cpu: int | None) -> WorkerSpec:
     return WorkerSpec(start=lambda: InProcess(loop, cpu), warmup_min_seconds=0.1, warmup_max_seconds=0.5)
 
 
-def fork_figure(slices: list[dict]) -> float | None:
-    """A configuration's figure in one fork, as conductor.pairing.fork_ratio takes each side's: the
-    lower quartile of its undisturbed slices, or where fewer than half are, the BUSY_FAST_END
-    percentile of every slice (each less its wait)."""
-    running = [(running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)), disturbed(s)) for s in slices]
-    calm = [ns for ns, lost in running if not lost]
-    if 2 * len(calm) >= len(running) > 0:
-        return fast_end(calm)
-    return low_quantile([ns for ns, _ in running], 100 // BUSY_FAST_END) if running else None
-
-
 def slowdowns(figures: list[float | None]) -> list[float | None]:
     """Each fork's figure over the median of the run's, less 1."""
     found = [f for f in figures if f is not None]
@@ -249,8 +238,9 @@ def main() -> None:
             if stop_hog is not None:
                 stop_hog()
     yardsticks = [YARDSTICK_NAME, TABLE_NAME, MEMORY_NAME, CHASE_NAME]
-    figures = {label: [fork_figure(f.slices[label]) if label in f.slices else None for f in conducted.forks]
+    figures = {label: [fork_reading(f.slices[label]) if label in f.slices else None for f in conducted.forks]
                for label in rows + yardsticks}
+    _common.save(args, {"forks": len(conducted.forks), "figures": figures})  # kept should the analysis fail
     slowed = {label: slowdowns(own) for label, own in figures.items()}
     # The rows' slowdown in each fork: the geometric mean of theirs; slowed where every row slowed.
     row_logs = [[math.log1p(s) for s in fork if s is not None] for fork in zip(*(slowed[r] for r in rows))]
@@ -273,7 +263,7 @@ def main() -> None:
         results.append(found)
         print(f"{found['correlation']:>6.2f} {found['seen']:>3} of {len(episode_forks):<2} {found['calm_set_aside']:>6} "
               f"{spread:>7.2%}  {name}")
-    _common.save(args, {"forks": len(conducted.forks), "rows": rows, "rows_slowed": rows_slowed,
+    _common.save(args, {"forks": len(conducted.forks), "figures": figures, "rows": rows, "rows_slowed": rows_slowed,
                         "row_slowdowns": {r: slowed[r] for r in rows}, "yardsticks": results})
 
 
