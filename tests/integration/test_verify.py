@@ -7,12 +7,15 @@ AES-CTR bytes on AVX-512 CPUs (JDK-8292158).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from helpers import jdk_homes, run_cli, run_json
 
 PLANTED = "planted.PlantedProvider"
+# For a compare whose bytes, not its figures, are under test: each fork checks its loop's bytes the same way.
+ONE_FORK = ("--forks", "1", "--max-forks", "1")
 
 
 def verify_json(*args: str, tmp_path: Path) -> tuple[int, dict, str]:
@@ -71,9 +74,19 @@ def test_a_provider_that_cannot_load_is_could_not_run(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("jvmbridge: error:") and "Traceback" not in done.stderr
 
 
-def test_verify_catches_jdk_8292158_on_temurin_17_0_3(known_bad_jdk, tmp_path):
-    code, document, _ = verify_json("--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc", tmp_path=tmp_path)
-    assert code == 1
+@pytest.fixture(scope="module")
+def known_bad_verified(known_bad_jdk, tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """One full sweep of CTR and CBC on Temurin 17.0.3: its table, and its document (--export-json)."""
+    exported = tmp_path_factory.mktemp("known-bad-verify") / "verify.json"
+    done = run_cli("verify", "--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc", "--quiet", "--output",
+                   str(exported.with_suffix(".jsonl")), "--export-json", str(exported))
+    assert "Traceback" not in done.stderr, done.stderr
+    return done, json.loads(exported.read_text())
+
+
+def test_verify_catches_jdk_8292158_on_temurin_17_0_3(known_bad_verified):
+    done, document = known_bad_verified
+    assert done.returncode == 1 and document["exit_code"] == 1
     found = modes_of(document)
     assert found["CBC"]["status"] == "correct"
     assert found["CTR"]["status"] in ("WRONG", "CRASHED")
@@ -87,8 +100,8 @@ def test_verify_catches_jdk_8292158_on_temurin_17_0_3(known_bad_jdk, tmp_path):
     assert {f["culprit_flag"] for f in found["CTR"]["findings"]} <= {"UseAESCTRIntrinsics", None}
 
 
-def test_the_table_names_the_workaround_once(known_bad_jdk):
-    done = run_cli("verify", "--java", str(known_bad_jdk), "--mode", "ctr", "--quick", "--quiet")
+def test_the_table_names_the_workaround_once(known_bad_verified):
+    done, _ = known_bad_verified
     assert done.returncode == 1
     assert done.stdout.count("Workaround: -XX:+UnlockDiagnosticVMOptions -XX:-UseAESCTRIntrinsics") == 1
     assert done.stdout.count("JDK-8292158") == 1
@@ -113,7 +126,7 @@ def test_check_says_active_but_wrong_on_temurin_17_0_3(known_bad_jdk):
 def test_compare_on_temurin_17_0_3_ctr_stream_is_invalid_or_a_crash(known_bad_jdk, quick):
     # 5-byte updates on one Cipher: JDK-8292158 either corrupts the stream or crashes the JVM.
     done, result = run_json("compare", "--java", str(known_bad_jdk), "--cipher", "aes-128-ctr", "--shape", "stream",
-                            "--sizes", "5", "--engine", "jvm", *quick)
+                            "--sizes", "5", "--engine", "jvm", *quick, *ONE_FORK)
     assert done.returncode == 1
     stream = [row for row in result["results"] if row["shape"] == "stream"]  # quick's own shape runs too
     on = [row for row in stream if row["setting"] == "intrinsics on"]
@@ -129,7 +142,7 @@ def test_compare_checks_the_bytes_of_the_measured_loop(planted_jar, quick):
     # The planted provider goes wrong after 100k messages: right before the loop, wrong after it.
     done, result = run_json("compare", "--cipher", "aes-128-ctr", "--engine", "jvm", "--engine", "pyca",
                             "--provider", PLANTED, "--classpath", str(planted_jar),
-                            "--trust-jvm-arg", "--jvm-arg=-Dplanted.after=100000", *quick)
+                            "--trust-jvm-arg", "--jvm-arg=-Dplanted.after=100000", *quick, *ONE_FORK)
     assert done.returncode == 1
     (jvm,) = [row for row in result["results"] if row["engine"] == "JVM"]
     assert jvm["ciphertext_ok"] is False and jvm["bytes_checked_after_loop"]
