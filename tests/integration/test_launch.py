@@ -84,8 +84,8 @@ def test_root_makes_no_scratch_folder_in_a_users_tmpdir_and_caches_the_c_loop_06
     try:
         done = subprocess.run(
             [sys.executable, "-m", "jvmbridge", "compare", "--no-interleave", "--shape", "message", "--engine",
-             "c-loop", "--sizes", "16", "--round-time", "0.05", "--rounds", "2", "--max-forks", "2", "--quiet",
-             "--format", "json", "-o", str(tmp_path / "run.jsonl")],
+             "c-loop", "--sizes", "16", "--round-time", "0.05", "--rounds", "2", "--forks", "1", "--max-forks", "1",
+             "--quiet", "--format", "json", "-o", str(tmp_path / "run.jsonl")],
             capture_output=True, text=True, timeout=300, umask=0,
             env={**os.environ, "TMPDIR": str(folder), "XDG_CACHE_HOME": str(cache), "PYTHONUNBUFFERED": "1"})
     finally:
