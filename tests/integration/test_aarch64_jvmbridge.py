@@ -4,10 +4,51 @@ nothing here is timed, and figures must say they were emulated."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from subprocess import CompletedProcess
 
+import pytest
 from helpers import DATA, run_cli, run_jvmbridge_arm64
 
 GRAVITON3 = DATA / "cpuinfo-aarch64-graviton3.txt"
+
+# The commands the tests below read that see the host's own /proc/cpuinfo, each as `python3 -m jvmbridge`
+# runs it (jvmbridge.cli.main), one after another in one arm64 python3: its start under emulation,
+# importing pandas and the rest, takes longer than most of these commands.
+WITHOUT_USE_AES = ("check", "--format", "json", "-q", "--no-verify", "--jvm-arg=-XX:-UseAES")
+COMPARE = ("compare", "--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--engine", "openssl-cli",
+           "--no-interleave", "--shape", "message", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
+           "--max-forks", "1", "--quiet", "--output", "/tmp/arm64-run.jsonl")
+FLAGS = ("flags", "--format", "json")
+_IN_TURN = """
+import contextlib, io, json, sys
+from jvmbridge.cli import main
+said = {}
+for args in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main.main(args=args, prog_name="jvmbridge")
+            code = 0
+        except SystemExit as e:  # main always ends so, with the command's exit code
+            code = 0 if e.code is None else e.code if isinstance(e.code, int) else 1
+    said[" ".join(args)] = [code, out.getvalue(), err.getvalue()]
+with open(sys.argv[2], "w") as saved:  # not stdout, which the commands' own child processes write to too
+    json.dump(said, saved)
+"""
+
+
+@pytest.fixture(scope="module")
+def arm64_cli(arm64_python_root: Path) -> dict[tuple[str, ...], CompletedProcess]:
+    """Each of those commands' exit code, stdout and stderr."""
+    commands = (WITHOUT_USE_AES, COMPARE, FLAGS)
+    answers = arm64_python_root / "tmp" / "arm64-cli-answers.json"  # the root's /tmp: the cached root is left as it was
+    done = run_jvmbridge_arm64(arm64_python_root, "-c", _IN_TURN, json.dumps(commands), "/tmp/" + answers.name,
+                               module=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = json.loads(answers.read_text())
+    answers.unlink()
+    return {command: CompletedProcess(command, *said[" ".join(command)]) for command in commands}
 
 
 def _verdicts(part: dict) -> dict[str, dict]:
@@ -36,10 +77,9 @@ def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_ctr(arm64_python_root)
     assert "CounterMode::implCrypt" in jdk["evidence"]["CTR"]["seen"]
 
 
-def test_without_use_aes_aarch64_still_runs_the_ctr_and_gcm_intrinsics(arm64_python_root):
+def test_without_use_aes_aarch64_still_runs_the_ctr_and_gcm_intrinsics(arm64_cli):
     # The host's x86 /proc/cpuinfo shows through qemu-user: features unknown, emulation said.
-    done = run_jvmbridge_arm64(arm64_python_root, "check", "--format", "json", "-q", "--no-verify",
-                               "--jvm-arg=-XX:-UseAES")
+    done = arm64_cli[WITHOUT_USE_AES]
     document = json.loads(done.stdout)
     assert document["cpu"]["emulation"].startswith("qemu-user")
     assert {f["present"] for f in document["cpu"]["features"].values()} == {None}
@@ -52,10 +92,8 @@ def test_without_use_aes_aarch64_still_runs_the_ctr_and_gcm_intrinsics(arm64_pyt
     assert done.returncode == 1  # CBC is off
 
 
-def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64_python_root):
-    done = run_jvmbridge_arm64(arm64_python_root, "compare", "--engine", "jvm", "--engine", "c-loop", "--engine", "pyca",
-                               "--engine", "openssl-cli", "--no-interleave", "--shape", "message", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
-                               "--max-forks", "1", "--quiet", "--output", "/tmp/arm64-run.jsonl")
+def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64_cli, arm64_python_root):
+    done = arm64_cli[COMPARE]
     assert done.returncode == 0, done.stderr[-2000:]
     assert "EMULATED qemu-user" in done.stdout
     assert "ARMv8 Crypto Extensions on" in done.stdout and "ARMv8 Crypto Extensions off" in done.stdout
@@ -71,8 +109,8 @@ def test_compare_names_the_arm_switch_reads_openssl_back_and_says_emulated(arm64
     assert "ARMv8 Crypto Extensions on" in saved.stdout and "ARMv8 Crypto Extensions off" in saved.stdout, saved.stdout
 
 
-def test_flags_lists_the_arm64_jvms_crypto_flags_with_their_origins(arm64_python_root):
-    done = run_jvmbridge_arm64(arm64_python_root, "flags", "--format", "json")
+def test_flags_lists_the_arm64_jvms_crypto_flags_with_their_origins(arm64_cli):
+    done = arm64_cli[FLAGS]
     assert done.returncode == 0, done.stderr[-2000:]
     listed = json.dumps(json.loads(done.stdout))
     for name in ("UseAES", "UseAESCTRIntrinsics", "UseGHASHIntrinsics", "UseSHA512Intrinsics"):
