@@ -125,8 +125,9 @@ def test_a_cache_reached_through_another_users_link_is_refused_and_loads_nothing
 
 def test_a_runs_folder_another_user_owns_is_refused_and_the_run_still_printed(folder):
     os.chown(folder, TENANT, TENANT)
-    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--max-forks", "2",
-                   "--host-name", "../../../x", env={**os.environ, "XDG_DATA_HOME": str(folder)})
+    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.1",
+                   "--rounds", "2", "--forks", "1", "--max-forks", "1", "--host-name", "../../../x",
+                   env={**os.environ, "XDG_DATA_HOME": str(folder)})
     assert done.returncode == 1 and "C loop" in done.stdout, done.stderr  # 1: not all saved, as documented
     assert (f"the runs folder {folder}/jvmbridge/runs: {folder} is owned by uid {TENANT}, "
             "so root will not use it") in done.stderr
