@@ -1,7 +1,7 @@
 """Which yardstick feels what the rows feel? A default compare's configurations run in the
 conductor's forks as compare runs them, with candidate yardsticks in the same cycles (a quarter
-slice each, as compare's): the AES-NI C loop in cache (compare's own), the same loop with AES-NI
-masked (OpenSSL's table-based AES, what the JVM falls back to), a copy of 1 MiB blocks through
+slice each, as compare's): compare's own two, the AES-NI C loop in cache and the same loop with
+AES-NI masked (OpenSSL's table-based AES, what the JVM falls back to), and two more: a copy of 1 MiB blocks through
 64 MiB (memory bandwidth), and a pointer chase through a random cycle of 64 MiB (a cache and TLB
 miss a step). Per fork, each configuration's figure is its reading as the conductor takes a
 yardstick's (conductor.pairing.fork_reading: the lower quartile of its undisturbed slices) and its
@@ -31,13 +31,17 @@ from pathlib import Path
 
 import _common
 
-from jvmbridge.comparison.interleaved import YARDSTICK, YARDSTICK_NAME, InterleavedJob, conducting, measuring_cpu
+from jvmbridge.comparison.interleaved import (
+    TABLE_YARDSTICK_NAME,
+    YARDSTICK_NAME,
+    InterleavedJob,
+    conducting,
+    measuring_cpu,
+)
 from jvmbridge.comparison.runner import plan
 from jvmbridge.conductor.conduct import Configuration, Pace, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import fork_reading
-from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Matrix
-from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.measure import on_cpus, timed_rounds, warm_up
 from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import find_javas
@@ -49,7 +53,6 @@ from jvmbridge.trust.launch import find_program, launch, run
 
 # A fork whose every row ran this much slower than its median over the run is slowed (an episode).
 SLOWED = 0.05
-TABLE_NAME = "yardstick: the same C loop, AES-NI masked (table-based AES)"
 MEMORY_NAME = "yardstick: copy 1 MiB blocks through 64 MiB (memory bandwidth)"
 CHASE_NAME = "yardstick: pointer chase through a random cycle of 64 MiB (a cache miss a step)"
 MEMORY_BYTES = 64 << 20
@@ -178,12 +181,6 @@ def hogging(library: Path, cpus: set[int], on_seconds: float, off_seconds: float
     return stop
 
 
-def process_spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
-    """A worker process for ``setting``, as compare starts its own (comparison.interleaved)."""
-    return WorkerSpec(start=lambda: WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env),
-                      warmup_min_seconds=setting.warmup_min_seconds, warmup_max_seconds=setting.warmup_max_seconds)
-
-
 def in_process_spec(loop: Callable[[int], int], cpu: int | None) -> WorkerSpec:
     return WorkerSpec(start=lambda: InProcess(loop, cpu), warmup_min_seconds=0.1, warmup_max_seconds=0.5)
 
@@ -218,16 +215,14 @@ def main() -> None:
     given = conducting(InterleavedJob.merged(jobs))
     cpu = measuring_cpu()
     rows = [c.label for c in given.configurations if c.counted]
-    _, masked = c_loop.sliced([(YARDSTICK, "")], matrix)  # AES-NI on (compare's yardstick), then off
     with tempfile.TemporaryDirectory(prefix="jvmbridge-yardsticks-") as scratch:
         try:
             loops = memory_loops(Path(scratch))
         except CLoopUnavailable as e:
             _common.skip(args, str(e))
-        workers = {**given.workers, TABLE_NAME: process_spec(masked, cpu),
-                   MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
+        workers = {**given.workers, MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
         configurations = [*given.configurations, *(Configuration(label=name, worker=name, part=0, counted=False)
-                                                   for name in (TABLE_NAME, MEMORY_NAME, CHASE_NAME))]
+                                                   for name in (MEMORY_NAME, CHASE_NAME))]
         stop_hog = None
         if args.hog and cpu is not None:
             on_seconds, off_seconds = (float(part) for part in args.hog.split(","))
@@ -237,7 +232,7 @@ def main() -> None:
         finally:
             if stop_hog is not None:
                 stop_hog()
-    yardsticks = [YARDSTICK_NAME, TABLE_NAME, MEMORY_NAME, CHASE_NAME]
+    yardsticks = [YARDSTICK_NAME, TABLE_YARDSTICK_NAME, MEMORY_NAME, CHASE_NAME]
     figures = {label: [fork_reading(f.slices[label]) if label in f.slices else None for f in conducted.forks]
                for label in rows + yardsticks}
     _common.save(args, {"forks": len(conducted.forks), "figures": figures})  # kept should the analysis fail

@@ -24,7 +24,7 @@ def run_comparison(request: CompareRequest, matrix: Matrix, progress: Progress |
     """``request``'s workloads on ``matrix``, what resolve_matrix found for it."""
     jobs = plan(list(request.workloads), matrix)
     choose_rounds(jobs, host_name)
-    return run(jobs, progress, output, host_name, name, request.total_time)
+    return run(jobs, progress, output, host_name, name, request.time_limit)
 
 
 def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,

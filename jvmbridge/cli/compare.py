@@ -72,7 +72,8 @@ from jvmbridge.sampling.workload import (
 @click.option("--total-time", type=Seconds(0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds the whole run aims to take: every configuration runs its first --forks, and the "
                    "time left beyond them is shared out as more forks; rows stopped short say so "
-                   "[default: none, forks until --target-error or --max-forks].")
+                   f"[default: {policy.TOTAL_TIME:g}; none with --forks, --max-forks or --iterations: forks until "
+                   "--target-error or --max-forks].")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,
               callback=lambda c, p, v: int(v) if v else None,
               help="AES key size of the default cipher, aes-<bits>-cbc [default: 256].")

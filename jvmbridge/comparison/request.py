@@ -14,6 +14,7 @@ from jvmbridge.jvm.discovery import find_javas
 from jvmbridge.jvm.flagsource import flags_and_warnings
 from jvmbridge.jvm.options import classpath_entries
 from jvmbridge.jvm.providers import provider
+from jvmbridge.sampling import policy
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
@@ -40,7 +41,7 @@ class CompareRequest:
     forks: int | None = None  # None: Sampling.forks, or max_forks where that is fewer
     max_forks: int | None = Sampling.max_forks
     target_error: float = Sampling.target_error * 100  # percent, as --target-error: 2 is ±2%
-    total_time: float | None = None  # seconds the whole run aims for (runner.run); None: forks as the rule wants
+    total_time: float | None = None  # seconds the whole run aims for (runner.run); None: time_limit's default
     # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
     cipher: tuple[str, ...] = ()
     key_bits: int | None = None
@@ -76,6 +77,15 @@ class CompareRequest:
             provider(name)  # a ValueError names the choices
         if not self.runs_jvms:
             self._refuse_jvm_options()
+
+    @property
+    def time_limit(self) -> float | None:
+        """Seconds the whole run aims for: --total-time, else, where the forks are the rule's to
+        choose (no --forks, --max-forks or --iterations), policy.TOTAL_TIME; None: no limit."""
+        if self.total_time is not None:
+            return self.total_time
+        chosen = self.forks is not None or self.max_forks is not None or self.iterations is not None
+        return None if chosen else policy.TOTAL_TIME
 
     @property
     def runs_jvms(self) -> bool:

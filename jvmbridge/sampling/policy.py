@@ -19,6 +19,10 @@ FORKS = 5  # the first stage, whose spread decides how many run (docs/decisions/
 FORK_LIMIT = 12  # more forks while a ratio or row is wider than TARGET_ERROR, up to this (ditto)
 TARGET_ERROR = 0.02  # the relative half-width of a 95% interval that stops adding forks
 MAX_FORKS = 100  # the most --forks or --max-forks may ask
+# A run whose forks are the rule's to choose (none of --forks, --max-forks, --iterations given) aims
+# to end within this many seconds: episodes and levels aside, more forks rarely sharpen a ratio enough
+# to be worth the wait (docs/decisions/0009-a-default-run-of-90-seconds.md).
+TOTAL_TIME = 90.0
 # Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
 ROUNDS = 4
 # A thousand of the default half second is over 8 minutes a fork, and the interval is over forks,

@@ -418,3 +418,17 @@ def test_every_way_of_measuring_and_the_help_use_the_one_set_of_fork_defaults():
     shown = " ".join(run_cli_here("compare", "--help").stdout.split())
     assert f"[default: {FORKS}, or --max-forks where fewer]" in shown
     assert f"[default: {FORK_LIMIT}, or --forks where more;" in shown
+
+
+def test_a_run_whose_forks_are_the_rules_to_choose_has_the_default_time_limit_and_one_that_fixes_them_none():
+    from helpers import run_cli_here
+
+    from jvmbridge.comparison.request import CompareRequest
+    from jvmbridge.sampling.policy import TOTAL_TIME
+
+    assert CompareRequest().time_limit == TOTAL_TIME
+    assert CompareRequest(total_time=30).time_limit == 30
+    fixed = [CompareRequest(forks=3), CompareRequest(max_forks=40), CompareRequest(iterations=10**6)]
+    assert [request.time_limit for request in fixed] == [None, None, None]
+    shown = " ".join(run_cli_here("compare", "--help").stdout.split())
+    assert f"[default: {TOTAL_TIME:g}; none with --forks, --max-forks or --iterations:" in shown
