@@ -70,8 +70,9 @@ from jvmbridge.sampling.workload import (
               help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
                    "settings run interleaved or in turns, else the row's), that stops adding forks.")
 @click.option("--total-time", type=Seconds(0, min_open=True), default=None, metavar="SECONDS",
-              help="Seconds the whole run aims to take: every configuration runs its first --forks, and the "
-                   "time left beyond them is shared out as more forks; rows stopped short say so "
+              help="Seconds the whole run aims to take: every configuration runs its first --forks where "
+                   f"they fit (at least {policy.FORKS_IN_TIME}), and the time left beyond them is shared out "
+                   "as more forks; rows stopped short say so "
                    f"[default: {policy.TOTAL_TIME:g}; none with --forks, --max-forks or --iterations: forks until "
                    "--target-error or --max-forks].")
 @click.option("--key-bits", type=click.Choice([str(b) for b in KEY_BITS]), default=None,

@@ -16,8 +16,8 @@ def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
     """The lines, most asked first; a run of many sizes or JDKs says its first and points at the rest."""
     speed, limit = metadata.get("host_speed"), metadata.get("forks_limit")
     said = answered(ratios, metadata)
-    # Where the forks ran to their limit with ratios still wide, the answer says so first.
-    lines = [f"At the fork limit: {limit}"] if limit else []
+    # Where the forks stopped at a limit (of forks or time) with ratios still wide, the answer says so first.
+    lines = [f"Stopped at {limit}"] if limit else []
     lines += [_line(r, frame) for r in said]
     if said and len(said) < len(ratios):
         lines.append(f"... {len(ratios) - len(said)} more ratios under the table")

@@ -123,7 +123,7 @@ class Conducted:
     episodes: Episodes = field(default_factory=lambda: episodes({}))
     readings: dict[str, list[float | None]] = field(default_factory=dict)
     levels: dict[str, RatioLevels] = field(default_factory=dict)  # asked label -> its levels, where it has them
-    limit: str = ""  # where the forks reached the limit with ratios still wide, why and how wide (the answer says it)
+    limit: str = ""  # where the forks stopped at a limit (forks, time) with ratios still wide: which, why, how wide
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,7 @@ class _Run:
         # Judged over the forks so far, by how many there were.
         self._episodes: tuple[int, Episodes] = (-1, episodes({}))
         self._levels: tuple[int, dict[str, RatioLevels]] = (-1, {})
+        self.out_of_time = False  # the run's time limit stopped the forks the rule wanted
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -230,7 +231,7 @@ class _Run:
         """The forks ``wanted`` (forks_wanted), at most as many as the run's time limit
         (--total-time) leaves this job."""
         cap = fork_cap()
-        return wanted if cap is None else min(wanted, max(self.pace.min_forks, cap(len(self.forks))))
+        return wanted if cap is None else min(wanted, cap(len(self.forks)))
 
     def forks_wanted(self) -> int:
         """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run),
@@ -260,14 +261,15 @@ class _Run:
         if done >= wanted:
             return self._why_no_more(wanted)
         if done >= self.forks_planned(wanted):
-            return "the run's time limit (--total-time), before the forks the first asked for"
+            self.out_of_time = True
+            return f"the run's time limit (--total-time), before the {wanted} the rule asked for"
         return None
 
     def _why_no_more(self, wanted: int) -> str:
         """Why the forks the first stage's spread asked for (Stein's rule), and those in place of the
         forks set aside, are all there are."""
         if len(self.forks) >= self.pace.max_forks:
-            return "the limit" + (f": {why}" if (why := self._at_the_limit()) else "")
+            return "the limit" + (f": {why}" if (why := self._still_wide()) else "")
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
         levels = len(self.levels())
@@ -288,16 +290,22 @@ class _Run:
             return f"the first {first} put {within}"
         return f"the first {first}'s spread asked {wanted} for {within}"
 
-    def _at_the_limit(self) -> str:
-        """Where the forks reached the limit with ratios still wider than the target, why and how wide:
-        "2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks", the
-        forks set aside named too; else "", and where the forks were a count asked (--forks as many as
-        --max-forks): no rule wanted more."""
+    def stopped_wide(self) -> str:
+        """Where the forks stopped at the fork limit or the run's time limit with ratios still wider
+        than the target, which limit, and how many ratios, how wide and why (_still_wide); else ""."""
+        limit = ("the run's time limit" if self.out_of_time
+                 else "the fork limit" if len(self.forks) >= self.pace.max_forks else "")
+        return f"{limit}: {why}" if limit and (why := self._still_wide()) else ""
+
+    def _still_wide(self) -> str:
+        """The ratios still wider than the target and why: "2 ratios still wider than ±2% (±2.6% at
+        most): the first 5's spread asked 14-20 forks", the forks set aside named too; "" where none
+        is, and where the forks were a count asked (--forks as many as --max-forks): no rule wanted more."""
         target, needs = self.pace.target_error, self.needs()
         wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
-        if len(self.forks) < self.pace.max_forks or self.pace.min_forks >= self.pace.max_forks or not wide:
+        if self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
-        asked = sorted(n for n in needs.values() if n > self.pace.max_forks)
+        asked = sorted(n for n in needs.values() if n > len(self.forks))
         why = [f"the first {self.pace.min_forks}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
         return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
@@ -517,7 +525,7 @@ class _Run:
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
-                         limit=self._at_the_limit())
+                         limit=self.stopped_wide())
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:

@@ -23,6 +23,9 @@ MAX_FORKS = 100  # the most --forks or --max-forks may ask
 # to end within this many seconds: episodes and levels aside, more forks rarely sharpen a ratio enough
 # to be worth the wait (docs/decisions/0009-a-default-run-of-90-seconds.md).
 TOTAL_TIME = 90.0
+# A run's time limit cuts even the first stage, down to this many forks: an interval over two has
+# t(0.975, 1) = 12.7 times the forks' standard error, over three 4.3.
+FORKS_IN_TIME = 3
 # Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
 ROUNDS = 4
 # A thousand of the default half second is over 8 minutes a fork, and the interval is over forks,
@@ -275,8 +278,10 @@ class TimeLimit:
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
-        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed`` in."""
-        if done < first_stage:
+        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed``
+        in: as many as fit at its pace so far, but at least FORKS_IN_TIME of its first stage (all of
+        it before a fork has finished to time)."""
+        if done == 0:
             return first_stage
         per_fork = max(job_elapsed / done, 1e-9)
-        return max(first_stage, done + math.floor((share - job_elapsed) / per_fork))
+        return max(min(first_stage, FORKS_IN_TIME), done + math.floor((share - job_elapsed) / per_fork))

@@ -86,7 +86,7 @@ def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
     assert forecast.seconds_left(1) == pytest.approx(4 * (2.0 + 2.5))
 
 
-def test_a_total_time_gives_every_job_its_first_stage_and_shares_the_rest_out_by_cost():
+def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to_three_forks():
     # Three jobs of 4 forks first, 1 s a fork: 12 s of first stages; a 30 s limit leaves 18 s.
     forecast = Forecast([JobPlan("c-loop", 1.0, 4, 0.0)] * 3)
     limit = TimeLimit(30, forecast)
@@ -98,10 +98,12 @@ def test_a_total_time_gives_every_job_its_first_stage_and_shares_the_rest_out_by
     dear_and_cheap = TimeLimit(32, Forecast([JobPlan("jvm", 1.0, 4, 2.0), JobPlan("c-loop", 1.0, 4, 0.0)]))
     assert dear_and_cheap.share(0, 0) == pytest.approx(24)
     assert TimeLimit.forks(dear_and_cheap.share(0, 0), 4, 4, 12.0) == 8
-    assert TimeLimit.forks(10, 4, 2, 2.0) == 4  # inside the first stage: the first stage
+    assert TimeLimit.forks(10, 4, 0, 1.0) == 4  # before a fork finished: the first stage
+    assert TimeLimit.forks(10, 4, 2, 2.0) == 10  # 8 s left at 1 s a fork
+    assert TimeLimit.forks(10, 5, 2, 8.0) == 3  # 4 s a fork: the first stage cut, to three forks
     assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
     assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
-    assert TimeLimit.forks(3, 4, 4, 8.0) == 4  # over its share already: no fork beyond the first stage
+    assert TimeLimit.forks(3, 4, 4, 8.0) == 3  # over its share already: no more
 
 
 class SlowForkingFake(ForkingFake):

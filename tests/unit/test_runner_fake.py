@@ -655,7 +655,7 @@ def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_in
     assert ratio.turns == 12 and not ratio.levels and ratio.high / ratio.value - 1 > 0.02
     reached = f"±{max(ratio.high / ratio.value - 1, 1 - ratio.low / ratio.value):.1%}"
     first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
-    assert re.fullmatch(rf"At the fork limit: 1 ratio still wider than ±2% \({re.escape(reached)} at most\): "
+    assert re.fullmatch(rf"Stopped at the fork limit: 1 ratio still wider than ±2% \({re.escape(reached)} at most\): "
                         r"the first 5's spread asked \d\d forks", first), first
     assert render("compare", "table", comparison).startswith(first)
     assert headline(reread.ratios, reread.frame, reread.metadata)[0] == first
