@@ -104,8 +104,8 @@ def test_an_interleaved_compare_shows_its_forks_once_and_its_ratios_as_the_forks
 
 
 def test_quiet_and_a_pipe_get_no_progress(tmp_path):
-    quick = ["compare", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2", "--forks", "2", "--max-forks", "2",
-             "--no-interleave"]
+    quick = ["compare", "--engine", "c-loop", "--shape", "message", "--round-time", "0.1", "--rounds", "2", "--forks", "2",
+             "--max-forks", "2", "--no-interleave"]
     _, drawn, code = _on_a_terminal([*quick, "-q", "-o", str(tmp_path / "a.jsonl")])
     assert code == 0 and "so far" not in drawn
     done = subprocess.run([sys.executable, "-m", "jvmbridge", *quick, "-o", str(tmp_path / "b.jsonl")],
