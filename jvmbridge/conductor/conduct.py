@@ -306,7 +306,8 @@ class _Run:
         if self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
-        why = [f"the first {self.pace.min_forks}'s spread asked {_span(asked)} forks" if asked else "",
+        first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
+        why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
         return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
                 f"(±{max(wide):.1%} at most)" + (f": {', '.join(filter(None, why))}" if any(why) else ""))
