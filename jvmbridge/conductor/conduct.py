@@ -97,6 +97,10 @@ class Pace:
     # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
     # its own up before its first slice.
     warm_aside: bool = True
+    # The turns schedule: each fork runs one worker at a time, in an order drawn for the fork, each of
+    # its configurations warmed up and its slices timed back to back (--no-interleave, --threads, and
+    # loops that run only whole: AESNITester's, `openssl speed -multi`'s).
+    turns: bool = False
 
 
 @dataclass
@@ -318,6 +322,8 @@ class _Run:
         return max(0.0, per_fork * (planned - len(self.forks)) - this_fork)
 
     def fork(self) -> None:
+        if self.pace.turns:
+            return self._fork_in_turns()
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
@@ -348,6 +354,45 @@ class _Run:
         # A configuration whose worker failed this fork keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
+
+    def _fork_in_turns(self) -> None:
+        """A fork of the turns schedule: worker after worker in an order drawn for it, each started
+        alone, each of its configurations warmed up and then timed in all its slices, then stopped."""
+        fork = Fork(number=len(self.forks))
+        started, wanted = time.monotonic(), self.forks_wanted()
+        planned, so_far = self.forks_planned(wanted), self.ratios()
+        order = self.live()
+        random.Random(f"{fork.number}/turns").shuffle(order)  # seeded: a run's order can be told again
+        for key in dict.fromkeys(c.worker for c in order):
+            errors: dict[str, WorkerError] = {}
+            handles = self._start(errors, [key])
+            self._fail_all(errors)
+            try:
+                self._fail_all(_set_up(handles, fork.identity))
+                for done, c in enumerate(c for c in order if c.worker == key and key in fork.identity):
+                    with self._failing(key):
+                        if c.label not in self.failures:
+                            self._turn(fork, c, handles[key])
+                    self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=done + 1,
+                                         cycles=len(order), elapsed=self.elapsed(), ratios=so_far,
+                                         seconds_left=self.seconds_left(started, (done + 1) / len(order), planned)))
+                self._finish(fork, handles)
+            finally:
+                for handle in handles.values():
+                    handle.stop()
+                    fork.ended[key] = handle.ended()
+        fork.seconds = time.monotonic() - started
+        fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
+        self.forks.append(fork)
+
+    def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
+        """One configuration's turn in a fork: warmed up, then its slices back to back."""
+        spec = self.workers[c.worker]
+        fork.warmups[c.label] = worker.warm(c.part, spec.warmup_min_seconds,
+                                            min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
+        for count in self._counts(fork, [c])[c.label]:
+            expected = count * fork.warmups[c.label]["ns_per_op"] / 1e9
+            fork.slices.setdefault(c.label, []).append(worker.slice(c.part, count, expected))
 
     def _handles(self, fork: Fork) -> dict[str, Worker]:
         """The fork's workers: started during the fork before (their identity and warm-ups go to
@@ -390,11 +435,11 @@ class _Run:
                 evidence = handle.finish()
                 fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
 
-    def _start(self, errors: dict[str, WorkerError]) -> dict[str, Worker]:
-        """A fork's worker processes, every live configuration's, all started before any is waited
-        for; ``errors`` gets those that could not start."""
+    def _start(self, errors: dict[str, WorkerError], keys: Sequence[str] | None = None) -> dict[str, Worker]:
+        """A fork's worker processes, every live configuration's (or those of ``keys``), all started
+        before any is waited for; ``errors`` gets those that could not start."""
         handles: dict[str, Worker] = {}
-        for key in dict.fromkeys(c.worker for c in self.live()):
+        for key in keys if keys is not None else dict.fromkeys(c.worker for c in self.live()):
             try:
                 handles[key] = self.workers[key].start()
             except WorkerError as e:
@@ -490,12 +535,16 @@ class _Run:
         except WorkerError as e:
             self._fail(key, e)
 
-    def _counts(self, fork: Fork) -> dict[str, list[int]]:
-        """Operations per slice, cycle by cycle, for each configuration warmed up in this fork."""
-        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in self.live() if c.label in fork.warmups}
+    def _counts(self, fork: Fork, configurations: Sequence[Configuration] | None = None) -> dict[str, list[int]]:
+        """Operations per slice, cycle by cycle, for each configuration (of ``configurations``, else
+        every live one) warmed up in this fork."""
+        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations or self.live()
+                  if c.label in fork.warmups}
         if not speeds:
             return {}
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
+        if self.pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
+            return {label: split_iterations(iterations, self.pace.cycles) for label in speeds}
         counted = {c.label for c in self.configurations if c.counted}
         uncounted_ns = slice_ns * policy.UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
 

@@ -296,6 +296,29 @@ def test_a_forks_workers_readied_aside_are_each_moved_aside_once_set_up_before_a
     assert not any(event == "aside" and worker in starts[:2 * len(TRUE_NS)] for event, worker in log)
 
 
+def test_in_turns_each_worker_runs_alone_warmed_up_then_its_slices_back_to_back_in_an_order_drawn_per_fork():
+    log: list[tuple[str, int]] = []
+    labels: dict[int, str] = {}  # worker -> its configuration
+    host = Host(random.Random(4))
+
+    def start(label: str) -> RecordedWorker:
+        worker = RecordedWorker(log, None, host, [label])
+        labels[worker.id] = label
+        return worker
+
+    workers = {label: WorkerSpec(lambda label=label: start(label), 0.5, 15.0) for label in TRUE_NS}
+    configurations = [Configuration(label, label, 0) for label in TRUE_NS]
+    forks = conduct(workers, configurations, ASKED, Pace(min_forks=3, max_forks=3, cycles=4, turns=True)).forks
+    started = [worker for event, worker in log if event == "start"]
+    assert len(started) == 3 * len(TRUE_NS) and len(forks) == 3
+    for worker in started:  # started, warmed up, timed and stopped before the next one starts
+        at = log.index(("start", worker))
+        assert log[at:at + 7] == [(event, worker) for event in ("start", "warm", *["slice"] * 4, "stop")]
+    orders = {tuple(labels[w] for w in started[n:n + len(TRUE_NS)]) for n in range(0, len(started), len(TRUE_NS))}
+    assert len(orders) > 1  # each fork's order its own
+    assert all(len(fork.slices[label]) == 4 for fork in forks for label in TRUE_NS)
+
+
 class SlowedAside(FakeWorker):
     """Its warm-up aside ends on a chunk a neighbour on the other vCPU slowed tenfold."""
 
