@@ -93,8 +93,8 @@ class Measurement:
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    # Where its forks ran in turns with another configuration's (forks.parent.run_forks): the job's name,
-    # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
+    # The job its forks ran in (the conductor's), and each fork's number; ratios pair the slices of two
+    # rows of one job fork by fork (comparison.ratios).
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
     # Its forks ran every configuration of its job at once in slices, interleaved cycle by cycle

@@ -315,13 +315,14 @@ def run_arm64(rootfs: Path, program: str, *args: str, env: dict | None = None) -
 
 class FakeEngine(Engine):
     """Measures nothing: its slices are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
-    per byte, with a relative spread ``noise`` between forks and inside each; ``fail_off`` makes its unaccelerated setting fail. Its
+    per byte, with a relative spread ``noise`` (and ``fork_noise`` between forks' levels); ``fail_off`` makes its unaccelerated setting fail. Its
     workers live in this process (Sliced.start), one per setting and fork (FakeWorker)."""
     accelerator = "fake acceleration"
 
     def __init__(self, key, ns, slowdown=4.0, noise=0.001, rank=None, shapes=("message", "stream"),
-                 wraps=None, fail_off=False, slow_below=0):
+                 wraps=None, fail_off=False, slow_below=0, fork_noise=0.0):
         self.key, self.label, self.ns, self.slowdown, self.noise = key, f"fake {key}", ns, slowdown, noise
+        self.fork_noise = fork_noise
         self.reference_rank, self.shapes, self.wraps, self.fail_off = rank, shapes, wraps, fail_off
         self.overhead = "wrapper" if wraps else ""
         self.slow_below = slow_below  # messages shorter than this take a path 10x slower (a cliff)
@@ -365,7 +366,7 @@ class FakeWorker:
         self.engine, self.on, self.workloads, self.fork = engine, on, workloads, fork
         self.draw = random.Random(f"{engine.key}{on}{workloads}{fork}")
         # Each fork settles at a level of its own, as a JVM's do: the spread an interval over forks shows.
-        self.levels = [math.exp(self.draw.gauss(0, engine.noise)) for _ in workloads]
+        self.levels = [math.exp(self.draw.gauss(0, engine.fork_noise)) for _ in workloads]
 
     def ready(self) -> dict:
         self.engine.ready(self.on, self.fork)

@@ -149,11 +149,12 @@ class OpensslSpeedEngine(NativeEngine):
         return command.split()[0] if isinstance(command, str) else None
 
     def slices(self, workloads, matrix) -> bool:
-        # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns, and
-        # so do messages whose one operation is a sizeable share of a slice (the one under way when the
-        # signal comes is counted whole) and runs of -multi (its parent process has no alarm to stop).
-        return not (any(w.sampling.iterations or w.operation.message_bytes > SLICED_BYTES for w in workloads)
-                    or "-multi" in matrix.openssl_args)
+        # A slice runs for a time and counts what it did: work fixed by --iterations runs whole, and so
+        # do messages whose one operation is a sizeable share of a slice (the one under way when the
+        # signal comes is counted whole), runs of -multi (its parent process has no alarm to stop), and
+        # runs on their own (--no-interleave: `openssl speed` as people run it).
+        return not (any(w.sampling.iterations or w.sampling.threads > 1 or w.operation.message_bytes > SLICED_BYTES
+                        for w in workloads) or "-multi" in matrix.openssl_args or not matrix.interleaved)
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
         whole = not self.slices([workload for workload, _ in workloads], matrix)

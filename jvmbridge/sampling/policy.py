@@ -119,7 +119,7 @@ class Sampling:
         """How many forks, in words for a report header: "2 fork(s)", "5 to 12 forks until ±2% ..."."""
         return (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
-                "for each ratio of settings in turns (a row alone: its own, or levels)")
+                "for each ratio (or its levels)")
 
     @property
     def rounds_asked(self) -> int:

@@ -233,9 +233,8 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
 
 def paired_log_half_width(ratios: list[float]) -> float:
     """The CONFIDENCE interval's half-width of the mean log of ``ratios``, each the ratio of two
-    configurations' fork summaries in one turn (forks run in turns: forks.parent.run_forks): Student's t
-    over the pairs, so a host that slowed both forks of a turn moves neither the ratio nor its
-    interval. inf with fewer than two."""
+    configurations in one fork (conductor.pairing.fork_ratio): Student's t over the pairs, so a host
+    that slowed both sides of a fork moves neither the ratio nor its interval. inf with fewer than two."""
     if len(ratios) < 2:
         return math.inf
     logs = [math.log(ratio) for ratio in ratios]

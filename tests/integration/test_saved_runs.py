@@ -107,9 +107,8 @@ def test_report_of_one_run_shows_it_as_compare_printed_it_in_every_format(tmp_pa
                  "--shape", "stream", "--round-time", "0.1", "--rounds", "2", "--forks", "3", "--max-forks", "3"]
     printed = run_cli("compare", *arguments, "-q", "-o", str(path))
     assert printed.returncode == 0, printed.stderr
-    # Speedups from forks in turns (all six in the headline, the line under the table says how they
-    # were paired): report pairs them alike.
-    assert "The headline's ratios: " in printed.stdout and '"paired, N turns"' in printed.stdout
+    # Speedups from paired slices of forks in turns (all six in the headline): report pairs them alike.
+    assert "The headline's ratios: " in printed.stdout
     finished = [r["position"] for r in records(path) if r["type"] == "measurement"]
     assert finished != sorted(finished)  # the file's order is not the table's
     shown = run_cli("report", str(path))
@@ -201,14 +200,17 @@ def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
 
 
 def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
-    """Ctrl-C a real compare once its first child has saved a finished workload (the result file
-    each_part writes into the child's scratch folder under TMPDIR); its stdout and stderr."""
+    """Ctrl-C a real compare once its second JVM worker has started, its first fork's first one
+    done; its stdout and stderr."""
     scratch.mkdir()
     process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", *args, "--output", str(path)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TMPDIR": str(scratch)})
-    deadline = time.time() + 120
-    while time.time() < deadline and not list(scratch.glob("jvmbridge-*/result.json")):
+    deadline, seen = time.time() + 120, set()
+    while time.time() < deadline and len(seen) < 2:
+        listed = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "jvmbridge.jvm.worker"],
+                                capture_output=True, text=True).stdout.split()
+        seen.update(listed)
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)

@@ -21,8 +21,8 @@ matplotlib = pytest.importorskip("matplotlib", reason="needs matplotlib: pip ins
 
 
 def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001, host_name=None):
-    """``count`` runs of a fast engine (its rounds spread by ``noise``) and a slow one (slowdown 1.5)."""
-    monkeypatch.setitem(ENGINES, "quick", FakeEngine("quick", 50.0, noise=noise))
+    """``count`` runs of a fast engine (its slices and forks spread by ``noise``) and a slow one (slowdown 1.5)."""
+    monkeypatch.setitem(ENGINES, "quick", FakeEngine("quick", 50.0, noise=noise, fork_noise=noise))
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 500.0, slowdown=1.5, noise=0.001))
     paths = []
     for number in range(count):
