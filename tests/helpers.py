@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from jvmbridge.conductor.conduct import slices_by_fork
 from jvmbridge.engines import Engine
 from jvmbridge.engines.base import Sliced
-from jvmbridge.forks.parent import ChildOutcome, WorkerError, fork_rounds, fork_seconds
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling
@@ -355,8 +356,8 @@ class FakeEngine(Engine):
     def measurement(self, on: bool, workload: Workload, outcomes, failed) -> Measurement:
         return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
                            accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
-                           summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage),
-                           fork_seconds=fork_seconds(outcomes), ciphertext=None)
+                           summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage),
+                           fork_seconds=[fork.seconds for fork in outcomes], ciphertext=None)
 
 
 class FakeWorker:

@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Forked, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part, reference_for
@@ -160,7 +160,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
                 continue
             measurement = setting.measurement(workload, outcomes, failed)
             found.append(replace(measurement, in_turns=job.label, interleaved=True,
-                                 fork_turns=[o.answer["fork_turn"] for o in outcomes]))
+                                 fork_turns=[fork.number for fork in outcomes]))
     return found
 
 
@@ -208,13 +208,9 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
     return found
 
 
-def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
-    """A configuration's finished forks as the engines' row builders read forks: each its worker
-    process's end with what the conductor took from it."""
-    return [replace(fork.ended[worker], result={**fork.identity[worker], **fork.evidence.get(label, {}),
-                                                "warmup": fork.warmups[label], "rounds": fork.slices[label],
-                                                "fork_seconds": fork.seconds, "fork_turn": fork.number})
-            for fork in conducted.forks if label in fork.slices]
+def _outcomes(conducted: Conducted, label: str, worker: str) -> list[Forked]:
+    """A configuration's finished forks, as its row reads them."""
+    return [fork.of(label, worker) for fork in conducted.forks if label in fork.slices]
 
 
 def _progress(job: Job) -> Callable[[Status], None]:

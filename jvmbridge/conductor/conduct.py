@@ -113,6 +113,35 @@ class Fork:
     ended: dict[str, ChildOutcome] = field(default_factory=dict)  # worker -> how its process ended, what it printed
     seconds: float = 0.0
 
+    def of(self, label: str, worker: str) -> Forked:
+        """Configuration ``label``'s part of this fork (worker ``worker``'s), where it finished it."""
+        return Forked(number=self.number, answer={**self.identity[worker], **self.evidence.get(label, {})},
+                      warmup=self.warmups[label], slices=self.slices[label], seconds=self.seconds,
+                      printed=self.ended[worker].stdout)
+
+
+@dataclass(frozen=True)
+class Forked:
+    """One configuration's fork as its row reads it (Fork.of): what its worker said of itself and
+    what its loop computed, its warm-up, its slices, the fork's number and seconds, and what the
+    worker process printed (a JVM's warnings)."""
+    number: int
+    answer: dict
+    warmup: dict
+    slices: list[dict]
+    seconds: float
+    printed: str
+
+
+def slices_by_fork(forks: Sequence[Forked]) -> list[list[dict]]:
+    """Each fork's slices, in run order: the samples of one configuration, by fork."""
+    return [fork.slices for fork in forks]
+
+
+def warmup_chunks(forks: Sequence[Forked]) -> list[list[float]]:
+    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (stats.steady)."""
+    return [fork.warmup["chunks"] for fork in forks]
+
 
 @dataclass
 class Conducted:
@@ -591,4 +620,4 @@ def _span(ordered: Sequence[int]) -> str:
     return f"{ordered[0]}" if ordered[0] == ordered[-1] else f"{ordered[0]}-{ordered[-1]}"
 
 
-__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]
+__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Forked", "Pace", "Status", "WorkerSpec", "conduct"]

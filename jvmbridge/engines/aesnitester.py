@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import functools
 
+from jvmbridge.conductor.conduct import Forked, slices_by_fork
 from jvmbridge.engines.base import Sliced
 from jvmbridge.engines.jvm import JvmEngine, flags_read_back, loop_bytes_error, user_options, why_failed
-from jvmbridge.forks.parent import ChildOutcome, fork_rounds
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.harness import harness_jar
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.discovery import JavaInstall
@@ -48,7 +49,7 @@ class AesniTesterEngine(JvmEngine):
         if (op.mode, op.direction, sampling.threads) != ("cbc", "encrypt", 1):
             part["refused"] = "AESNITester's loop only encrypts AES/CBC/PKCS5Padding, on one thread"
 
-        def measurement(each: Workload, outcomes: list[ChildOutcome], failed: ChildOutcome | None) -> Measurement:
+        def measurement(each: Workload, outcomes: list[Forked], failed: ChildOutcome | None) -> Measurement:
             return _measurement(java, setting, each, options, extra_options, command, iterations, outcomes, failed)
 
         return Sliced(name=f"AESNITester {java.label}, {setting.name}", subject=f"AESNITester {java.label}",
@@ -66,7 +67,7 @@ class AesniTesterEngine(JvmEngine):
 
 def _measurement(java: JavaInstall, setting: JvmSetting, workload: Workload, options: tuple[str, ...],
                  extra_options: tuple[str, ...], command: list[str], iterations: int,
-                 outcomes: list[ChildOutcome], failed: ChildOutcome | None) -> Measurement:
+                 outcomes: list[Forked], failed: ChildOutcome | None) -> Measurement:
     op, said = workload.operation, outcomes[-1].answer
     flags = {name: {"value": value, "origin": origin} for name, (value, origin) in said["flags"].items()}
     mismatched, verified_state = flags_read_back(options, flags)
@@ -77,7 +78,7 @@ def _measurement(java: JavaInstall, setting: JvmSetting, workload: Workload, opt
         implementation=f"{said['provider']} on {said['java.vm.vendor']} {version}",
         setting=ran.name, accelerated=ran.accelerated, as_requested=not mismatched and ran is setting,
         verified_state=verified_state,
-        **workload.row_fields(), summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage),
+        **workload.row_fields(), summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage),
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(op, {"message": said["output"], "iv": op.iv.hex()}),
         details={"provider": said["provider"].split()[0], "jdk_version": version.split("+")[0],
                  "java_home": said["java.home"], "command": " ".join(command[:-4]) + " KEY IV TEXT N",

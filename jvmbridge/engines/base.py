@@ -10,7 +10,7 @@ from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import SHAPES, Workload
 
 if TYPE_CHECKING:
-    from jvmbridge.conductor.conduct import Worker
+    from jvmbridge.conductor.conduct import Forked, Worker
     from jvmbridge.engines import Matrix
     from jvmbridge.forks.parent import ChildOutcome
     from jvmbridge.results import Measurement
@@ -42,7 +42,7 @@ class Job:
     engine: str = ""  # its engine's key, set by plan()
     arms: int = 1  # configurations measured, each process measuring its share of the parts
     # The host's yardstick run beside its parts, fork by fork, where it ran one (comparison.interleaved).
-    yardstick: list["ChildOutcome"] = field(default_factory=list)
+    yardstick: list["Forked"] = field(default_factory=list)
     # How many forks its own loop ran and why it stopped, where one decided for every part (the conductor's).
     forks_stopped: str = ""
     # The forks its own loop set aside as inside a host episode, as the saved run keeps them (comparison.interleaved).
@@ -67,7 +67,7 @@ class Sliced:
     request: Mapping  # what the worker is asked, its parts (one per workload) among it
     workloads: list[tuple[Workload, str]]  # (workload, tag), in the order of its parts
     # A workload's row from the forks that finished it, and the one that failed it (or None).
-    measurement: Callable[[Workload, list["ChildOutcome"], "ChildOutcome | None"], "Measurement"]
+    measurement: Callable[[Workload, list["Forked"], "ChildOutcome | None"], "Measurement"]
     warmup_min_seconds: float
     warmup_max_seconds: float
     env: Mapping[str, str] | None = None

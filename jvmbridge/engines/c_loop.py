@@ -4,9 +4,9 @@ JVM rows are held against the same work done natively at every size and shape. B
 stream is left to `openssl speed` itself where that runs (Engine.default_shapes)."""
 from __future__ import annotations
 
+from jvmbridge.conductor.conduct import slices_by_fork, warmup_chunks
 from jvmbridge.engines.native import WorkerEngine
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import fork_rounds, fork_seconds, fork_warmups
 from jvmbridge.forks.protocol import CPart
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
@@ -43,8 +43,8 @@ class CLoopEngine(WorkerEngine):
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
-            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
+            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage, warmup_chunks(outcomes)),
+            warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[shape], failed_fork=failed.error if failed else None)

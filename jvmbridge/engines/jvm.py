@@ -6,9 +6,10 @@ import functools
 import os
 import secrets
 
+from jvmbridge.conductor.conduct import Forked, slices_by_fork, warmup_chunks
 from jvmbridge.engines.base import Engine, Sliced
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import ChildOutcome, fork_rounds, fork_seconds, fork_warmups
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable, harness_jar
 from jvmbridge.host.cpu import cpu_info
@@ -65,7 +66,7 @@ class JvmEngine(Engine):
         parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
                  for workload, _ in workloads]
 
-        def measurement(workload: Workload, outcomes: list[ChildOutcome], failed: ChildOutcome | None) -> Measurement:
+        def measurement(workload: Workload, outcomes: list[Forked], failed: ChildOutcome | None) -> Measurement:
             return _measurement(java, provider, setting, workload, options, request, outcomes, failed)
 
         subject = f"JVM {java.label}, {provider.name}"
@@ -107,16 +108,16 @@ def _request(java: JavaInstall, provider: JceProvider, options: tuple[str, ...],
 
 
 def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
-                 options: tuple[str, ...], request: JvmRequest, outcomes: list[ChildOutcome],
+                 options: tuple[str, ...], request: JvmRequest, outcomes: list[Forked],
                  failed: ChildOutcome | None) -> Measurement:
-    outcome, result = outcomes[0], outcomes[0].answer
+    result = outcomes[0].answer
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)
     ran = setting_as_run(setting, flags)  # its label, "as asked" and ratios follow what ran
     jvm = result["jvm"]
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
-    notes += [f"JVM said: {line}" for line in messages.warnings(outcome.stdout + "\n" + outcome.stderr)]
+    notes += [f"JVM said: {line}" for line in messages.warnings(outcomes[0].printed)]
     if (workload.operation.mode == "gcm" and flags.get("UseAES", {}).get("value") == "false"
             and flags.get("UseGHASHIntrinsics", {}).get("value") == "true"):
         notes.append("UseGHASHIntrinsics stays on with -UseAES: GCM's GHASH still runs on the CPU's instructions")
@@ -127,8 +128,8 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         accelerated=ran.accelerated,
         as_requested=not mismatched and ran is setting,
         verified_state=verified_state, **workload.row_fields(),
-        summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-        warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
+        summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage, warmup_chunks(outcomes)),
+        warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
         ciphertext=result["ciphertext"],
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
@@ -138,7 +139,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
                  **user_options(options[len(setting.options):]),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
-        busy={name: sum(r[name] for rounds in fork_rounds(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
+        busy={name: sum(r[name] for rounds in slices_by_fork(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
     )
 
 

@@ -6,9 +6,10 @@ import os
 import shutil
 from typing import Callable
 
+from jvmbridge.conductor.conduct import Forked, slices_by_fork, warmup_chunks
 from jvmbridge.engines.base import Engine, Sliced
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import ChildOutcome, fork_rounds, fork_seconds, fork_warmups
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.forks.protocol import PycaPart
 from jvmbridge.host.cpu import cpu_info, lacks
 from jvmbridge.platforms import current
@@ -35,7 +36,7 @@ class NativeEngine(Engine):
     worker = ""  # the module its conductor workers run (conductor.slices)
 
     def settings_sliced(self, workloads: list[tuple[Workload, str]], request: dict,
-                        row: Callable[[Workload, bool, list[ChildOutcome], ChildOutcome | None, tuple[bool, str]],
+                        row: Callable[[Workload, bool, list[Forked], ChildOutcome | None, tuple[bool, str]],
                                       Measurement], whole_runs: bool = False) -> list[Sliced]:
         """Acceleration on and off as two conductor workers of ``worker`` asked ``request``;
         ``row(workload, on, forks finished, fork failed, OpenSSL's state read back)`` makes a row."""
@@ -60,7 +61,7 @@ class WorkerEngine(NativeEngine):
         """What every worker is asked (its library), and each workload's part of it."""
         raise NotImplementedError
 
-    def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[ChildOutcome],
+    def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[Forked],
                     failed: ChildOutcome | None, read: tuple[bool, str]) -> Measurement:
         """One workload's row in one setting from the forks that finished it (``read``: as requested,
         and the state OpenSSL reported)."""
@@ -90,7 +91,7 @@ class PycaEngine(WorkerEngine):
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
         result = outcomes[0].answer
-        summary = summarize(fork_rounds(outcomes), sampling.first_stage, fork_warmups(outcomes))
+        summary = summarize(slices_by_fork(outcomes), sampling.first_stage, warmup_chunks(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
@@ -101,7 +102,7 @@ class PycaEngine(WorkerEngine):
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
+            warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
             ciphertext=result["ciphertext"], details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 
@@ -170,10 +171,10 @@ class OpensslSpeedEngine(NativeEngine):
             how = (f"{len(outcomes)} run(s) of {self.timed_seconds(sampling)} s, each its own process: a fork of one round"
                    f"{multi}" if whole else "a process per slice, timed from start line to SIGALRM, set-up included")
             return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
-                             summarize(fork_rounds(outcomes), sampling.first_stage, fork_warmups(outcomes)),
+                             summarize(slices_by_fork(outcomes), sampling.first_stage, warmup_chunks(outcomes)),
                              command=outcomes[-1].answer["command"], how=how,
-                             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
-                             fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
+                             warmup=merge_warmups([o.warmup for o in outcomes]),
+                             fork_seconds=[o.seconds for o in outcomes], failed=failed.error if failed else None)
 
         openssl = os.path.abspath(shutil.which(matrix.openssl) or matrix.openssl)
         return self.settings_sliced(workloads, {"openssl": openssl, "parts": parts}, row, whole_runs=whole)

@@ -1,6 +1,5 @@
 """What the parent keeps of a worker process: why it failed (WorkerError), how it ended and what
-it answered (ChildOutcome), each fork's figures as an engine's row reads them, and what a killed
-JVM leaves in /tmp (remove_jvm_files).
+it printed (ChildOutcome), and what a killed JVM leaves in /tmp (remove_jvm_files).
 
 Why a process each: JPype starts one JVM per process, never restarts it, and a failed start
 poisons the process; OpenSSL reads OPENSSL_ia32cap once, at load (the workers: conductor.slices).
@@ -54,33 +53,10 @@ class ChildOutcome:
         return f"worker died ({self.how_it_ended})" + (f": {last}" if last else "")
 
     @property
-    def answer(self) -> dict:
-        """The result of a child that finished (``error`` is None)."""
-        if self.result is None:
-            raise WorkerError(self.error)
-        return self.result
-
-    @property
     def how_it_ended(self) -> str:
         """"killed by SIGABRT", "exit code 1"."""
         return (f"killed by {signal.Signals(-self.returncode).name}" if self.returncode < 0
                 else f"exit code {self.returncode}")
-
-
-def fork_rounds(outcomes: list[ChildOutcome]) -> list[list[dict]]:
-    """Each fork's timed rounds, in run order: the samples of one configuration, by fork."""
-    return [outcome.answer["rounds"] for outcome in outcomes]
-
-
-def fork_seconds(outcomes: list[ChildOutcome]) -> list[float]:
-    """Each fork's share of its child's wall time (start-up, warm-up, rounds): what one more fork of
-    this part costs (jvmbridge.comparison.dimensioning); 0 for one cut short by Ctrl-C."""
-    return [outcome.answer.get("fork_seconds", 0.0) for outcome in outcomes]
-
-
-def fork_warmups(outcomes: list[ChildOutcome]) -> list[list[float]]:
-    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (jvmbridge.stats.steady)."""
-    return [outcome.answer["warmup"]["chunks"] for outcome in outcomes]
 
 
 def remove_jvm_files(pid: int) -> None:

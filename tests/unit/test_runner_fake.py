@@ -561,9 +561,8 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
     """A run of the fake subject's settings (``ns``: setting -> ns/op, "on" and "off") in slices, as
     comparison.interleaved runs them, a fake yardstick beside them; saved and read back."""
     from jvmbridge.comparison import interleaved
-    from jvmbridge.conductor.conduct import Configuration, WorkerSpec
+    from jvmbridge.conductor.conduct import Configuration, WorkerSpec, slices_by_fork
     from jvmbridge.engines.base import Sliced
-    from jvmbridge.forks.parent import fork_rounds
 
     monkeypatch.setitem(ENGINES, "subject", FakeEngine("subject", 100.0))
     work = workloads()[0]
@@ -572,7 +571,7 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
         return lambda workload, outcomes, failed: Measurement(
             engine="fake subject", implementation="fake subject 1.0", setting="on" if on else "off", accelerated=on,
             as_requested=True, verified_state="fake", **workload.row_fields(),
-            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage))
+            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage))
 
     settings = [("subject", Sliced(name=f"fake subject, {state}", subject="fake subject", accelerated=state == "on",
                                    module="", request={}, workloads=[(work, "")], measurement=measurement(state == "on"),
