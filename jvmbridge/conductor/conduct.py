@@ -28,7 +28,7 @@ from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, levels_over, over_forks
 from jvmbridge.forks.measure import split_iterations
-from jvmbridge.forks.parent import ChildOutcome, WorkerError
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
@@ -399,7 +399,7 @@ class _Run:
             try:
                 self._fail_all(_set_up(handles, fork.identity))
                 for done, c in enumerate(c for c in order if c.worker == key and key in fork.identity):
-                    with self._failing(key):
+                    with self._failing(key, c.label):
                         if c.label not in self.failures:
                             self._turn(fork, c, handles[key])
                     self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=done + 1,
@@ -449,7 +449,7 @@ class _Run:
             order = [c for c in self.live() if c.label in counts]
             random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
             for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
-                with self._failing(c.worker):
+                with self._failing(c.worker, c.label):
                     expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                     fork.slices.setdefault(c.label, []).append(
                         ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
@@ -520,6 +520,9 @@ class _Run:
             try:
                 warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
                                                 min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
+            except PartFailed as e:  # its configuration's alone
+                errors[c.label] = e
+                continue
             except WorkerError as e:
                 errors[c.worker] = e
                 continue
@@ -547,9 +550,9 @@ class _Run:
             self.warmer.shutdown()
 
     def _fail(self, key: str, error: WorkerError) -> None:
-        """Every configuration worker ``key`` holds fails, for this fork and the rest."""
+        """Every configuration worker ``key`` holds (or configuration ``key``) fails, for this fork and the rest."""
         for c in self.live():
-            if c.worker == key:
+            if key in (c.worker, c.label):
                 self.failures[c.label] = error
 
     def _fail_all(self, errors: Mapping[str, WorkerError]) -> None:
@@ -557,10 +560,13 @@ class _Run:
             self._fail(key, error)
 
     @contextlib.contextmanager
-    def _failing(self, key: str) -> Iterator[None]:
-        """A WorkerError inside fails every configuration worker ``key`` holds."""
+    def _failing(self, key: str, label: str = "") -> Iterator[None]:
+        """A WorkerError inside fails every configuration worker ``key`` holds; one of a part, configuration
+        ``label`` alone."""
         try:
             yield
+        except PartFailed as e:
+            self._fail(label or key, e)
         except WorkerError as e:
             self._fail(key, e)
 

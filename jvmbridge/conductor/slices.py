@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from jvmbridge.forks.measure import Activity, RunLoop, Warmup, in_processes, timed_rounds, warm_up
-from jvmbridge.forks.parent import ChildOutcome, WorkerError, remove_jvm_files
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError, remove_jvm_files
 from jvmbridge.trust.bounded import read_by
 from jvmbridge.trust.launch import launch, python_command
 
@@ -27,6 +27,15 @@ from jvmbridge.trust.launch import launch, python_command
 START_SECONDS = 60.0
 # A command's deadline beyond the time it should take: a worker that misses it hangs, and is stopped.
 GRACE_SECONDS = 20.0
+
+
+def refused(error: WorkerError) -> Loop:
+    """A part whose loop could not be set up (a provider refusing the work): each command to it fails
+    with ``error``, the worker's other parts go on."""
+    def run(n: int) -> int:
+        raise error
+
+    return Loop(run=run, evidence=dict)
 
 
 @dataclass
@@ -88,7 +97,10 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
                 cpus.set_aside(True)
                 reply({"aside": True})
                 continue
-            reply(_answer(command, loops[command["part"]], cpus))
+            try:
+                reply(_answer(command, loops[command["part"]], cpus))
+            except WorkerError as e:  # the part's alone (PartFailed at the parent's end): the others go on
+                reply({"error": str(e), "part": command["part"]})
     except WorkerError as e:
         reply({"error": str(e)})
         status = 1
@@ -250,6 +262,8 @@ class WorkerProcess:
             self._buffer += chunk
         line, self._buffer = self._buffer.split("\n", 1)
         message = json.loads(line)
+        if "part" in message:
+            raise PartFailed(message["error"])
         if "error" in message:
             self.stop()
             raise WorkerError(message["error"], replace(self.ended(), result={"error": message["error"]}))

@@ -27,6 +27,11 @@ class WorkerError(Exception):
         self.ended = ended
 
 
+class PartFailed(WorkerError):
+    """A failure of one part of a worker (its loop refused the work, or threw): the worker and its
+    other parts go on."""
+
+
 @dataclass
 class ChildOutcome:
     result: dict | None  # None when the child died before writing one

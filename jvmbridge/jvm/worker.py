@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import cast
 
-from jvmbridge.conductor.slices import Loop, Opened, serve
+from jvmbridge.conductor.slices import Loop, Opened, refused, serve
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable
@@ -112,7 +112,15 @@ HARNESS_THREADS = ("Python Referenc",)
 
 def open_loops(request: dict) -> Opened:
     jvm = Jvm(cast(JvmRequest, request))  # as engines.jvm wrote it
-    return {"jvm": jvm.identity, "flags": jvm.flags}, [jvm.loop(cast(JvmPart, part)) for part in request["parts"]]
+    return {"jvm": jvm.identity, "flags": jvm.flags}, [_part_loop(jvm, cast(JvmPart, part)) for part in request["parts"]]
+
+
+def _part_loop(jvm: Jvm, part: JvmPart) -> Loop:
+    """``part``'s loop, or where its cipher refused the work, a part that fails alone."""
+    try:
+        return jvm.loop(part)
+    except WorkerError as e:
+        return refused(e)
 
 
 class Jvm:

@@ -15,7 +15,7 @@ import pytest
 from jvmbridge.comparison import interleaved
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
-from jvmbridge.forks.parent import ChildOutcome, WorkerError
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
 from jvmbridge.sampling.progress import listening
 from jvmbridge.sampling.workload import Operation, Workload
@@ -222,6 +222,24 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     # The forks were a count asked (as many as the limit): no rule wanted more, and none is said.
     assert conducted.stopped == "the limit" and conducted.limit == ""
     assert any(not interval.within(0.02) for interval in conducted.ratios.values())
+
+
+class RefusingPart(FakeWorker):
+    """A worker of two parts whose second refuses its work (a provider refusing a size), the first measured."""
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        if part == 1:
+            raise PartFailed("the fake provider refuses this size")
+        return super().slice(part, iterations, expected_seconds)
+
+
+def test_a_part_that_fails_fails_its_configuration_alone_and_its_worker_measures_the_rest():
+    host = Host(random.Random(3))
+    workers = {"c": WorkerSpec(lambda: RefusingPart(host, ["c on", "c off"]), 0.25, 15.0)}
+    configurations = [Configuration("c on", "c", 0), Configuration("c off", "c", 1)]
+    conducted = conduct(workers, configurations, [Asked("AES-NI", "c off", "c on")], Pace(min_forks=2, max_forks=2))
+    assert set(conducted.failures) == {"c off"} and "refuses" in str(conducted.failures["c off"])
+    assert len(conducted.forks) == 2 and all(len(fork.slices["c on"]) == CYCLES for fork in conducted.forks)
 
 
 def test_where_every_ratio_asked_lost_a_side_the_run_says_so_rather_than_that_they_are_sharp():
