@@ -90,10 +90,9 @@ def yardstick(job: InterleavedJob) -> Sliced | None:
 
 def conducting(job: InterleavedJob) -> Conducting:
     stick = yardstick(job)
-    # Loops running several at once (--threads) take every vCPU: none is the measuring one; nor for a
-    # whole run, a process of its own (a JVM pinned to one vCPU would choose its collector for one).
-    several = any(part.workload.sampling.threads > 1 for part in job.parts)
-    cpu = None if several or any(setting.whole_runs for _, setting in job.settings) else measuring_cpu()
+    # In turns one worker runs at a time, free on every vCPU, as a process run alone is: no measuring
+    # one (loops several at once take every vCPU; a JVM pinned to one would choose its collector for one).
+    cpu = None if job.turns else measuring_cpu()
     groups = _parts_by_setting(job)
     workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
     configurations = [Configuration(label=part.label, worker=str(i), part=index) for i, parts in enumerate(groups)

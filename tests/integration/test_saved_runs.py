@@ -185,7 +185,7 @@ def test_a_killed_worker_fails_its_configuration_alone(tmp_path):
 def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
     path = tmp_path / "interrupted.jsonl"
     # Short forks: the first row is in within seconds, the openssl speed rows' runs of 1 s each still to come.
-    process = start_compare(path, "--engine", "pyca", "--engine", "openssl-cli", "--format", "csv",
+    process = start_compare(path, "--no-interleave", "--engine", "pyca", "--engine", "openssl-cli", "--format", "csv",
                             "--round-time", "0.2", "--rounds", "2", "--forks", "2", "--max-forks", "2")
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
