@@ -415,13 +415,21 @@ class _Run:
         self.forks.append(fork)
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
-        """One configuration's turn in a fork: warmed up, then its slices back to back."""
+        """One configuration's turn in a fork: warmed up, then its slices back to back, and as many
+        again at most while fewer than asked ran undisturbed (stats.summary.disturbed: a disturbed
+        slice stays in the record, out of the figure), where the work is not a count asked
+        (--iterations) nor a whole run."""
         spec = self.workers[c.worker]
         fork.warmups[c.label] = worker.warm(c.part, spec.warmup_min_seconds,
                                             min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
-        for count in self._counts(fork, [c])[c.label]:
-            expected = count * fork.warmups[c.label]["ns_per_op"] / 1e9
-            fork.slices.setdefault(c.label, []).append(worker.slice(c.part, count, expected))
+        counts = self._counts(fork, [c])[c.label]
+        slices = fork.slices.setdefault(c.label, [])
+        spare = 0 if self.pace.iterations or len(counts) == 1 else len(counts)
+        for at in range(len(counts) + spare):
+            if at >= len(counts) and sum(not disturbed(s) for s in slices) >= len(counts):
+                break
+            count = counts[min(at, len(counts) - 1)]
+            slices.append(worker.slice(c.part, count, count * fork.warmups[c.label]["ns_per_op"] / 1e9))
 
     def _handles(self, fork: Fork) -> dict[str, Worker]:
         """The fork's workers: started during the fork before (their identity and warm-ups go to

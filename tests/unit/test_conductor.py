@@ -337,6 +337,28 @@ def test_in_turns_each_worker_runs_alone_warmed_up_then_its_slices_back_to_back_
     assert all(len(fork.slices[label]) == 4 for fork in forks for label in TRUE_NS)
 
 
+class FirstSlicesWaited(FakeWorker):
+    """A worker whose first three slices of each fork waited half their time for the CPU."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.timed = 0
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        self.timed += 1
+        timed = super().slice(part, iterations, expected_seconds)
+        return {**timed, "wait_ns": timed["ns"] // 2} if self.timed <= 3 else {**timed, "wait_ns": 0}
+
+
+@pytest.mark.parametrize("iterations, slices", [(None, 7), (4000, 4)])
+def test_in_turns_disturbed_slices_are_replaced_as_far_as_needed_unless_the_work_is_a_count(iterations, slices):
+    host = Host(random.Random(5))
+    workers = {"c": WorkerSpec(lambda: FirstSlicesWaited(host, ["c on"]), 0.25, 15.0)}
+    conducted = conduct(workers, [Configuration("c on", "c", 0)], [],
+                        Pace(min_forks=2, max_forks=2, cycles=4, turns=True, iterations=iterations))
+    assert [len(fork.slices["c on"]) for fork in conducted.forks] == [slices, slices]
+
+
 class SlowedAside(FakeWorker):
     """Its warm-up aside ends on a chunk a neighbour on the other vCPU slowed tenfold."""
 
