@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -167,13 +168,20 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
     links = [context.Pipe() for _ in range(copies)]
 
     def copy_loop(link) -> None:
-        while (n := link.recv()) is not None:
-            start.wait()
-            try:
-                run(n)
-                link.send(None)
-            except Exception as e:  # the parent raises it; a dead copy would hang the barrier
-                link.send(f"{type(e).__name__}: {e}")
+        # The caller's ends closed here: where the caller's process ends without a word (a worker's
+        # os._exit, a kill), this copy reads the end of its pipe and ends too.
+        for parent, _ in links:
+            parent.close()
+        try:
+            while (n := link.recv()) is not None:
+                start.wait(timeout=BARRIER_SECONDS)
+                try:
+                    run(n)
+                    link.send(None)
+                except Exception as e:  # the parent raises it; a dead copy would hang the barrier
+                    link.send(f"{type(e).__name__}: {e}")
+        except (EOFError, OSError, threading.BrokenBarrierError):
+            return
 
     copies_running = [context.Process(target=copy_loop, args=(child,), daemon=True) for _, child in links]
     for process in copies_running:

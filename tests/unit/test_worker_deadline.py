@@ -39,3 +39,46 @@ def test_a_worker_that_hangs_in_a_slice_is_stopped_at_its_deadline_with_what_was
     assert str(stopped.value) == f"hanging_worker gave no answer within 0.6 s: stopped; dump of {seen[0]}"
     with pytest.raises(ProcessLookupError):
         os.kill(seen[0], 0)  # killed and reaped: nothing left behind
+
+
+# A worker whose loop runs in two forked copies (--threads 2) and that ends as serve does, with os._exit.
+EXITS_WITH_COPIES = """
+    import multiprocessing, os, time
+    from jvmbridge.forks.measure import in_processes
+
+    context = in_processes(lambda n: time.sleep(0.001 * n) or 1, 2)
+    run = context.__enter__()
+    run(10)
+    print(" ".join(str(copy.pid) for copy in multiprocessing.active_children()), flush=True)
+    os._exit(0)
+"""
+
+
+def test_a_workers_loop_copies_end_with_it(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    env = {**os.environ, "PYTHONPATH": str(Path(slices.__file__).parents[2])}
+    with open(tmp_path / "said", "w+") as said:  # not a pipe: copies left running would hold it open
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(EXITS_WITH_COPIES)], stdout=said,
+                              stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+        said.seek(0)
+        copies = [int(pid) for pid in said.read().split()]
+    try:
+        assert len(copies) == 2, done.stderr
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in copies) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in copies)
+    finally:  # nothing left behind, whatever the outcome
+        for pid in filter(_alive, copies):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1][0] != "Z"  # a zombie has ended, its parent (init) to reap it
+    except FileNotFoundError:
+        return False
