@@ -84,18 +84,20 @@ def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, opt
 
 def c_fork(timing: dict, shape: str) -> dict:
     from jvmbridge.engines.c_loop import loop_part
+    from jvmbridge.forks.measure import timed_rounds, warm_up
     from jvmbridge.native import c_worker
-    from jvmbridge.native.c_loop import library_path
+    from jvmbridge.native.c_loop import library_path, load
     from jvmbridge.sampling.policy import Sampling
     from jvmbridge.sampling.workload import Operation, Workload
 
-    # The C engine's own worker and request (compare's C loop rows), with the JVM arms' warm-up and rounds.
+    # The C engine's own loop (compare's C loop rows), with the JVM arms' warm-up and rounds.
     part = loop_part(Workload(Operation(shape=shape), Sampling(rounds=timing["rounds"],
                                                                round_seconds=timing["round_seconds"])))
+    loop = c_worker.loop(load(library_path()), part)
     max_seconds = timing["warmup_max_seconds"]
-    request = {"library": str(library_path()), "warmup_min_seconds": min(1.0, max_seconds),
-               "warmup_max_seconds": max_seconds, "parts": [part]}
-    rounds = c_worker.handle(request, lambda partial: None)["parts"][0]["rounds"]
+    warmup = warm_up(loop.run, min(1.0, max_seconds), max_seconds)
+    count = max(1, round(timing["round_seconds"] * 1e9 / warmup.ns_per_op))
+    rounds = timed_rounds(loop.run, [count] * timing["rounds"])
     return {"per_op": [r["ns"] / r["iterations"] for r in rounds]}
 
 

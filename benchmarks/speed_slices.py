@@ -3,7 +3,7 @@ measure what `openssl speed`'s own whole-second run measures?
 
     python benchmarks/speed_slices.py [--turns N]      # default 5 turns: about 2 minutes
 
-compare runs `openssl speed` in the conductor's slices (native/speed_slice_worker.py): each slice a
+compare runs `openssl speed` in the conductor's slices (native/speed_worker.py): each slice a
 process of its own, stopped with the signal of its own alarm when its time is up, its operations
 over the time from its start line to the signal. In turns, per size and AES-NI setting, in an
 order drawn each turn: one run of 1 s as `openssl speed` times it itself (its clock counts 10 ms

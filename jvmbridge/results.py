@@ -12,9 +12,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
-from jvmbridge.sampling.policy import MAX_FORKS
 from jvmbridge.stats.steady import Steadiness
-from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, FORK_STATISTIC, Level, Summary, forks_for
+from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, FORK_STATISTIC, Level, Summary
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
@@ -94,18 +93,16 @@ class Measurement:
     # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    # Where its forks ran in turns with another configuration's (forks.parent.run_forks): the job's name,
-    # and each fork's turn; ratios pair the forks of two rows of one job by turn (comparison.ratios).
+    # The job its forks ran in (the conductor's), and each fork's number; ratios pair the slices of two
+    # rows of one job fork by fork (comparison.ratios).
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
     # Its forks ran every configuration of its job at once in slices, interleaved cycle by cycle
     # (jvmbridge.conductor): ratios pair its slices cycle by cycle, not only its forks.
     interleaved: bool = False
 
-    def result(self, expected_ciphertext: str, target_error: float | None = None, rounds_basis: str = "",
-               forks_cut: int = 0) -> "Result":
-        """The figures in every unit, with notes on what may make them doubtful; ``target_error``:
-        the relative interval the run aimed the row's forks at, noted when not reached; ``rounds_basis``: where the
+    def result(self, expected_ciphertext: str, rounds_basis: str = "", forks_cut: int = 0) -> "Result":
+        """The figures in every unit, with notes on what may make them doubtful; ``rounds_basis``: where the
         rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning);
         ``forks_cut``: forks its stopping rule wanted that the run's time limit left unrun."""
         s = self.summary
@@ -128,14 +125,13 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            # A row whose forks ran for its ratios (interleaved, or in turns beside its counterpart) was
-            # not aimed at the target: its interval is said, not held against it.
-            notes=self._notes(None if self.interleaved or self.in_turns else target_error, forks_cut)
+            # A row's forks ran for its ratios (the conductor's): its interval is said, not held against a target.
+            notes=self._notes(forks_cut)
             + ([Note(kind=NoteKind.ROUNDS, text=rounds_basis)] if rounds_basis else []),
             details=dict(self.details), rounds_basis=rounds_basis, in_turns=self.in_turns,
             interleaved=self.interleaved, other_cpus=None)
 
-    def _notes(self, target_error: float | None, forks_cut: int = 0) -> list[Note]:
+    def _notes(self, forks_cut: int = 0) -> list[Note]:
         s = self.summary
         notes = []
         cut = f"the run's --total-time stopped its job {forks_cut} fork(s) short of what its stopping rule wanted"
@@ -154,9 +150,9 @@ class Measurement:
             notes.append(Note(kind=NoteKind.DISTURBED, text=disturbed(s)))
         if s.noisy:
             notes.append(Note(kind=NoteKind.NOISY, text=f"noisy: rounds inside a fork vary by {s.rsd:.1%} (rsd)"))
-        if precision := _precision(s, target_error, cut if forks_cut else None):
+        if precision := _precision(s):
             notes.append(precision)
-        if forks_cut and not any(note.kind is NoteKind.TOTAL_TIME for note in notes):
+        if forks_cut:
             notes.append(Note(kind=NoteKind.TOTAL_TIME, text=cut))
         if busy := self._busy_note():
             notes.append(busy)
@@ -179,9 +175,8 @@ class Measurement:
                                              f"({gc_share:.1%}) and the JIT compiled for {self.busy['jit_ms']} ms")
 
 
-def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note | None:
-    """How far the row's interval can be read: its levels, too few forks for one, or wider than
-    the target and why (the spread, or ``cut``: the time limit that stopped it); None: within it."""
+def _precision(s: Summary) -> Note | None:
+    """How far the row's interval can be read: its levels, or too few forks for one; None: as it is."""
     if s.levels:
         shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
                           f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
@@ -189,19 +184,7 @@ def _precision(s: Summary, target_error: float | None, cut: str | None) -> Note 
                                                "so the figure is their mean and more forks would not narrow it")
     if s.few_forks:  # no interval worth reading, nor a spread to forecast from
         return Note(kind=NoteKind.FEW_SAMPLES, text=few_samples(s))
-    if target_error is None or s.relative_error <= target_error:
-        return None
-    needed = forks_for(s, target_error, MAX_FORKS)
-    # One decimal more where one would show the target itself ("±2.0%, wider than ±2%").
-    shown = f"{s.relative_error:.1%}" if round(s.relative_error, 3) > target_error else f"{s.relative_error:.2%}"
-    wider = f"interval ±{shown} after {_forks_counted(s)}, wider than the ±{target_error * 100:g}% aimed for"
-    if not needed:
-        return Note(kind=NoteKind.OUT_OF_REACH, text=f"{wider} (at this spread not even {MAX_FORKS} forks would)")
-    if cut:  # the limit stopped it, not the spread: its hint is the one that helps
-        return Note(kind=NoteKind.TOTAL_TIME,
-                    text=f"{wider}: {cut} (about {needed} forks would reach it at this spread)")
-    return Note(kind=NoteKind.IMPRECISE,
-                text=f"{wider} (at this spread between forks about {needed} forks would reach it)")
+    return None
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import itertools
 import json
+import math
 import os
 import random
 import shutil
@@ -22,8 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from jvmbridge.engines import Engine, Job
-from jvmbridge.forks.parent import WorkerError
+from jvmbridge.conductor.conduct import slices_by_fork
+from jvmbridge.engines import Engine
+from jvmbridge.engines.base import Sliced
+from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.jvm.discovery import JavaInstall, default_java, discover
 from jvmbridge.results import Measurement
 from jvmbridge.sampling.policy import Sampling
@@ -311,33 +315,83 @@ def run_arm64(rootfs: Path, program: str, *args: str, env: dict | None = None) -
 # Fakes: they stand in for engines and readers, never test one (tests/unit/test_runner_fake.py shows them at work).
 
 class FakeEngine(Engine):
-    """Measures nothing: its rounds are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
-    per byte, with a relative spread ``noise``; ``fail_off`` makes its unaccelerated setting fail."""
+    """Measures nothing: its slices are drawn around ``ns`` (on) or ``ns * slowdown`` (off) plus a cost
+    per byte, with a relative spread ``noise`` (and ``fork_noise`` between forks' levels); ``fail_off`` makes its unaccelerated setting fail. Its
+    workers live in this process (Sliced.start), one per setting and fork (FakeWorker)."""
     accelerator = "fake acceleration"
 
     def __init__(self, key, ns, slowdown=4.0, noise=0.001, rank=None, shapes=("message", "stream"),
-                 wraps=None, fail_off=False, slow_below=0):
+                 wraps=None, fail_off=False, slow_below=0, fork_noise=0.0):
         self.key, self.label, self.ns, self.slowdown, self.noise = key, f"fake {key}", ns, slowdown, noise
+        self.fork_noise = fork_noise
         self.reference_rank, self.shapes, self.wraps, self.fail_off = rank, shapes, wraps, fail_off
         self.overhead = "wrapper" if wraps else ""
         self.slow_below = slow_below  # messages shorter than this take a path 10x slower (a cliff)
 
-    def jobs(self, workload, matrix, tag):
-        return [Job.of(f"{self.label}, {'on' if on else 'off'}{tag}", workload, lambda on=on: self.measure(workload, on))
-                for on in (True, False)]
+    def sliced(self, workloads, matrix):
+        """A worker per setting and workload, as the JVM's (--shared-jvm: per setting, every workload)."""
+        together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]
+        return [self.setting(on, group) for group in together for on in (True, False)]
 
-    def measure(self, workload: Workload, on: bool) -> Measurement:
+    def setting(self, on: bool, workloads: list) -> Sliced:
+        started = itertools.count()  # the nth start is the nth fork's
+        return Sliced(name=f"{self.label}, {'on' if on else 'off'}", subject=self.label, accelerated=on, module="",
+                      request={}, workloads=workloads, measurement=functools.partial(self.measurement, on),
+                      warmup_min_seconds=0.0, warmup_max_seconds=0.0,
+                      start=lambda: FakeWorker(self, on, [w for w, _ in workloads], next(started)))
+
+    def centre(self, workload: Workload, on: bool) -> float:
+        size = workload.operation.message_bytes
+        return self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
+
+    def ready(self, on: bool, fork: int) -> None:
+        """A worker's start, for fork ``fork``."""
         if self.fail_off and not on:
             raise WorkerError(f"{self.label} off: failed on purpose")
-        draw = random.Random(f"{self.key}{on}{workload}")
-        sampling = workload.sampling
-        size = workload.operation.message_bytes
-        centre = self.ns * (1 if on else self.slowdown) * (1 + size / 1000) * (10 if size < self.slow_below else 1)
-        forks = [[{"iterations": 1000, "ns": 1000 * centre * (1 + draw.gauss(0, self.noise))}
-                  for _ in range(sampling.rounds)] for _ in range(sampling.forks)]
+
+    def slice_ns(self, workload: Workload, on: bool, fork: int, draw: random.Random) -> float:
+        """One slice's ns/op."""
+        return self.centre(workload, on) * math.exp(draw.gauss(0, self.noise))
+
+    def measurement(self, on: bool, workload: Workload, outcomes, failed) -> Measurement:
         return Measurement(engine=self.label, implementation=f"{self.label} 1.0", setting="on" if on else "off",
                            accelerated=on, as_requested=True, verified_state="fake", **workload.row_fields(),
-                           summary=summarize(forks, sampling.forks), ciphertext=None)
+                           summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage),
+                           fork_seconds=[fork.seconds for fork in outcomes], ciphertext=None)
+
+
+class FakeWorker:
+    """A fake engine's worker for one setting and fork, in this process (conductor.conduct.Worker)."""
+
+    def __init__(self, engine: FakeEngine, on: bool, workloads: list[Workload], fork: int):
+        self.engine, self.on, self.workloads, self.fork = engine, on, workloads, fork
+        self.draw = random.Random(f"{engine.key}{on}{workloads}{fork}")
+        # Each fork settles at a level of its own, as a JVM's do: the spread an interval over forks shows.
+        self.levels = [math.exp(self.draw.gauss(0, engine.fork_noise)) for _ in workloads]
+
+    def ready(self) -> dict:
+        self.engine.ready(self.on, self.fork)
+        return {}
+
+    def aside(self) -> None:
+        pass
+
+    def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict:
+        return {"ns_per_op": self.engine.centre(self.workloads[part], self.on), "iterations": 1, "seconds": 0.0,
+                "steady": True, "chunks": []}
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        ns = self.engine.slice_ns(self.workloads[part], self.on, self.fork, self.draw) * self.levels[part]
+        return {"iterations": iterations, "ns": iterations * ns, "wait_ns": 0}
+
+    def finish(self) -> list[dict]:
+        return [{} for _ in self.workloads]
+
+    def ended(self) -> ChildOutcome:
+        return ChildOutcome(result=None, returncode=0, stdout="", stderr="")
+
+    def stop(self) -> None:
+        pass
 
 
 def workloads(**sampling):

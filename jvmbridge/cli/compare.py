@@ -62,13 +62,12 @@ from jvmbridge.sampling.workload import (
                    "(the lower quartile of its rounds), the interval is over forks "
                    f"[default: {policy.FORKS}, or --max-forks where fewer].")
 @click.option("--max-forks", type=click.IntRange(1, policy.MAX_FORKS), default=None,
-              help="More forks, up to this many, while an interval is wider than --target-error (the ratios' "
-                   "where settings run interleaved or in turns, else the row's) "
+              help="More forks, up to this many, while an interval is wider than --target-error (the ratios') "
                    f"[default: {policy.FORK_LIMIT}, or --forks where more; with --iterations, --forks: a fixed count].")
 @click.option("--target-error", type=Finite(0, 100, min_open=True, max_open=True),
               default=policy.TARGET_ERROR * 100, show_default=True, metavar="PERCENT",
-              help="Half-width of the 95% interval over forks, relative to the figure (the ratios' where "
-                   "settings run interleaved or in turns, else the row's), that stops adding forks.")
+              help="Half-width of the 95% interval over forks, relative to the ratio, that stops adding "
+                   "forks.")
 @click.option("--total-time", type=Seconds(0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds the whole run aims to take: every configuration runs its first --forks where "
                    f"they fit (at least {policy.FORKS_IN_TIME}), and the time left beyond them is shared out "
@@ -115,8 +114,8 @@ from jvmbridge.sampling.workload import (
                    f"{policy.SLICE_SECONDS * 1000:g} ms, {policy.CYCLES} cycles a fork, in a fresh random order each "
                    "cycle, so every ratio between them pairs slices that ran moments apart (--rounds and "
                    "--round-time then do not apply to them). --no-interleave: each "
-                   "configuration's forks on their own, the settings in turns, rounds of --round-time (so too with "
-                   "--threads above 1).")
+                   "engine on its own, its settings' workers in turns, --rounds slices of --round-time a fork (so "
+                   "too with --threads above 1, and for loops that run only whole: AESNITester's).")
 @click.option("--engine", type=click.Choice(list(ENGINES)), multiple=True, default=default_engines(),
               show_default=True, help="Engines to run; repeatable.")
 @output_option("JSON-lines file each result is written to as it finishes "

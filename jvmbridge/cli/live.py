@@ -123,12 +123,8 @@ class CompareProgress(_Display):
             lead = f"  [{update.job + 1}/{update.jobs}] {duration(update.job_elapsed + ran):>4}"
             if not update.parts:
                 lines.append((lead, update.label, "starting"))
-            elif update.ratios is not None:  # every part in the same fork: the job's line, then its ratios
-                lines += paired_job_lines(lead, update.label, update.parts[0][1], update.ratios)
-            else:
-                for label, part in update.parts:
-                    figure = so_far(part.figure_ns, part.relative_error)
-                    lines.append((lead, label, fork_of(part) + (f" · {figure} so far" if figure else "")))
+            else:  # every part in the same fork (the conductor's): the job's line, then its ratios
+                lines += paired_job_lines(lead, update.label, update.parts[0][1], update.ratios or ())
         left = max(0.0, update.seconds_left - ran)
         lines.append((f"  {duration(update.elapsed + ran)} so far, about {duration(left)} left", "", ""))
         return lines

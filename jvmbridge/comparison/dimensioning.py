@@ -8,8 +8,8 @@ c_fork beyond its rounds (start-up, warm-up) and c_round a round. Kalibera & Jon
 components and costs from an earlier, dimensioning experiment and choose the repetitions of each
 level from them; here that experiment is the host's latest runs of the same job and workload, and
 r the count that reaches the target in the least time once the first stage has run (the stopping
-rule then picks n from the first stage: stats.summary.forks_needed for a row alone; settings in
-turns stop on their ratio, sampling.policy.paired_plan, whose spread r narrows as it does the rows').
+rule then picks n from the first stage's spread of the ratios, which r narrows as it does the rows':
+conductor.conduct). It applies to the turns schedule, whose forks time --rounds slices.
 
 Every fork of a row runs the same r, chosen before its first fork: a lower quartile of 4 rounds
 and of 8 do not estimate quite the same thing, and Stein's two stages assume one variance. r

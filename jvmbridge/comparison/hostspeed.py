@@ -9,7 +9,7 @@ import json
 import math
 from pathlib import Path
 
-from jvmbridge.forks.parent import ChildOutcome, fork_rounds
+from jvmbridge.conductor.conduct import Forked, slices_by_fork
 from jvmbridge.saved.store import data_dir
 from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.bounded import read_regular_file
@@ -21,13 +21,13 @@ def reference_path() -> Path:
     return data_dir() / "host-speed.json"
 
 
-def host_speed(yardstick: list[ChildOutcome], what: str, reference: Path | None = None) -> dict | None:
+def host_speed(yardstick: list[Forked], what: str, reference: Path | None = None) -> dict | None:
     """The run's host speed: the yardstick's figure (ns/op) and its interval over forks, against the
     fastest this host ran it before (``reference``, keyed by what the yardstick is and the OpenSSL
     and CPU it ran on), which this run replaces where it was faster. None without a yardstick."""
     if not yardstick:
         return None
-    summary = summarize(fork_rounds(yardstick))
+    summary = summarize(slices_by_fork(yardstick))
     first = yardstick[0].answer
     key = f"{what} | {first.get('openssl_version', '')} | {first.get('cpuinfo', '')}"
     path = reference or reference_path()

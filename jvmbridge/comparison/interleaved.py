@@ -1,7 +1,9 @@
-"""compare's way for every engine whose loop runs a slice when told (the JVM, the C loop): all
-their settings live at once in one job, run by the conductor in slices interleaved cycle by cycle,
-with a yardstick beside them that tells how fast the host ran (hostspeed). Every ratio between
-these rows is then taken between slices that ran moments apart (comparison.ratios)."""
+"""compare's jobs for the conductor: by default every setting of the engines whose loop runs a slice
+when told, live at once in one job, run in slices interleaved cycle by cycle, with a yardstick
+beside them that tells how fast the host ran (hostspeed); every ratio between these rows is then
+taken between slices that ran moments apart (comparison.ratios). An engine's own job runs in the
+turns schedule (conductor.conduct.Pace.turns): with --no-interleave or --threads, and for a loop
+that runs only whole (Sliced.whole_runs)."""
 from __future__ import annotations
 
 import itertools
@@ -9,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Forked, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
 from jvmbridge.engines import ENGINES, Job, Matrix, Part, reference_for
@@ -21,6 +23,7 @@ from jvmbridge.sampling.progress import PartSoFar, RatioSoFar, report
 from jvmbridge.sampling.workload import Operation, Workload
 
 LABEL = "every configuration at once, interleaved in slices"
+IN_TURNS = "each setting in turns"  # ends the label of a job in the turns schedule
 # The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
 YARDSTICK = Workload(operation=Operation(key_bits=128, mode="cbc", message_bytes=1024, shape="stream"),
                      sampling=Sampling())
@@ -43,6 +46,7 @@ class InterleavedJob(Job):
     """A job whose settings (engine key, setting) the conductor runs together."""
     settings: list[tuple[str, Sliced]] = field(default_factory=list)
     matrix: Matrix = field(default_factory=Matrix)
+    turns: bool = False  # in the turns schedule, on its own (Pace.turns); else merged with the others
 
     @classmethod
     def merged(cls, jobs: list["InterleavedJob"]) -> "InterleavedJob":
@@ -60,9 +64,16 @@ class InterleavedJob(Job):
 
 
 def interleaved_job(settings: list[tuple[str, Sliced]], matrix: Matrix) -> InterleavedJob:
-    """One job measuring every (engine key, setting) together; its parts: each setting's workloads."""
-    return InterleavedJob._of(settings, [Part(label=f"{setting.name}{tag}", workload=workload, name=setting.name)
-                                         for _, setting in settings for workload, tag in setting.workloads], matrix)
+    """One job measuring every (engine key, setting) together; its parts: each setting's workloads. In
+    the turns schedule where the matrix asks it (--no-interleave), where its loops run several at once
+    (--threads), or where a setting runs only whole runs."""
+    job = InterleavedJob._of(settings, [Part(label=f"{setting.name}{tag}", workload=workload, name=setting.name)
+                                        for _, setting in settings for workload, tag in setting.workloads], matrix)
+    job.turns = (not matrix.interleaved or any(s.whole_runs for _, s in settings)
+                 or any(part.workload.sampling.threads > 1 for part in job.parts))
+    if job.turns:
+        job.label = f"{ENGINES[settings[0][0]].label}, {IN_TURNS}"
+    return job
 
 
 @dataclass
@@ -74,27 +85,38 @@ class Conducting:
     groups: list[list[Part]]  # per setting (worker "0", "1", ...), its parts
 
 
-def conducting(job: InterleavedJob) -> Conducting:
+def yardsticks(job: InterleavedJob) -> list[Sliced]:
+    """The host's yardsticks to run beside the job's settings: the C loop's, AES-NI as the CPU offers,
+    then masked (engines.native.SETTINGS), where it runs here; none in the turns schedule."""
     c_loop = ENGINES["c-loop"]
-    # The C loop's settings: AES-NI as the CPU offers, then masked (engines.native.SETTINGS).
-    yardsticks = [] if c_loop.unavailable(job.matrix) else c_loop.sliced([(YARDSTICK, "")], job.matrix)
-    cpu = measuring_cpu()
+    return [] if job.turns or c_loop.unavailable(job.matrix) else c_loop.sliced([(YARDSTICK, "")], job.matrix)
+
+
+def conducting(job: InterleavedJob) -> Conducting:
+    # In turns one worker runs at a time, free on every vCPU, as a process run alone is: no measuring
+    # one (loops several at once take every vCPU; a JVM pinned to one would choose its collector for one).
+    cpu = None if job.turns else measuring_cpu()
     groups = _parts_by_setting(job)
     workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
     configurations = [Configuration(label=part.label, worker=str(i), part=index) for i, parts in enumerate(groups)
                       for index, part in enumerate(parts)]
-    for name, yardstick in zip((YARDSTICK_NAME, TABLE_YARDSTICK_NAME), yardsticks):
-        workers[name] = _spec(yardstick, cpu)
+    for name, stick in zip((YARDSTICK_NAME, TABLE_YARDSTICK_NAME), yardsticks(job)):
+        workers[name] = _spec(stick, cpu)
         configurations.append(Configuration(label=name, worker=name, part=0, counted=False))
     return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups)
 
 
 def pace_of(job: InterleavedJob) -> Pace:
-    """The job's sampling as the conductor's pace."""
+    """The job's sampling as the conductor's pace: in slices, or in the turns schedule with --rounds
+    slices of --round-time a fork (a whole run, once a fork, where a setting's loop runs only whole)."""
     sampling = job.parts[0].workload.sampling
-    return Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit,
-                target_error=sampling.target_error,
-                warm_aside=measuring_cpu() is not None)
+    pace = Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit,
+                target_error=sampling.target_error, warm_aside=measuring_cpu() is not None)
+    if not job.turns:
+        return pace
+    whole = any(setting.whole_runs for _, setting in job.settings)
+    return replace(pace, turns=True, warm_aside=False, slice_seconds=sampling.round_seconds,
+                   cycles=1 if whole else sampling.rounds, iterations=None if whole else pace.iterations)
 
 
 def budget(job: InterleavedJob) -> str:
@@ -130,8 +152,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said())
     job.episodes = episodes_saved(conducted)
     job.forks_limit = conducted.limit
-    # Ctrl-C: every row keeps the forks that finished, as an engine's own forks do (forks.parent.run_forks);
-    # the runner, which saw the key pressed, runs no further job.
+    # Ctrl-C: every row keeps the forks that finished; the runner, which saw the key pressed, runs no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
@@ -142,8 +163,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
             measurement = setting.measurement(workload, outcomes, failed)
-            found.append(replace(measurement, in_turns=LABEL, interleaved=True,
-                                 fork_turns=[o.answer["fork_turn"] for o in outcomes]))
+            found.append(replace(measurement, in_turns=job.label, interleaved=True,
+                                 fork_turns=[fork.number for fork in outcomes]))
     return found
 
 
@@ -160,9 +181,9 @@ def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
 
 def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
     def start() -> WorkerProcess:
-        return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env)
+        return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env, setting.on_hang)
 
-    return WorkerSpec(start=start, warmup_min_seconds=setting.warmup_min_seconds,
+    return WorkerSpec(start=setting.start or start, warmup_min_seconds=setting.warmup_min_seconds,
                       warmup_max_seconds=setting.warmup_max_seconds)
 
 
@@ -191,13 +212,9 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
     return found
 
 
-def _outcomes(conducted: Conducted, label: str, worker: str) -> list[ChildOutcome]:
-    """A configuration's finished forks as the engines' row builders read forks: each its worker
-    process's end with what the conductor took from it."""
-    return [replace(fork.ended[worker], result={**fork.identity[worker], **fork.evidence.get(label, {}),
-                                                "warmup": fork.warmups[label], "rounds": fork.slices[label],
-                                                "fork_seconds": fork.seconds, "fork_turn": fork.number})
-            for fork in conducted.forks if label in fork.slices]
+def _outcomes(conducted: Conducted, label: str, worker: str) -> list[Forked]:
+    """A configuration's finished forks, as its row reads them."""
+    return [fork.of(label, worker) for fork in conducted.forks if label in fork.slices]
 
 
 def _progress(job: Job) -> Callable[[Status], None]:

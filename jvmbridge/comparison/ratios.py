@@ -61,19 +61,17 @@ class Ratio:
         return self.levels.said(self.levels_when) if self.levels else ""
 
     def describe(self, how: bool = True) -> str:
-        """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired, 6
-        turns)" when it is from forks run in turns; "1.23x (no interval)" where a side is one figure
-        (a published one, a single round). ``how``: False where every ratio beside it is of one kind
-        and forks, said once."""
+        """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired
+        slices, 6 forks)" when it is from the slices of the forks both rows ran in; "1.23x (no
+        interval)" where a side is one figure (a published one, a single round). ``how``: False where
+        every ratio beside it is of one kind and forks, said once."""
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
         shown = self.said_levels() or shown
         if not how:
             return shown
-        if self.interleaved:
-            return shown + f" (paired slices, {self.turns} forks)"
-        return shown + (f" (paired, {self.turns} turns)" if self.turns else "")
+        return shown + (f" (paired slices, {self.turns} forks)" if self.interleaved else "")
 
 
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
@@ -81,8 +79,8 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
     """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
     ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
     of the pairs' ratios, its interval over them, never narrower than Stein's from the first
-    stage, which decided how many ran): forks whose slices ran interleaved, or forks run in turns
-    (a pair a turn); at least two. Else the ratio of their figures, its interval from the two
+    stage, which decided how many ran), from the slices of each fork both ran in (one job of the
+    conductor's); at least two. Else the ratio of their figures, its interval from the two
     figures' intervals (quotient). ``set_aside``: forks whose slices the run's conductor left out
     of every ratio (inside a host episode, stats.episodes), left out here too. ``beside``: every row
     that ran in slices (ratio_rows), from which a ratio of a full first stage of forks finds its
@@ -94,7 +92,7 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
         label += " (INVALID: wrong bytes)"
     interleaved = one_run and _interleaved(slower, faster)
     by_fork = paired_slices_by_fork(slower, faster, set_aside) if interleaved else []
-    pairs = ([r for _, r in by_fork] if interleaved else paired_forks(slower, faster)) if one_run else []
+    pairs = [r for _, r in by_fork]
     if len(pairs) < 2:
         value, low, high, significant = quotient(slower.ns_per_op, _error(slower), faster.ns_per_op, _error(faster))
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
@@ -150,15 +148,6 @@ def _fork_slices(row, fork: int) -> list[dict]:
     return [{**counters, "ns": ns * n, "iterations": n}
             for ns, n, counters, at in zip(row.round_ns_per_op, row.round_iterations, row.round_counters, row.round_fork)
             if at == fork]
-
-
-def paired_forks(top, bottom) -> list[float]:
-    """top's fork summary over bottom's, for each turn both ran a fork in; none unless both rows ran
-    in turns in one job."""
-    if missing(getattr(top, "in_turns", None)) or not top.in_turns or top.in_turns != getattr(bottom, "in_turns", ""):
-        return []
-    theirs = dict(zip(bottom.fork_turns, bottom.fork_ns_per_op))
-    return [ns / theirs[turn] for turn, ns in zip(top.fork_turns, top.fork_ns_per_op) if turn in theirs]
 
 
 def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:

@@ -81,23 +81,22 @@ def _pairing(engines: list[Engine], workloads: list[Workload], matrix: Matrix) -
 
 
 def _together(jobs: list[Job]) -> list[Job]:
-    """``jobs`` with every sliced engine's settings in one job, so that all of them run interleaved."""
-    together = [job for job in jobs if isinstance(job, InterleavedJob)]
+    """``jobs`` with every setting run in slices in one job, so that all of them run interleaved; the
+    jobs in the turns schedule each on its own."""
+    together = [job for job in jobs if isinstance(job, InterleavedJob) and not job.turns]
     if len(together) < 2:
         return jobs
-    return [job for job in jobs if not isinstance(job, InterleavedJob)] + [InterleavedJob.merged(together)]
+    return [job for job in jobs if not any(job is each for each in together)] + [InterleavedJob.merged(together)]
 
 
 def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Matrix) -> list[Job]:
-    """``engine``'s jobs for every (workload, tag): one interleaved job of its settings where its loop runs
-    in slices (one loop on the measuring vCPU: not with --threads), else its own jobs in turns."""
-    one_loop = all(runs.sampling.threads == 1 for runs, _ in tagged)
-    settings = engine.sliced(tagged, matrix) if matrix.interleaved and one_loop else []
-    jobs: list[Job] = [interleaved_job([(engine.key, setting) for setting in settings], matrix)] if settings \
-        else engine.jobs_for(tagged, matrix)
-    for job in jobs:
-        job.engine = engine.key
-    return jobs
+    """``engine``'s job for every (workload, tag): its settings for the conductor (comparison.interleaved)."""
+    settings = engine.sliced(tagged, matrix)
+    if not settings:
+        return []
+    job = interleaved_job([(engine.key, setting) for setting in settings], matrix)
+    job.engine = engine.key
+    return [job]
 
 
 def _rank(parts: list[Part], position: dict[Workload, int], engine_index: int) -> None:
@@ -215,7 +214,7 @@ class _Record:
     def keep(self, part: Part, measurement: Measurement, forks_cut: int, load: Load | None) -> None:
         op = part.workload.operation
         expected = encrypt_message(op.key, op.iv, op.plaintext, op.mode).hex()
-        result = measurement.result(expected, part.workload.sampling.target_error, part.rounds_basis, forks_cut)
+        result = measurement.result(expected, part.rounds_basis, forks_cut)
         if load:
             shared = shared_text(load)
             result = replace(result, other_cpus=load.other_cpus,
@@ -279,7 +278,7 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
 def _budget(jobs: list[Job]) -> str:
     """How each fork measures, for the header: the interleaved job's way (else the first job's), then
     each other way with the engines that measure so ("OpenSSL speed (C loop): a run of 1 s per fork")."""
-    together = next((job for job in jobs if isinstance(job, InterleavedJob)), None)
+    together = next((job for job in jobs if isinstance(job, InterleavedJob) and not job.turns), None)
     first = interleaved_budget(together) if together else _engine_budget(jobs[0]) if jobs else ""
     others: dict[str, list[str]] = {}
     for job in jobs:

@@ -28,7 +28,7 @@ from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, levels_over, over_forks
 from jvmbridge.forks.measure import split_iterations
-from jvmbridge.forks.parent import ChildOutcome, WorkerError
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.policy import forks_to_reach, forks_to_run, out_of_reach
 from jvmbridge.sampling.progress import fork_cap
@@ -97,6 +97,10 @@ class Pace:
     # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
     # its own up before its first slice.
     warm_aside: bool = True
+    # The turns schedule: each fork runs one worker at a time, in an order drawn for the fork, each of
+    # its configurations warmed up and its slices timed back to back (--no-interleave, --threads, and
+    # loops that run only whole: AESNITester's, `openssl speed -multi`'s).
+    turns: bool = False
 
 
 @dataclass
@@ -108,6 +112,35 @@ class Fork:
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
     ended: dict[str, ChildOutcome] = field(default_factory=dict)  # worker -> how its process ended, what it printed
     seconds: float = 0.0
+
+    def of(self, label: str, worker: str) -> Forked:
+        """Configuration ``label``'s part of this fork (worker ``worker``'s), where it finished it."""
+        return Forked(number=self.number, answer={**self.identity[worker], **self.evidence.get(label, {})},
+                      warmup=self.warmups[label], slices=self.slices[label], seconds=self.seconds,
+                      printed=self.ended[worker].stdout)
+
+
+@dataclass(frozen=True)
+class Forked:
+    """One configuration's fork as its row reads it (Fork.of): what its worker said of itself and
+    what its loop computed, its warm-up, its slices, the fork's number and seconds, and what the
+    worker process printed (a JVM's warnings)."""
+    number: int
+    answer: dict
+    warmup: dict
+    slices: list[dict]
+    seconds: float
+    printed: str
+
+
+def slices_by_fork(forks: Sequence[Forked]) -> list[list[dict]]:
+    """Each fork's slices, in run order: the samples of one configuration, by fork."""
+    return [fork.slices for fork in forks]
+
+
+def warmup_chunks(forks: Sequence[Forked]) -> list[list[float]]:
+    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (stats.steady)."""
+    return [fork.warmup["chunks"] for fork in forks]
 
 
 @dataclass
@@ -327,6 +360,8 @@ class _Run:
         return max(0.0, per_fork * (planned - len(self.forks)) - this_fork)
 
     def fork(self) -> None:
+        if self.pace.turns:
+            return self._fork_in_turns()
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
@@ -358,6 +393,53 @@ class _Run:
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
 
+    def _fork_in_turns(self) -> None:
+        """A fork of the turns schedule: worker after worker in an order drawn for it, each started
+        alone, each of its configurations warmed up and then timed in all its slices, then stopped."""
+        fork = Fork(number=len(self.forks))
+        started, wanted = time.monotonic(), self.forks_wanted()
+        planned, so_far = self.forks_planned(wanted), self.ratios()
+        order = self.live()
+        random.Random(f"{fork.number}/turns").shuffle(order)  # seeded: a run's order can be told again
+        for key in dict.fromkeys(c.worker for c in order):
+            errors: dict[str, WorkerError] = {}
+            handles = self._start(errors, [key])
+            self._fail_all(errors)
+            try:
+                self._fail_all(_set_up(handles, fork.identity))
+                for done, c in enumerate(c for c in order if c.worker == key and key in fork.identity):
+                    with self._failing(key, c.label):
+                        if c.label not in self.failures:
+                            self._turn(fork, c, handles[key])
+                    self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=done + 1,
+                                         cycles=len(order), elapsed=self.elapsed(), ratios=so_far,
+                                         seconds_left=self.seconds_left(started, (done + 1) / len(order), planned)))
+                self._finish(fork, handles)
+            finally:
+                for handle in handles.values():
+                    handle.stop()
+                    fork.ended[key] = handle.ended()
+        fork.seconds = time.monotonic() - started
+        fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
+        self.forks.append(fork)
+
+    def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
+        """One configuration's turn in a fork: warmed up, then its slices back to back, and as many
+        again at most while fewer than asked ran undisturbed (stats.summary.disturbed: a disturbed
+        slice stays in the record, out of the figure), where the work is not a count asked
+        (--iterations) nor a whole run."""
+        spec = self.workers[c.worker]
+        fork.warmups[c.label] = worker.warm(c.part, spec.warmup_min_seconds,
+                                            min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
+        counts = self._counts(fork, [c])[c.label]
+        slices = fork.slices.setdefault(c.label, [])
+        spare = 0 if self.pace.iterations or len(counts) == 1 else len(counts)
+        for at in range(len(counts) + spare):
+            if at >= len(counts) and sum(not disturbed(s) for s in slices) >= len(counts):
+                break
+            count = counts[min(at, len(counts) - 1)]
+            slices.append(worker.slice(c.part, count, count * fork.warmups[c.label]["ns_per_op"] / 1e9))
+
     def _handles(self, fork: Fork) -> dict[str, Worker]:
         """The fork's workers: started during the fork before (their identity and warm-ups go to
         ``fork``, once done), or now. Those whose configurations failed meanwhile are stopped."""
@@ -384,7 +466,7 @@ class _Run:
             order = [c for c in self.live() if c.label in counts]
             random.Random(f"{fork.number}/{cycle}").shuffle(order)  # seeded: a run's order can be told again
             for c in (c for c in order if c.label not in self.failures):  # its worker may have failed this cycle
-                with self._failing(c.worker):
+                with self._failing(c.worker, c.label):
                     expected = counts[c.label][cycle] * fork.warmups[c.label]["ns_per_op"] / 1e9
                     fork.slices.setdefault(c.label, []).append(
                         ready[c.worker].slice(c.part, counts[c.label][cycle], expected))
@@ -399,11 +481,11 @@ class _Run:
                 evidence = handle.finish()
                 fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
 
-    def _start(self, errors: dict[str, WorkerError]) -> dict[str, Worker]:
-        """A fork's worker processes, every live configuration's, all started before any is waited
-        for; ``errors`` gets those that could not start."""
+    def _start(self, errors: dict[str, WorkerError], keys: Sequence[str] | None = None) -> dict[str, Worker]:
+        """A fork's worker processes, every live configuration's (or those of ``keys``), all started
+        before any is waited for; ``errors`` gets those that could not start."""
         handles: dict[str, Worker] = {}
-        for key in dict.fromkeys(c.worker for c in self.live()):
+        for key in keys if keys is not None else dict.fromkeys(c.worker for c in self.live()):
             try:
                 handles[key] = self.workers[key].start()
             except WorkerError as e:
@@ -455,6 +537,9 @@ class _Run:
             try:
                 warmup = handles[c.worker].warm(c.part, spec.warmup_min_seconds,
                                                 min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
+            except PartFailed as e:  # its configuration's alone
+                errors[c.label] = e
+                continue
             except WorkerError as e:
                 errors[c.worker] = e
                 continue
@@ -482,9 +567,9 @@ class _Run:
             self.warmer.shutdown()
 
     def _fail(self, key: str, error: WorkerError) -> None:
-        """Every configuration worker ``key`` holds fails, for this fork and the rest."""
+        """Every configuration worker ``key`` holds (or configuration ``key``) fails, for this fork and the rest."""
         for c in self.live():
-            if c.worker == key:
+            if key in (c.worker, c.label):
                 self.failures[c.label] = error
 
     def _fail_all(self, errors: Mapping[str, WorkerError]) -> None:
@@ -492,19 +577,26 @@ class _Run:
             self._fail(key, error)
 
     @contextlib.contextmanager
-    def _failing(self, key: str) -> Iterator[None]:
-        """A WorkerError inside fails every configuration worker ``key`` holds."""
+    def _failing(self, key: str, label: str = "") -> Iterator[None]:
+        """A WorkerError inside fails every configuration worker ``key`` holds; one of a part, configuration
+        ``label`` alone."""
         try:
             yield
+        except PartFailed as e:
+            self._fail(label or key, e)
         except WorkerError as e:
             self._fail(key, e)
 
-    def _counts(self, fork: Fork) -> dict[str, list[int]]:
-        """Operations per slice, cycle by cycle, for each configuration warmed up in this fork."""
-        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in self.live() if c.label in fork.warmups}
+    def _counts(self, fork: Fork, configurations: Sequence[Configuration] | None = None) -> dict[str, list[int]]:
+        """Operations per slice, cycle by cycle, for each configuration (of ``configurations``, else
+        every live one) warmed up in this fork."""
+        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations or self.live()
+                  if c.label in fork.warmups}
         if not speeds:
             return {}
         iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
+        if self.pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
+            return {label: split_iterations(iterations, self.pace.cycles) for label in speeds}
         counted = {c.label for c in self.configurations if c.counted}
         uncounted_ns = slice_ns * policy.UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
 
@@ -551,4 +643,4 @@ def _span(ordered: Sequence[int]) -> str:
     return f"{ordered[0]}" if ordered[0] == ordered[-1] else f"{ordered[0]}-{ordered[-1]}"
 
 
-__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Pace", "Status", "WorkerSpec", "conduct"]
+__all__ = ["Asked", "Conducted", "Configuration", "Fork", "Forked", "Pace", "Status", "WorkerSpec", "conduct"]

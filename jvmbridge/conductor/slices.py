@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from jvmbridge.forks.measure import Activity, RunLoop, Warmup, timed_rounds, warm_up
-from jvmbridge.forks.parent import ChildOutcome, WorkerError, remove_jvm_files
+from jvmbridge.forks.measure import Activity, RunLoop, Warmup, in_processes, timed_rounds, warm_up
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError, remove_jvm_files
 from jvmbridge.trust.bounded import read_by
 from jvmbridge.trust.launch import launch, python_command
 
@@ -27,6 +27,15 @@ from jvmbridge.trust.launch import launch, python_command
 START_SECONDS = 60.0
 # A command's deadline beyond the time it should take: a worker that misses it hangs, and is stopped.
 GRACE_SECONDS = 20.0
+
+
+def refused(error: WorkerError) -> Loop:
+    """A part whose loop could not be set up (a provider refusing the work): each command to it fails
+    with ``error``, the worker's other parts go on."""
+    def run(n: int) -> int:
+        raise error
+
+    return Loop(run=run, evidence=dict)
 
 
 @dataclass
@@ -38,6 +47,25 @@ class Loop:
     counters: dict[str, Activity] = field(default_factory=dict)  # read around each slice (gc_ms, jit_ms)
     # Its warm-up, where not warm_up's chunks until steady: (min_seconds, max_seconds) -> Warmup.
     warm: Callable[[float, float], Warmup] | None = None
+    copies: int = 1  # loops that run each slice at once (--threads): its iterations count every copy's
+
+
+def copies(loop: Loop, threads: int) -> Loop:
+    """``loop`` run in ``threads`` forked processes at once (forks.measure.in_processes), as
+    `openssl speed -multi`, for as long as this process lives; itself with one."""
+    if threads > 1:
+        loop.run = _for_good(in_processes(loop.run, threads))
+        loop.copies = threads
+    return loop
+
+
+_HELD: list[contextlib.AbstractContextManager] = []  # a generator's context, collected, would close
+
+
+def _for_good(context: contextlib.AbstractContextManager):
+    """What ``context`` gives, entered for the rest of the worker's life (serve ends it with os._exit)."""
+    _HELD.append(context)
+    return context.__enter__()
 
 
 Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags read back; its parts' loops)
@@ -69,7 +97,10 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
                 cpus.set_aside(True)
                 reply({"aside": True})
                 continue
-            reply(_answer(command, loops[command["part"]], cpus))
+            try:
+                reply(_answer(command, loops[command["part"]], cpus))
+            except WorkerError as e:  # the part's alone (PartFailed at the parent's end): the others go on
+                reply({"error": str(e), "part": command["part"]})
     except WorkerError as e:
         reply({"error": str(e)})
         status = 1
@@ -86,7 +117,7 @@ def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
             return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}
         return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
     cpus.set_aside(False)
-    (slice_,) = timed_rounds(loop.run, [command["iterations"]], 1, loop.counters)
+    (slice_,) = timed_rounds(loop.run, [command["iterations"]], loop.copies, loop.counters)
     return {"slice": slice_}
 
 
@@ -148,8 +179,9 @@ def _move_every_thread(cpus: set[int]) -> None:
 class WorkerProcess:
     """The conductor's handle on one worker process: started at once, asked one thing at a time."""
 
-    def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None):
-        self.module = module
+    def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None,
+                 on_hang: Callable[[int], str] | None = None):
+        self.module, self.on_hang = module, on_hang  # on_hang(pid): what was saved of one that hung
         read_end, write_end = os.pipe()
         self.output = tempfile.TemporaryFile("w+")  # the process's own prints (a JVM's warnings)
         self.process = launch(python_command(module, str(write_end)), stdin=subprocess.PIPE, stdout=self.output,
@@ -220,8 +252,9 @@ class WorkerProcess:
             try:
                 chunk = read_by(self.replies.fileno(), 65536, deadline).decode()
             except TimeoutError:
+                saved = f"; {self.on_hang(self.process.pid)}" if self.on_hang else ""
                 self.stop()
-                stopped = f"{self.module} gave no answer within {seconds:.3g} s: stopped"
+                stopped = f"{self.module} gave no answer within {seconds:.3g} s: stopped{saved}"
                 raise WorkerError(stopped, replace(self.ended(), stopped=stopped)) from None
             if not chunk:  # the process ended without a reply: what it printed last says why
                 self.stop()
@@ -229,6 +262,8 @@ class WorkerProcess:
             self._buffer += chunk
         line, self._buffer = self._buffer.split("\n", 1)
         message = json.loads(line)
+        if "part" in message:
+            raise PartFailed(message["error"])
         if "error" in message:
             self.stop()
             raise WorkerError(message["error"], replace(self.ended(), result={"error": message["error"]}))

@@ -2,9 +2,9 @@
 measures, and the part it plays in ratios and notes. The runner, ratios and reports loop over
 ``ENGINES`` and never name an engine; ``Matrix`` is what a comparison gives them to run.
 
-Adding an engine: one module with an :class:`Engine` subclass (jvmbridge.engines.base: ``jobs`` to
-run in turns; ``slices`` and ``sliced``, with a worker module serving conductor.slices.serve, to run
-in the conductor's slices), and its line in ``ENGINES`` below.
+Adding an engine: one module with an :class:`Engine` subclass (jvmbridge.engines.base: ``sliced``,
+its settings as conductor workers, each a worker module serving conductor.slices.serve; ``slices``,
+where its loop can run the default schedule's slices), and its line in ``ENGINES`` below.
 """
 from __future__ import annotations
 

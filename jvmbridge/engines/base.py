@@ -1,5 +1,6 @@
-"""What an engine is (Engine) and what it hands the runner (Jobs of Parts): the base every engine
-module builds on, below the registry (jvmbridge.engines) that lists them."""
+"""What an engine is (Engine), its settings as the conductor's workers (Sliced), and what the runner
+measures (Jobs of Parts): the base every engine module builds on, below the registry
+(jvmbridge.engines) that lists them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import SHAPES, Workload
 
 if TYPE_CHECKING:
+    from jvmbridge.conductor.conduct import Forked, Worker
     from jvmbridge.engines import Matrix
     from jvmbridge.forks.parent import ChildOutcome
     from jvmbridge.results import Measurement
@@ -38,9 +40,9 @@ class Job:
     # with the others' profile too.
     shares_jit: bool = False
     engine: str = ""  # its engine's key, set by plan()
-    arms: int = 1  # configurations whose forks run in turns, each process measuring its share of the parts
+    arms: int = 1  # configurations measured, each process measuring its share of the parts
     # The host's yardstick run beside its parts, fork by fork, where it ran one (comparison.interleaved).
-    yardstick: list["ChildOutcome"] = field(default_factory=list)
+    yardstick: list["Forked"] = field(default_factory=list)
     # How many forks its own loop ran and why it stopped, where one decided for every part (the conductor's).
     forks_stopped: str = ""
     # The forks its own loop set aside as inside a host episode, as the saved run keeps them (comparison.interleaved).
@@ -52,33 +54,6 @@ class Job:
     def parts_per_fork(self) -> int:
         """How many parts one process measures."""
         return len(self.parts) // self.arms
-
-    @classmethod
-    def of(cls, label: str, workload: Workload, measure: Callable[[], "Measurement"]) -> "Job":
-        """A job of one configuration."""
-        return cls(label=label, parts=[Part(label=label, workload=workload, name=label)],
-                   measure=lambda: [measure()])
-
-    @classmethod
-    def batch(cls, name: str, workloads: list[tuple[Workload, str]],
-              measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
-        """A job measuring every (workload, tag) in each fork; ``name`` starts each part's label."""
-        parts = [Part(label=f"{name}{tag}", workload=workload, name=name) for workload, tag in workloads]
-        label = f"{name} ({len(parts)} workloads)" if len(parts) > 1 else parts[0].label
-        return cls(label=label, parts=parts, measure=lambda: measure([part.workload for part in parts]),
-                   shares_jit=shares_jit)
-
-    @classmethod
-    def in_turns(cls, label: str, names: list[str], workloads: list[tuple[Workload, str]],
-                 measure: Callable[[list[Workload]], Sequence["Measurement | Exception"]], shares_jit: bool = False) -> "Job":
-        """A job measuring every (workload, tag) in each of several configurations (``names``), their
-        forks in turns (forks.parent.run_forks); ``measure`` gives the outcomes configuration after
-        configuration. ``label`` names the configurations together ("..., AES-NI on and off in turns")."""
-        parts = [Part(label=f"{name}{tag}", workload=workload, name=name)
-                 for name in names for workload, tag in workloads]
-        label += f" ({len(workloads)} workloads)" if len(workloads) > 1 else workloads[0][1]
-        return cls(label=label, parts=parts, measure=lambda: measure([workload for workload, _ in workloads]),
-                   shares_jit=shares_jit, arms=len(names))
 
 
 @dataclass
@@ -92,12 +67,19 @@ class Sliced:
     request: Mapping  # what the worker is asked, its parts (one per workload) among it
     workloads: list[tuple[Workload, str]]  # (workload, tag), in the order of its parts
     # A workload's row from the forks that finished it, and the one that failed it (or None).
-    measurement: Callable[[Workload, list["ChildOutcome"], "ChildOutcome | None"], "Measurement"]
+    measurement: Callable[[Workload, list["Forked"], "ChildOutcome | None"], "Measurement"]
     warmup_min_seconds: float
     warmup_max_seconds: float
     env: Mapping[str, str] | None = None
     # One line on why the worker failed (a JVM reads its crash report): its error as it is, by default.
     why_failed: Callable[["ChildOutcome"], str] = lambda failed: failed.error or "the worker failed"
+    # Its loop runs only whole (AESNITester's, `openssl speed -multi`'s): a slice is one whole run, a
+    # fork one slice of it, in the turns schedule (conductor.conduct.Pace.turns).
+    whole_runs: bool = False
+    # What to save of a worker that gives no answer in time, given its pid (a JVM's threads): where it went.
+    on_hang: Callable[[int], str] | None = None
+    # A worker in this process in place of ``module``'s (a fake engine's, in tests): started for each fork.
+    start: Callable[[], "Worker"] | None = None
 
 
 class Engine:
@@ -145,24 +127,14 @@ class Engine:
         """Why the engine cannot run here, in one line (it is then left out), or None."""
         return None
 
-    def jobs(self, workload: Workload, matrix: "Matrix", tag: str) -> list[Job]:
-        """The configurations it measures for ``workload``; ``tag`` ends each label (the size, ...)."""
-        raise NotImplementedError
-
     def slices(self, workloads: Sequence[Workload], matrix: "Matrix") -> bool:
-        """Whether its loop can run ``workloads`` a slice at a time when told, so that ``sliced``
-        gives its settings; not AESNITester's whole run, nor pyca's loop (no slice worker)."""
-        return False
+        """Whether its loop can run ``workloads`` a slice at a time when told; else each slice of its
+        settings (``sliced``) is a whole run (not AESNITester's, which times its run from main)."""
+        return True
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Sliced]:
-        """Its settings as conductor workers, each measuring every workload; [] where its loop
-        cannot run them in slices (``slices``)."""
-        return []
-
-    def jobs_for(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Job]:
-        """Its jobs for every (workload, tag) of a run: one per configuration and workload, unless
-        the engine measures several workloads in each process."""
-        return [job for workload, tag in workloads for job in self.jobs(workload, matrix, tag)]
+        """Its settings as conductor workers, each measuring every (workload, tag) it runs."""
+        raise NotImplementedError
 
     def name(self, row, with_jdk: bool = True) -> str:
         """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""

@@ -4,9 +4,9 @@ JVM rows are held against the same work done natively at every size and shape. B
 stream is left to `openssl speed` itself where that runs (Engine.default_shapes)."""
 from __future__ import annotations
 
-from jvmbridge.engines.native import NATIVE_WARMUP, WorkerEngine
+from jvmbridge.conductor.conduct import slices_by_fork, warmup_chunks
+from jvmbridge.engines.native import WorkerEngine
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import fork_rounds, fork_seconds, fork_turns, fork_warmups
 from jvmbridge.forks.protocol import CPart
 from jvmbridge.native.c_loop import CLoopUnavailable, library_path
 from jvmbridge.platforms import current
@@ -30,10 +30,9 @@ class CLoopEngine(WorkerEngine):
         return None
 
     worker = "jvmbridge.native.c_worker"
-    slice_worker = "jvmbridge.native.c_slice_worker"
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
-        return {"library": str(library_path()), **NATIVE_WARMUP}, [loop_part(w) for w in workloads]
+        return {"library": str(library_path())}, [loop_part(w) for w in workloads]
 
     def measurement(self, workload, request, accelerated, outcomes, failed, read) -> Measurement:
         op, library = workload.operation, request["library"]
@@ -44,9 +43,8 @@ class CLoopEngine(WorkerEngine):
         return Measurement(
             engine=self.label, implementation=result["openssl_version"], setting=current().setting(accelerated),
             accelerated=accelerated, as_requested=as_requested, verified_state=state, **workload.row_fields(),
-            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
-            fork_turns=fork_turns(outcomes), in_turns=self.turns_name,
+            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage, warmup_chunks(outcomes)),
+            warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
             loop_bytes_checked=True, loop_bytes_error=bytes_error(op, op.loop_input(), result),
             details={"openssl_cpuinfo": result["cpuinfo"], "library": library},
             notes=[shape], failed_fork=failed.error if failed else None)

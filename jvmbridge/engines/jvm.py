@@ -6,18 +6,10 @@ import functools
 import os
 import secrets
 
-from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.conductor.conduct import Forked, slices_by_fork, warmup_chunks
+from jvmbridge.engines.base import Engine, Sliced
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import (
-    Arm,
-    ChildOutcome,
-    WorkerError,
-    fork_rounds,
-    fork_seconds,
-    fork_turns,
-    fork_warmups,
-    run_forks,
-)
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable, harness_jar
 from jvmbridge.host.cpu import cpu_info
@@ -34,12 +26,6 @@ from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.writer import create_private_file
 
-# A JIT has settled when chunks agree; a second is the least we give C2 to compile the loop. (A
-# longer, stricter warm-up did not make the rounds steadier: benchmarks/README.md, "JVM rows' noise".)
-WARMUP_MIN_SECONDS = 1.0
-# A later workload in the same JVM finds the common code compiled: its own warm-up still runs until
-# its chunks agree and the JIT is quiet, but needs no second of its own.
-LATER_WARMUP_MIN_SECONDS = 0.25
 WARMUP_MAX_SECONDS = 15.0
 # Interleaved (the conductor), a fork's row figure is the lower quartile of its 20 slices and its
 # ratios take their fast ends: a loop C2 finishes compiling in its first slices moves neither, so
@@ -63,32 +49,8 @@ class JvmEngine(Engine):
             return "JPype cannot start a JVM inside a qemu-user emulated process (it hangs); run on the real CPU"
         return None
 
-    def jobs_for(self, workloads, matrix):
-        # One job per JVM, provider and workload, its settings' forks in turns: a JVM that measured
-        # other sizes first runs code its JIT compiled with their profile too. --shared-jvm: one job
-        # per JVM and provider, each fork's JVM measuring every workload (start-up and common warm-up
-        # paid once).
-        if not matrix.shared_jvm and len(workloads) > 1:
-            return [job for each in workloads for job in self.jobs_for([each], matrix)]
-        return [self._job(java, provider, workloads, matrix)
-                for java in matrix.javas for provider in map(provider_named, matrix.providers)]
-
-    def _job(self, java: JavaInstall, provider: JceProvider, workloads, matrix) -> Job:
-        name = f"JVM {java.label}, {provider.name}"
-
-        def measure(chosen: list[Workload]) -> list[Measurement | WorkerError]:
-            return measure_jvm(java, provider, chosen, matrix.jvm_options, matrix.classpath)
-
-        if len(provider.settings) == 1:
-            return Job.batch(f"{name}, {provider.settings[0].name}", workloads, measure, shares_jit=True)
-        return Job.in_turns(turns_name(java, provider), [f"{name}, {setting.name}" for setting in provider.settings],
-                            workloads, measure, shares_jit=True)
-
-    def slices(self, workloads, matrix) -> bool:
-        return True
-
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        # A JVM per setting and workload, as jobs_for (--shared-jvm: per setting, measuring every workload).
+        # A JVM per setting and workload (--shared-jvm: per setting, measuring every workload).
         together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]
         jvms = [(java, provider, setting, group) for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings
@@ -104,14 +66,15 @@ class JvmEngine(Engine):
         parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
                  for workload, _ in workloads]
 
-        def measurement(workload: Workload, outcomes: list[ChildOutcome], failed: ChildOutcome | None) -> Measurement:
-            return _measurement(java, provider, setting, workload, options, request, outcomes, failed, "")
+        def measurement(workload: Workload, outcomes: list[Forked], failed: ChildOutcome | None) -> Measurement:
+            return _measurement(java, provider, setting, workload, options, request, outcomes, failed)
 
         subject = f"JVM {java.label}, {provider.name}"
         return Sliced(name=f"{subject}, {setting.name}", subject=subject, accelerated=setting.accelerated,
-                      module="jvmbridge.jvm.slice_worker", request={**request, "parts": parts}, workloads=workloads,
+                      module="jvmbridge.jvm.worker", request={**request, "parts": parts}, workloads=workloads,
                       measurement=measurement, warmup_min_seconds=SLICED_WARMUP_MIN_SECONDS,
-                      warmup_max_seconds=WARMUP_MAX_SECONDS, why_failed=functools.partial(why_failed, java))
+                      warmup_max_seconds=WARMUP_MAX_SECONDS, why_failed=functools.partial(why_failed, java),
+                      on_hang=thread_dump)
 
     def name(self, row, with_jdk: bool = True) -> str:
         return f"JVM {row.provider}" + (f", JDK {row.jdk_version}" if with_jdk else "")
@@ -132,33 +95,8 @@ def heap_share(jvms: int) -> str:
     return f"-XX:MaxRAMPercentage={DEFAULT_MAX_RAM_PERCENTAGE / jvms:.4g}"
 
 
-def turns_name(java: JavaInstall, provider: JceProvider) -> str:
-    """The label of a JVM's job whose settings run their forks in turns, which its rows carry."""
-    return f"JVM {java.label}, {provider.name}, {JvmEngine.accelerator} on and off in turns"
-
-
-def measure_jvm(java: JavaInstall, provider: JceProvider, workloads: list[Workload], extra_options: tuple[str, ...],
-                classpath: tuple[str, ...] = ()) -> list[Measurement | WorkerError]:
-    """Each workload measured by the same JVM and provider in each of the provider's settings, fork
-    after fork, the settings' forks in turns (forks.parent.run_forks); per setting and workload its
-    Measurement or the WorkerError that says why it has none."""
-    requests = [_request(java, provider, (*setting.options, *extra_options), classpath) for setting in provider.settings]
-    parts = [JvmPart(**workload.loop_request(), transformation=workload.operation.transformation)
-             for workload in workloads]
-    measured = run_forks("jvmbridge.jvm.worker",
-                         [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
-                              allowances=[w.seconds_at_most(WARMUP_MAX_SECONDS) for w in workloads])
-                          for request in requests], on_hang=thread_dump)
-    in_turns = turns_name(java, provider) if len(requests) > 1 else ""
-    return [_measurement(java, provider, setting, workload, (*setting.options, *extra_options), request,
-                         forks.finished, forks.failed, in_turns)
-            if forks.finished else WorkerError(why_failed(java, forks.failure))
-            for arm, (setting, request) in enumerate(zip(provider.settings, requests))
-            for workload, forks in zip(workloads, measured[arm * len(workloads):])]
-
-
 def _request(java: JavaInstall, provider: JceProvider, options: tuple[str, ...], classpath: tuple[str, ...]) -> JvmRequest:
-    """What each JVM child of one setting is asked."""
+    """What each JVM worker of one setting is asked (its parts beside)."""
     return {
         "libjvm": str(java.libjvm),
         "options": [*launch_options(options, java_major(java.release_version)), *messages.crash_file_options()],
@@ -166,23 +104,20 @@ def _request(java: JavaInstall, provider: JceProvider, options: tuple[str, ...],
         "provider_class": provider.class_name,
         "provider_source": provider.where,
         "read_flags": flags_to_read(options),
-        "warmup_min_seconds": WARMUP_MIN_SECONDS,
-        "later_warmup_min_seconds": LATER_WARMUP_MIN_SECONDS,
-        "warmup_max_seconds": WARMUP_MAX_SECONDS,
     }
 
 
 def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, workload: Workload,
-                 options: tuple[str, ...], request: JvmRequest, outcomes: list[ChildOutcome],
-                 failed: ChildOutcome | None, in_turns: str) -> Measurement:
-    outcome, result = outcomes[0], outcomes[0].answer
+                 options: tuple[str, ...], request: JvmRequest, outcomes: list[Forked],
+                 failed: ChildOutcome | None) -> Measurement:
+    result = outcomes[0].answer
     flags = result["flags"]
     mismatched, verified_state = flags_read_back(options, flags)
     ran = setting_as_run(setting, flags)  # its label, "as asked" and ratios follow what ran
     jvm = result["jvm"]
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
-    notes += [f"JVM said: {line}" for line in messages.warnings(outcome.stdout + "\n" + outcome.stderr)]
+    notes += [f"JVM said: {line}" for line in messages.warnings(outcomes[0].printed)]
     if (workload.operation.mode == "gcm" and flags.get("UseAES", {}).get("value") == "false"
             and flags.get("UseGHASHIntrinsics", {}).get("value") == "true"):
         notes.append("UseGHASHIntrinsics stays on with -UseAES: GCM's GHASH still runs on the CPU's instructions")
@@ -193,8 +128,8 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
         accelerated=ran.accelerated,
         as_requested=not mismatched and ran is setting,
         verified_state=verified_state, **workload.row_fields(),
-        summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage, fork_warmups(outcomes)),
-        warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes),
+        summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage, warmup_chunks(outcomes)),
+        warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
         ciphertext=result["ciphertext"],
         loop_bytes_checked=True, loop_bytes_error=loop_bytes_error(workload.operation, result["after_loop"]),
         details={"provider": provider.name, "jdk_version": jvm["java.runtime.version"].split("+")[0],
@@ -204,8 +139,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
                  **user_options(options[len(setting.options):]),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
         notes=notes, failed_fork=why_failed(java, failed) if failed else None,
-        busy={name: sum(r[name] for rounds in fork_rounds(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
-        in_turns=in_turns, fork_turns=fork_turns(outcomes),
+        busy={name: sum(r[name] for rounds in slices_by_fork(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
     )
 
 
@@ -233,7 +167,7 @@ def thread_dump(pid: int) -> str:
             out.write(threads)
     except (AttachError, HarnessUnavailable, OSError) as e:
         return f"no thread dump ({e})"
-    return f"its threads: {path}"  # the socket this attach made it open goes when run_child stops it
+    return f"its threads: {path}"  # the socket this attach made it open goes when its worker is stopped
 
 
 def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:

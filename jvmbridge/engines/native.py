@@ -1,35 +1,22 @@
 """The native engines, each with the CPU's AES acceleration on and off: pyca/cryptography's
-OpenSSL driven by a Python loop in a child, and `openssl speed`'s C loop run directly."""
+OpenSSL driven by a Python loop in a worker, and `openssl speed`'s C loop run by one."""
 from __future__ import annotations
 
-import functools
 import os
-import random
 import shutil
 from typing import Callable
 
-from jvmbridge.engines.base import Engine, Job, Sliced
+from jvmbridge.conductor.conduct import Forked, slices_by_fork, warmup_chunks
+from jvmbridge.engines.base import Engine, Sliced
 from jvmbridge.forks.measure import merge_warmups
-from jvmbridge.forks.parent import (
-    INTERRUPTED,
-    Arm,
-    ChildOutcome,
-    WorkerError,
-    fork_rounds,
-    fork_seconds,
-    fork_turns,
-    fork_warmups,
-    run_forks,
-    turns,
-)
+from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.forks.protocol import PycaPart
 from jvmbridge.host.cpu import cpu_info, lacks
-from jvmbridge.native import openssl_cli
 from jvmbridge.platforms import current
 from jvmbridge.results import Measurement
-from jvmbridge.sampling.policy import Sampling, forks_wanted
+from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import Operation, Workload
-from jvmbridge.stats.summary import one_round_each, summarize
+from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.launch import environment, run
 
 # The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
@@ -46,29 +33,12 @@ class NativeEngine(Engine):
     title = ""  # the start of its job labels
     fork_overhead_seconds = 0.3  # a worker's start and warm-up, as benchmarks/eta.py measures it
 
-    @property
-    def turns_name(self) -> str:
-        """Its job's label, and what its rows say they ran in turns in."""
-        return f"{self.title}, {self.accelerator} on and off in turns"
-
-    def jobs_for(self, workloads, matrix):
-        # Acceleration on and off in one job, their forks in turns, so each speedup ratio pairs forks
-        # that ran side by side (comparison.ratios).
-        cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
-        names = [f"{self.title}, {current().setting(on)}" for on in SETTINGS]
-        return [Job.in_turns(self.turns_name, names, workloads, lambda chosen: self.measure(chosen, matrix, cpu_has_aes))]
-
-    def measure(self, workloads: list[Workload], matrix, cpu_has_aes: bool) -> list[Measurement | WorkerError]:
-        """Each workload's Measurement, or the WorkerError that says why it has none, acceleration
-        on and then off."""
-        raise NotImplementedError
-
-    slice_worker = ""  # the module its conductor workers run (conductor.slices); "": none
+    worker = ""  # the module its conductor workers run (conductor.slices)
 
     def settings_sliced(self, workloads: list[tuple[Workload, str]], request: dict,
-                        row: Callable[[Workload, bool, list[ChildOutcome], ChildOutcome | None, tuple[bool, str]],
-                                      Measurement]) -> list[Sliced]:
-        """Acceleration on and off as two conductor workers of ``slice_worker`` asked ``request``;
+                        row: Callable[[Workload, bool, list[Forked], ChildOutcome | None, tuple[bool, str]],
+                                      Measurement], whole_runs: bool = False) -> list[Sliced]:
+        """Acceleration on and off as two conductor workers of ``worker`` asked ``request``;
         ``row(workload, on, forks finished, fork failed, OpenSSL's state read back)`` makes a row."""
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
         found = []
@@ -77,51 +47,31 @@ class NativeEngine(Engine):
                 return row(workload, on, outcomes, failed, read_back(outcomes[0].answer["cpuinfo"], on, cpu_has_aes))
 
             found.append(Sliced(name=f"{self.title}, {current().setting(on)}", subject=self.title, accelerated=on,
-                                module=self.slice_worker, request=request, workloads=list(workloads),
+                                module=self.worker, request=request, workloads=list(workloads),
                                 measurement=measurement, warmup_min_seconds=NATIVE_WARMUP["warmup_min_seconds"],
                                 warmup_max_seconds=NATIVE_WARMUP["warmup_max_seconds"],
-                                env=current().openssl_environment(environment(), on)))
+                                env=current().openssl_environment(environment(), on), whole_runs=whole_runs))
         return found
 
 
 class WorkerEngine(NativeEngine):
-    """A native engine whose loop runs in worker children: acceleration on and off are two arms of
-    run_forks."""
-    worker = ""  # the module its children run
+    """A native engine whose loop runs in its worker: acceleration on and off are two of them."""
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
-        """What every child is asked (warm-up, library), and each workload's part of it."""
+        """What every worker is asked (its library), and each workload's part of it."""
         raise NotImplementedError
 
-    def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[ChildOutcome],
+    def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[Forked],
                     failed: ChildOutcome | None, read: tuple[bool, str]) -> Measurement:
         """One workload's row in one setting from the forks that finished it (``read``: as requested,
         and the state OpenSSL reported)."""
         raise NotImplementedError
 
-    def slices(self, workloads, matrix) -> bool:
-        return bool(self.slice_worker)
-
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        if not self.slices([workload for workload, _ in workloads], matrix):
-            return []
         request, parts = self.child_request([workload for workload, _ in workloads])
         return self.settings_sliced(workloads, {**request, "parts": parts},
                                     lambda workload, on, outcomes, failed, read:
                                     self.measurement(workload, request, on, outcomes, failed, read))
-
-    def measure(self, workloads, matrix, cpu_has_aes):
-        request, parts = self.child_request(workloads)
-        arms = [Arm(request=request, parts=parts, samplings=[w.sampling for w in workloads],
-                    env=current().openssl_environment(environment(), on),
-                    allowances=[w.seconds_at_most(request["warmup_max_seconds"]) for w in workloads])
-                for on in SETTINGS]
-        measured = run_forks(self.worker, arms)
-        return [self.measurement(workload, request, on, forks.finished, forks.failed,
-                                 read_back(forks.finished[0].answer["cpuinfo"], on, cpu_has_aes))
-                if forks.finished else WorkerError(forks.failure.error)
-                for arm, on in enumerate(SETTINGS)
-                for workload, forks in zip(workloads, measured[arm * len(workloads):])]
 
 
 class PycaEngine(WorkerEngine):
@@ -134,14 +84,14 @@ class PycaEngine(WorkerEngine):
     worker = "jvmbridge.native.pyca_worker"
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
-        return NATIVE_WARMUP, [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
+        return {}, [PycaPart(**w.loop_request(), mode=w.operation.mode, input=w.operation.loop_input().hex())
                                for w in workloads]
 
     def measurement(self, workload, request, accelerated, outcomes, failed, read) -> Measurement:
         op, sampling = workload.operation, workload.sampling
         as_requested, state = read
         result = outcomes[0].answer
-        summary = summarize(fork_rounds(outcomes), sampling.first_stage, fork_warmups(outcomes))
+        summary = summarize(slices_by_fork(outcomes), sampling.first_stage, warmup_chunks(outcomes))
         notes = ["fresh encryptor (and padder for CBC) per message; includes Python call overhead"
                  if op.shape == "message"
                  else "update_into on one encryptor; includes Python call overhead"]
@@ -152,9 +102,8 @@ class PycaEngine(WorkerEngine):
             engine=self.label, implementation=f"{result['library']}, {result['openssl_version']}",
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
-            warmup=merge_warmups([o.answer["warmup"] for o in outcomes]), fork_seconds=fork_seconds(outcomes), ciphertext=result["ciphertext"],
-            fork_turns=fork_turns(outcomes), in_turns=self.turns_name,
-            details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
+            warmup=merge_warmups([o.warmup for o in outcomes]), fork_seconds=[o.seconds for o in outcomes],
+            ciphertext=result["ciphertext"], details={"openssl_cpuinfo": result["cpuinfo"]}, notes=notes, failed_fork=failed.error if failed else None,
         )
 
 
@@ -165,10 +114,10 @@ class OpensslSpeedEngine(NativeEngine):
     shapes = ("stream",)
     reference_rank = 1
     # The figure people know for a stream, so the JVM's stream is held against it, paired slice by
-    # slice (each slice a process of its own: speed_slice_worker).
+    # slice (each slice a process of its own: speed_worker).
     reference_shapes: tuple[str, ...] = ("stream",)
     speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`
-    slice_worker = "jvmbridge.native.speed_slice_worker"
+    worker = "jvmbridge.native.speed_worker"
 
     def work(self, op: Operation) -> str:
         """What one operation of its loop does, for the row's note."""
@@ -200,75 +149,39 @@ class OpensslSpeedEngine(NativeEngine):
         command = getattr(row, "command", None)
         return command.split()[0] if isinstance(command, str) else None
 
-    def measure(self, workloads, matrix, cpu_has_aes):
-        openssl = shutil.which(matrix.openssl)
-        envs = {on: current().openssl_environment(environment(), on) for on in SETTINGS}
-        described = {on: openssl_cli.describe(openssl, env) for on, env in envs.items()}
-        read = {on: read_back(described[on]["cpuinfo"], on, cpu_has_aes) for on in SETTINGS}
-        measured: dict[tuple[bool, Workload], Measurement | WorkerError] = {}
-        groups: dict[tuple, list[Workload]] = {}
-        for workload in workloads:
-            op = workload.operation
-            groups.setdefault((op.cipher_name, op.direction, workload.sampling), []).append(workload)
-        interrupted = False
-        for (cipher, _, sampling), group in groups.items():
-            if interrupted:  # Ctrl-C in an earlier group: the caller stops after this job
-                measured.update(((on, workload), WorkerError(INTERRUPTED)) for on in SETTINGS for workload in group)
-                continue
-            extra = self._extra(group[0].operation, matrix)
-            seconds = max(1, round(sampling.round_seconds))
-            command = functools.partial(openssl_cli.speed_command, openssl, cipher, seconds=seconds, extra=extra,
-                                        processes=sampling.threads)
-            sides = {on: _SpeedRuns(group, envs[on], command) for on in SETTINGS}
-            interrupted = _in_turns(list(sides.values()))
-            measured.update(((on, workload), self._measurement(workload, runs, described[on], on, read[on],
-                                                                matrix.openssl_args)
-                             if runs.rounds[workload] else runs.failed[workload])
-                            for on, runs in sides.items() for workload in group)
-        return [measured[on, workload] for on in SETTINGS for workload in workloads]
-
     def slices(self, workloads, matrix) -> bool:
-        # A slice runs for a time and counts what it did: work fixed by --iterations runs in turns, and
-        # so do messages whose one operation is a sizeable share of a slice (the one under way when the
-        # signal comes is counted whole) and runs of -multi (its parent process has no alarm to stop).
-        return not (any(w.sampling.iterations or w.operation.message_bytes > SLICED_BYTES for w in workloads)
-                    or "-multi" in matrix.openssl_args)
+        # A slice runs for a time and counts what it did: work fixed by --iterations runs whole, and so
+        # do messages whose one operation is a sizeable share of a slice (the one under way when the
+        # signal comes is counted whole), runs of -multi (its parent process has no alarm to stop), and
+        # runs on their own (--no-interleave: `openssl speed` as people run it).
+        return not (any(w.sampling.iterations or w.sampling.threads > 1 or w.operation.message_bytes > SLICED_BYTES
+                        for w in workloads) or "-multi" in matrix.openssl_args or not matrix.interleaved)
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        if not self.slices([workload for workload, _ in workloads], matrix):
-            return []
+        whole = not self.slices([workload for workload, _ in workloads], matrix)
+        # A whole run: its own process of `openssl speed` for whole seconds (-multi: of --threads processes).
         parts = [{"cipher": w.operation.cipher_name, "message_bytes": w.operation.message_bytes,
-                  "extra": list(self._extra(w.operation, matrix))} for w, _ in workloads]
+                  "extra": list(self._extra(w.operation, matrix)), "threads": w.sampling.threads,
+                  **({"whole_seconds": self.timed_seconds(w.sampling)} if whole else {})} for w, _ in workloads]
 
         def row(workload, on, outcomes, failed, read) -> Measurement:
-            rounds = fork_rounds(outcomes)
+            sampling = workload.sampling
+            multi = f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""
+            # Why so, and what its set-up weighs: docs/method.md, benchmarks/speed_slices.py.
+            how = (f"{len(outcomes)} run(s) of {self.timed_seconds(sampling)} s, each its own process: a fork of one round"
+                   f"{multi}" if whole else "a process per slice, timed from start line to SIGALRM, set-up included")
             return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
-                             summarize(rounds, workload.sampling.first_stage, fork_warmups(outcomes)),
-                             command=outcomes[-1].answer["command"],
-                             # Why so, and what its set-up weighs: docs/method.md, benchmarks/speed_slices.py.
-                             how="a process per slice, timed from start line to SIGALRM, set-up included",
-                             warmup=merge_warmups([o.answer["warmup"] for o in outcomes]),
-                             fork_seconds=fork_seconds(outcomes), failed=failed.error if failed else None)
+                             summarize(slices_by_fork(outcomes), sampling.first_stage, warmup_chunks(outcomes)),
+                             command=outcomes[-1].answer["command"], how=how,
+                             warmup=merge_warmups([o.warmup for o in outcomes]),
+                             fork_seconds=[o.seconds for o in outcomes], failed=failed.error if failed else None)
 
         openssl = os.path.abspath(shutil.which(matrix.openssl) or matrix.openssl)
-        return self.settings_sliced(workloads, {"openssl": openssl, "parts": parts}, row)
+        return self.settings_sliced(workloads, {"openssl": openssl, "parts": parts}, row, whole_runs=whole)
 
     def _extra(self, op: Operation, matrix) -> tuple[str, ...]:
         """What a run adds to `openssl speed` before -evp: the user's, this engine's, the direction."""
         return (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if op.direction == "decrypt" else ()))
-
-    def _measurement(self, workload: Workload, runs: "_SpeedRuns", described: dict, accelerated: bool,
-                     read: tuple[bool, str], openssl_args: tuple[str, ...]) -> Measurement:
-        sampling, rounds = workload.sampling, runs.rounds[workload]
-        seconds = max(1, round(sampling.round_seconds))
-        failed = runs.failed.get(workload)
-        return self._row(workload, described, accelerated, read, openssl_args,
-                         summarize(one_round_each(rounds), sampling.first_stage),
-                         command=" ; ".join(runs.commands[workload]),
-                         how=f"{len(rounds)} run(s) of {seconds} s, each its own process: a fork of one round"
-                             + (f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""),
-                         fork_turns=runs.turns[workload], in_turns=self.turns_name,
-                         failed=str(failed) if failed else None)
 
     def _row(self, workload: Workload, described: dict, accelerated: bool, read: tuple[bool, str],
              openssl_args: tuple[str, ...], summary, command: str, how: str, failed: str | None,
@@ -291,73 +204,6 @@ class OpensslSpeedEngine(NativeEngine):
         )
 
 
-class _SpeedRuns:
-    """`openssl speed` runs for workloads of one cipher, direction and sampling in one setting (its
-    environment), one at a time as _in_turns asks. Each run is a process of its own measuring one
-    size (`-bytes`): a fork of one round, so --forks and --max-forks count runs and --rounds does
-    not apply (speed cannot split a process's run into rounds). `openssl speed -seconds` takes whole
-    seconds and counts operations itself: --iterations cannot apply."""
-
-    def __init__(self, group: list[Workload], env: dict, command: Callable[[int], list[str]]):
-        self.group, self.env, self.command = group, env, command
-        self.sampling = group[0].sampling
-        self.rounds: dict[Workload, list[dict]] = {workload: [] for workload in group}
-        self.commands: dict[Workload, list[str]] = {workload: [] for workload in group}
-        self.failed: dict[Workload, WorkerError] = {}
-        self.turns: dict[Workload, list[int]] = {workload: [] for workload in group}  # each run's turn
-
-    def run(self, workload: Workload, turn: int) -> None:
-        """One run of ``workload``, recorded as of ``turn``."""
-        size = workload.operation.message_bytes
-        command = self.command(size)
-        shown = " ".join(command)
-        try:
-            by_size = openssl_cli.speed_rounds(command, self.env, self.sampling.threads)
-        except WorkerError as e:
-            self.failed[workload] = e
-            return
-        if size not in by_size:
-            self.failed[workload] = WorkerError(f"`{shown}` gave no figure for {size} bytes")
-            return
-        self.rounds[workload].append(by_size[size])
-        self.turns[workload].append(turn)
-        if shown not in self.commands[workload]:
-            self.commands[workload].append(shown)
-
-
-def _in_turns(sides: list[_SpeedRuns]) -> bool:
-    """Runs of each side (acceleration on, off) in turns until every workload has its runs, a
-    workload as many as its counterparts on the other sides (sampling.policy.forks_wanted's
-    ``together``); in a turn, size after size in an order drawn for it, each size's runs back to
-    back, its sides in an order drawn for them, so a speedup's two runs are a second apart, which
-    narrows its spread over turns (benchmarks/speed_pairing.py). True when Ctrl-C cut that short (the runs that finished are kept, the
-    workloads that wanted more say they were interrupted)."""
-    group = sides[0].group
-    wanted: list[bool] = []
-
-    def ask() -> list[bool]:
-        wanted[:] = forks_wanted([side.sampling for side in sides for _ in group],
-                                 [one_round_each(side.rounds[w]) for side in sides for w in group],
-                                 stopped=[w in side.failed for side in sides for w in group],
-                                 together=[index for _ in sides for index in range(len(group))],
-                                 turns=[side.turns[w] for side in sides for w in group])
-        return wanted
-
-    try:
-        for turn, _, wants in turns(len(sides), ask):
-            drawn = random.Random(f"{turn}/sizes")  # seeded by the turn: a run's order can be told again
-            for index in drawn.sample(range(len(group)), len(group)):
-                for at in drawn.sample(range(len(sides)), len(sides)):
-                    if wants[at * len(group) + index]:
-                        sides[at].run(group[index], turn)
-        return False
-    except KeyboardInterrupt:
-        for at, side in enumerate(sides):
-            side.failed.update((w, WorkerError(INTERRUPTED)) for w, wants in zip(group, wanted[at * len(group):])
-                               if wants and w not in side.failed)
-        return True
-
-
 class OpensslAeadEngine(OpensslSpeedEngine):
     """`openssl speed -aead`: a further per-message reference for GCM encryption, TLS-like."""
     key, label, title = "openssl-aead", "OpenSSL speed -aead (C loop, per message)", "openssl speed -aead"
@@ -374,10 +220,6 @@ class OpensslAeadEngine(OpensslSpeedEngine):
             return missing
         said = run([shutil.which(matrix.openssl), "speed", "-help"], capture_output=True, text=True)
         return None if "-aead" in said.stdout + said.stderr else f"`{matrix.openssl} speed` has no -aead"
-
-    def jobs_for(self, workloads, matrix):
-        encrypting = _gcm_encrypting(workloads)
-        return super().jobs_for(encrypting, matrix) if encrypting else []
 
     def sliced(self, workloads, matrix):
         encrypting = _gcm_encrypting(workloads)

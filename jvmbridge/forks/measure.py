@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterator, NamedTuple
 
 from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
-from jvmbridge.stats.summary import disturbed
 
 
 class Counted(NamedTuple):
@@ -93,36 +93,13 @@ def split_iterations(iterations: int, rounds: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(rounds)]
 
 
-def round_counts(iterations: int | None, rounds: int, round_seconds: float, ns_per_op: float,
-                 time_capped: bool = False) -> list[int]:
-    """Operations per timed round: ``iterations`` split exactly, or (None) as many as fill
-    ``round_seconds`` at the warm-up's speed. ``time_capped``: never more than the rounds' time
-    allows, for a Python loop that cannot do AESNITester's 1e8."""
-    affordable = max(1, int(round_seconds * 1e9 / max(ns_per_op, 1e-3)))
-    if iterations is None:
-        return [affordable] * rounds
-    if time_capped:
-        iterations = max(rounds, min(iterations, affordable * rounds))
-    return split_iterations(iterations, rounds)
-
-
-def spare_rounds(iterations: int | None, counts: list[int]) -> int:
-    """How many rounds a fork may add to replace disturbed ones: as many again as planned for
-    rounds sized to a time; none where the user fixed the work (--iterations)."""
-    return len(counts) if iterations is None else 0
-
-
 def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
-                 counters: dict[str, Activity] | None = None, spare: int = 0) -> list[dict]:
+                 counters: dict[str, Activity] | None = None) -> list[dict]:
     """One timed round of each count of operations; ``copies`` loops ran each count at once.
     ``counters`` (e.g. the JVM's GC and JIT milliseconds) are read around each round, and how far
     each moved is kept beside the round: what else the process did while it was timed. Always
     read: the host's steal time; with one copy (the loop runs on this thread), the thread's CPU
-    time and its run-queue wait, which tell a round slowed by other work from a slow loop.
-
-    Then up to ``spare`` more rounds of the last count while fewer than ``counts`` were left
-    undisturbed (stats.summary.disturbed): a disturbed round stays in the record and out of the figure,
-    so a fork on a machine whose host steals time still gets the rounds its summary needs."""
+    time and its run-queue wait, which tell a round slowed by other work from a slow loop."""
 
     # Read outermost first before the round and last after it: the thread's CPU time innermost, so
     # that it spans the loop and not the other reads (a JVM's GC and JIT beans are calls into
@@ -137,11 +114,7 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
         own = result.counters if isinstance(result, Counted) else {}
         return {"iterations": done * copies, "ns": ns, **{name: after[name] - before[name] for name in order}, **own}
 
-    rounds = [timed(n) for n in counts]
-    while spare > 0 and sum(not disturbed(round_) for round_ in rounds) < len(counts):
-        rounds.append(timed(counts[-1]))
-        spare -= 1
-    return rounds
+    return [timed(n) for n in counts]
 
 
 def schedstat(path: str = "/proc/thread-self/schedstat") -> tuple[int, int]:
@@ -195,13 +168,20 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
     links = [context.Pipe() for _ in range(copies)]
 
     def copy_loop(link) -> None:
-        while (n := link.recv()) is not None:
-            start.wait()
-            try:
-                run(n)
-                link.send(None)
-            except Exception as e:  # the parent raises it; a dead copy would hang the barrier
-                link.send(f"{type(e).__name__}: {e}")
+        # The caller's ends closed here: where the caller's process ends without a word (a worker's
+        # os._exit, a kill), this copy reads the end of its pipe and ends too.
+        for parent, _ in links:
+            parent.close()
+        try:
+            while (n := link.recv()) is not None:
+                start.wait(timeout=BARRIER_SECONDS)
+                try:
+                    run(n)
+                    link.send(None)
+                except Exception as e:  # the parent raises it; a dead copy would hang the barrier
+                    link.send(f"{type(e).__name__}: {e}")
+        except (EOFError, OSError, threading.BrokenBarrierError):
+            return
 
     copies_running = [context.Process(target=copy_loop, args=(child,), daemon=True) for _, child in links]
     for process in copies_running:

@@ -1,6 +1,6 @@
-"""What a parent asks a measuring child and what the child answers, as the JSON between them:
-typed here so that mypy holds both ends to the same fields (forks/parent.py runs the children;
-the workers, on forks/worker.py, are jvm/worker.py, native/pyca_worker.py and native/c_worker.py)."""
+"""What the engines ask a conductor worker to measure, as the JSON between them: typed here so that
+mypy holds both ends to the same fields (the workers, serving conductor.slices, are jvm/worker.py,
+native/pyca_worker.py and native/c_worker.py)."""
 from __future__ import annotations
 
 from typing import TypedDict
@@ -33,13 +33,7 @@ class CPart(LoopRequest):
     cipher: str  # as OpenSSL names it: aes-256-cbc
 
 
-class Warmups(TypedDict):
-    """The warm-up each part gets; each_part puts the request's beside every part."""
-    warmup_min_seconds: float
-    warmup_max_seconds: float
-
-
-class JvmRequest(Warmups):
+class JvmRequest(TypedDict):
     """The JVM worker's request, beside its parts."""
     libjvm: str
     options: list[str]
@@ -47,27 +41,3 @@ class JvmRequest(Warmups):
     provider_class: str | None
     provider_source: str | None
     read_flags: list[str]
-    later_warmup_min_seconds: float
-
-
-class MeasuredJvmPart(JvmPart, Warmups):
-    """What the JVM worker measures: a part with the request's warm-up beside it (each_part)."""
-
-
-class MeasuredPycaPart(PycaPart, Warmups):
-    """What the pyca worker measures."""
-
-
-class MeasuredCPart(CPart, Warmups):
-    """What the C loop's worker measures."""
-
-
-class Round(TypedDict):
-    """One timed round: messages (all threads') in nanoseconds of wall time."""
-    iterations: int
-    ns: int
-
-
-class JvmRound(Round):
-    gc_ms: int  # GC time during the round, as the JVM's collectors count it
-    jit_ms: int  # JIT compilation time during the round

@@ -1,15 +1,14 @@
-"""Child process: start one JVM through JPype, read its flags back, run the harness loop for each
-workload the parent asks for."""
+"""Worker process for the conductor (conductor.slices): one JVM started through JPype with one
+setting's flags, its flags read back, and each of its parts' harness loops (one harness per
+thread), timed a slice at a time when told."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import cast
 
-from jvmbridge.conductor.slices import Loop
-from jvmbridge.forks.measure import round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.conductor.slices import Loop, Opened, refused, serve
 from jvmbridge.forks.parent import WorkerError
-from jvmbridge.forks.protocol import JvmPart, JvmRequest, MeasuredJvmPart
-from jvmbridge.forks.worker import Save, each_part, serve
+from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm import messages
 from jvmbridge.jvm.optionfiles import admitted_options
@@ -105,12 +104,23 @@ def stream_check_updates(message_bytes: int) -> int:
     return max(64, min(4096, 65536 // max(message_bytes, 1)))
 
 
-def handle(json_request: dict, save: Save) -> dict:
-    """One JVM measures each of the request's parts (workloads) in turn: started, flags read and
-    provider installed once; each part warmed up until steady, then timed."""
-    jvm = Jvm(cast(JvmRequest, json_request))  # as engines.jvm wrote it
-    return each_part(json_request, lambda part: _measure(jvm, part),
-                     {"jvm": jvm.identity, "flags": jvm.flags}, save)
+# JPype's reference queue, a Java thread it starts in every JVM it drives ("Python Reference Queue",
+# cut to 15 characters in /proc): the harness's, not the measured code's. Free on every vCPU, it runs
+# on the measuring one whenever the other is busy, the most of any thread but the loops (a scheduler trace).
+HARNESS_THREADS = ("Python Referenc",)
+
+
+def open_loops(request: dict) -> Opened:
+    jvm = Jvm(cast(JvmRequest, request))  # as engines.jvm wrote it
+    return {"jvm": jvm.identity, "flags": jvm.flags}, [_part_loop(jvm, cast(JvmPart, part)) for part in request["parts"]]
+
+
+def _part_loop(jvm: Jvm, part: JvmPart) -> Loop:
+    """``part``'s loop, or where its cipher refused the work, a part that fails alone."""
+    try:
+        return jvm.loop(part)
+    except WorkerError as e:
+        return refused(e)
 
 
 class Jvm:
@@ -174,7 +184,8 @@ class Jvm:
             return {"after_loop": _after_loop(harness, part), "provider": str(harness.providerDescription()),
                     "transformation": transformation, "ciphertext": ciphertext, "sink": int(measured.sink())}
 
-        return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters)
+        return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters,
+                    copies=part["threads"])
 
 
 def _refused(transformation: str, exception) -> str:
@@ -213,13 +224,5 @@ def compiling(queue: str) -> bool:
                for line in queue.splitlines())
 
 
-def _measure(jvm: Jvm, part: MeasuredJvmPart) -> dict:
-    loop = jvm.loop(part)
-    warmup = warm_up(loop.run, part["warmup_min_seconds"], part["warmup_max_seconds"], loop.activity)
-    counts = round_counts(part["iterations"], part["rounds"], part["round_seconds"], warmup.ns_per_op)
-    rounds = timed_rounds(loop.run, counts, part["threads"], loop.counters, spare_rounds(part["iterations"], counts))
-    return {**loop.evidence(), "warmup": warmup.as_dict(), "rounds": rounds}
-
-
 if __name__ == "__main__":
-    serve(handle)
+    serve(open_loops, HARNESS_THREADS)

@@ -1,23 +1,22 @@
-"""Child process: the C loop (aesloop.c) through ctypes, in its own process so that OpenSSL reads
-its CPU mask (OPENSSL_ia32cap, OPENSSL_armcap) from this child's environment when it loads."""
+"""Worker process for the conductor (conductor.slices): the C loop (aesloop.c) of each part through
+ctypes, timed a slice at a time when told; in its own process so that OpenSSL reads its CPU mask
+(OPENSSL_ia32cap, OPENSSL_armcap: AES-NI on or off) from this process's environment as it loads."""
 from __future__ import annotations
 
 import ctypes
 from pathlib import Path
+from typing import cast
 
-from jvmbridge.conductor.slices import Loop
-from jvmbridge.forks.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
+from jvmbridge.conductor.slices import Loop, Opened, copies, serve
 from jvmbridge.forks.parent import WorkerError
-from jvmbridge.forks.protocol import CPart, MeasuredCPart
-from jvmbridge.forks.worker import Save, each_part, serve
+from jvmbridge.forks.protocol import CPart
 from jvmbridge.native.c_loop import load
 
 
-def handle(request: dict, save: Save) -> dict:
+def open_loops(request: dict) -> Opened:
     library = load(Path(request["library"]))
-    return each_part(request, lambda part: _measure(library, part),
-                     {"openssl_version": library.aesloop_openssl_version().decode(),
-                      "cpuinfo": library.aesloop_cpuinfo().decode()}, save)
+    return ({"openssl_version": library.aesloop_openssl_version().decode(), "cpuinfo": library.aesloop_cpuinfo().decode()},
+            [copies(loop(library, cast(CPart, part)), part["threads"]) for part in request["parts"]])
 
 
 def loop(library, request: CPart) -> Loop:
@@ -45,15 +44,5 @@ def loop(library, request: CPart) -> Loop:
     return Loop(run=run, evidence=evidence)
 
 
-def _measure(library, request: MeasuredCPart) -> dict:
-    c_loop = loop(library, request)
-    threads = request["threads"]
-    with in_processes(c_loop.run, threads) as run:  # several loops at once: forked copies, as openssl speed -multi
-        warmup = warm_up(run, request["warmup_min_seconds"], request["warmup_max_seconds"])
-        counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op)
-        rounds = timed_rounds(run, counts, threads, spare=spare_rounds(request["iterations"], counts))
-    return {**c_loop.evidence(), "last_count": counts[-1], "warmup": warmup.as_dict(), "rounds": rounds}
-
-
 if __name__ == "__main__":
-    serve(handle)
+    serve(open_loops)

@@ -1,4 +1,5 @@
-"""Child process: OpenSSL through pyca/cryptography, per message or as a stream.
+"""Worker process for the conductor (conductor.slices): OpenSSL through pyca/cryptography, per
+message or as a stream, timed a slice at a time when told.
 
 Message shape: each message gets a new encryptor and PKCS#7 padding, the closest Python gets
 to ``doFinal``. Stream shape: `update_into` on one encryptor, as `openssl speed -evp`.
@@ -11,9 +12,7 @@ import time
 
 from cryptography.hazmat.bindings.openssl.binding import Binding
 
-from jvmbridge.forks.measure import in_processes, round_counts, spare_rounds, timed_rounds, warm_up
-from jvmbridge.forks.protocol import MeasuredPycaPart
-from jvmbridge.forks.worker import Save, each_part, serve
+from jvmbridge.conductor.slices import Loop, Opened, copies, serve
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 
 # OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
@@ -39,16 +38,16 @@ def cpuinfo() -> str:
     return binding.ffi.string(binding.lib.OpenSSL_version(_OPENSSL_CPU_INFO)).decode()
 
 
-def handle(request: dict, save: Save) -> dict:
-    return each_part(request, _measure,
-                     {"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()}, save)
+def open_loops(request: dict) -> Opened:
+    return ({"library": library(), "openssl_version": openssl_version(), "cpuinfo": cpuinfo()},
+            [copies(_loop(part), part["threads"]) for part in request["parts"]])
 
 
-def _measure(request: MeasuredPycaPart) -> dict:
-    key, iv, plaintext = (bytes.fromhex(request[k]) for k in ("key", "iv", "plaintext"))
-    mode, decrypt = request["mode"], request["direction"] == "decrypt"
+def _loop(part: dict) -> Loop:
+    key, iv, plaintext = (bytes.fromhex(part[k]) for k in ("key", "iv", "plaintext"))
+    mode, decrypt = part["mode"], part["direction"] == "decrypt"
     ciphertext = encrypt_message(key, iv, plaintext, mode)
-    data = bytes.fromhex(request["input"])  # what each iteration processes (Operation.loop_input)
+    data = bytes.fromhex(part["input"])  # what each iteration processes (Operation.loop_input)
 
     def message_loop(n: int) -> int:
         start = time.perf_counter_ns()
@@ -59,20 +58,9 @@ def _measure(request: MeasuredPycaPart) -> dict:
                 encrypt_message(key, iv, plaintext, mode)
         return time.perf_counter_ns() - start
 
-    if request["shape"] == "stream":
-        run = stream_loop(key, iv, data, mode, decrypt)
-    else:
-        run = message_loop
-    threads = request["threads"]
-    with in_processes(run, threads) as loop:
-        warmup = warm_up(loop, request["warmup_min_seconds"], request["warmup_max_seconds"])
-        # A Python loop cannot do 1e8 messages in reasonable time: run what fits the rounds' time,
-        # and report that count, not the one asked for.
-        counts = round_counts(request["iterations"], request["rounds"], request["round_seconds"], warmup.ns_per_op,
-                              time_capped=True)
-        rounds = timed_rounds(loop, counts, threads, spare=spare_rounds(request["iterations"], counts))
-    return {"ciphertext": ciphertext.hex(), "warmup": warmup.as_dict(), "rounds": rounds}
+    run = stream_loop(key, iv, data, mode, decrypt) if part["shape"] == "stream" else message_loop
+    return Loop(run=run, evidence=lambda: {"ciphertext": ciphertext.hex()})
 
 
 if __name__ == "__main__":
-    serve(handle)
+    serve(open_loops)

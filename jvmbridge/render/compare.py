@@ -113,14 +113,9 @@ def _left_out(columns: list[str], width: int) -> str:
 def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
     """What the ratios are, once for each kind among them (comparison.ratios): those of the headline
     (``above``), those listed under this heading (``below``), or both."""
-    kinds = []  # "paired slices": the header's Ratios line says how
-    if any(r.turns and not r.interleaved for r in ratios):
-        kinds.append("\"paired, N turns\": the geometric mean of the rows' forks' ratios turn by turn, its interval "
-                     "over them")
-    if any(not r.turns for r in ratios):
-        kinds.append(f"{'else ' if kinds else ''}the ratio of the figures, its interval from their {levels} intervals "
-                     "in quadrature on the log scale")
-    how = "".join(f"; {kind}" for kind in kinds)
+    # "paired slices": the header's Ratios line says how.
+    how = (f"; the ratio of the figures, its interval from their {levels} intervals in quadrature on the log scale"
+           if any(not r.interleaved for r in ratios) else "")
     if not below:
         return f"The headline's ratios: ± the wider side of the {CONFIDENCE:.0%} interval{how}."
     which = "More ratios" if above else "Ratios"

@@ -3,15 +3,14 @@ then as many as Stein's procedure says the target takes, up to the limit), and h
 limit shares its seconds among the jobs (TimeLimit)."""
 from __future__ import annotations
 
-import itertools
 import math
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 
-from jvmbridge.sampling.progress import Forecast, PartSoFar, current_listener, fork_cap
-from jvmbridge.stats.summary import CONFIDENCE, forks_needed, summarize, t_quantile
+from jvmbridge.sampling.progress import Forecast
+from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 
 # Every default of how many and how long, each named once: the conductor, the CLI's help and
 # the docs (written from the help) read these.
@@ -112,16 +111,6 @@ class Sampling:
         row's (stats.summary.summarize): ``forks``, and at least two, since one fork shows no spread."""
         return max(self.forks, min(2, self.fork_limit))
 
-    def forks_planned(self, forks: list[list[dict]], warmups: list[list[float]] | None = None) -> int:
-        """How many forks run, as far as the ``forks`` done so far say: the first stage, then as many as
-        it says bring the interval within the target (Stein's two stages: stopping when an interval
-        happens to look narrow stops on luck), up to the limit. ``warmups``: each fork's warm-up chunks."""
-        first = self.first_stage
-        if len(forks) < first:
-            return first
-        return forks_needed(forks[:first], self.target_error, self.fork_limit,
-                            warmups[:first] if warmups is not None else None)
-
     def budget(self) -> str:
         """How long each fork measures, in words for a report header."""
         parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
@@ -137,7 +126,7 @@ class Sampling:
         """How many forks, in words for a report header: "2 fork(s)", "5 to 12 forks until ±2% ..."."""
         return (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
-                "for each ratio of settings in turns (a row alone: its own, or levels)")
+                "for each ratio (or its levels)")
 
     @property
     def rounds_asked(self) -> int:
@@ -175,89 +164,6 @@ def forks_to_run(needs: Iterable[int], first_stage: int, limit: int) -> int:
 
 def out_of_reach(need: int, limit: int) -> bool:
     return need > OUT_OF_REACH * limit
-
-
-def forks_wanted(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                 warmups: Sequence[list[list[float]] | None] | None = None, stopped: Sequence[bool] = (),
-                 together: Sequence[int] = (), turns: Sequence[Sequence[int]] = ()) -> list[bool]:
-    """Before each fork of an engine's loop: per part (its sampling, forks, warm-ups, whether it failed
-    and gets no more) whether it wants another, told to the runner. ``together``: per part a group of
-    sides of ratios run in turns (``turns``: each fork's), which run as many forks as their ratios
-    take (paired_plan). A runner's time limit may stop them sooner (PartSoFar.wanted says so)."""
-    warmups = warmups if warmups is not None else [None] * len(forks)
-    live = [not (index < len(stopped) and stopped[index]) for index in range(len(forks))]
-    paired = _paired_plans(samplings, forks, warmups, live, together, turns)
-    by_rule = [paired[index] if index in paired else sampling.forks_planned(done, own) if live[index] else len(done)
-               for index, (sampling, done, own) in enumerate(zip(samplings, forks, warmups))]
-    planned = _capped(by_rule, forks)
-    _tell(samplings, forks, warmups, planned, by_rule)
-    return [len(done) < wanted for done, wanted in zip(forks, planned)]
-
-
-def _capped(planned: list[int], forks: Sequence[list]) -> list[int]:
-    """``planned`` within what the runner's time limit allows (progress.listening's ``cap``), if it has one."""
-    cap = fork_cap()
-    if cap is None:
-        return planned
-    most_allowed = cap(min((len(done) for done in forks), default=0))
-    return [min(wanted, max(most_allowed, len(done))) for wanted, done in zip(planned, forks)]
-
-
-def _paired_plans(samplings, forks, warmups, live: list[bool], together: Sequence[int],
-                  turns: Sequence[Sequence[int]]) -> dict[int, int]:
-    """Per live part of a group of two or more (forks_wanted's ``together``), the forks its group's ratios take."""
-    groups: dict[int, list[int]] = {}
-    for index, group in enumerate(together):
-        if live[index]:
-            groups.setdefault(group, []).append(index)
-    plans: dict[int, int] = {}
-    for sides in (sides for sides in groups.values() if len(sides) > 1):
-        plans.update(dict.fromkeys(sides, paired_plan([samplings[i] for i in sides], [forks[i] for i in sides],
-                                                      [warmups[i] for i in sides], [turns[i] for i in sides])))
-    return plans
-
-
-def _tell(samplings, forks, warmups, planned: list[int], by_rule: list[int]) -> None:
-    """Where each part stands, to the runner listening (progress.listening), if one is."""
-    listener = current_listener()
-    if listener is None:
-        return
-    parts = []
-    for sampling, done, own, plan, wanted in zip(samplings, forks, warmups, planned, by_rule):
-        summary = summarize(done, sampling.first_stage, own) if done else None
-        # Before FEW_FORKS an interval means little; the table then shows the forks' range instead.
-        error = summary.relative_error if summary and not summary.few_forks else math.inf
-        parts.append(PartSoFar(forks=len(done), planned=plan, figure_ns=summary.figure_ns if summary else None,
-                               relative_error=error, wanted=wanted if wanted > plan else None))
-    listener(parts, None, None)
-
-
-def paired_plan(samplings: Sequence[Sampling], forks: Sequence[list[list[dict]]],
-                warmups: Sequence[list[list[float]] | None], turns: Sequence[Sequence[int]]) -> int:
-    """How many forks the sides of ratios run in turns run: their first stage, then as many as the
-    ratio of each two takes (forks_to_run) from its first stage's turns (figures_by_turn). A turn
-    without a figure (every round lost to other work) is run again."""
-    first = max(sampling.first_stage for sampling in samplings)
-    limit = max(sampling.fork_limit for sampling in samplings)
-    most = max(len(done) for done in forks)
-    if min(len(done) for done in forks) < first:
-        return first
-    figures = [figures_by_turn(done, own, turn) for done, own, turn in zip(forks, warmups, turns)]
-    target, needs = min(sampling.target_error for sampling in samplings), []
-    for top, bottom in itertools.combinations(figures, 2):
-        paired = sorted(set(top) & set(bottom))[:first]
-        if len(paired) < first:  # a turn without a figure: one more turn
-            needs.append(most + 1)
-        else:
-            needs.append(forks_to_reach([top[t] / bottom[t] for t in paired], target) or limit)
-    return forks_to_run(needs, first, limit)
-
-
-def figures_by_turn(forks: list[list[dict]], warmups: list[list[float]] | None, turns: Sequence[int]) -> dict[int, float]:
-    """Each fork's figure (stats.summary.fork_summary) by the turn it ran in, as a row keeps them
-    (results: fork_ns_per_op, fork_turns): a fork that lost every round to other work has none."""
-    summary = summarize(forks, warmups=warmups)
-    return {turns[fork]: ns for ns, fork in zip(summary.fork_ns, summary.fork_of)}
 
 
 class TimeLimit:

@@ -1,10 +1,10 @@
 """What a running comparison tells whoever watches it (the CLI's live display, an API caller):
 which configuration runs, its forks and interval so far, and how long the whole run has left.
 
-The engines' fork loops ask before every fork which parts want another (policy.forks_wanted), which
-also tells where each stands; the runner listens while a job runs (listening), forecasts the time
-left from what each engine's own forks have cost so far (Forecast), holds the run to its time limit
-(policy.TimeLimit), and hands an Update to its caller's Progress.
+The conductor reports where a job stands after each cycle (report); the runner listens while a job
+runs (listening), forecasts the time left from what each engine's own forks have cost so far
+(Forecast), holds the run to its time limit (policy.TimeLimit), and hands an Update to its caller's
+Progress.
 """
 from __future__ import annotations
 
@@ -58,9 +58,9 @@ _fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", defa
 
 @contextmanager
 def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> Iterator[None]:
-    """While inside, policy.forks_wanted reports to ``listener`` (the runner, for the job it runs)
-    and plans no more forks than ``cap`` allows (policy.TimeLimit): the engines report and stop
-    without each passing a callback through its own layers."""
+    """While inside, the conductor reports to ``listener`` (the runner, for the job it runs) and
+    plans no more forks than ``cap`` allows (policy.TimeLimit), without a callback passed through
+    the layers between them."""
     tokens = _listener.set(listener), _fork_cap.set(cap)
     try:
         yield
@@ -73,12 +73,6 @@ def fork_cap() -> Callable[[int], int] | None:
     """The run's time limit for the running job, where it has one: the most forks it may run, given
     those it finished (for a loop of its own, as the conductor's)."""
     return _fork_cap.get()
-
-
-def current_listener() -> Listener | None:
-    """Who listens to the running job (listening), if anyone: where its parts stand is worked out
-    (policy.forks_wanted) only when someone does."""
-    return _listener.get()
 
 
 def report(parts: list[PartSoFar], seconds_left: float | None = None,

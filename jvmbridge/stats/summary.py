@@ -103,12 +103,6 @@ class Summary:
         return len(self.fork_ns) < FEW_FORKS
 
 
-def one_round_each(rounds: list[dict]) -> list[list[dict]]:
-    """Rounds that were each a process of their own (an `openssl speed` run, an AESNITester JVM),
-    as forks of one round."""
-    return [[round_] for round_ in rounds]
-
-
 def lost_share(round_: dict) -> float:
     """The share of a round's wall time its thread spent waiting for a CPU (schedstat's run-queue
     wait) or the host took from this guest (steal, per vCPU); 0 where neither was measured."""
@@ -140,7 +134,7 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
               warmups: list[list[float]] | None = None) -> Summary:
     """``forks``: each fork's rounds as the engines report them: [{"iterations": n, "ns": elapsed,
     and where measured "wait_ns", "steal_ns", ...}, ...]; ``first_stage``: how many of them decided
-    how many to run (forks_needed), whose Stein interval the row's may not be narrower than;
+    how many to run, whose Stein interval the row's may not be narrower than;
     ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.stats.steady)."""
     every = [r for rounds in forks for r in rounds]
     per_fork = [[r["ns"] / r["iterations"] for r in rounds] for rounds in forks]  # ns/op of each round
@@ -239,9 +233,8 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
 
 def paired_log_half_width(ratios: list[float]) -> float:
     """The CONFIDENCE interval's half-width of the mean log of ``ratios``, each the ratio of two
-    configurations' fork summaries in one turn (forks run in turns: forks.parent.run_forks): Student's t
-    over the pairs, so a host that slowed both forks of a turn moves neither the ratio nor its
-    interval. inf with fewer than two."""
+    configurations in one fork (conductor.pairing.fork_ratio): Student's t over the pairs, so a host
+    that slowed both sides of a fork moves neither the ratio nor its interval. inf with fewer than two."""
     if len(ratios) < 2:
         return math.inf
     logs = [math.log(ratio) for ratio in ratios]
@@ -266,39 +259,3 @@ def t_quantile(p: float, df: int) -> float:
     from scipy.special import stdtrit  # 0.2 s to import: only where an interval is computed
 
     return float(stdtrit(df, p))
-
-
-def forks_needed(first: list[list[dict]], target: float, limit: int, warmups: list[list[float]] | None = None) -> int:
-    """How many forks in all bring Stein's CONFIDENCE interval within ±target (relative), from the
-    spread of the ``first`` (at least as many, at most ``limit``); as many as there are when they
-    sit at levels (no number of forks narrows that: the row names them)."""
-    summary = summarize(first, warmups=warmups)
-    if summary.levels:
-        return len(first)
-    if len(summary.fork_ns) < 2:
-        return limit
-    relative = stein_half_width(list(summary.fork_ns), 1) / summary.figure_ns
-    return max(len(first), min(limit, math.ceil((relative / target) ** 2)))
-
-
-def forks_for(summary: Summary, target: float, limit: int) -> int | None:
-    """How many forks would bring this summary's interval within ±target (relative) if fork
-    summaries kept varying as they did, and its first stage's Stein interval with them; None
-    beyond ``limit`` or with fewer than 2 to go by. A forecast for a row that missed its target,
-    not a promise: a machine's noise comes and goes."""
-    if len(summary.fork_ns) < 2:
-        return None
-    spread = statistics.stdev(summary.fork_ns) / summary.figure_ns
-    first = list(summary.fork_ns[:summary.first_stage])
-
-    def reaches(forks: int) -> bool:
-        stein = stein_half_width(first, forks) / summary.figure_ns if first else 0.0
-        return forks > 1 and half_width(spread, forks) <= target and stein <= target
-
-    if not reaches(limit):
-        return None
-    low, high = 2, limit  # the error only shrinks with more forks: bisect for the fewest that reach
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if reaches(middle) else (middle + 1, high)
-    return low

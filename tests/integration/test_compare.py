@@ -354,36 +354,24 @@ def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
 
 
 def test_settings_in_turns_run_forks_until_their_ratio_is_narrow_enough_or_out_of_reach():
-    common = ["--engine", "pyca", "--round-time", "0.1", "--rounds", "8", "--forks", "1", "--max-forks", "3", "--quiet",
-              "--shape", "message"]
+    common = ["--no-interleave", "--engine", "pyca", "--round-time", "0.1", "--rounds", "8", "--forks", "1",
+              "--max-forks", "3", "--quiet", "--shape", "message"]
     done, strict = run_json("compare", *common, "--target-error", "0.001")
     assert done.returncode == 0, done.stderr
     assert strict["metadata"]["workload"]["budget"] == ("8 rounds of 0.1 s per fork, 1 to 3 forks until ±0.001% (95%) "
-                                                        "for each ratio of settings in turns (a row alone: its own, or levels)")
+                                                        "for each ratio (or its levels)")
     # One fork shows no spread, so a second runs; from two, Stein's rule: t(0.975, 1) = 12.706 times
-    # the spread of the two turns' AES-NI speedups (logs), squared against log(1 + target), is how
-    # many forks it takes. For ±0.001% that is far more than 4 x the limit: out of reach, no third
-    # (unless a fork lost every round to other work: its turn pairs nothing, and one more runs).
+    # the spread of the two forks' AES-NI speedups (logs), squared against log(1 + target), is how
+    # many forks it takes. For ±0.001% that is far more than 4 x the limit: out of reach, no third.
     for row in strict["results"]:
-        assert sum(rounds_per_fork(row, 8)) == row["rounds"]
-        assert "aimed for" not in notes_of(row)  # the rows' forks ran for their ratio, not for them
-    forks = {row["forks"] for row in strict["results"]}
-    if all(len(row["fork_turns"]) == row["forks"] for row in strict["results"]):  # every fork has its figure
-        (ratio,) = [r for r in strict["ratios"] if r["kind"] == "speedup"]
-        assert forks == {2} and ratio["paired_turns"] == 2 and ratio["low"] < ratio["times"] / 1.00001
-    else:
-        assert len(forks) == 1 and forks <= {2, 3}
-    # At ±99% two turns whose speedups are within about 11% of each other need no third.
+        assert row["rounds"] == 8 * row["forks"] and row["in_turns"].endswith("each setting in turns")
+    (ratio,) = [r for r in strict["ratios"] if r["kind"] == "speedup"]
+    assert {row["forks"] for row in strict["results"]} == {2} and ratio["interleaved"]
+    assert ratio["paired_turns"] == 2 and ratio["low"] < ratio["times"] / 1.00001
+    # At ±99% two forks whose speedups are within about 11% of each other need no third.
     done, lax = run_json("compare", *common, "--target-error", "99")
     assert done.returncode == 0, done.stderr
-    on, off = sorted(lax["results"], key=lambda row: not row["accelerated"])
-    forks = [row["forks"] for row in (on, off)]
-    if all(sorted(set(row["fork_turns"][:2])) == [0, 1] for row in (on, off)):  # each turn's fork summarized
-        speedups = [math.log(a / b) for a, b in zip(off["fork_ns_per_op"][:2], on["fork_ns_per_op"][:2])]
-        need = math.ceil((12.706 * statistics.stdev(speedups) / math.log(1.99)) ** 2)
-        assert forks == [3 if 2 < need <= 12 else 2] * 2, (need, speedups)
-    else:  # a fork the host left no undisturbed round: the rule saw its figure from the least disturbed
-        assert forks[0] == forks[1] in (2, 3)
+    assert len({row["forks"] for row in lax["results"]}) == 1 and lax["results"][0]["forks"] in (2, 3)
 
 
 @pytest.mark.serial  # two figures compared

@@ -120,11 +120,11 @@ def test_openssl_speed_runs_in_slices_of_its_own_processes_paired_with_the_jvm(i
 
 
 def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jvms_slices():
-    """--iterations fixes the work, which `openssl speed` cannot count: it runs in turns, so the C
+    """--iterations fixes the work, which `openssl speed` cannot count: it runs whole runs in turns, so the C
     loop runs the stream too, in the slices the JVM's stream pairs with (the plan; nothing is run)."""
     request = CompareRequest(iterations=1_000_000)
     jobs = plan(list(request.workloads), resolve_matrix(request))
-    (together,) = [job for job in jobs if isinstance(job, InterleavedJob)]
+    (together,) = [job for job in jobs if isinstance(job, InterleavedJob) and not job.turns]
     assert {part.label for part in together.parts if part.label.startswith("C loop")} == {
         f"C loop, AES-NI {state}, {shape}" for state in ("on", "off") for shape in ("message", "stream")}
     assert [part.label for job in jobs if job is not together for part in job.parts] == [
@@ -210,7 +210,7 @@ def test_only_the_measuring_thread_is_pinned_the_jvm_compiles_and_collects_on_ev
     compare = _start(path, "--engine", "jvm", "--shape", "message", "--forks", "1", "--max-forks", "1", "--quiet")
     deadline = time.time() + 120
     # A worker pins its main thread, which runs the timed loop, once its JVM is up.
-    while not (pinned := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
+    while not (pinned := [pid for pid in _workers(compare, "jvmbridge.jvm.worker")
                           if _affinity(pid) == {max(ours)} and _thread(pid, "C2 CompilerThre")]):
         assert compare.poll() is None, f"compare ended (status {compare.returncode}): {compare.communicate()[1][-600:]}"
         assert time.time() < deadline, "no JVM worker pinned its measuring thread"
@@ -244,7 +244,7 @@ def test_the_next_forks_jvm_warms_up_off_the_measuring_vcpu_then_is_timed_on_it(
     # undisturbed (conduct.QUIET_SHARE; else the fourth's, beside the third: one fork in six here had
     # 8% of its 60 slices disturbed): every thread of one, its measuring thread and its compilers,
     # off the measuring vCPU.
-    while not (aside := [pid for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
+    while not (aside := [pid for pid in _workers(compare, "jvmbridge.jvm.worker")
                          if _affinity(pid) == others == _affinity(_thread(pid, "C2 CompilerThre"))]):
         waiting("no JVM worker warmed up off the measuring vCPU (were more than 5% of the first fork's slices disturbed?)")
     # Then, as every worker: its measuring thread on the measuring vCPU, its JVM's threads on every vCPU.
@@ -271,7 +271,7 @@ def test_a_jvm_that_crashes_fails_its_configuration_with_the_crash_and_the_other
     # A JVM up in one of its workers, then a SIGSEGV for its VM thread, as a broken intrinsic would raise.
     # Not for the process: a thread running compiled Java code may take it, and HotSpot then reads
     # it as an implicit null check and throws NullPointerException (a CI run saw that).
-    while not (jvms := [(pid, thread) for pid in _workers(compare, "jvmbridge.jvm.slice_worker")
+    while not (jvms := [(pid, thread) for pid in _workers(compare, "jvmbridge.jvm.worker")
                         if (thread := _thread(pid, "VM Thread"))]):
         assert time.time() < deadline and compare.poll() is None, "no JVM worker started"
         time.sleep(0.1)
@@ -295,8 +295,8 @@ def test_ctrl_c_keeps_every_rows_finished_forks(tmp_path):
     # so that none was still starting (a poll between two starts once took one worker for the fork,
     # and Ctrl-C came while the fork was stopping the others).
     first, last = set(), set()
-    while not first or not (now := _workers(compare, "jvmbridge.native.c_slice_worker")) or now & first:
-        seen = _workers(compare, "jvmbridge.native.c_slice_worker")
+    while not first or not (now := _workers(compare, "jvmbridge.native.c_worker")) or now & first:
+        seen = _workers(compare, "jvmbridge.native.c_worker")
         first, last = first or (seen if seen == last else set()), seen
         assert time.time() < deadline and compare.poll() is None, "no second fork started"
         time.sleep(0.05)
@@ -309,4 +309,4 @@ def test_ctrl_c_keeps_every_rows_finished_forks(tmp_path):
         assert 1 <= row["forks"] < 12 and "interrupted (Ctrl-C)" in json.dumps(row["notes"])
         assert row["ciphertext_ok"] is True  # the C loop's messages and stream, checked against OpenSSL's bytes
     assert "AES-NI makes it" in stdout  # the answer from the forks that finished
-    assert not _workers(compare, "jvmbridge.native.c_slice_worker")
+    assert not _workers(compare, "jvmbridge.native.c_worker")

@@ -13,8 +13,6 @@ import subprocess
 import sys
 import time
 
-from jvmbridge.stats.summary import FEW_FORKS
-
 
 def _on_a_terminal(arguments: list[str], env: dict | None = None, timeout: float = 600) -> tuple[str, str, int]:
     """Run the CLI with stderr on a pseudo-terminal (as a person at one) and stdout on a pipe: what
@@ -51,7 +49,7 @@ def _frames(drawn: str) -> list[str]:
 
 ELAPSED = r"(\d+ min )?\d+ s"  # a job's time as the display says it: "12 s", "1 min 21 s" on a busy machine
 
-# Each engine's forks in turns (--no-interleave): two jobs, whose lines these tests read.
+# Each engine's settings in turns (--no-interleave): two jobs, whose lines these tests read.
 COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
            "--forks", "3", "--max-forks", "3", "--no-interleave", "--shape", "message"]
 
@@ -66,21 +64,16 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     redrawn = [f for f in frames if "so far, about" in f]
     assert len(redrawn) >= 8, frames  # redrawn in place as it went, not a line per step
     assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
-    # Two jobs, each a configuration's two settings in turns (a line each while it runs).
-    running = [line for f in redrawn for line in f.splitlines() if re.search(rf"^\[\d/2\] +{ELAPSED} .* · fork \d of 3", line.strip())]
+    # Two jobs, each an engine's settings in turns: the job's line, then its ratio so far, as the conductor's are.
+    lines = [line.strip() for f in redrawn for line in f.splitlines()]
+    running = [line for line in lines if re.search(rf"^\[\d/2\] +{ELAPSED} .* · fork \d of 3$", line)]
     assert {re.search(r"\[(\d)/2\]", line).group(1) for line in running} == {"1", "2"}
-    for setting in ("intrinsics on", "intrinsics off", "C loop, AES-NI on", "C loop, AES-NI off"):
-        assert any(setting in line for line in running), setting
-    assert any(re.search(r"fork 3 of 3 · [\d.,]+ ns/op so far$", line) for line in running)
-    # Each finished job with its forks and each setting's interval, as the table's rows will show
-    # them: none where fewer than FEW_FORKS forks kept a round (the host took every round of one),
-    # though the saved row keeps its interval of two forks.
-    [finished] = {line for f in frames for line in f.splitlines() if re.search(rf"✓ \[1/2\] +{ELAPSED} JVM .* · 3 fork\(s\) · ", line)}
-    figures = finished.split(" · 3 fork(s) · ")[1].split("; ")
-    assert len(figures) == 2
-    for figure, row in zip(figures, document["results"]):
-        interval = r" ±[\d.]+%" if len(row["fork_ns_per_op"]) >= FEW_FORKS else ""
-        assert re.fullmatch(rf"[\d.,]+ ns/op{interval}", figure), (figure, row["fork_ns_per_op"])
+    for job in ("JVM, each setting in turns", "OpenSSL C loop (jvmbridge), each setting in turns"):
+        assert any(job in line for line in running), job
+    assert any(re.search(r"^[\d.]+x( ±[\d.]+%)? intrinsics speedup", line) for line in lines)
+    # Each finished job with its forks, as the table's rows will show them.
+    assert {line for f in frames for line in f.splitlines()
+            if re.search(rf"✓ \[1/2\] +{ELAPSED} JVM, each setting in turns · 3 fork\(s\)$", line.strip())}
     assert not re.search(r"\x1b\[[0-9;]*[0-9]m", drawn.replace("\x1b[0m", "").replace("\x1b[?25l", "")), \
         "NO_COLOR: no colours"
     assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end

@@ -15,7 +15,7 @@ import pytest
 from jvmbridge.comparison import interleaved
 from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
 from jvmbridge.engines.base import Part, Sliced
-from jvmbridge.forks.parent import ChildOutcome, WorkerError
+from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
 from jvmbridge.sampling.progress import listening
 from jvmbridge.sampling.workload import Operation, Workload
@@ -224,6 +224,24 @@ def test_a_worker_that_fails_fails_its_configurations_and_the_rest_go_on():
     assert any(not interval.within(0.02) for interval in conducted.ratios.values())
 
 
+class RefusingPart(FakeWorker):
+    """A worker of two parts whose second refuses its work (a provider refusing a size), the first measured."""
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        if part == 1:
+            raise PartFailed("the fake provider refuses this size")
+        return super().slice(part, iterations, expected_seconds)
+
+
+def test_a_part_that_fails_fails_its_configuration_alone_and_its_worker_measures_the_rest():
+    host = Host(random.Random(3))
+    workers = {"c": WorkerSpec(lambda: RefusingPart(host, ["c on", "c off"]), 0.25, 15.0)}
+    configurations = [Configuration("c on", "c", 0), Configuration("c off", "c", 1)]
+    conducted = conduct(workers, configurations, [Asked("AES-NI", "c off", "c on")], Pace(min_forks=2, max_forks=2))
+    assert set(conducted.failures) == {"c off"} and "refuses" in str(conducted.failures["c off"])
+    assert len(conducted.forks) == 2 and all(len(fork.slices["c on"]) == CYCLES for fork in conducted.forks)
+
+
 def test_where_every_ratio_asked_lost_a_side_the_run_says_so_rather_than_that_they_are_sharp():
     jvm_off = [asked for asked in ASKED if "jvm off" in (asked.slower, asked.faster)]
     conducted = simulated(Host(random.Random(2)), Pace(min_forks=3, max_forks=12), fail_at=5, asked=jvm_off)
@@ -294,6 +312,51 @@ def test_a_forks_workers_readied_aside_are_each_moved_aside_once_set_up_before_a
         warmed = [log.index(("warm aside", worker)) for worker in fork]
         assert max(moved) < min(warmed), log
     assert not any(event == "aside" and worker in starts[:2 * len(TRUE_NS)] for event, worker in log)
+
+
+def test_in_turns_each_worker_runs_alone_warmed_up_then_its_slices_back_to_back_in_an_order_drawn_per_fork():
+    log: list[tuple[str, int]] = []
+    labels: dict[int, str] = {}  # worker -> its configuration
+    host = Host(random.Random(4))
+
+    def start(label: str) -> RecordedWorker:
+        worker = RecordedWorker(log, None, host, [label])
+        labels[worker.id] = label
+        return worker
+
+    workers = {label: WorkerSpec(lambda label=label: start(label), 0.5, 15.0) for label in TRUE_NS}
+    configurations = [Configuration(label, label, 0) for label in TRUE_NS]
+    forks = conduct(workers, configurations, ASKED, Pace(min_forks=3, max_forks=3, cycles=4, turns=True)).forks
+    started = [worker for event, worker in log if event == "start"]
+    assert len(started) == 3 * len(TRUE_NS) and len(forks) == 3
+    for worker in started:  # started, warmed up, timed and stopped before the next one starts
+        at = log.index(("start", worker))
+        assert log[at:at + 7] == [(event, worker) for event in ("start", "warm", *["slice"] * 4, "stop")]
+    orders = {tuple(labels[w] for w in started[n:n + len(TRUE_NS)]) for n in range(0, len(started), len(TRUE_NS))}
+    assert len(orders) > 1  # each fork's order its own
+    assert all(len(fork.slices[label]) == 4 for fork in forks for label in TRUE_NS)
+
+
+class FirstSlicesWaited(FakeWorker):
+    """A worker whose first three slices of each fork waited half their time for the CPU."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.timed = 0
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        self.timed += 1
+        timed = super().slice(part, iterations, expected_seconds)
+        return {**timed, "wait_ns": timed["ns"] // 2} if self.timed <= 3 else {**timed, "wait_ns": 0}
+
+
+@pytest.mark.parametrize("iterations, slices", [(None, 7), (4000, 4)])
+def test_in_turns_disturbed_slices_are_replaced_as_far_as_needed_unless_the_work_is_a_count(iterations, slices):
+    host = Host(random.Random(5))
+    workers = {"c": WorkerSpec(lambda: FirstSlicesWaited(host, ["c on"]), 0.25, 15.0)}
+    conducted = conduct(workers, [Configuration("c on", "c", 0)], [],
+                        Pace(min_forks=2, max_forks=2, cycles=4, turns=True, iterations=iterations))
+    assert [len(fork.slices["c on"]) for fork in conducted.forks] == [slices, slices]
 
 
 class SlowedAside(FakeWorker):

@@ -8,15 +8,16 @@ import math
 import random
 
 import pytest
+from helpers import FakeEngine
 
 from jvmbridge.comparison.dimensioning import ROUNDS_CEILING, ROUNDS_FLOOR, Components, choose_rounds, components
 from jvmbridge.comparison.runner import plan, run
-from jvmbridge.engines import ENGINES, Engine, Job, Matrix
-from jvmbridge.results import Measurement, NoteKind
+from jvmbridge.engines import ENGINES, Matrix
+from jvmbridge.results import NoteKind
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
-from jvmbridge.stats.summary import fork_summary, summarize
+from jvmbridge.stats.summary import fork_summary
 
 
 def simulated_row(draw: random.Random, between: float, within: float, forks: int = 12, rounds: int = 4,
@@ -103,38 +104,30 @@ def test_more_rounds_where_forks_cost_more_and_differ_less_and_none_where_the_ta
     assert alike_dear.best_rounds(Sampling(forks=1, max_forks=1)) is None
 
 
-class NoisyForks(Engine):
-    """A fake whose forks sit at one level (no between-fork spread) with 5% noise in every round
-    (one-sided, as here) and cost 2 s each: the case where more rounds per fork are cheaper than more forks. Its job reads
-    each part's workload when it runs, as the real engines' do (Job.batch)."""
-    label = "fake noisy"
-    accelerator = "fake acceleration"
+class NoisyForks(FakeEngine):
+    """A fake whose forks sit at one level (no between-fork spread) with 5% noise in every slice
+    (one-sided, as here) and cost 2 s each beyond their 4 rounds of 0.5 s: the case where more rounds per fork are cheaper than more
+    forks. One setting, one worker a fork measuring every workload."""
 
     def __init__(self):
-        self.key, self.runs = "noisy", 0
+        super().__init__("noisy", 100.0, noise=0.0)
 
-    def jobs_for(self, workloads, matrix):
-        return [Job.batch("fake noisy, on", workloads, self.measure)]
+    def sliced(self, workloads, matrix):
+        return [self.setting(True, list(workloads))]
 
-    def measure(self, workloads):
-        self.runs += 1
-        out = []
-        for workload in workloads:
-            draw, sampling = random.Random(f"{self.runs}{workload}"), workload.sampling
-            forks: list[list[dict]] = []
-            while len(forks) < sampling.forks_planned(forks):
-                forks.append([{"iterations": 1000, "ns": 1000 * 100.0 * (1 + abs(draw.gauss(0, 0.05)))}
-                              for _ in range(sampling.rounds)])
-            out.append(Measurement(engine=self.label, implementation="fake 1.0", setting="on", accelerated=True,
-                                   as_requested=True, verified_state="fake", **workload.row_fields(),
-                                   summary=summarize(forks, sampling.first_stage), fork_seconds=[2.0] * len(forks)))
-        return out
+    def slice_ns(self, workload, on, fork, draw):
+        return self.ns * (1 + abs(draw.gauss(0, 0.05)))
+
+    def measurement(self, on, workload, outcomes, failed):
+        measured = super().measurement(on, workload, outcomes, failed)
+        measured.fork_seconds = [4.0] * len(outcomes)
+        return measured
 
 
 def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and_says_so(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setitem(ENGINES, "noisy", NoisyForks())
-    matrix = Matrix(engines=("noisy",))
+    matrix = Matrix(engines=("noisy",), interleaved=False)  # rounds: slices a fork in turns
     chosen = Sampling(forks=4, rounds_from_history=True)  # 4 first: more rounds pay there
     for _ in range(2):  # the dimensioning runs: nothing earlier, so 4 rounds
         jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], chosen), matrix)
@@ -162,4 +155,4 @@ def test_compare_chooses_rounds_from_this_hosts_earlier_runs_of_the_same_job_and
     assert [n.text for n in row.notes if n.kind is NoteKind.ROUNDS] == [sixteen.rounds_basis]
     (saved,) = [r for r in read([comparison.output]).rows if r["message_bytes"] == 16]
     assert saved["rounds_basis"] == sixteen.rounds_basis and saved["job"] == "fake noisy, on"
-    assert saved["fork_seconds"] == [2.0] * row.forks
+    assert saved["fork_seconds"] == [4.0] * row.forks

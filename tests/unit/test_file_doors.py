@@ -33,7 +33,6 @@ ALLOWED: dict[tuple[str, str], str] = {
                                   "written by a child that became the JVM's user first",
     ("jvm/procroot.py", "os.open"): "the walk inside another process's root, one O_NOFOLLOW name at a time: the "
                                     "door for files there; what it opens is read by trust.bounded.read_open_file",
-    ("forks/parent.py", "open"): "the child's result, " + _PRIVATE,
     ("forks/parent.py", "os.open"): "HotSpot's hsperfdata folder, O_PATH|O_NOFOLLOW, to remove a dead JVM's file",
     ("fleet/callback_plugins/jvmbridge_unchecked.py", ".mkdir"): "runs inside ansible-playbook, which may not "
                                                                   "import jvmbridge; " + _PRIVATE,

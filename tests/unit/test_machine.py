@@ -70,10 +70,9 @@ def test_the_header_says_how_busy_the_machine_was_and_a_saved_runs_report_says_t
 class BesideOtherWork(FakeEngine):
     """A fake whose "on" setting runs while another process (not jvmbridge's) burns a CPU."""
 
-    def measure(self, workload, on):
+    def ready(self, on, fork):
         if on:
             _another_process(0.6)
-        return super().measure(workload, on)
 
 
 def test_a_row_whose_job_ran_beside_other_work_says_so_and_the_advice_is_printed_once(monkeypatch, tmp_path):

@@ -21,8 +21,8 @@ matplotlib = pytest.importorskip("matplotlib", reason="needs matplotlib: pip ins
 
 
 def _runs(tmp_path, monkeypatch, sizes, count=2, noise=0.001, host_name=None):
-    """``count`` runs of a fast engine (its rounds spread by ``noise``) and a slow one (slowdown 1.5)."""
-    monkeypatch.setitem(ENGINES, "quick", FakeEngine("quick", 50.0, noise=noise))
+    """``count`` runs of a fast engine (its slices and forks spread by ``noise``) and a slow one (slowdown 1.5)."""
+    monkeypatch.setitem(ENGINES, "quick", FakeEngine("quick", 50.0, noise=noise, fork_noise=noise))
     monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 500.0, slowdown=1.5, noise=0.001))
     paths = []
     for number in range(count):
@@ -103,15 +103,18 @@ def test_zero_byte_messages_draw_an_axis_of_their_own(tmp_path, monkeypatch):
     assert throughput.get_xlim() == (0, 1.0)
 
 
-def test_a_speedup_of_settings_in_turns_is_drawn_with_its_paired_interval_only_inside_one_run():
+def test_a_speedup_of_paired_slices_is_drawn_with_its_paired_interval_only_inside_one_run():
     import pandas as pd
 
     from jvmbridge.render.plot import _speedups
 
     def row(accelerated: bool, fork_ns: list[float], run_id: str) -> dict:
+        slices = [(ns, fork) for fork, ns in enumerate(fork_ns) for _ in range(4)]  # four slices a fork
         return {"message_bytes": 16, "colour_key": "C loop", "run": "nightly", "shape": "message",
                 "accelerated": accelerated, "ns_per_op": sum(fork_ns) / len(fork_ns), "ns_per_op_error": 30.0,
-                "fork_ns_per_op": fork_ns, "fork_turns": [0, 1, 2, 3], "in_turns": "C loop, AES-NI on and off in turns",
+                "fork_ns_per_op": fork_ns, "in_turns": "every configuration at once", "interleaved": True,
+                "round_ns_per_op": [ns for ns, _ in slices], "round_iterations": [1000] * len(slices),
+                "round_counters": [{}] * len(slices), "round_fork": [fork for _, fork in slices],
                 "run_id": run_id, "ciphertext_ok": True, "first_stage": 0}
 
     on, off = row(True, [100, 110, 100, 110], "a"), row(False, [250, 275, 250, 275], "a")

@@ -16,10 +16,9 @@ from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.sampling.policy import Sampling, TimeLimit, forks_wanted
+from jvmbridge.sampling.policy import Sampling, TimeLimit
 from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, RatioSoFar, Update
 from jvmbridge.sampling.workload import combinations
-from jvmbridge.stats.summary import summarize
 
 
 class ForkingFake(FakeEngine):
@@ -30,32 +29,28 @@ class ForkingFake(FakeEngine):
         super().__init__(*args, **kwargs)
         self.fork_seconds = fork_seconds
 
-    def measure(self, workload, on):
-        sampling, forks = workload.sampling, []
-        while forks_wanted([sampling], [forks])[0]:
-            time.sleep(self.fork_seconds)
-            forks.append([{"iterations": 1000, "ns": 1000 * self.ns * (1 + 0.01 * len(forks))}
-                          for _ in range(sampling.rounds)])
-        measurement = super().measure(workload, on)
-        measurement.summary = summarize(forks, sampling.first_stage)
-        return measurement
+    def ready(self, on, fork):
+        time.sleep(self.fork_seconds)
+
+    def slice_ns(self, workload, on, fork, draw):
+        return self.centre(workload, on) * (1 + 0.01 * fork)
 
 
-def test_the_runner_says_when_each_configuration_starts_after_each_fork_and_when_it_ends(monkeypatch, tmp_path):
+def test_the_runner_says_when_each_job_starts_after_each_turn_and_when_it_ends(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "fork", ForkingFake("fork", 100.0))
     updates = []
     run(plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=2, forks=3, max_forks=3)),
-             Matrix(engines=("fork",))), updates.append, output=tmp_path / "run.jsonl")
-    assert [(u.job, u.jobs) for u in updates] == [(0, 2)] * 6 + [(1, 2)] * 6
-    first = updates[:6]
-    assert first[0].parts == () and not first[0].finished  # started, before a fork
-    assert [u.parts[0][1].forks for u in first[1:]] == [0, 1, 2, 3, 3]
-    assert all(u.parts[0][0] == "fake fork, on" and u.parts[0][1].planned == 3 for u in first[1:])
-    assert first[-1].finished and not any(u.finished for u in first[:-1])
-    # An interval only from three forks on (FEW_FORKS): before, the figure alone.
-    assert [u.parts[0][1].relative_error < float("inf") for u in first[1:]] == [False, False, False, True, True]
-    assert first[2].parts[0][1].figure_ns == pytest.approx(100.0)
-    assert updates[-1].finished and updates[-1].seconds_left == 0
+             Matrix(engines=("fork",), interleaved=False)), updates.append, output=tmp_path / "run.jsonl")
+    assert {(u.job, u.jobs) for u in updates} == {(0, 1)}  # the engine's settings in one job, in turns
+    assert updates[0].parts == () and not updates[0].finished  # started, before a fork
+    # After each setting's turn: the forks finished before the running one, of the 3 planned; then done.
+    assert [u.parts[0][1].forks for u in updates[1:]] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert all([label for label, _ in u.parts] == ["fake fork, on", "fake fork, off"] and u.parts[0][1].planned == 3
+               for u in updates[1:])
+    assert updates[-1].finished and not any(u.finished for u in updates[:-1])
+    # The speedup over the forks finished so far, from the first fork on.
+    assert [len(u.ratios or ()) for u in updates[1:-1]] == [0, 0, 1, 1, 1, 1, 1]
+    assert updates[-1].seconds_left == 0
     assert all(b.elapsed >= a.elapsed for a, b in zip(updates, updates[1:]))
 
 
@@ -107,8 +102,11 @@ def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to
 
 
 class SlowForkingFake(ForkingFake):
-    """Forks of ``fork_seconds`` each, forecast as such."""
+    """Forks of ``fork_seconds`` each, forecast as such; its speedup 1% higher each fork."""
     fork_overhead_seconds = 0.0
+
+    def slice_ns(self, workload, on, fork, draw):
+        return self.centre(workload, on) * (1 - 0.01 * fork if on else 1)
 
     def timed_seconds(self, sampling):
         return self.fork_seconds
@@ -117,7 +115,7 @@ class SlowForkingFake(ForkingFake):
 @pytest.mark.parametrize("total_time", [None, 1.0])
 def test_a_total_time_stops_forks_the_rule_wants_and_the_rows_say_so(monkeypatch, tmp_path, total_time):
     monkeypatch.setitem(ENGINES, "slow", SlowForkingFake("slow", 100.0, fork_seconds=0.05))
-    sampling = Sampling(rounds=2, forks=3, max_forks=20, target_error=0.0001)  # out of reach: to the limit
+    sampling = Sampling(rounds=2, forks=3, max_forks=20, target_error=0.006)  # within reach, beyond the limit
     comparison = run(plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], sampling),
                           Matrix(engines=("slow",))), output=tmp_path / "run.jsonl", total_time=total_time)
     forks = [row.forks for row in comparison.results]
@@ -138,11 +136,11 @@ def test_under_a_total_time_the_cheapest_jobs_run_first_and_the_table_keeps_its_
     monkeypatch.setitem(ENGINES, "dear", SlowForkingFake("dear", 100.0, fork_seconds=0.03))
     monkeypatch.setitem(ENGINES, "cheap", SlowForkingFake("cheap", 10.0, fork_seconds=0.003, shapes=("stream",)))
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message"], Sampling(rounds=2, forks=3, max_forks=3)),
-                Matrix(engines=("dear", "cheap")))
-    assert [job.engine for job in jobs] == ["dear", "dear", "cheap", "cheap"]
+                Matrix(engines=("dear", "cheap"), interleaved=False))
+    assert [job.engine for job in jobs] == ["dear", "cheap"]
     updates = []
     comparison = run(jobs, updates.append, output=tmp_path / "run.jsonl", total_time=5.0)
-    assert [u.engine for u in updates if u.finished] == ["cheap", "cheap", "dear", "dear"]
+    assert [u.engine for u in updates if u.finished] == ["cheap", "dear"]
     assert [row.engine for row in comparison.results] == ["fake dear"] * 2 + ["fake cheap"] * 2
     # The run's workload is the one asked for, not that of the job that happened to run first.
     assert comparison.metadata["workload"]["shape"] == "message"

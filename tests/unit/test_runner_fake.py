@@ -19,7 +19,7 @@ from helpers import FakeEngine, run_cli_here, workloads
 from jvmbridge.comparison.interleaved import LABEL as INTERLEAVED
 from jvmbridge.comparison.ratios import RatioKind
 from jvmbridge.comparison.runner import plan, run, saved_comparison
-from jvmbridge.engines import ENGINES, Job, Matrix
+from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
@@ -44,11 +44,12 @@ def engines(monkeypatch):
 def test_plan_runs_each_engine_in_its_settings_and_an_unrunnable_shape_once_in_its_own(engines):
     jobs = plan(combinations([(128, "cbc")], ["encrypt"], [16], ["message", "stream"], Sampling(rounds=5)),
                 Matrix(engines=("subject", "c")))
-    # "c" runs streams only: its rows sit by the subject's stream rows, once.
-    assert [job.label for job in jobs] == [
+    # "c" runs streams only: its rows sit by the subject's stream rows, once. One job, for the conductor.
+    assert [part.label for job in jobs for part in sorted(job.parts, key=lambda part: part.rank)] == [
         "fake subject, on, message", "fake subject, off, message", "fake subject, on, stream",
         "fake subject, off, stream", "fake c, on, stream", "fake c, off, stream"]
-    assert {job.parts[0].workload.operation.shape for job in jobs if job.label.startswith("fake c")} == {"stream"}
+    assert {part.workload.operation.shape for job in jobs for part in job.parts if part.label.startswith("fake c")} == {
+        "stream"}
 
 
 def _runs(jobs) -> set[tuple[str, str]]:
@@ -97,8 +98,8 @@ def test_which_engines_run_in_slices_and_which_in_turns():
         asked = combinations([(256, "cbc")], ["encrypt"], [38], ["message", "stream"], Sampling(**sampling))
         return [key for key, engine in ENGINES.items() if engine.slices(asked, Matrix())]
 
-    assert slicing() == ["jvm", "c-loop", "openssl-cli", "openssl-aead"]
-    assert slicing(iterations=10**6) == ["jvm", "c-loop"]  # openssl speed cannot run a given count
+    assert slicing() == ["jvm", "c-loop", "pyca", "openssl-cli", "openssl-aead"]
+    assert slicing(iterations=10**6) == ["jvm", "c-loop", "pyca"]  # openssl speed cannot run a given count
 
 
 def test_ratios_pair_each_engine_on_and_off_and_the_subject_with_the_best_reference(engines, tmp_path):
@@ -144,18 +145,6 @@ def test_a_failed_configuration_is_recorded_and_the_others_kept_and_saved_as_rep
     assert [f["configuration"] for f in loaded.failures] == [label for label, _ in comparison.failures]
 
 
-def test_a_hint_for_many_noisy_rows_is_printed_once_naming_them(monkeypatch, tmp_path):
-    monkeypatch.setitem(ENGINES, "noisy", FakeEngine("noisy", 100.0, noise=0.2))
-    comparison = run(plan(workloads(target_error=0.001), Matrix(engines=("noisy",))), output=tmp_path / "run.jsonl")
-    comparison.verbose = True  # notes on sampling, which the default table only counts
-    table = render("compare", "table", comparison)
-    # At this spread not even 100 forks would reach ±0.1%: not the advice to run more of them.
-    assert table.count("more forks would not reach the target at this spread: a quieter machine would, "
-                       "or a wider --target-error") == 1
-    assert "  rows 1, 2, 3, 4: more forks would not" in table and "more --forks" not in table
-    assert all(any(n["kind"] == "out-of-reach" for n in row.notes) for row in comparison.frame.itertuples())
-
-
 def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monkeypatch, tmp_path):
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0))
     comparison = run(plan(workloads(rounds=1, forks=1, max_forks=1), Matrix(engines=("one",))),
@@ -169,7 +158,7 @@ def test_a_single_sample_has_no_interval_and_its_ratios_are_not_significant(monk
 def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypatch, tmp_path):
     # AESNITester's shape: each fork is one whole run; its +-5630% helped no one.
     monkeypatch.setitem(ENGINES, "one", FakeEngine("one", 100.0, noise=0.02))
-    comparison = run(plan(workloads(rounds=1, forks=2, max_forks=2), Matrix(engines=("one",))),
+    comparison = run(plan(workloads(rounds=1, forks=2, max_forks=2), Matrix(engines=("one",), interleaved=False)),
                      output=tmp_path / "run.jsonl")
     row = comparison.frame.iloc[0]
     assert math.isfinite(row.ns_per_op_error)  # the data keeps the figure's t(0.975, 1) interval
@@ -184,18 +173,18 @@ def test_two_forks_of_one_round_show_their_range_not_a_useless_interval(monkeypa
 
 
 def run_one(monkeypatch, tmp_path, engine: FakeEngine, sampling: Sampling):
-    """A run of ``engine`` alone (registered under its key) on one 16-byte workload."""
+    """A run of ``engine`` alone (registered under its key) on one 16-byte workload, in turns (--rounds slices a fork)."""
     monkeypatch.setitem(ENGINES, engine.key, engine)
     one = combinations([(128, "cbc")], ["encrypt"], [16], ["message"], sampling)
-    return run(plan(one, Matrix(engines=(engine.key,))), output=tmp_path / "run.jsonl")
+    return run(plan(one, Matrix(engines=(engine.key,), interleaved=False)), output=tmp_path / "run.jsonl")
 
 
 class SpareRoundsEngine(FakeEngine):
     """A fake whose "on" forks ran spare rounds, as forks.measure.timed_rounds adds for disturbed ones:
     fork i has i more than planned."""
 
-    def measure(self, workload, on):
-        measured = super().measure(workload, on)
+    def measurement(self, on, workload, outcomes, failed):
+        measured = super().measurement(on, workload, outcomes, failed)
         if on:
             forks = [[{"iterations": 1000, "ns": 1000 * self.ns}] * (workload.sampling.rounds + fork)
                      for fork in range(workload.sampling.forks)]
@@ -262,13 +251,14 @@ def test_a_cliff_between_adjacent_sizes_is_named_with_its_interval(monkeypatch, 
 class NotedEngine(FakeEngine):
     """A fake whose rows carry the engine's own note (the same on every row) beside the run's."""
 
-    def measure(self, workload, on):
-        measured = super().measure(workload, on)
+    def measurement(self, on, workload, outcomes, failed):
+        measured = super().measurement(on, workload, outcomes, failed)
         measured.notes = ["one loop per message, timed inside"]
         return measured
 
 
 def test_a_note_rows_share_is_printed_once_after_them_and_each_rows_own_on_its_line(monkeypatch, tmp_path):
+    monkeypatch.setattr("jvmbridge.comparison.runner.shared_text", lambda load: None)  # whatever else runs here
     comparison = run_one(monkeypatch, tmp_path, NotedEngine("noted", 100.0), Sampling(rounds=3, forks=2, max_forks=2))
     comparison.verbose = True  # every note, as -v shows them
     table = render("compare", "table", comparison)
@@ -333,10 +323,10 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
     java = JavaInstall(Path("/opt/jdk-17"), Path("/opt/jdk-17/lib/server/libjvm.so"), "17.0.15")
     sweep = combinations([(128, "cbc")], ["encrypt", "decrypt"], [16, 1024], ["message"], Sampling(rounds=5))
     jobs = plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"), shared_jvm=True, interleaved=False))
-    jvm_jobs = [job for job in jobs if job.label.startswith("JVM")]
-    # One JVM per fork for all four workloads, its settings in turns; the fake native engine runs per workload.
-    assert [job.label for job in jvm_jobs] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns (4 workloads)"]
-    assert [(len(job.parts), job.parts_per_fork) for job in jobs] == [(8, 4)] + [(1, 1)] * 8
+    jvm_jobs = [job for job in jobs if job.engine == "jvm"]
+    # One JVM per fork for all four workloads (the fake engine's worker too), each engine's settings in turns.
+    assert [job.label for job in jvm_jobs] == ["JVM, each setting in turns"]
+    assert [(len(job.parts), job.parts_per_fork) for job in jobs] == [(8, 4), (8, 4)]
     # Rows come back in the per-workload order: each size's JVM rows, then its native ones.
     ranked = sorted((part.rank, part.label) for job in jobs for part in job.parts)
     assert [label for _, label in ranked][:4] == [
@@ -344,24 +334,25 @@ def test_a_shared_jvm_setting_is_one_job_measuring_every_workload_and_rows_keep_
         "JVM jdk-17 (17.0.15), SunJCE, intrinsics off, encrypt, 16 B", "fake c, on, encrypt, 16 B",
         "fake c, off, encrypt, 16 B"]
     assert all(job.shares_jit for job in jvm_jobs)
-    # By default a JVM per workload and setting, as JMH forks per @Param (the settings in turns).
+    # By default a JVM per workload and setting, as JMH forks per @Param.
     isolated = plan(sweep, Matrix(javas=(java,), engines=("jvm",), interleaved=False))
-    assert [(len(job.parts), job.parts_per_fork) for job in isolated] == [(2, 1)] * 4
-    assert isolated[0].label == "JVM jdk-17 (17.0.15), SunJCE, intrinsics on and off in turns, encrypt, 16 B"
+    assert [(len(job.parts), job.parts_per_fork) for job in isolated] == [(8, 1)]
     # Interleaved (the default): one job for every setting of every engine that runs slices, a
     # worker (a JVM) per setting and workload unless --shared-jvm; the rest as before.
     (together,) = [job for job in plan(sweep, Matrix(javas=(java,), engines=("jvm", "c"))) if job.label == INTERLEAVED]
-    assert [setting.name for _, setting in together.settings] == ["JVM jdk-17 (17.0.15), SunJCE, intrinsics on"] * 4 + [
-        "JVM jdk-17 (17.0.15), SunJCE, intrinsics off"] * 4
-    assert len(together.parts) == 8 and not together.shares_jit
+    assert [setting.name for key, setting in together.settings if key == "jvm"] == [
+        "JVM jdk-17 (17.0.15), SunJCE, intrinsics on"] * 4 + ["JVM jdk-17 (17.0.15), SunJCE, intrinsics off"] * 4
+    assert len(together.parts) == 16 and not together.shares_jit
 
 
 @pytest.mark.parametrize("shares_jit", [True, False])
 def test_the_header_says_once_when_workloads_shared_a_jit(engines, tmp_path, shares_jit):
-    fake = engines["subject"]
-    batch = Job.batch("fake subject, on", [(w, f", {w.operation.message_bytes} B") for w in workloads()],
-                      lambda chosen: [fake.measure(w, True) for w in chosen], shares_jit=shares_jit)
-    table = render("compare", "table", run([batch], output=tmp_path / "run.jsonl"))
+    from jvmbridge.comparison.interleaved import interleaved_job
+
+    shared = engines["subject"].setting(True, [(w, f", {w.operation.message_bytes} B") for w in workloads()])
+    job = interleaved_job([("subject", shared)], Matrix())
+    job.shares_jit = shares_jit
+    table = render("compare", "table", run([job], output=tmp_path / "run.jsonl"))
     assert table.count("Forks    one process per fork measures up to 2 workloads") == 1
     assert ("in a shared JVM (--shared-jvm) each after the first runs on code the JIT compiled" in table) is shares_jit
 
@@ -570,9 +561,8 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
     """A run of the fake subject's settings (``ns``: setting -> ns/op, "on" and "off") in slices, as
     comparison.interleaved runs them, a fake yardstick beside them; saved and read back."""
     from jvmbridge.comparison import interleaved
-    from jvmbridge.conductor.conduct import Configuration, WorkerSpec
+    from jvmbridge.conductor.conduct import Configuration, WorkerSpec, slices_by_fork
     from jvmbridge.engines.base import Sliced
-    from jvmbridge.forks.parent import fork_rounds
 
     monkeypatch.setitem(ENGINES, "subject", FakeEngine("subject", 100.0))
     work = workloads()[0]
@@ -581,7 +571,7 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
         return lambda workload, outcomes, failed: Measurement(
             engine="fake subject", implementation="fake subject 1.0", setting="on" if on else "off", accelerated=on,
             as_requested=True, verified_state="fake", **workload.row_fields(),
-            summary=summarize(fork_rounds(outcomes), workload.sampling.first_stage))
+            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage))
 
     settings = [("subject", Sliced(name=f"fake subject, {state}", subject="fake subject", accelerated=state == "on",
                                    module="", request={}, workloads=[(work, "")], measurement=measurement(state == "on"),

@@ -20,8 +20,6 @@ from jvmbridge.stats.summary import (
     CONFIDENCE,
     DISTURBED_SHARE,
     fork_summary,
-    forks_for,
-    half_width,
     stein_half_width,
     summarize,
 )
@@ -29,9 +27,25 @@ from jvmbridge.stats.summary import (
 TRUE_NS = 100.0
 
 
+def forks_planned(sampling: Sampling, forks: list, warmups: list | None = None) -> int:
+    """The simulations' stopping rule, Stein's two stages on a row alone (the conductor's is on ratios):
+    the first stage, then as many as its spread asks for within the target, up to the limit; as many
+    as ran where they sit at levels."""
+    first = sampling.first_stage
+    if len(forks) < first:
+        return first
+    summary = summarize(forks[:first], warmups=warmups[:first] if warmups else None)
+    if summary.levels:
+        return first
+    if len(summary.fork_ns) < 2:
+        return sampling.fork_limit
+    relative = stein_half_width(list(summary.fork_ns), 1) / summary.figure_ns
+    return max(first, min(sampling.fork_limit, math.ceil((relative / sampling.target_error) ** 2)))
+
+
 def wants_another(sampling: Sampling, forks: list) -> bool:
-    """Whether a row alone (no counterpart in turns) gets another fork: fewer done than planned."""
-    return len(forks) < sampling.forks_planned(forks)
+    """Whether a row alone gets another fork: fewer done than planned."""
+    return len(forks) < forks_planned(sampling, forks)
 
 
 def rounds(*ns: float, wait: float = 0.0) -> list[dict]:
@@ -89,15 +103,6 @@ def test_a_wide_spread_inside_forks_is_not_mistaken_for_levels():
     # Rounds spread +-6% inside each fork: fork medians 3.5% apart are within what the rounds show.
     summary = summarize([rounds(94, 100, 106, 97, 103), rounds(97.5, 103.5, 109.5, 100.5, 106.5)])
     assert summary.levels == ()
-
-
-@pytest.mark.parametrize("spread", [0.005, 0.01, 0.03])
-def test_forks_for_is_the_fewest_forks_whose_interval_would_reach_the_target(spread):
-    summary = summarize([rounds(TRUE_NS * (1 + spread * z)) for z in (-1, 0, 1)])
-    fork_rsd = spread  # the three fork summaries have a standard deviation of spread x TRUE_NS
-    needed = forks_for(summary, 0.02, 100)
-    assert half_width(fork_rsd, needed) <= 0.02 < (half_width(fork_rsd, needed - 1) if needed > 2 else math.inf)
-    assert forks_for(summary, 0.02, needed - 1) is None if needed > 2 else True
 
 
 def test_the_forks_the_first_stage_asks_for_and_no_more():
@@ -211,7 +216,7 @@ def test_a_fork_still_warming_up_in_its_rounds_has_them_set_aside_and_the_interv
     truth, summaries, runs = clean_truth(0.01), [], RUNS // 2  # each fork's change points take milliseconds
     for seed in range(runs):
         generator, forks, warmups = random.Random(seed), [], []
-        while len(forks) < SAMPLING.forks_planned(forks, warmups):
+        while len(forks) < forks_planned(SAMPLING, forks, warmups):
             chunks, drawn = late_jit(generator, len(forks))
             forks.append(drawn)
             warmups.append(chunks)
@@ -231,15 +236,6 @@ def test_a_fork_still_warming_up_in_its_rounds_has_them_set_aside_and_the_interv
 ])
 def test_each_fork_is_classed_by_its_last_change_point(chunks, rounds_ns, kind, first_round):
     assert classify(chunks, rounds_ns) == Steady(kind, first_round)
-
-
-def test_the_forecast_for_a_row_that_missed_counts_the_first_stages_interval_too():
-    # The first four forks 2.5% apart decided; eight more at 100 narrowed the usual interval, not Stein's.
-    first = [rounds(100), rounds(102.5), rounds(97.5), rounds(100)]
-    summary = summarize(first + [rounds(100)] * 8, first_stage=4)
-    assert summary.relative_error == pytest.approx(stein_half_width([100, 102.5, 97.5, 100], 12) / 100, rel=1e-6)
-    needed = forks_for(summary, 0.02, 100)
-    assert stein_half_width([100, 102.5, 97.5, 100], needed) <= 2 < stein_half_width([100, 102.5, 97.5, 100], needed - 1)
 
 
 def test_a_round_both_disturbed_and_before_its_fork_settled_counts_once_as_warm_up():

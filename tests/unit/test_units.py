@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import pytest
-from helpers import REPO
 
-from jvmbridge.forks import measure
-from jvmbridge.forks.measure import round_counts, split_iterations
+from jvmbridge.forks.measure import split_iterations
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC, java_major, launch_options, requested_flags
 from jvmbridge.platforms import x86_64
 from jvmbridge.sampling.policy import Sampling
-from jvmbridge.sampling.workload import SWEEP_SIZES, combinations, parse_count, parse_sizes
+from jvmbridge.sampling.workload import SWEEP_SIZES, parse_count, parse_sizes
 
 
 @pytest.mark.parametrize("text, count", [("1e8", 10**8), ("100000000", 10**8), ("1_000_000", 10**6),
@@ -23,15 +21,6 @@ def test_split_iterations_runs_exactly_the_count(iterations, rounds):
     parts = split_iterations(iterations, rounds)
     assert sum(parts) == iterations
     assert max(parts) - min(parts) <= 1 and min(parts) >= 1
-
-
-def test_round_counts_fill_the_round_time_or_split_the_count_exactly():
-    # 100 ns per operation: 0.5 s holds 5 million.
-    assert round_counts(None, 3, 0.5, 100.0) == [5_000_000] * 3
-    assert sum(round_counts(10**8, 7, 0.5, 100.0)) == 10**8
-    # A Python loop asked for 1e8 runs what its rounds' time allows, at least one per round.
-    assert round_counts(10**8, 2, 0.5, 10_000.0, time_capped=True) == [50_000, 50_000]
-    assert round_counts(10**8, 2, 0.01, 1e12, time_capped=True) == [1, 1]
 
 
 def test_sizes_take_a_list_or_the_sweep():
@@ -104,7 +93,7 @@ def test_a_warm_up_that_ran_out_is_counted_in_forks_not_summed_into_one_long_war
     assert note == "the warm-up ran out before the speed settled in 1 of 3 fork(s) (the longest 10.0 s)"
 
 
-def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
+def test_a_row_of_two_forks_shows_their_range_and_the_total_time_that_stopped_it_short_says_so_once():
     from jvmbridge.results import Measurement, NoteKind
     from jvmbridge.stats.summary import summarize
 
@@ -113,44 +102,14 @@ def test_a_row_that_missed_its_target_says_how_many_forks_would_reach_it():
         return Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
                            "message", 38, summarize(forks))
 
-    # Forks 2.5% apart: t(0.975, 3) 3.182 x 2.04% / sqrt(4) = +-3.2%; 7 forks would give +-1.9%.
-    imprecise = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.02).notes
-                 if n.kind is NoteKind.IMPRECISE]
-    assert imprecise == ["interval ±3.2% after 4 forks, wider than the ±2% aimed for "
-                         "(at this spread between forks about 7 forks would reach it)"]
-    # Just past the target: one decimal more, never "±3.2%, wider than the ±3.24% aimed for".
-    close = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.0324).notes
-             if n.kind is NoteKind.IMPRECISE]
-    assert close[0].startswith("interval ±3.25% after 4 forks, wider than the ±3.24% aimed for")
-    hopeless = [n.text for n in row(100, 102.5, 97.5, 100).result("", target_error=0.001).notes
-                if n.kind is NoteKind.OUT_OF_REACH]  # whose hint is not more forks
-    assert hopeless[0].endswith("(at this spread not even 100 forks would)")
-    notes = row(94, 106).result("", target_error=0.02).notes  # 2 forks: no interval, no forecast
-    assert not [n for n in notes if n.kind in (NoteKind.IMPRECISE, NoteKind.OUT_OF_REACH)]  # its ±76% would only mislead
+    notes = row(94, 106).result("").notes  # 2 forks: no interval, their range
     assert [n.text for n in notes if n.kind is NoteKind.FEW_SAMPLES] == [
         "only 2 fork(s): too few for a 95% interval over forks to mean anything, so none is shown; they range "
         "94.0-106.0 ns/op; 1 more fork(s) (--forks 3) would give one"]
-
-
-def test_a_row_the_total_time_stopped_short_says_so_once_with_the_hint_that_helps():
-    from jvmbridge.results import Measurement, NoteKind
-    from jvmbridge.stats.summary import summarize
-
-    forks = [[{"iterations": 1, "ns": ns}] * 2 for ns in (100, 102.5, 97.5, 100)]
-    row = Measurement("JVM", "SunJCE", "intrinsics on", True, True, "UseAES=true", "aes-256-cbc", "encrypt",
-                      "message", 38, summarize(forks))
-    # Within reach at its spread (7 forks), but the limit stopped it: the limit's note, not "more --max-forks".
-    notes = row.result("", target_error=0.02, forks_cut=3).notes
-    assert [n.kind for n in notes] == [NoteKind.TOTAL_TIME]
-    assert notes[0].text == ("interval ±3.2% after 4 forks, wider than the ±2% aimed for: the run's --total-time "
-                             "stopped its job 3 fork(s) short of what its stopping rule wanted (about 7 forks would "
-                             "reach it at this spread)")
+    notes = row(100, 102.5, 97.5, 100).result("", forks_cut=3).notes
+    assert [n.text for n in notes] == ["the run's --total-time stopped its job 3 fork(s) short of what its stopping "
+                                       "rule wanted"]
     assert "--total-time" in notes[0].kind.hint
-    # Out of reach whatever the limit: that note, and the limit's beside it.
-    kinds = [n.kind for n in row.result("", target_error=0.001, forks_cut=3).notes]
-    assert kinds == [NoteKind.OUT_OF_REACH, NoteKind.TOTAL_TIME]
-    # Within its target after all (the rule decided from the first stage): the limit's note alone.
-    assert [n.kind for n in row.result("", target_error=0.05, forks_cut=1).notes] == [NoteKind.TOTAL_TIME]
 
 
 @pytest.mark.parametrize("mode", ["cbc", "ctr", "gcm", "cfb"])
@@ -237,81 +196,6 @@ def test_a_disabled_verdict_says_how_to_turn_it_back_on(flag_line, fix):
     assert verdict.status == Status.DISABLED and verdict.fix.startswith(fix)
 
 
-def test_openssl_speed_runs_each_sizes_on_and_off_back_to_back_in_orders_drawn_per_turn():
-    from jvmbridge.engines.native import _in_turns, _SpeedRuns
-
-    sweep = combinations([(256, "cbc")], ["encrypt"], SWEEP_SIZES, ["stream"], Sampling(forks=3, max_forks=3))
-    ran: list[tuple[int, int, str]] = []
-
-    class Recorded(_SpeedRuns):  # no openssl: a run only says when it ran, at a speed of its side
-        def run(self, workload, turn):
-            ran.append((turn, workload.operation.message_bytes, self.env["side"]))
-            self.rounds[workload].append({"iterations": 1000, "ns": 1000 * (100 if self.env["side"] == "on" else 300)})
-            self.turns[workload].append(turn)
-
-    assert not _in_turns([Recorded(sweep, {"side": side}, lambda size: []) for side in ("on", "off")])
-    assert len(ran) == 3 * len(SWEEP_SIZES) * 2
-    pairs = [ran[i:i + 2] for i in range(0, len(ran), 2)]
-    assert all(a[:2] == b[:2] and {a[2], b[2]} == {"on", "off"} for a, b in pairs)  # a size's two runs back to back
-    orders = [[size for turn, size, _ in ran[::2] if turn == t] for t in range(3)]
-    assert len({tuple(order) for order in orders}) == 3 and all(sorted(o) == list(SWEEP_SIZES) for o in orders)
-    assert len({a[2] for a, _ in pairs}) == 2  # either side may go first
-
-
-def test_the_version_is_one_and_the_changelog_names_it():
-    import subprocess
-    import sys
-
-    from jvmbridge import __version__
-
-    said = subprocess.run([sys.executable, "-m", "jvmbridge", "--version"], capture_output=True, text=True).stdout
-    assert said.strip() == f"jvmbridge, version {__version__}"
-    changelog = (REPO / "CHANGELOG.md").read_text()
-    assert f"\n## {__version__} (" in changelog
-
-
-def test_disturbed_rounds_are_replaced_by_spare_ones_only_as_far_as_needed_and_allowed(monkeypatch):
-    # A fake loop of 1 ms rounds whose thread waits 0.1 ms (10%: disturbed) in the rounds listed.
-    def run_with_waits(disturbed_rounds: set[int]):
-        clock = {"wait": 0, "round": 0}
-
-        def wait_ns() -> int:
-            return clock["wait"]
-
-        def run(n: int) -> int:
-            clock["wait"] += 100_000 if clock["round"] in disturbed_rounds else 0
-            clock["round"] += 1
-            return 1_000_000
-        return run, wait_ns
-
-    for disturbed_rounds, spare, expected in [({0, 1, 2}, 4, 7),  # 1 clean of 4: 3 more make 4 clean
-                                              ({0, 1, 2}, 2, 6),  # the budget ends it first
-                                              ({0, 4}, 4, 6),  # a spare round disturbed too: one more
-                                              (set(), 4, 4),  # none disturbed: none added
-                                              ({0, 1, 2}, 0, 4)]:  # a fixed iteration count: none
-        run, wait_ns = run_with_waits(disturbed_rounds)
-        monkeypatch.setattr(measure, "run_queue_wait_ns", wait_ns)
-        monkeypatch.setattr(measure, "steal_ns", lambda: 0)
-        rounds = measure.timed_rounds(run, [1000] * 4, spare=spare)
-        assert len(rounds) == expected, (disturbed_rounds, spare)
-        assert [r["wait_ns"] > 0 for r in rounds] == [i in disturbed_rounds for i in range(expected)]
-    assert measure.spare_rounds(None, [1000] * 4) == 4 and measure.spare_rounds(4000, [1000] * 4) == 0
-
-
-def test_a_loop_that_counts_itself_is_recorded_as_it_ran_not_as_it_was_asked(monkeypatch):
-    # A fake `openssl speed`: asked n, it runs about n at 10 ns each and says what it did and waited.
-    def run(n: int) -> measure.Counted:
-        done = max(1, n * 11 // 10)
-        return measure.Counted(operations=done, ns=done * 10, counters={"cpu_ns": done * 10, "wait_ns": 7})
-
-    monkeypatch.setattr(measure, "steal_ns", lambda: 0)
-    (timed,) = measure.timed_rounds(run, [1000])
-    assert (timed["iterations"], timed["ns"], timed["wait_ns"], timed["cpu_ns"]) == (1100, 11_000, 7, 11_000)
-    warmup = measure.warm_up(run, 0.0, 5.0)
-    # Five chunks, each asked tenfold what the one before did (1, 10, 110, 1210, 13310): the count is what ran.
-    assert warmup.steady and warmup.ns_per_op == 10.0 and warmup.iterations == 1 + 11 + 121 + 1331 + 14641
-
-
 def test_openssl_speed_runs_in_slices_only_where_a_slice_can_time_it():
     from jvmbridge.engines import ENGINES, Matrix
     from jvmbridge.sampling.workload import Operation, Workload
@@ -323,9 +207,14 @@ def test_openssl_speed_runs_in_slices_only_where_a_slice_can_time_it():
         return speed.sliced([(workload, "")], Matrix(openssl="openssl", openssl_args=args))
 
     assert [s.accelerated for s in sliced()] == [True, False]  # AES-NI on and off, two workers
-    assert sliced(16384) and not sliced(16385)  # the operation under way at the signal is counted whole
-    assert not sliced(iterations=10**6)  # it counts what it did: exactly N runs in turns
-    assert not sliced(args=("-multi", "2"))  # -multi's parent has no alarm to stop its children
+    def whole(*args, **kwargs) -> bool:
+        return all(s.whole_runs for s in sliced(*args, **kwargs))
+
+    # Else whole runs, each its own process for whole seconds, in the turns schedule:
+    assert not whole(16384) and whole(16385)  # the operation under way at the signal is counted whole
+    assert whole(iterations=10**6)  # it counts what it did: not a given count
+    assert whole(args=("-multi", "2"))  # -multi's parent has no alarm to stop its children
+    assert sliced(16385)[0].request["parts"][0]["whole_seconds"] == 1
     assert sliced(args=("-provider", "default"))[0].request["parts"][0]["extra"] == ["-provider", "default"]
 
 

@@ -3,7 +3,9 @@ from this process's environment (AES-NI on or off), a slice at a time when told 
 A slice is an `openssl speed` process of its own, stopped by the signal of its own alarm once the
 slice's time is up (openssl_cli.stopped_run): speed counts operations for as long as it runs and
 cannot run exactly n, so a slice asked for n runs as long as n took at its warm-up's speed: the
-slice's length the conductor sized n for, whatever the runs since measured."""
+slice's length the conductor sized n for, whatever the runs since measured. A part of whole runs
+(one with "whole_seconds": `-multi`, sizes beyond a slice) runs a whole `openssl speed` of that
+many seconds a slice, whatever n."""
 from __future__ import annotations
 
 import os
@@ -11,6 +13,7 @@ import time
 
 from jvmbridge.conductor.slices import Loop, Opened, serve
 from jvmbridge.forks.measure import Counted, Warmup
+from jvmbridge.forks.parent import WorkerError
 from jvmbridge.native import openssl_cli
 
 # The first run of a part, before its speed is known: longer than the process's start (5 ms here).
@@ -20,7 +23,28 @@ FIRST_SECONDS = 0.01
 def open_loops(request: dict) -> Opened:
     described = openssl_cli.describe(request["openssl"], dict(os.environ))
     others = os.sched_getaffinity(0) - {request.get("measuring_cpu")}
-    return described, [_loop(request, part, others) for part in request["parts"]]
+    return described, [_whole(request, part) if "whole_seconds" in part else _loop(request, part, others)
+                       for part in request["parts"]]
+
+
+def _whole(request: dict, part: dict) -> Loop:
+    """A part whose every slice is a whole run of ``whole_seconds``, of ``threads`` processes (-multi)."""
+    command = openssl_cli.speed_command(request["openssl"], part["cipher"], part["message_bytes"],
+                                        part["whole_seconds"], tuple(part["extra"]), part["threads"])
+
+    def run(n: int) -> Counted:
+        done = openssl_cli.speed_rounds(command, dict(os.environ), part["threads"])
+        if part["message_bytes"] not in done:
+            raise WorkerError(f"`{' '.join(command)}` gave no figure for {part['message_bytes']} bytes")
+        figure = done[part["message_bytes"]]
+        counters = {k: v for k, v in figure.items() if k not in ("iterations", "ns")}
+        return Counted(operations=figure["iterations"], ns=figure["ns"], counters=counters)
+
+    def warm(min_seconds: float, max_seconds: float) -> Warmup:
+        """None: a run's first operations are its own (the conductor sizes one run a slice by this speed)."""
+        return Warmup(iterations=0, seconds=0.0, steady=True, ns_per_op=part["whole_seconds"] * 1e9, chunks=[])
+
+    return Loop(run=run, evidence=lambda: {"command": " ".join(command)}, warm=warm)
 
 
 def _loop(request: dict, part: dict, others: set[int]) -> Loop:
