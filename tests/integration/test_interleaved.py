@@ -139,31 +139,73 @@ def _aes_ni_speedup(document: dict) -> dict:
     return next(r for r in document["ratios"] if r["label"].startswith("AES-NI speedup"))  # one shape: unnamed
 
 
-@pytest.mark.serial  # two runs' speedups compared, one beside CPU hogs of its own
-def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_run_has_it():
+C_LOOP_RUN = ("compare", "--engine", "c-loop", "--shape", "message", "--forks", "3", "--max-forks", "3", "--quiet")
+
+
+@pytest.fixture(scope="module")
+def calm_c_loop() -> dict:
+    """A C-loop compare with nothing of the tests' beside it: the run the hogged ones are held to."""
+    done, calm = run_json(*C_LOOP_RUN)
+    assert done.returncode == 0, done.stderr
+    return calm
+
+
+def _beside(hog: str, cpus: set[int]) -> subprocess.Popen:
+    """``hog`` (Python source, looping forever) running on ``cpus``."""
+    return subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {sorted(cpus)})\n{hog}"])
+
+
+def _agree(calm: dict, hogged: dict) -> None:
+    """The two runs' AES-NI speedups agree within their intervals (each one's half-width on the log
+    scale, in quadrature): a point of one run inside the other's 95% interval fails one time in six
+    even without a hog."""
+    calm_ratio, hogged_ratio = _aes_ni_speedup(calm), _aes_ni_speedup(hogged)
+    apart = abs(math.log(hogged_ratio["times"] / calm_ratio["times"]))
+    assert apart <= math.hypot(_log_half_width(calm_ratio), _log_half_width(hogged_ratio)), (calm_ratio, hogged_ratio)
+
+
+@pytest.mark.serial  # two runs' speedups compared, one beside a CPU hog of its own
+def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_run_has_it(calm_c_loop):
     """Another process spinning on the very vCPU the slices run on, the whole run long: each
     slice it preempts waits (the paired ratio leaves the wait out) and both sides of a cycle see
     the same host; the speedup stays inside the interval of a calm run made just before."""
-    run = ["compare", "--engine", "c-loop", "--shape", "message", "--forks", "3", "--max-forks", "3", "--quiet"]
-    done, calm = run_json(*run)
-    assert done.returncode == 0, done.stderr
-    measuring = max(os.sched_getaffinity(0))
-    hog = subprocess.Popen([sys.executable, "-c", f"import os, time\nos.sched_setaffinity(0, {{{measuring}}})\n"
-                                                  "while True: pass"])
+    hog = _beside("while True: pass", {max(os.sched_getaffinity(0))})
     try:
-        done, hogged = run_json(*run)
+        done, hogged = run_json(*C_LOOP_RUN)
     finally:
         hog.kill()
         hog.wait()
     assert done.returncode == 0, done.stderr
-    calm_ratio, hogged_ratio = _aes_ni_speedup(calm), _aes_ni_speedup(hogged)
-    # The two runs agree within their intervals (each one's half-width on the log scale, in quadrature):
-    # a point of one run inside the other's 95% interval fails one time in six even without a hog.
-    apart = abs(math.log(hogged_ratio["times"] / calm_ratio["times"]))
-    assert apart <= math.hypot(_log_half_width(calm_ratio), _log_half_width(hogged_ratio)), (calm_ratio, hogged_ratio)
+    _agree(calm_c_loop, hogged)
     # The hog was felt: slices waited for their vCPU (the wait each slice's figure leaves out). Not
     # "disturbed rounds": where the hog slows a fork's first slices, PELT may call them warm-up.
-    assert _waited_seconds(hogged) > max(0.2, 5 * _waited_seconds(calm)), (_waited_seconds(hogged), _waited_seconds(calm))
+    waited = _waited_seconds(hogged), _waited_seconds(calm_c_loop)
+    assert waited[0] > max(0.2, 5 * waited[1]), waited
+
+
+@pytest.mark.serial  # two runs' speedups compared, one beside a memory hog of its own
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two vCPUs: one to measure on, one for the hog")
+def test_a_memory_hog_on_the_other_vcpu_for_part_of_the_run_leaves_the_speedup_where_a_calm_run_has_it(calm_c_loop):
+    """A neighbour copying 64 MiB buffers over and over on the other vCPU, 3 s of every 6 (a host's
+    bad moment: caches and memory bandwidth shared, no wait on the measuring vCPU): the speedup stays
+    inside the calm run's interval, and both yardsticks were read in every fork, for stats.episodes."""
+    copying = ("import time\na, b = bytearray(64 << 20), bytearray(64 << 20)\n"
+               "while True:\n    end = time.monotonic() + 3\n    while time.monotonic() < end: b[:] = a\n"
+               "    time.sleep(3)")
+    hog = _beside(copying, os.sched_getaffinity(0) - {max(os.sched_getaffinity(0))})
+    try:
+        done, hogged = run_json(*C_LOOP_RUN)
+    finally:
+        hog.kill()
+        hog.wait()
+    assert done.returncode == 0, done.stderr
+    _agree(calm_c_loop, hogged)
+    # The hog ran beside it (the run's own count of other processes' CPU), and each yardstick has a
+    # reading per fork, the episodes rule's only input.
+    assert hogged["metadata"]["load"]["other_cpus"] > calm_c_loop["metadata"]["load"]["other_cpus"] + 0.25
+    readings = hogged["metadata"]["episodes"]["fork_readings"]
+    assert {name.split(", ")[-1] for name in readings} == {"AES-NI as the CPU offers", "AES-NI masked (table-based AES)"}
+    assert all(len(fork) == 3 for fork in readings.values()), readings
 
 
 def _log_half_width(ratio: dict) -> float:
