@@ -150,9 +150,16 @@ def calm_c_loop() -> dict:
     return calm
 
 
-def _beside(hog: str, cpus: set[int]) -> subprocess.Popen:
-    """``hog`` (Python source, looping forever) running on ``cpus``."""
-    return subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {sorted(cpus)})\n{hog}"])
+def _c_loop_beside(hog: str, cpus: set[int]) -> dict:
+    """The C-loop run's document, made while ``hog`` (Python source, looping forever) runs on ``cpus``."""
+    process = subprocess.Popen([sys.executable, "-c", f"import os\nos.sched_setaffinity(0, {sorted(cpus)})\n{hog}"])
+    try:
+        done, hogged = run_json(*C_LOOP_RUN)
+    finally:
+        process.kill()
+        process.wait()
+    assert done.returncode == 0, done.stderr
+    return hogged
 
 
 def _agree(calm: dict, hogged: dict) -> None:
@@ -169,13 +176,7 @@ def test_a_cpu_hog_on_the_measuring_vcpu_leaves_the_paired_speedup_where_a_calm_
     """Another process spinning on the very vCPU the slices run on, the whole run long: each
     slice it preempts waits (the paired ratio leaves the wait out) and both sides of a cycle see
     the same host; the speedup stays inside the interval of a calm run made just before."""
-    hog = _beside("while True: pass", {max(os.sched_getaffinity(0))})
-    try:
-        done, hogged = run_json(*C_LOOP_RUN)
-    finally:
-        hog.kill()
-        hog.wait()
-    assert done.returncode == 0, done.stderr
+    hogged = _c_loop_beside("while True: pass", {max(os.sched_getaffinity(0))})
     _agree(calm_c_loop, hogged)
     # The hog was felt: slices waited for their vCPU (the wait each slice's figure leaves out). Not
     # "disturbed rounds": where the hog slows a fork's first slices, PELT may call them warm-up.
@@ -192,13 +193,7 @@ def test_a_memory_hog_on_the_other_vcpu_for_part_of_the_run_leaves_the_speedup_w
     copying = ("import time\na, b = bytearray(64 << 20), bytearray(64 << 20)\n"
                "while True:\n    end = time.monotonic() + 3\n    while time.monotonic() < end: b[:] = a\n"
                "    time.sleep(3)")
-    hog = _beside(copying, os.sched_getaffinity(0) - {max(os.sched_getaffinity(0))})
-    try:
-        done, hogged = run_json(*C_LOOP_RUN)
-    finally:
-        hog.kill()
-        hog.wait()
-    assert done.returncode == 0, done.stderr
+    hogged = _c_loop_beside(copying, os.sched_getaffinity(0) - {max(os.sched_getaffinity(0))})
     _agree(calm_c_loop, hogged)
     # The hog ran beside it (the run's own count of other processes' CPU), and each yardstick has a
     # reading per fork, the episodes rule's only input.
