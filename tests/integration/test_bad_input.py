@@ -1,10 +1,12 @@
 """Bad input: one clear line, exit 2 for usage and 1 for run failures, never a traceback.
 
-Split by tier: here what needs a process; the rest is in tests/unit/test_bad_input.py."""
+Split by tier: here what needs a process; the rest is in tests/unit/test_bad_input.py. What is refused
+before anything runs is asked of the CLI's entry point in this process (helpers.run_cli_here): a new
+interpreter for each would take most of this file's time."""
 from __future__ import annotations
 
 import pytest
-from helpers import FULL, run_cli, run_cli_into_a_full_disk
+from helpers import FULL, run_cli, run_cli_here, run_cli_into_a_full_disk
 
 
 def assert_clean_failure(done, code, *fragments):
@@ -19,14 +21,14 @@ def assert_clean_failure(done, code, *fragments):
     ("1e30", "between 1 and"), ("1.5", "not a whole number"), ("nan", "not a whole number"),
 ])
 def test_bad_iterations(value, fragment):
-    done = run_cli("compare", "--iterations", value)
+    done = run_cli_here("compare", "--iterations", value)
     assert_clean_failure(done, 2, fragment)
 
 
 @pytest.mark.parametrize("value", ["1e8", "100000000", "1_000_000", "2.5e6"])
 def test_iteration_spellings_are_accepted(value):
     # Accepted spellings get past validation; a bad key size then stops the run before any work.
-    done = run_cli("compare", "--iterations", value, "--key-bits", "100")
+    done = run_cli_here("compare", "--iterations", value, "--key-bits", "100")
     assert_clean_failure(done, 2, "--key-bits")
     assert "iterations" not in done.stderr
 
@@ -38,19 +40,19 @@ def test_iteration_spellings_are_accepted(value):
     (["--target-error", "0"], "0<x<100"), (["--total-time", "0"], "x>0"),
 ])
 def test_bad_round_time_sizes_and_rounds(args, fragment):
-    assert_clean_failure(run_cli("compare", *args), 2, fragment)
+    assert_clean_failure(run_cli_here("compare", *args), 2, fragment)
 
 
 def test_unknown_key_size():
-    assert_clean_failure(run_cli("compare", "--key-bits", "512"), 2, "'512' is not one of '128', '192', '256'")
+    assert_clean_failure(run_cli_here("compare", "--key-bits", "512"), 2, "'512' is not one of '128', '192', '256'")
 
 
 def test_missing_java_path():
-    assert_clean_failure(run_cli("compare", "--java", "/nonexistent/java"), 2, "no such file")
+    assert_clean_failure(run_cli_here("compare", "--java", "/nonexistent/java"), 2, "no such file")
 
 
 def test_path_that_is_not_a_jvm(tmp_path):
-    assert_clean_failure(run_cli("compare", "--java", str(tmp_path)), 2, "not a JVM")
+    assert_clean_failure(run_cli_here("compare", "--java", str(tmp_path)), 2, "not a JVM")
 
 
 def test_no_jvm_at_all(monkeypatch):

@@ -1,6 +1,7 @@
 """`jvmbridge flags`: real JVMs' PrintFlagsFinal, saved text from JDK 8 on, and hostile input.
 
-Split by tier: here what needs a process; the rest is in tests/unit/test_flags.py."""
+Split by tier: here what needs a process; the rest is in tests/unit/test_flags.py. Saved text that
+no JVM is started for is read by the CLI's entry point in this process (helpers.run_cli_here)."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import DATA, jdk_homes, run_cli
+from helpers import DATA, jdk_homes, run_cli, run_cli_here
 
 
 def flags_json(*args, **kwargs) -> dict:
@@ -84,7 +85,7 @@ def test_jdk8_text_from_stdin():
 def test_bad_files_get_one_line_and_exit_2(tmp_path, content, fragment):
     path = tmp_path / "input.txt"
     path.write_bytes(content)
-    done = run_cli("flags", "--from", str(path))
+    done = run_cli_here("flags", "--from", str(path))
     assert done.returncode == 2
     assert fragment in done.stderr and len(done.stderr.splitlines()) == 1
 
@@ -93,7 +94,7 @@ def test_truncated_text_keeps_the_complete_lines(tmp_path):
     text = (DATA / "jdk8-printflagsfinal.txt").read_text()
     path = tmp_path / "cut.txt"
     path.write_text(text[: text.index("UseSHA256") + 5])
-    done = run_cli("flags", "--from", str(path), "--name", "UseSHA")
+    done = run_cli_here("flags", "--from", str(path), "--name", "UseSHA")
     assert done.returncode == 0, done.stderr
     assert "UseSHA " in done.stdout and "1 line(s) were not flags" in done.stdout
 
@@ -101,7 +102,7 @@ def test_truncated_text_keeps_the_complete_lines(tmp_path):
 def test_huge_file_is_refused(tmp_path):
     path = tmp_path / "huge.txt"
     path.write_bytes(b"x" * (17 * 2**20))
-    done = run_cli("flags", "--from", str(path))
+    done = run_cli_here("flags", "--from", str(path))
     assert done.returncode == 2 and "larger than 16 MiB" in done.stderr
 
 

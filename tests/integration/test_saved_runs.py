@@ -373,10 +373,12 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
 
 
 def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_measured(planted_jar, tmp_path):
-    # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns.
+    # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns, in the JVM that measured 16
+    # bytes first (--shared-jvm): what it finished is kept, and its hang is seen within the deadline of a
+    # part of a JVM already up (a JVM of its own would add its start's 20 s to the wait).
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
-                   "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                   "--shared-jvm", "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"),
                    env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=300)
     assert done.returncode == 1, done.stderr
