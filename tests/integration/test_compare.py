@@ -139,9 +139,23 @@ def test_ratios_cover_intrinsics_aesni_and_jvm_against_native(report):
     assert intrinsics["significant"] == (intrinsics["low"] > 1 or upper_bound(intrinsics) < 1), intrinsics
 
 
-def test_table_output_lists_every_configuration_with_its_state(quick):
-    done = run_cli("compare", *quick, *ONE_FORK, "--engine", "jvm", "--key-bits", "128")
+@pytest.fixture(scope="module")
+def jvm_run_with_a_diagnostic_flag(quick, tmp_path_factory):
+    """One JVM run, AES-128, with a diagnostic flag, from a shell that sets JVM options: its table on
+    stdout, its data exported beside and saved as the run's file."""
+    folder = tmp_path_factory.mktemp("diagnostic")
+    # Each would change every measured JVM: the heap and, worse, the intrinsic itself.
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics",
+           "_JAVA_OPTIONS": "-Xmx64m"}
+    done = run_cli("compare", *quick, *ONE_FORK, "--engine", "jvm", "--key-bits", "128",
+                   "--jvm-arg=-XX:-UseAESCTRIntrinsics", "--export-json", str(folder / "run.json"),
+                   "--output", str(folder / "run.jsonl"), env=env)
     assert done.returncode == 0, done.stderr
+    return done, json.loads((folder / "run.json").read_text()), folder / "run.jsonl"
+
+
+def test_table_output_lists_every_configuration_with_its_state(jvm_run_with_a_diagnostic_flag):
+    done, _, _ = jvm_run_with_a_diagnostic_flag
     assert "AES-128-CBC" in done.stdout
     assert "intrinsics on" in done.stdout and "intrinsics off" in done.stdout
     assert "-UseAESIntrinsics" in done.stdout  # the flags read back, as HotSpot writes them
@@ -149,7 +163,7 @@ def test_table_output_lists_every_configuration_with_its_state(quick):
 
 
 def test_csv_output_is_the_dataframe(quick):
-    done = run_cli("compare", *quick, "--engine", "pyca", "--format", "csv")
+    done = run_cli("compare", *quick, *ONE_FORK, "--engine", "pyca", "--format", "csv")
     assert done.returncode == 0, done.stderr
     header = done.stdout.splitlines()[0].split(",")
     assert {"engine", "setting", "ns_per_op", "mb_per_s", "verified_state"} <= set(header)
@@ -165,9 +179,9 @@ def test_two_jdks_side_by_side(quick):
     assert sum(r["label"].startswith("intrinsics speedup") for r in data["ratios"]) == 2
 
 
-def test_diagnostic_flag_gets_the_unlock_and_is_read_back(quick):
-    done, data = run_json("compare", *quick, *ONE_FORK, "--engine", "jvm", "--jvm-arg=-XX:-UseAESCTRIntrinsics")
-    assert done.returncode == 0, done.stderr
+def test_diagnostic_flag_gets_the_unlock_and_is_read_back(jvm_run_with_a_diagnostic_flag):
+    _, data, _ = jvm_run_with_a_diagnostic_flag
+    assert len(data["results"]) == 2
     for row in data["results"]:
         assert "UseAESCTRIntrinsics=false" in row["verified_state"]
         assert row["as_requested"]
@@ -187,7 +201,7 @@ def test_a_flag_the_jvm_overrides_is_reported_not_hidden(quick):
 def test_python_api_returns_a_dataframe():
     import jvmbridge
 
-    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engine="jvm", shape="message")
+    frame = jvmbridge.compare("1e5", rounds=2, max_forks=2, engine="jvm", shape="message", interleave=False)
     assert list(frame.setting) == ["intrinsics on", "intrinsics off"]
     assert frame.attrs["metadata"]["workload"]["iterations"] == 100_000
     assert list(frame.iterations) == [100_000] * 2  # the run's work: exactly, shared among the 2 forks
@@ -254,9 +268,10 @@ def test_openssl_arguments_reach_openssl_speed():
 
 
 def test_message_and_stream_shapes_side_by_side():
+    # One JVM per setting measures both shapes (--shared-jvm); a JVM for each is test_interleaved's default run.
     done, data = run_json("compare", "--no-interleave", "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
-                          "--shape", "message", "--shape", "stream", "--iterations", "1e5", "--rounds", "1",
-                          "--forks", "1", "--max-forks", "1", "--quiet")
+                          "--shape", "message", "--shape", "stream", "--shared-jvm", "--round-time", "0.05",
+                          "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     shapes = {(r["engine"], r["setting"], r["shape"]) for r in data["results"]}
     for engine, on in (("JVM", "intrinsics on"), ("OpenSSL via pyca (Python loop)", "AES-NI on")):
@@ -269,9 +284,11 @@ def test_message_and_stream_shapes_side_by_side():
 
 
 def test_ciphers_by_openssl_names_run_identically_on_both_sides():
-    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-gcm", "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb",
+    # One JVM per setting measures the three ciphers (--shared-jvm): each is its own part, its bytes checked.
+    done, data = run_json("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-gcm",
+                          "--cipher", "aes-256-ctr", "--cipher", "aes-192-cfb", "--shared-jvm",
                           "--engine", "jvm", "--engine", "pyca", "--engine", "openssl-cli",
-                          "--iterations", "1e5", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
+                          "--round-time", "0.05", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
     assert done.returncode == 0, done.stderr
     ciphers = {r["cipher"] for r in data["results"]}
     assert ciphers == {"aes-128-gcm", "aes-256-ctr", "aes-192-cfb"}
@@ -308,8 +325,11 @@ def test_ratio_labels_name_the_shape_only_when_several_were_asked_for(report):
 
 
 def test_decryption_beside_encryption_and_what_cannot_be_measured():
-    done, data = run_json("compare", "--no-interleave", "--cipher", "aes-128-gcm", "--direction", "encrypt", "--direction", "decrypt",
-                          "--shape", "message", "--shape", "stream", "--engine", "jvm", "--engine", "openssl-cli",
+    # One JVM per setting measures every direction and shape (--shared-jvm): the part that cannot run
+    # fails alone, the others in that JVM still measured.
+    done, data = run_json("compare", "--no-interleave", "--cipher", "aes-128-gcm", "--direction", "encrypt",
+                          "--direction", "decrypt", "--shape", "message", "--shape", "stream", "--shared-jvm",
+                          "--engine", "jvm", "--engine", "openssl-cli",
                           "--iterations", "1e5", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet")
     # The JCE holds a GCM decryption stream until doFinal: that row fails, saying why; the rest run.
     assert done.returncode == 1
@@ -319,6 +339,9 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
     assert all(c.endswith(", decrypt, stream") and c.startswith("JVM ") for c in failed)
     decrypting = [r for r in data["results"] if r["direction"] == "decrypt"]
     assert {(r["engine"], r["shape"]) for r in decrypting} == {("JVM", "message"), ("OpenSSL speed (C loop)", "stream")}
+    encrypting = [r for r in data["results"] if r["direction"] == "encrypt"]
+    assert {(r["engine"], r["shape"]) for r in encrypting} == {("JVM", "message"), ("JVM", "stream"),
+                                                              ("OpenSSL speed (C loop)", "stream")}
     assert all("-decrypt -evp aes-128-gcm" in r["details"]["command"] for r in decrypting if r["engine"].startswith("OpenSSL"))
 
 
@@ -409,18 +432,14 @@ def test_openssl_speed_aead_is_a_further_per_message_reference_for_gcm(quick):
     assert any(r["label"].startswith("AES-NI speedup, openssl speed -aead") for r in data["ratios"])
 
 
-def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_once(tmp_path, quick):
-    # Each would change every measured JVM: the heap and, worse, the intrinsic itself.
-    env = {**os.environ, "JAVA_TOOL_OPTIONS": "-XX:+UnlockDiagnosticVMOptions -XX:-UseAESIntrinsics",
-           "_JAVA_OPTIONS": "-Xmx64m"}
-    done = run_cli("compare", "--engine", "jvm", *quick, *ONE_FORK, "--output", str(tmp_path / "run.jsonl"), env=env)
-    assert done.returncode == 0, done.stderr
+def test_jvm_options_in_the_environment_are_left_out_of_measured_jvms_and_said_once(jvm_run_with_a_diagnostic_flag):
+    done, _, saved = jvm_run_with_a_diagnostic_flag
     said = [line for line in done.stdout.splitlines() if "left out of every measured JVM" in line]
     assert said == ["Env      left out of every measured JVM: JAVA_TOOL_OPTIONS _JAVA_OPTIONS (give such options "
                     "with --jvm-arg to measure with them)"]
     assert "Picked up" not in done.stderr + done.stdout  # the JVM never saw them
     assert "+UseAESIntrinsics" in done.stdout  # the intrinsics row ran as asked, not as the shell said
-    run = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[0])
+    run = json.loads(saved.read_text().splitlines()[0])
     assert run["metadata"]["environment_left_out"] == ["JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"]  # never their values
 
 
