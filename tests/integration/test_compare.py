@@ -237,7 +237,7 @@ def test_a_missing_provider_fails_alone(quick):
 @pytest.mark.serial  # MB/s at two sizes compared
 def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     done, data = run_json("compare", "--engine", "jvm", "--engine", "openssl-cli", "--message-size", "16,1024",
-                          "--iterations", "1e5", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                          "--iterations", "1e5", "--rounds", "2", "--forks", "1", "--max-forks", "1", "--quiet",
                           "--shared-jvm", "--no-interleave", "--shape", "message")
     assert done.returncode == 0, done.stderr
     assert data["metadata"]["workload"]["sizes"] == [16, 1024]
@@ -245,7 +245,7 @@ def test_a_size_sweep_in_one_run_with_a_shared_jvm():
     by_size = {}
     for row in data["results"]:
         if row["engine"] == "JVM":  # --iterations: exactly that many messages, as AESNITester
-            assert (row["iterations"], row["rounds"]) == (100_000, 3)
+            assert (row["iterations"], row["rounds"]) == (100_000, 2)
         by_size.setdefault(row["message_bytes"], []).append(row["setting"])
         assert row["ciphertext_ok"] in (True, None)
     assert by_size == {16: ["intrinsics on", "intrinsics off", "AES-NI on", "AES-NI off"],
