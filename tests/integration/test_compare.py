@@ -423,7 +423,7 @@ def test_aesnitester_runs_only_what_aesnitester_ran():
 
 def test_openssl_speed_aead_is_a_further_per_message_reference_for_gcm(quick):
     done, data = run_json("compare", "--cipher", "aes-128-gcm", "--cipher", "aes-128-cbc", "--engine", "openssl-aead",
-                          "--sizes", "64", *quick)
+                          "--sizes", "64", *quick, *ONE_FORK)
     assert done.returncode == 0, done.stderr
     on, off = data["results"]  # GCM encryption only: CBC gets no -aead rows
     assert (on["cipher"], on["shape"], on["accelerated"], off["accelerated"]) == ("aes-128-gcm", "message", True, False)
