@@ -400,7 +400,7 @@ def test_settings_in_turns_run_forks_until_their_ratio_is_narrow_enough_or_out_o
 
 @pytest.mark.serial  # two figures compared
 def test_aesnitester_figure_stands_beside_the_steady_state_one():
-    done, data = run_json("compare", "--engine", "jvm", "--engine", "aesnitester", "--key-bits", "128",
+    done, data = run_json("compare", "--engine", "jvm", "--engine", "aesnitester", "--key-bits", "128", "--no-interleave",
                           "--iterations", "2e6", "--forks", "2", "--rounds", "2", "--quiet", "--shape", "message")
     assert done.returncode == 0, done.stderr
     steady = {r["setting"]: r for r in data["results"] if r["engine"] == "JVM"}
