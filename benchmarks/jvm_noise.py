@@ -50,7 +50,7 @@ QUICK_ARMS = ("jvm-1s-5%", "c-message", "openssl")
 def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, options: tuple[str, ...]) -> dict:
     import jpype
 
-    from jvmbridge.forks.measure import round_counts, warm_up
+    from jvmbridge.forks.measure import warm_up
     from jvmbridge.harness import harness_jar
 
     jpype.startJVM(*options, classpath=[str(harness_jar())], convertStrings=False)
@@ -72,7 +72,8 @@ def jvm_fork(timing: dict, min_seconds: float, tolerance: float, shape: str, opt
     warmup = warm_up(lambda n: int(loop(n)), min(min_seconds, max_seconds), max_seconds,
                      lambda: int(compiler.getTotalCompilationTime()), tolerance)
     per_op, cpu_over_wall, gc, jit, counted = [], [], 0, 0, gc_count()
-    for n in round_counts(None, timing["rounds"], timing["round_seconds"], warmup.ns_per_op):
+    per_round = max(1, int(timing["round_seconds"] * 1e9 / max(warmup.ns_per_op, 1e-3)))  # a round's time at warm-up speed
+    for n in [per_round] * timing["rounds"]:
         cpu0, gc0, jit0 = threads.getCurrentThreadCpuTime(), gc_ms(), compiler.getTotalCompilationTime()
         ns = int(loop(n))
         cpu_over_wall.append((threads.getCurrentThreadCpuTime() - cpu0) / ns)

@@ -31,7 +31,7 @@ QUICK_TIMING = {"warmup": (0.1, 0.5), "rounds": (2, 0.01)}
 def fork(timing: dict, arm: str, size: int, other: int) -> float:
     import jpype
 
-    from jvmbridge.forks.measure import round_counts, warm_up
+    from jvmbridge.forks.measure import warm_up
     from jvmbridge.harness import harness_jar
 
     jar = str(harness_jar())
@@ -48,7 +48,9 @@ def fork(timing: dict, arm: str, size: int, other: int) -> float:
             return int(harness.run(n))
 
         warmup = warm_up(run, *timing["warmup"], lambda: int(compiler.getTotalCompilationTime()))
-        return statistics.median(run(n) / n for n in round_counts(None, *timing["rounds"], warmup.ns_per_op))
+        rounds, seconds = timing["rounds"]
+        per_round = max(1, int(seconds * 1e9 / max(warmup.ns_per_op, 1e-3)))  # a round's time at warm-up speed
+        return statistics.median(run(per_round) / per_round for _ in range(rounds))
 
     if arm != "alone":
         median_ns(shared, other)
