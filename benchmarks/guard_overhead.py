@@ -38,7 +38,8 @@ from jvmbridge.stats.summary import half_width
 GUARDS_THREADS = ("jvmbridge-guard", "JFR ")  # comm is cut at 15 characters: both guard threads read "jvmbridge-guard"
 # Quick mode, whatever else is given: one pair of 13 s runs, the guard proving CBC alone after 1 s on
 # a whole core (it answered about 6.5 s into a run on this busy 2-vCPU machine, before the 10 s due).
-QUICK = {"pairs": 1, "delay": 1, "seconds": 13, "modes": "cbc", "share": 1.0, "warm_up": 0, "after_at_least": 3}
+# Quick: seconds enough that a JVM slow to start under load still prints rates after the guard answers.
+QUICK = {"pairs": 1, "delay": 1, "seconds": 20, "modes": "cbc", "share": 1.0, "warm_up": 0, "after_at_least": 6}
 
 
 def cpu_ticks(pid: int) -> tuple[int, int]:
@@ -113,6 +114,9 @@ class Pair:
         before = slice(args.warm_up, args.delay)
         window = slice(args.delay, int(self.settled))
         after = slice(start, len(g) - 1)
+        if not g[after] or not p[after]:
+            raise SystemExit(f"the guard answered {self.settled:.0f} s in: no second of the run was left after it "
+                             "(a longer --seconds or a shorter --after-at-least)")
         self.window_cost = _ratio(g, p, before, window)
         self.after_cost = _ratio(g, p, before, after)
         self.g_before, self.g_after = statistics.median(g[before]), statistics.median(g[after])
