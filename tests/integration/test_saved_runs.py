@@ -217,14 +217,14 @@ def test_ctrl_c_keeps_finished_rows_on_screen_and_in_the_file(tmp_path):
 
 
 def interrupt_compare(path, scratch, *args) -> tuple[str, str]:
-    """Ctrl-C a real compare once its second JVM worker has started, its first fork's first one
-    done; its stdout and stderr."""
+    """Ctrl-C a real compare once its third JVM worker has started: in turns, the first fork's two
+    ran one after the other, so that fork is done and the second is under way; its stdout and stderr."""
     scratch.mkdir()
     process = subprocess.Popen([sys.executable, "-m", "jvmbridge", "compare", *args, "--output", str(path)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TMPDIR": str(scratch)})
     deadline, seen = time.time() + 120, set()
-    while time.time() < deadline and len(seen) < 2:
+    while time.time() < deadline and len(seen) < 3:
         listed = subprocess.run(["pgrep", "-P", str(process.pid), "-f", "jvmbridge.jvm.worker"],
                                 capture_output=True, text=True).stdout.split()
         seen.update(listed)
@@ -373,12 +373,11 @@ def test_a_fork_that_dies_after_one_finished_keeps_the_finished_one(planted_jar,
 
 
 def test_a_jvm_that_hangs_at_one_size_is_stopped_with_its_threads_and_the_rest_measured(planted_jar, tmp_path):
-    # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns, in the JVM that measured 16
-    # bytes first (--shared-jvm): what it finished is kept, and its hang is seen within the deadline of a
-    # part of a JVM already up (a JVM of its own would add its start's 20 s to the wait).
+    # -Dplanted.blockAt=77: the provider's doFinal of 77 bytes never returns; each size in a JVM of its
+    # own, in turns: the hung one is stopped at its deadline, the other measured.
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.blockAt=77", "--sizes", "16,77",
-                   "--shared-jvm", "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
+                   "--round-time", "0.1", "--rounds", "3", "--forks", "1", "--max-forks", "1", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"),
                    env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}, timeout=300)
     assert done.returncode == 1, done.stderr

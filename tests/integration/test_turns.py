@@ -31,7 +31,8 @@ def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pair
         assert ratio["interleaved"] and 2 <= ratio["paired_turns"] <= 3
         assert ratio["low"] <= ratio["times"] <= ratio["high"]
     c_on, speed_on = rows[0], rows[2]
-    assert c_on["rounds"] == 2 * 3  # --rounds slices a fork
+    # --rounds slices a fork; a disturbed slice is timed again, up to as many again (conduct._turn).
+    assert 2 * 3 <= c_on["rounds"] <= 2 * 2 * 3 and (c_on["rounds"] == 2 * 3 or c_on["disturbed_rounds"] > 0)
     assert speed_on["rounds"] == 3  # `openssl speed` on its own: a whole run a fork
 
 
