@@ -80,10 +80,10 @@ def environment(add: Mapping[str, str] | None = None, inherit: Sequence[str] = (
     if os.geteuid() == 0:
         # A folder kept is handed on as the real path checked, never as the name (a link) that led there.
         if "HOME" in env:
-            env["HOME"] = os.path.realpath(env["HOME"]) if _root_alone_changes(env["HOME"]) else _root_home()
+            env["HOME"] = _root_alone_folder(env["HOME"]) or _root_home()
         if "TMPDIR" in env:
-            if _root_alone_changes(env["TMPDIR"], sticky_ok=True):
-                env["TMPDIR"] = os.path.realpath(env["TMPDIR"])
+            if scratch := _root_alone_folder(env["TMPDIR"], sticky_ok=True):
+                env["TMPDIR"] = scratch
             else:
                 del env["TMPDIR"]
     env.update(add or {})
@@ -100,8 +100,8 @@ def settle_scratch_folder() -> None:
         return
     named = [os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")]
     candidates = [folder for folder in named if folder] + ["/tmp", "/var/tmp", _root_home()]
-    tempfile.tempdir = next((str(Path(folder).resolve()) for folder in candidates[:-1]
-                             if _root_alone_changes(folder, sticky_ok=True)), candidates[-1])
+    tempfile.tempdir = next(filter(None, (_root_alone_folder(folder, sticky_ok=True) for folder in candidates[:-1])),
+                            candidates[-1])
 
 
 def _root_home() -> str:
@@ -124,7 +124,7 @@ def search_path() -> list[str]:
     the current folder) and, run as root, only those that root alone can change."""
     folders = [folder for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(folder)]
     if os.geteuid() == 0:
-        folders = [folder for folder in folders if _root_alone_changes(folder)]
+        folders = [folder for folder in folders if _root_alone_folder(folder) is not None]
     return list(dict.fromkeys(folders))
 
 
@@ -161,18 +161,19 @@ def _checked(command: Sequence[str], options: Mapping[str, Any]) -> list[str]:
     return [os.fspath(word) for word in command]
 
 
-def _root_alone_changes(folder: str, sticky_ok: bool = False) -> bool:
-    """Whether no user but root can change the folder ``folder`` (its real path, and the folders
-    above it); with ``sticky_ok``, a root-owned sticky folder (/tmp) too, where others may add
-    entries but not replace root's."""
+def _root_alone_folder(folder: str, sticky_ok: bool = False) -> str | None:
+    """The real path of ``folder``, resolved once, where no user but root can change that folder and
+    those above it (with ``sticky_ok``, a root-owned sticky folder such as /tmp too, where others may
+    add entries but not replace root's); None where another can. The caller uses that path, not
+    ``folder``, whose links could lead elsewhere by then."""
     real = Path(os.path.realpath(folder))
     try:
         found = os.stat(real)
     except OSError:
-        return False
+        return None
     if not stat.S_ISDIR(found.st_mode):
-        return False
+        return None
     if changeable_by_others(real) is None:
-        return True
-    return (sticky_ok and found.st_uid == 0 and bool(found.st_mode & stat.S_ISVTX)
-            and changeable_by_others(real.parent) is None)
+        return str(real)
+    sticky = found.st_uid == 0 and bool(found.st_mode & stat.S_ISVTX)
+    return str(real) if sticky_ok and sticky and changeable_by_others(real.parent) is None else None

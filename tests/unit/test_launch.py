@@ -123,7 +123,6 @@ def test_run_as_root_a_childs_path_holds_only_folders_root_alone_can_change(fold
     assert environment()["TMPDIR"] == "/tmp"
 
 
-
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root's children get the checked path")
 def test_a_tmpdir_or_home_kept_for_a_child_is_the_real_path_checked_not_the_link_named(tmp_path, monkeypatch):
     # A child handed the link's name would follow it again, wherever it points by then.
