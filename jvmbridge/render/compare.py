@@ -180,7 +180,7 @@ def _circumstances(meta: dict) -> list[str]:
     if meta.get("work_seconds"):  # --iterations: the work asked, against the time the run took
         work, run = meta["work_seconds"], (meta.get("load") or {}).get("seconds")
         lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: {work:.1f} s"
-                     + (f"; the run took {run:.0f} s ({run / work:.1f}x)" if run else ""))
+                     + (f"; the run took {run:.0f} s ({run / work:.2f}x)" if run else ""))
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         # Names alone: runs saved before they were recorded alone hold their values too (a dict).
         lines.append("Env      left out of every measured JVM: " + " ".join(map(str, meta["environment_left_out"]))
