@@ -384,6 +384,9 @@ class FakeWorker:
         ns = self.engine.slice_ns(self.workloads[part], self.on, self.fork, self.draw) * self.levels[part]
         return {"iterations": iterations, "ns": iterations * ns, "wait_ns": 0}
 
+    def evidence(self, part: int) -> dict:
+        return {}
+
     def finish(self) -> list[dict]:
         return [{} for _ in self.workloads]
 

@@ -52,6 +52,7 @@ class Worker(Protocol):
     def aside(self) -> None: ...
     def warm(self, part: int, min_seconds: float, max_seconds: float) -> dict: ...
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict: ...
+    def evidence(self, part: int) -> dict: ...
     def finish(self) -> list[dict]: ...
     def ended(self) -> ChildOutcome: ...
     def stop(self) -> None: ...
@@ -401,27 +402,51 @@ class _Run:
         planned, so_far = self.forks_planned(wanted), self.ratios()
         order = self.live()
         random.Random(f"{fork.number}/turns").shuffle(order)  # seeded: a run's order can be told again
+        turns = iter(range(1, len(order) + 1))
+
+        def turned() -> None:
+            done = next(turns)
+            self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=done,
+                                 cycles=len(order), elapsed=self.elapsed(), ratios=so_far,
+                                 seconds_left=self.seconds_left(started, done / len(order), planned)))
+
         for key in dict.fromkeys(c.worker for c in order):
-            errors: dict[str, WorkerError] = {}
-            handles = self._start(errors, [key])
-            self._fail_all(errors)
-            try:
-                self._fail_all(_set_up(handles, fork.identity))
-                for done, c in enumerate(c for c in order if c.worker == key and key in fork.identity):
-                    with self._failing(key, c.label):
-                        if c.label not in self.failures:
-                            self._turn(fork, c, handles[key])
-                    self.progress(Status(fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=done + 1,
-                                         cycles=len(order), elapsed=self.elapsed(), ratios=so_far,
-                                         seconds_left=self.seconds_left(started, (done + 1) / len(order), planned)))
-                self._finish(fork, handles)
-            finally:
-                for handle in handles.values():
-                    handle.stop()
-                    fork.ended[key] = handle.ended()
+            waiting = [c for c in order if c.worker == key]
+            while waiting:  # a worker that died in one configuration's turn: a fresh one for the rest
+                waiting = self._worker_turns(fork, key, waiting, turned)
         fork.seconds = time.monotonic() - started
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
+
+    def _worker_turns(self, fork: Fork, key: str, waiting: list[Configuration],
+                      turned: Callable[[], None]) -> list[Configuration]:
+        """The turns of ``waiting`` (configurations of worker ``key``) in one process of it; where it
+        dies in a turn, that configuration fails, the turns before keep their slices and evidence,
+        and the configurations after are returned, for a process of their own."""
+        errors: dict[str, WorkerError] = {}
+        said: dict[str, dict] = {}  # what this process says of itself (a fresh one, again)
+        handles = self._start(errors, [key])
+        try:
+            errors.update(_set_up(handles, said))
+            fork.identity.update(said)
+            for c in waiting if key in errors else ():  # one that cannot start fails what it was to run
+                self._fail(c.label, errors[key])
+            for at, c in enumerate(waiting):
+                try:
+                    if key in said and c.label not in self.failures:
+                        self._turn(fork, c, handles[key])
+                except PartFailed as e:
+                    self._fail(c.label, e)
+                except WorkerError as e:
+                    self._fail(c.label, e)
+                    return waiting[at + 1:]
+                finally:
+                    turned()
+        finally:
+            for handle in handles.values():
+                handle.stop()  # each turn took its evidence: nothing is left to finish
+                fork.ended[key] = handle.ended()
+        return []
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
         """One configuration's turn in a fork: warmed up, then its slices back to back, and as many
@@ -439,6 +464,7 @@ class _Run:
                 break
             count = counts[min(at, len(counts) - 1)]
             slices.append(worker.slice(c.part, count, count * fork.warmups[c.label]["ns_per_op"] / 1e9))
+        fork.evidence[c.label] = worker.evidence(c.part)  # now: a later turn's hang cannot take it
 
     def _handles(self, fork: Fork) -> dict[str, Worker]:
         """The fork's workers: started during the fork before (their identity and warm-ups go to

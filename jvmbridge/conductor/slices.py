@@ -93,6 +93,9 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
             if command["do"] == "finish":
                 reply({"evidence": [loop.evidence() for loop in loops]})
                 break
+            if command["do"] == "evidence":  # one part's, at the end of its turn (conduct._turn)
+                reply({"evidence": loops[command["part"]].evidence()})
+                continue
             if command["do"] == "aside":
                 cpus.set_aside(True)
                 reply({"aside": True})
@@ -217,6 +220,11 @@ class WorkerProcess:
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
         self.send({"do": "slice", "part": part, "iterations": iterations})
         return self._reply(10 * expected_seconds + GRACE_SECONDS)["slice"]
+
+    def evidence(self, part: int) -> dict:
+        """What ``part``'s loop computed so far (the bytes checked against OpenSSL)."""
+        self.send({"do": "evidence", "part": part})
+        return self._reply(GRACE_SECONDS)["evidence"]
 
     def finish(self) -> list[dict]:
         """Each part's evidence; the process then exits."""

@@ -324,13 +324,15 @@ def test_report_columns_by_thread_count_show_the_scaling(tmp_path):
 
 
 def test_a_jvm_that_dies_on_one_size_keeps_the_sizes_it_measured(planted_jar, tmp_path):
-    # One JVM measures both sizes per fork; -Dplanted.crashAt=77 kills it as it starts on 77 bytes.
+    # -Dplanted.crashAt=77 kills the JVM of 77 bytes as it starts (a worker computes its sizes' reference
+    # ciphertexts when it starts, so a JVM shared with 16 bytes, --shared-jvm, would take 16 down too).
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--cipher", "aes-128-ctr", "--engine", "jvm", "--provider", "planted.PlantedProvider",
                    "--classpath", str(planted_jar), "--trust-jvm-arg", "--jvm-arg=-Dplanted.crashAt=77", "--sizes", "16,77",
                    "--round-time", "0.1", "--rounds", "3", "--forks", "2", "--max-forks", "2", "--quiet",
                    "--format", "json", "--output", str(tmp_path / "run.jsonl"))
     assert done.returncode == 1
     result = json.loads(done.stdout)
+    assert len(result["results"]) == 1, done.stderr
     (row,) = result["results"]
     assert row["message_bytes"] == 16 and row["forks"] == 2  # whether it ran before or after 77 in a fork
     assert not [n for n in row["notes"] if n["kind"] == "fork-failed"]

@@ -85,6 +85,9 @@ class FakeWorker:
             raise WorkerError("the fake JVM crashed")
         return self.host.spend(self.ns[part], iterations)
 
+    def evidence(self, part: int) -> dict:
+        return {}
+
     def finish(self) -> list[dict]:
         return [{} for _ in self.ns]
 
@@ -335,6 +338,39 @@ def test_in_turns_each_worker_runs_alone_warmed_up_then_its_slices_back_to_back_
     orders = {tuple(labels[w] for w in started[n:n + len(TRUE_NS)]) for n in range(0, len(started), len(TRUE_NS))}
     assert len(orders) > 1  # each fork's order its own
     assert all(len(fork.slices[label]) == 4 for fork in forks for label in TRUE_NS)
+
+
+class DiesInATurn(FakeWorker):
+    """A worker of several configurations whose process dies (hangs, crashes) timing part ``dies``."""
+
+    def __init__(self, started: list[int], dies: int, *args):
+        super().__init__(*args)
+        self.dies, self.id = dies, len(started)
+        started.append(self.id)
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        if part == self.dies:
+            raise WorkerError("the fake JVM hung")
+        return super().slice(part, iterations, expected_seconds)
+
+    def evidence(self, part: int) -> dict:
+        return {"part": part, "process": self.id}
+
+
+@pytest.mark.parametrize("dies", [0, 1, 2])
+def test_in_turns_a_worker_that_dies_in_one_turn_fails_that_configuration_alone(dies):
+    """The turns before keep their slices and evidence; those after run in a process of their own."""
+    labels, started, host = ["jvm on", "jvm off", "c on"], [], Host(random.Random(6))
+    workers = {"shared": WorkerSpec(lambda: DiesInATurn(started, dies, host, labels), 0.5, 15.0)}
+    configurations = [Configuration(label, "shared", part) for part, label in enumerate(labels)]
+    conducted = conduct(workers, configurations, ASKED, Pace(min_forks=1, max_forks=1, cycles=2, turns=True))
+    assert list(conducted.failures) == [labels[dies]] and str(conducted.failures[labels[dies]]) == "the fake JVM hung"
+    (fork,) = conducted.forks
+    kept = [label for label in labels if label != labels[dies]]
+    assert sorted(fork.slices) == sorted(kept) and all(len(fork.slices[label]) == 2 for label in kept)
+    assert [fork.evidence[label]["part"] for label in kept] == [labels.index(label) for label in kept]
+    after = {fork.evidence[label]["process"] for label in kept} - {0}  # run after the death: the second process
+    assert len(started) == 1 + bool(after) and after <= {1}
 
 
 class FirstSlicesWaited(FakeWorker):
