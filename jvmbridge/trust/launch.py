@@ -121,10 +121,11 @@ def environment_left_out() -> list[str]:
 
 def search_path() -> list[str]:
     """The folders a child may find programs in by name: PATH's absolute ones (an empty entry is
-    the current folder) and, run as root, only those that root alone can change."""
+    the current folder) and, run as root, only those that root alone can change, each as the real
+    path checked (a link on the way to it, another user's, could lead elsewhere by the time a child looks)."""
     folders = [folder for folder in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(folder)]
     if os.geteuid() == 0:
-        folders = [folder for folder in folders if _root_alone_folder(folder) is not None]
+        folders = [real for folder in folders if (real := _root_alone_folder(folder)) is not None]
     return list(dict.fromkeys(folders))
 
 

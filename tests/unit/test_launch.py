@@ -124,13 +124,15 @@ def test_run_as_root_a_childs_path_holds_only_folders_root_alone_can_change(fold
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: only root's children get the checked path")
-def test_a_tmpdir_or_home_kept_for_a_child_is_the_real_path_checked_not_the_link_named(tmp_path, monkeypatch):
-    # A child handed the link's name would follow it again, wherever it points by then.
+def test_a_folder_kept_for_a_child_is_the_real_path_checked_not_the_link_named(tmp_path, monkeypatch):
+    # A child handed the link's name would follow it again, wherever it points by then: TMPDIR, HOME and PATH's.
     real = tmp_path / "real"
     real.mkdir(mode=0o700)
     link = tmp_path / "link"
     link.symlink_to(real)
     monkeypatch.setenv("TMPDIR", str(link))
     monkeypatch.setenv("HOME", str(link))
+    monkeypatch.setenv("PATH", os.pathsep.join([str(link), "/usr/bin"]))
     env = environment()
     assert env["TMPDIR"] == str(real) and env["HOME"] == str(real)
+    assert search_path() == [str(real), "/usr/bin"] and env["PATH"] == f"{real}:/usr/bin"
