@@ -86,14 +86,22 @@ def align(rows: list[list[str]], right_from: int | None = None, width: int | Non
     one line, and every line fits (where the column keeps WRAP_LEAST characters)."""
     rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    column = widths.index(max(widths))
-    room = None if width is None else width - (sum(widths) - widths[column]) - 2 * (len(widths) - 1)
-    if room is not None and WRAP_LEAST <= room < widths[column]:
-        rows = [line for row in rows for line in _wrapped(row, column, room)]
-        widths[column] = room
+    if width is not None:
+        rows, widths = _widest_wrapped(rows, widths, width)
     right_from = len(widths) if right_from is None else right_from
     return ["  ".join(cell.rjust(w) if i >= right_from else cell.ljust(w)
                       for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+
+
+def _widest_wrapped(rows: list[list[str]], widths: list[int], width: int) -> tuple[list[list[str]], list[int]]:
+    """``rows`` and their columns' ``widths`` with the widest column wrapped so that every line fits
+    ``width``; as they are where it fits already, or the column would keep less than WRAP_LEAST."""
+    column = widths.index(max(widths))
+    room = width - (sum(widths) - widths[column]) - 2 * (len(widths) - 1)
+    if not WRAP_LEAST <= room < widths[column]:
+        return rows, widths
+    return ([line for row in rows for line in _wrapped(row, column, room)],
+            [*widths[:column], room, *widths[column + 1:]])
 
 
 def fitted(rows: list[list[str]], width: int | None, expendable: list[str],
@@ -109,11 +117,15 @@ def fitted(rows: list[list[str]], width: int | None, expendable: list[str],
         candidates = [name for name in expendable if name in rows[0] and name not in left_out]
         if not candidates:
             return lines, left_out
-        column = rows[0].index(candidates[0])
         left_out.append(candidates[0])
-        rows = [row[:column] + row[column + 1:] for row in rows]
-        if right_from is not None and column < right_from:
-            right_from -= 1
+        rows, right_from = _without_column(rows, rows[0].index(candidates[0]), right_from)
+
+
+def _without_column(rows: list[list[str]], column: int, right_from: int | None) -> tuple[list[list[str]], int | None]:
+    """``rows`` without their cell ``column``, and ``right_from`` where it then falls."""
+    if right_from is not None and column < right_from:
+        right_from -= 1
+    return [row[:column] + row[column + 1:] for row in rows], right_from
 
 
 # What Markdown reads inside a table cell as more than text: a link or an image (`[`, `](`, `![`),
