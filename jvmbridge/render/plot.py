@@ -122,13 +122,7 @@ def _draw_throughput(axis, frame: pd.DataFrame, colours: dict) -> None:
     sizes = sorted(newest.message_bytes.unique())
     axis.set_title("Throughput" + (" (the newest run of each)" if frame.run.nunique() > 1 else ""))
     if len(sizes) == 1:
-        ordered = newest.sort_values(["colour_key", "accelerated"], ascending=[True, False],
-                                     key=lambda c: c.map(list(colours).index) if c.name == "colour_key" else c)
-        labels = [_wrapped(f"{r.colour_key}, {r.setting}") for r in ordered.itertuples()]
-        low, high = _mb_per_s_interval(ordered)
-        _bars(axis, list(ordered.mb_per_s), low, high, labels,
-              [colours[r.colour_key] for r in ordered.itertuples()], [not r.accelerated for r in ordered.itertuples()])
-        axis.set_xlabel(f"MB/s (10^6 B/s of plaintext) at {sizes[0]} B; bars: 95% interval over forks")
+        _draw_throughput_bars(axis, newest, colours, sizes[0])
         return
     limit = AXIS_SPAN * newest.mb_per_s.max()
     for (key, _), group in newest.groupby(["colour_key", "setting"], sort=False):
@@ -147,6 +141,17 @@ def _draw_throughput(axis, frame: pd.DataFrame, colours: dict) -> None:
     axis.set_xlabel("message size (bytes, log scale)")
     axis.set_ylabel("MB/s (10^6 B/s of plaintext); bars: 95% interval over forks")
     axis.grid(True, which="both", alpha=0.3)
+
+
+def _draw_throughput_bars(axis, newest: pd.DataFrame, colours: dict, size: int) -> None:
+    """Throughput at one size: bars, not a log axis of one point."""
+    ordered = newest.sort_values(["colour_key", "accelerated"], ascending=[True, False],
+                                 key=lambda c: c.map(list(colours).index) if c.name == "colour_key" else c)
+    labels = [_wrapped(f"{r.colour_key}, {r.setting}") for r in ordered.itertuples()]
+    low, high = _mb_per_s_interval(ordered)
+    _bars(axis, list(ordered.mb_per_s), low, high, labels,
+          [colours[r.colour_key] for r in ordered.itertuples()], [not r.accelerated for r in ordered.itertuples()])
+    axis.set_xlabel(f"MB/s (10^6 B/s of plaintext) at {size} B; bars: 95% interval over forks")
 
 
 def _draw_speedups(axis, speedups: list[dict], colours: dict) -> None:
@@ -193,8 +198,7 @@ def _bars(axis, values: list[float], below: list[float], above: list[float], lab
     positions = list(range(len(values)))[::-1]
     axis.barh(positions, values, color=colours, hatch=[_OFF_HATCH if o else "" for o in off], edgecolor="black",
               linewidth=0.4)
-    # Every figure 0 (0-byte messages carry no MB/s): an axis to 1 rather than a singular one.
-    limit = AXIS_SPAN * max([v for v in values if math.isfinite(v)] + [reference or 0]) or 1.0
+    limit = _axis_limit(values, reference)
     for y, value, low, high in zip(positions, values, below, above):
         top = value + high if math.isfinite(high) else math.inf
         axis.plot([max(value - low, 0), min(top, limit)], [y, y], color="black", linewidth=1)
@@ -205,6 +209,12 @@ def _bars(axis, values: list[float], below: list[float], above: list[float], lab
     axis.set_ylim(-0.6, len(values) - 0.4)
     if reference is not None:
         axis.axvline(reference, color="grey", linewidth=0.8)
+
+
+def _axis_limit(values: list[float], reference: float | None) -> float:
+    """AXIS_SPAN past the largest finite figure (or the reference line)."""
+    # Every figure 0 (0-byte messages carry no MB/s): an axis to 1 rather than a singular one.
+    return AXIS_SPAN * max([v for v in values if math.isfinite(v)] + [reference or 0]) or 1.0
 
 
 def _speedups(frame: pd.DataFrame) -> list[dict]:
