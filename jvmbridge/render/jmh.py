@@ -41,15 +41,7 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
     # JMH's field is one count a fork: the rounds each was asked for (the fewest any ran); forks
     # that ran spare rounds in place of disturbed ones show them in rawData.
     per_fork = min(rounds_per_fork(row.round_fork, row.rounds, row.forks)) if row.forks else row.rounds
-    by_fork: list[list[float]] = [[] for _ in range(row.forks)]
-    for fork, ns in zip(row.round_fork, row.round_ns_per_op):
-        by_fork[fork].append(ns)
     jdk = jdk_of(row)
-    params = {"setting": row.setting, "cipher": row.cipher, "direction": row.direction,
-              "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {}), **extra}
-    options = " ".join(filter(None, (_detail(row, "jvm_args"), _detail(row, "openssl_args"))))
-    if options:  # the user's own options make a configuration of its own
-        params["options"] = options
     home = _detail(row, "java_home")
     return {
         "jmhVersion": f"none (jvmbridge {__version__}, JMH's result format)",
@@ -61,12 +53,29 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
         "measurementIterations": per_fork,
         "measurementTime": f"{round_seconds:g} s" if round_seconds and per_fork > 1 else "1 s",
         "measurementBatchSize": 1,
-        "params": {key: _param(value) for key, value in params.items()},
-        "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, by_fork),
+        "params": _params(row, jdk, extra),
+        "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, _rounds_by_fork(row)),
         # Rows saved before 0.3.0 have no fork summaries: their figure pooled every round.
         "secondaryMetrics": {SECONDARY: _metric(row.ns_per_op, _defined(row.ns_per_op_error), row.fork_ns_per_op,
                                                 [[ns] for ns in row.fork_ns_per_op])} if row.fork_ns_per_op else {},
     }
+
+
+def _rounds_by_fork(row) -> list[list[float]]:
+    by_fork: list[list[float]] = [[] for _ in range(row.forks)]
+    for fork, ns in zip(row.round_fork, row.round_ns_per_op):
+        by_fork[fork].append(ns)
+    return by_fork
+
+
+def _params(row, jdk: str | None, extra: dict[str, str]) -> dict[str, str]:
+    """What tells the row apart from the run's others, each value as JMH's tools split them (_param)."""
+    params = {"setting": row.setting, "cipher": row.cipher, "direction": row.direction,
+              "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {}), **extra}
+    options = " ".join(filter(None, (_detail(row, "jvm_args"), _detail(row, "openssl_args"))))
+    if options:  # the user's own options make a configuration of its own
+        params["options"] = options
+    return {key: _param(value) for key, value in params.items()}
 
 
 def _defined(value) -> float | None:

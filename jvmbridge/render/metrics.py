@@ -72,11 +72,7 @@ def check_metrics(document: dict) -> str:
     """A `check` document's metrics: its host, CPU, and per JDK and running JVM each mode's verdict."""
     families, host = _Families(), document["host"]
     families.build.set(1, host=host, version=document.get("jvmbridge_version", ""))
-    cpu = document["cpu"]
-    families.cpu.set(1, host=host, model=cpu["model"], emulation=cpu.get("emulation") or "")
-    for name, feature in cpu["features"].items():
-        if feature["present"] is not None:
-            families.feature.set(int(feature["present"]), host=host, feature=name)
+    _cpu(families, document["cpu"], host)
     if "checked_utc" in document:
         families.time.set(datetime.datetime.fromisoformat(document["checked_utc"]).timestamp(), host=host)
     if "duration_seconds" in document:  # schema 5 on
@@ -95,6 +91,13 @@ def check_metrics(document: dict) -> str:
         if "error" not in live and "guard" in live:  # documents before schema 4 did not read the guard
             _guard(families, live["guard"], target)
     return families.text()
+
+
+def _cpu(families: _Families, cpu: dict, host: str) -> None:
+    families.cpu.set(1, host=host, model=cpu["model"], emulation=cpu.get("emulation") or "")
+    for name, feature in cpu["features"].items():
+        if feature["present"] is not None:
+            families.feature.set(int(feature["present"]), host=host, feature=name)
 
 
 def _guard(families: _Families, states: list[dict], target: dict[str, str]) -> None:
