@@ -35,23 +35,39 @@ def wrapped_columns(cells: list[list[str]], width: int | None) -> list[str]:
     whole = align(cells)
     if width is None or max(map(len, whole)) <= width:
         return whole
+    lines: list[str] = []
+    for number, block in enumerate(_blocks(cells, _column_groups(cells[0]), width)):
+        lines += ([""] if number else []) + _columns(cells, block)
+    return lines
+
+
+def _columns(cells: list[list[str]], block: list[int]) -> list[str]:
+    """The configurations and the columns ``block`` names, aligned."""
+    return align([[row[0], *(row[i] for i in block)] for row in cells])
+
+
+def _column_groups(header: list[str]) -> list[list[int]]:
+    """The columns after the configuration, by index, in the groups that stay together."""
     groups: list[list[int]] = []  # a column's figure and its comparison stay together
-    for index, name in enumerate(cells[0][1:], 1):
+    for index, name in enumerate(header[1:], 1):
         if " vs " in name and groups:
             groups[-1].append(index)
         else:
             groups.append([index])
+    return groups
+
+
+def _blocks(cells: list[list[str]], groups: list[list[int]], width: int) -> list[list[int]]:
+    """``groups`` of columns in blocks, each with as many as fit ``width`` beside the configurations
+    (one group at least)."""
     blocks: list[list[int]] = [[]]
     for group in groups:
         trial = blocks[-1] + group
-        if blocks[-1] and max(map(len, align([[row[0], *(row[i] for i in trial)] for row in cells]))) > width:
+        if blocks[-1] and max(map(len, _columns(cells, trial))) > width:
             blocks.append(list(group))
         else:
             blocks[-1] = trial
-    lines: list[str] = []
-    for number, block in enumerate(blocks):
-        lines += ([""] if number else []) + align([[row[0], *(row[i] for i in block)] for row in cells])
-    return lines
+    return blocks
 
 
 def render_markdown(document: RunsDocument) -> str:
@@ -126,15 +142,20 @@ def _html_cell(comparison: RunComparison, configuration: str, column: str, value
         kind = "same" if ratio is None or not ratio.significant else "faster" if ratio.value > 1 else "slower"
         return {"text": str(value), "kind": f"number {kind}", "interval": ""}
     if column.endswith(" ns/op"):
-        row = comparison.cells.get((configuration, column.removesuffix(" ns/op")))
-        shown = "-" if row is None else _cell(value)
-        if row is None or not value:
-            interval = ""
-        elif pd.isna(row.ns_per_op_error) or math.isinf(row.ns_per_op_error):  # one fork left: said, not hidden
-            interval = "no interval"
-        else:
-            interval = f"±{row.ns_per_op_error / value:.1%}"
-        return {"text": shown, "kind": "number", "interval": interval}
+        return _ns_per_op_cell(comparison.cells.get((configuration, column.removesuffix(" ns/op"))), value)
     if isinstance(value, float):  # a figure in a column of its own kind (report --columns size)
         return {"text": "-" if pd.isna(value) else _cell(value), "kind": "number", "interval": ""}
     return {"text": str(value), "kind": "", "interval": ""}
+
+
+def _ns_per_op_cell(row, value) -> dict:
+    """A figure's cell, with its interval as a share of it where its ``row`` has one."""
+    if row is None:
+        return {"text": "-", "kind": "number", "interval": ""}
+    if not value:
+        interval = ""
+    elif pd.isna(row.ns_per_op_error) or math.isinf(row.ns_per_op_error):  # one fork left: said, not hidden
+        interval = "no interval"
+    else:
+        interval = f"±{row.ns_per_op_error / value:.1%}"
+    return {"text": _cell(value), "kind": "number", "interval": interval}
