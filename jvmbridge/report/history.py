@@ -114,10 +114,7 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting,
                                with_size=not by_size) for r in frame.itertuples()]
     frame = frame.assign(configuration=_told_apart(frame, labels_of), column=[_column(r, columns) for r in frame.itertuples()])
-    # Runs, hosts and settings in the order their runs started; JDKs, thread counts and sizes in natural order.
-    in_run_order = columns in ("run", "host", "setting")
-    labels = list(dict.fromkeys(frame.sort_values("run_order", kind="stable").column if in_run_order
-                                else frame.sort_values("column", key=_natural, kind="stable").column))
+    labels = _column_labels(frame, columns)
     base_label = _baseline(frame, labels, baseline)
     duplicated = frame.duplicated(["configuration", "column"], keep="last")
     notes = describe_runs(frame) + _hardware_notes(frame) + _statistic_notes(frame)
@@ -126,30 +123,50 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
     if duplicated.any():
         notes.append(f"{duplicated.sum()} measurement(s) repeat a configuration in the same column; "
                      "the latest run's is shown")
-    frame = _in_workload_order(frame[~duplicated])
+    records, shown = _records(_in_workload_order(frame[~duplicated]), labels, base_label, by_size)
+    table = pd.DataFrame(records)
+    # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
+    empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
+    return RunComparison(columns=labels, table=table.drop(columns=empty), notes=notes, cells=shown, baseline=base_label)
+
+
+def _column_labels(frame: pd.DataFrame, columns: str) -> list[str]:
+    """Each column's label once, in the order shown."""
+    # Runs, hosts and settings in the order their runs started; JDKs, thread counts and sizes in natural order.
+    if columns in ("run", "host", "setting"):
+        ordered = frame.sort_values("run_order", kind="stable")
+    else:
+        ordered = frame.sort_values("column", key=_natural, kind="stable")
+    return list(dict.fromkeys(ordered.column))
+
+
+def _records(frame: pd.DataFrame, labels: list[str], base_label: str,
+             by_size: bool) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Any]]:
+    """The table's records, a configuration each, and the row each of their cells shows."""
     records, shown = [], {}
     by_configuration: dict[str, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
     for row in frame.itertuples():
         by_configuration.setdefault(row.configuration, []).append(row)
     for config, group in by_configuration.items():
         cells = {row.column: row for row in group}
-        record: dict[str, Any] = {"configuration": config}
-        base = cells.get(base_label)
-        for label in labels:
-            row = cells.get(label)
-            if row is not None:
-                shown[(config, label)] = row
-            if by_size:  # openssl speed's layout: 1000s of bytes per second by size, no ratios between sizes
-                record[label] = row.openssl_kbytes_per_s if row is not None else None
-                continue
-            record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
-            if label != base_label:
-                record[f"{label} vs {base_label}"] = _versus(row, base)
-        records.append(record)
-    table = pd.DataFrame(records)
-    # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
-    empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
-    return RunComparison(columns=labels, table=table.drop(columns=empty), notes=notes, cells=shown, baseline=base_label)
+        shown.update({(config, label): cells[label] for label in labels if label in cells})
+        records.append(_record(config, cells, labels, base_label, by_size))
+    return records, shown
+
+
+def _record(config: str, cells: dict[str, Any], labels: list[str], base_label: str, by_size: bool) -> dict[str, Any]:
+    """A configuration's record: per column its figure and, but for the baseline's, its "vs" the baseline."""
+    record: dict[str, Any] = {"configuration": config}
+    base = cells.get(base_label)
+    for label in labels:
+        row = cells.get(label)
+        if by_size:  # openssl speed's layout: 1000s of bytes per second by size, no ratios between sizes
+            record[label] = row.openssl_kbytes_per_s if row is not None else None
+            continue
+        record[f"{label} ns/op"] = row.ns_per_op if row is not None else None
+        if label != base_label:
+            record[f"{label} vs {base_label}"] = _versus(row, base)
+    return record
 
 
 def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:
@@ -174,14 +191,19 @@ def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
     if "position" in frame and frame.position.map(lambda p: isinstance(p, list)).all():
         return frame.iloc[sorted(range(len(frame)), key=lambda i: frame.position.iloc[i])]
     engines = {engine.label: i for i, engine in enumerate(ENGINES.values())}
-    ranks = {column: frame[column].map({v: i for i, v in enumerate(dict.fromkeys(frame[column]))})
-             for column in ("cipher", "direction", "shape") if column in frame}
+    ranks = _first_seen_ranks(frame, ("cipher", "direction", "shape"))
     ranked = frame.assign(**{f"_{c}": rank for c, rank in ranks.items()},
                           _engine=frame.engine.map(lambda label: engines.get(label, len(engines))),
                           _slower=~frame.accelerated.astype(bool))
     keys = [*(f"_{c}" for c in ranks if c != "shape"), "message_bytes", "_engine", "_slower",
             *(["_shape"] if "shape" in ranks else [])]
     return ranked.sort_values(keys, kind="stable").drop(columns=[k for k in keys if k.startswith("_")])
+
+
+def _first_seen_ranks(frame: pd.DataFrame, columns: tuple[str, ...]) -> dict[str, pd.Series]:
+    """Each of ``columns`` the frame has, its values as their rank in the order first seen."""
+    return {column: frame[column].map({v: i for i, v in enumerate(dict.fromkeys(frame[column]))})
+            for column in columns if column in frame}
 
 
 # What else makes two rows different configurations, named in a label only where rows share the
@@ -199,13 +221,19 @@ def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
         for index, label in enumerate(labels):
             groups.setdefault(label, []).append(index)
         for members in groups.values():
-            if len({values[i] for i in members}) < 2:
-                continue
-            common = set.intersection(*(set(values[i].split()) for i in members))
-            for i in members:
-                own = [word for word in values[i].split() if word not in common]
-                labels[i] += f" [{' '.join(own) or without}]" if without else f" {' '.join(own)}"
+            _tell_apart_group(labels, members, values, without)
     return labels
+
+
+def _tell_apart_group(labels: list[str], members: list[int], values: list[str], without: str) -> None:
+    """Where the rows ``members`` (which share a label) differ in ``values``, each's label with the
+    words of its value that not all of them have."""
+    if len({values[i] for i in members}) < 2:
+        return
+    common = set.intersection(*(set(values[i].split()) for i in members))
+    for i in members:
+        own = [word for word in values[i].split() if word not in common]
+        labels[i] += f" [{' '.join(own) or without}]" if without else f" {' '.join(own)}"
 
 
 def _statistic_notes(frame: pd.DataFrame) -> list[str]:
