@@ -47,13 +47,34 @@ def render_openmetrics(document: dict) -> str:
 def _render(document: dict, table: Table) -> str:
     """The answer first: the summary, one line per JDK and running JVM, how long it took; then the
     CPU and each part's flags, verdicts and fixes."""
-    cpu = document["cpu"]
-    wrong = any(v["status"] == Status.WRONG for part in (*document["jdks"], *document["live_jvms"]) for v in part["verdicts"])
-    lines = [_SUMMARY["wrong" if wrong else document["exit_code"]]]
-    lines += [f"  {_answer(part)}" for part in (*document["jdks"], *document["live_jvms"])]
+    lines = [*_answers(document), "", *_cpu_lines(document, table)]
+    for jdk in document["jdks"]:
+        lines += ["", f"JDK {printable(jdk['java_home'])} ({printable(jdk['version'])})"
+                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
+        lines += _flags_and_verdicts(jdk, table, "  ")
+    if document["live_jvms"]:
+        lines += ["", "Running JVMs (flags and code cache read over the attach socket)"]
+        for live in document["live_jvms"]:
+            lines += _live_jvm_lines(live, table)
+    if not document["jdks"] and not document["live_jvms"]:
+        lines += ["", "Nothing to check: no JDK was given and no running JVM was found."]
+    return as_lines(lines)
+
+
+def _answers(document: dict) -> list[str]:
+    """The summary, one line per JDK and running JVM, how long the check took."""
+    parts = (*document["jdks"], *document["live_jvms"])
+    wrong = any(v["status"] == Status.WRONG for part in parts for v in part["verdicts"])
+    lines = [_SUMMARY["wrong" if wrong else document["exit_code"]], *(f"  {_answer(part)}" for part in parts)]
     if "duration_seconds" in document:  # documents before schema 5 did not time the check
         lines.append(f"  (checked in {document['duration_seconds']:.1f} s)")
-    lines += ["", f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
+    return lines
+
+
+def _cpu_lines(document: dict, table: Table) -> list[str]:
+    """The host, its CPU (emulated, or hiding features as a VM's model), the CPU's features."""
+    cpu = document["cpu"]
+    lines = [f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
     if cpu.get("emulation"):  # documents written before it was recorded do not say
         lines.append(f"EMULATED {cpu['emulation']}: verdicts rest on the JVM's flags and its JIT"
                      + ("; the CPU's features are not known" if all(f["present"] is None
@@ -62,25 +83,18 @@ def _render(document: dict, table: Table) -> str:
         lines.append(f"VM       its CPU model passes on aes but not {', '.join(cpu['vm_hides'])}: if the host's CPU has "
                      "them, a host-passthrough CPU model gives the JVM (and OpenSSL) the faster stubs")
     lines.append("CPU")
-    lines += table([["feature", "present", "enables"],
-                    *([name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items())])
-    for jdk in document["jdks"]:
-        lines += ["", f"JDK {printable(jdk['java_home'])} ({printable(jdk['version'])})"
-                  + (f" with {' '.join(jdk['options'])}" if jdk["options"] else "")]
-        lines += _flags_and_verdicts(jdk, table, "  ")
-    if document["live_jvms"]:
-        lines += ["", "Running JVMs (flags and code cache read over the attach socket)"]
-        for live in document["live_jvms"]:
-            lines.append(f"  pid {live['pid']}" + (f" {printable(live['java_home'])}: "
-                                                   f"{printable(live['command_line'])[:100]}"
-                                                   if "java_home" in live else ""))
-            lines += _flags_and_verdicts(live, table, "    ")
-            if "error" not in live:  # documents written before the guard was read have no "guard"
-                lines.append(f"    {printable(guard_summary([ModeState(**s) for s in live.get('guard', [])]))}"
-                             if live.get("guard") else "    guard: none (no jvmbridge guard agent in this JVM)")
-    if not document["jdks"] and not document["live_jvms"]:
-        lines += ["", "Nothing to check: no JDK was given and no running JVM was found."]
-    return as_lines(lines)
+    return lines + table([["feature", "present", "enables"],
+                          *([name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items())])
+
+
+def _live_jvm_lines(live: dict, table: Table) -> list[str]:
+    lines = [f"  pid {live['pid']}" + (f" {printable(live['java_home'])}: {printable(live['command_line'])[:100]}"
+                                       if "java_home" in live else ""),
+             *_flags_and_verdicts(live, table, "    ")]
+    if "error" not in live:  # documents written before the guard was read have no "guard"
+        lines.append(f"    {printable(guard_summary([ModeState(**s) for s in live.get('guard', [])]))}"
+                     if live.get("guard") else "    guard: none (no jvmbridge guard agent in this JVM)")
+    return lines
 
 
 def _answer(part: dict) -> str:
