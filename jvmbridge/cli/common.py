@@ -211,6 +211,14 @@ def print_document(document: str, output_format: str, data, output: Path | None,
     return write_exports(document, data, exports, quiet, rendered) and saved
 
 
+def say_where_saved(error: str | None, path, quiet: bool) -> None:
+    """On stderr, why a run's results were not saved, or (unless ``quiet``) the file they were saved to."""
+    if error:
+        click.echo(f"jvmbridge: the results above were not saved: {error}", err=True)
+    elif not quiet:
+        click.echo(f"jvmbridge: results saved to {path}", err=True)
+
+
 java_option = click.option(
     "--java", "java_paths", multiple=True, metavar="PATH", type=JavaPath(),
     help="A java binary or JAVA_HOME; repeatable. Default: JAVA_HOME, then java on PATH.")

@@ -22,6 +22,7 @@ from jvmbridge.cli.common import (
     output_option,
     print_document,
     quiet_option,
+    say_where_saved,
     terminal_width,
     trust_jvm_arg_option,
     trust_option,
@@ -139,21 +140,8 @@ from jvmbridge.sampling.workload import (
 def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbose, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
     from jvmbridge.api import run_comparison
-    from jvmbridge.comparison.request import CompareRequest, resolve_matrix
-    from jvmbridge.results import NoteKind, wrong_bytes
 
-    try:
-        request = CompareRequest(java=java_paths, **options)  # options under their own names
-        matrix = resolve_matrix(request)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
-    from jvmbridge.comparison.runner import left_out
-
-    out = left_out(matrix)
-    if out.keys() >= set(matrix.engines):  # nothing would run: bad input, not an empty run
-        raise click.UsageError("; ".join(f"engine {key} cannot run: {why}" for key, why in out.items()))
-    for key, why in out.items():
-        click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
+    request, matrix = _request_or_usage_error(java_paths, options)
     from jvmbridge.cli.live import CompareProgress, wanted  # rich, loaded only by the commands that draw
 
     live = CompareProgress() if wanted(quiet) else None
@@ -167,21 +155,45 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbo
     exported = print_document("compare", output_format, comparison, None, quiet, exports, terminal_width(wide))
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
-    if comparison.save_error:
-        click.echo(f"jvmbridge: the results above were not saved: {comparison.save_error}", err=True)
-    elif not quiet:
-        click.echo(f"jvmbridge: results saved to {comparison.output}", err=True)
-    wrong = [i + 1 for i, result in enumerate(comparison.results) if wrong_bytes(result)]
+    say_where_saved(comparison.save_error, comparison.output, quiet)
+    rows_said = _say_rows_not_whole(comparison.results)
+    if comparison.interrupted:
+        sys.exit(130)
+    if comparison.failures or rows_said or comparison.save_error or not exported:
+        sys.exit(1)
+
+
+def _request_or_usage_error(java_paths, options: dict):
+    """The request and the matrix it names; what cannot run said, and a usage error where that is
+    every engine or the request is bad."""
+    from jvmbridge.comparison.request import CompareRequest, resolve_matrix
+
+    try:
+        request = CompareRequest(java=java_paths, **options)  # options under their own names
+        matrix = resolve_matrix(request)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    from jvmbridge.comparison.runner import left_out
+
+    out = left_out(matrix)
+    if out.keys() >= set(matrix.engines):  # nothing would run: bad input, not an empty run
+        raise click.UsageError("; ".join(f"engine {key} cannot run: {why}" for key, why in out.items()))
+    for key, why in out.items():
+        click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
+    return request, matrix
+
+
+def _say_rows_not_whole(results: list) -> bool:
+    """On stderr, the rows that computed wrong bytes and those where a fork failed; True where there were any."""
+    from jvmbridge.results import NoteKind, wrong_bytes
+
+    wrong = [i + 1 for i, result in enumerate(results) if wrong_bytes(result)]
     if wrong:
         click.echo(f"jvmbridge: row(s) {', '.join(map(str, wrong))} computed WRONG bytes: their figures are invalid",
                    err=True)
-    partial = [i + 1 for i, result in enumerate(comparison.results)
+    partial = [i + 1 for i, result in enumerate(results)
                if any(note.kind is NoteKind.FORK_FAILED for note in result.notes)]
     if partial:
         click.echo(f"jvmbridge: row(s) {', '.join(map(str, partial))}: a fork failed; the finished forks are shown",
                    err=True)
-    if comparison.interrupted:
-        sys.exit(130)
-    if comparison.failures or wrong or partial or comparison.save_error or not exported:
-        sys.exit(1)
-
+    return bool(wrong or partial)

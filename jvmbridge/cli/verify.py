@@ -25,6 +25,7 @@ from jvmbridge.cli.common import (
     output_option,
     print_document,
     quiet_option,
+    say_where_saved,
     terminal_width,
     trust_jvm_arg_option,
     trust_option,
@@ -90,8 +91,5 @@ def verify(java_paths, trust_jdk_owner, all_jdks, mode_names, jvm_args, provider
         writer.close()
     # No -o here: verify's --output is the JSON-lines file each JDK's part went to as it finished.
     exported = print_document("verify", output_format, document, None, quiet, exports, terminal_width())
-    if writer.error:
-        click.echo(f"jvmbridge: the results above were not saved: {writer.error}", err=True)
-    elif not quiet:
-        click.echo(f"jvmbridge: results saved to {writer.path}", err=True)
+    say_where_saved(writer.error, writer.path, quiet)
     sys.exit(document["exit_code"] if exported else max(document["exit_code"], 2))  # 2: could not do all it was asked
