@@ -49,10 +49,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     if print_playbook:
         click.echo(PLAYBOOK)
         return
-    if not inventory:
-        raise click.UsageError("give an Ansible inventory (a file, a folder, or 'host1,host2,')")
-    if "," not in inventory and not Path(inventory).exists():
-        raise click.UsageError(f"{inventory}: no such inventory file or folder (hosts by name: 'host1,host2,')")
+    _check_inventory(inventory)
     started = datetime.datetime.now(datetime.timezone.utc)
     try:
         fetch_dir = private_folder(Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}",
@@ -71,6 +68,14 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
         click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)",
                    err=True)
     sys.exit(result.exit_code if saved else max(result.exit_code, 2))  # 2: could not do all it was asked
+
+
+def _check_inventory(inventory: str | None) -> None:
+    """A usage error where no inventory is given, or it is neither hosts by name nor a file or folder."""
+    if not inventory:
+        raise click.UsageError("give an Ansible inventory (a file, a folder, or 'host1,host2,')")
+    if "," not in inventory and not Path(inventory).exists():
+        raise click.UsageError(f"{inventory}: no such inventory file or folder (hosts by name: 'host1,host2,')")
 
 
 def _compare_report(fetch_dir: Path, output_format: str, output: Path | None, quiet: bool,

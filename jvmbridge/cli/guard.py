@@ -44,9 +44,6 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
     from jvmbridge.forks.parent import WorkerError
     from jvmbridge.guard.demo import JvmEnded, demonstrate
     from jvmbridge.harness import guard_jar
-    from jvmbridge.host.cpu import cpu_info
-    from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
-    from jvmbridge.verify.known_bugs import candidates
 
     try:
         if print_agent_path:
@@ -56,21 +53,40 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
         options = f"modes={'+'.join(dict.fromkeys(modes))},delay=1" + (f",provider={provider}" if provider else "")
         shown = demonstrate(java, options, wait_time, tuple(jvm_arg), classpath)
     except JvmEnded as e:
-        # A buggy stub can corrupt memory as well as bytes (JDK-8292158's crashes 17.0.3 on short CTR
-        # updates, seen here): where this JDK and CPU have a known bug in a mode under test, it may be that.
-        features = cpu_info()["features"]
-        suspects = [bug for mode in dict.fromkeys(modes) for bug in candidates(mode, java.release_version, features)]
-        raise click.ClickException(str(e) + "".join(
-            f"; this JDK on this CPU has {bug.describe()}, which may be the cause: {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} "
-            "avoids it" for bug in suspects)) from None
+        raise click.ClickException(_with_suspects(str(e), modes, java)) from None
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")
+    _print_states(shown.states, java)
     statuses = {state.status for state in shown.states}
-    features = cpu_info()["features"] if "WRONG" in statuses else None  # read once, and only when needed
-    for state in shown.states:
+    sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)
+
+
+def _with_suspects(error: str, modes, java) -> str:
+    """``error`` (the demonstration's JVM ended), with each known bug this JDK and CPU have in a mode under test."""
+    from jvmbridge.host.cpu import cpu_info
+    from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+    from jvmbridge.verify.known_bugs import candidates
+
+    # A buggy stub can corrupt memory as well as bytes (JDK-8292158's crashes 17.0.3 on short CTR
+    # updates, seen here): where this JDK and CPU have a known bug in a mode under test, it may be that.
+    features = cpu_info()["features"]
+    suspects = [bug for mode in dict.fromkeys(modes) for bug in candidates(mode, java.release_version, features)]
+    return error + "".join(
+        f"; this JDK on this CPU has {bug.describe()}, which may be the cause: {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} "
+        "avoids it" for bug in suspects)
+
+
+def _print_states(states, java) -> None:
+    """A line per mode the guard proved; under a WRONG one, the known bugs it is consistent with."""
+    from jvmbridge.host.cpu import cpu_info
+    from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
+    from jvmbridge.verify.known_bugs import candidates
+
+    wrong = any(state.status == "WRONG" for state in states)
+    features = cpu_info()["features"] if wrong else None  # read once, and only when needed
+    for state in states:
         click.echo(f"  {state.mode:<4} {state.status} {state.detail}".rstrip())
         for bug in candidates(state.mode.lower(), java.release_version, features) if state.status == "WRONG" else ():
             click.echo(f"       consistent with {bug.describe()}; {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} avoids it "
                        "(`jvmbridge verify` finds which switch cures it)")
-    sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)
