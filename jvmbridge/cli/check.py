@@ -91,16 +91,8 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     from jvmbridge.verify.plan import quick_sizes
     from jvmbridge.verify.run import Sweep
 
-    not_jvms = [str(e) for e in map(_not_a_jvm, dict.fromkeys(pids)) if e]
-    if not_jvms:  # bad input, as a path that is not a JVM: one line, before anything runs
-        raise click.UsageError("; ".join(not_jvms))
-    check_jdks = bool(java_paths) or all_jdks or not (pids or all_jvms)
-    with warnings.catch_warnings(record=True) as caught:  # a JDK left out goes into the document instead
-        warnings.simplefilter("always", SkippedJdk)
-        javas = javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner) if check_jdks else []
-    left_out = [w.message for w in caught if isinstance(w.message, SkippedJdk)]
-    for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
-        warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+    _refuse_pids_not_jvms(pids)
+    javas, left_out = _jdks_to_check(java_paths, all_jdks, trust_jdk_owner, running_asked=bool(pids or all_jvms))
     modes = [MODES[name] for name in dict.fromkeys(mode_names)]
     quick = Sweep(sizes=tuple(quick_sizes()), budget=verify_seconds * len(modes))
     from jvmbridge.cli.live import StepProgress, wanted  # rich, loaded only by the commands that draw
@@ -115,6 +107,27 @@ def check(java_paths, trust_jdk_owner, all_jdks, jvm_args, mode_names, pids, all
     saved = print_document("check", "json" if as_json else output_format, document, output, quiet, exports,
                            terminal_width())
     sys.exit(document["exit_code"] if saved else max(document["exit_code"], 2))  # 2: could not do all it was asked
+
+
+def _refuse_pids_not_jvms(pids) -> None:
+    not_jvms = [str(e) for e in map(_not_a_jvm, dict.fromkeys(pids)) if e]
+    if not_jvms:  # bad input, as a path that is not a JVM: one line, before anything runs
+        raise click.UsageError("; ".join(not_jvms))
+
+
+def _jdks_to_check(java_paths, all_jdks: bool, trust_jdk_owner: bool,
+                   running_asked: bool) -> tuple[list, list[SkippedJdk]]:
+    """The JDKs to check (none where only running JVMs are asked for), and those left out (as
+    SkippedJdk warnings: the document says why); other warnings shown as they came."""
+    if not (java_paths or all_jdks or not running_asked):
+        return [], []
+    with warnings.catch_warnings(record=True) as caught:  # a JDK left out goes into the document instead
+        warnings.simplefilter("always", SkippedJdk)
+        javas = javas_or_usage_error(java_paths, all_jdks, trust_jdk_owner)
+    left_out = [w.message for w in caught if isinstance(w.message, SkippedJdk)]
+    for other in (w for w in caught if not isinstance(w.message, SkippedJdk)):
+        warnings.showwarning(other.message, other.category, other.filename, other.lineno)
+    return javas, left_out
 
 
 def _not_a_jvm(pid: int) -> NotAJvm | None:
