@@ -54,15 +54,25 @@ def report(files, output_format, columns, baseline, plot_path, exports, output, 
         _fleet_report(paths, output_format, plot_path, output, quiet, exports)
     if any(Path(given).is_dir() for given in files):
         raise click.UsageError("a folder is read for `check` documents (*.json) only; give run files by name")
-    from jvmbridge.render import FORMATS
-
-    for wanted in (output_format, *(f for f, _ in exports)):
-        if wanted not in FORMATS["runs"]:
-            raise click.UsageError(f"{wanted} is a format of a fleet's `check` documents; saved `compare` runs "
-                                   f"have {', '.join(FORMATS['runs'])}")
+    _refuse_formats_not_of("runs", output_format, exports)
     width = terminal_width(wide)
     if not runs_report(files, output_format, columns, plot_path, output, quiet, exports, baseline, width):
         sys.exit(1)
+
+
+# A format the other kind of document has, refused: {wanted}, and the formats {document} has.
+_NOT_A_FORMAT_OF = {"runs": "{wanted} is a format of a fleet's `check` documents; saved `compare` runs have {formats}",
+                    "fleet": "{wanted} is a format of saved `compare` runs; a fleet of `check` documents has {formats}"}
+
+
+def _refuse_formats_not_of(document: str, output_format: str, exports: Sequence[tuple[str, Path]]) -> None:
+    """A usage error for the first format asked for (--format, then each export's) that ``document`` lacks."""
+    from jvmbridge.render import FORMATS
+
+    for wanted in (output_format, *(f for f, _ in exports)):
+        if wanted not in FORMATS[document]:
+            raise click.UsageError(_NOT_A_FORMAT_OF[document].format(wanted=wanted,
+                                                                      formats=", ".join(FORMATS[document])))
 
 
 def _check_documents(paths: list[Path]) -> bool:
@@ -75,14 +85,9 @@ def _check_documents(paths: list[Path]) -> bool:
 
 def _fleet_report(paths: list[Path], output_format: str, plot_path, output: Path | None, quiet: bool,
                   exports: list[tuple[str, Path]]) -> None:
-    from jvmbridge.render import FORMATS
-
     if plot_path:
         raise click.UsageError("--plot draws saved `compare` runs, not `check` documents")
-    for wanted in (output_format, *(f for f, _ in exports)):
-        if wanted not in FORMATS["fleet"]:
-            raise click.UsageError(f"{wanted} is a format of saved `compare` runs; a fleet of `check` documents "
-                                   f"has {', '.join(FORMATS['fleet'])}")
+    _refuse_formats_not_of("fleet", output_format, exports)
     fleet = read_fleet(paths)
     saved = print_document("fleet", output_format, fleet, output, quiet, exports, terminal_width())
     sys.exit(fleet.exit_code if saved else max(fleet.exit_code, 2))  # 2: could not do all it was asked
@@ -97,19 +102,10 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
     what the run says, which its host wrote."""
     from jvmbridge.render.runs import RunsDocument
     from jvmbridge.report.history import compare_runs, tidy_frame
-    from jvmbridge.saved.store import ResultFileError, read
 
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise click.UsageError(f"{plot_path}: --plot writes .png or .svg files")
-    try:
-        loaded = read(list(files))
-    except ResultFileError as e:
-        raise click.UsageError(str(e)) from None
-    if hosts_from_files:
-        for run in loaded.runs.values():
-            run["host"] = Path(run["file"]).stem
-    for problem in loaded.problems:  # even with --quiet: what could not be read is not in the table
-        click.echo(f"jvmbridge: {problem}", err=True)
+    loaded = _read_runs(files, hosts_from_files)
     frame = tidy_frame(loaded)
     if frame.empty:
         raise click.ClickException("no measurements in " + ", ".join(files))
@@ -121,28 +117,54 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
     single = _one_compare_run(loaded) if columns == "run" else None
     if single is None:
         saved = print_document("runs", output_format, document, output, quiet, exports, width)
-    else:  # one compare run: shown as compare showed it, in every format compare has (a page as report's)
-        from jvmbridge.render import FORMATS
-
-        as_compare = [e for e in exports if e[0] in FORMATS["compare"]]
-        shown = ("compare", single) if output_format in FORMATS["compare"] else ("runs", document)
-        saved = print_document(shown[0], output_format, shown[1], output, quiet, as_compare, width)
-        saved = write_exports("runs", document, [e for e in exports if e not in as_compare], quiet) and saved
+    else:
+        saved = _print_as_compare(single, document, output_format, output, quiet, exports, width)
     for failure in loaded.failures:
         click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
                    f"({failure['error']})", err=True)
     if plot_path:
-        from jvmbridge.render.plot import PlotUnavailable, plot_runs
-
-        try:
-            plot_runs(frame, comparison, Path(plot_path))
-        except PlotUnavailable as e:
-            raise click.ClickException(str(e)) from None
-        except OSError as e:
-            raise click.ClickException(f"{plot_path}: {e.strerror}") from None
-        if not quiet:
-            click.echo(f"jvmbridge: figure written to {plot_path}", err=True)
+        _plot(frame, comparison, plot_path, quiet)
     return saved
+
+
+def _read_runs(files, hosts_from_files: bool):
+    """The saved runs in ``files``, what could not be read said; a file that is no run file a usage error."""
+    from jvmbridge.saved.store import ResultFileError, read
+
+    try:
+        loaded = read(list(files))
+    except ResultFileError as e:
+        raise click.UsageError(str(e)) from None
+    if hosts_from_files:
+        for run in loaded.runs.values():
+            run["host"] = Path(run["file"]).stem
+    for problem in loaded.problems:  # even with --quiet: what could not be read is not in the table
+        click.echo(f"jvmbridge: {problem}", err=True)
+    return loaded
+
+
+def _print_as_compare(single, document, output_format: str, output: Path | None, quiet: bool,
+                      exports: Sequence[tuple[str, Path]], width: int | None) -> bool:
+    """One compare run: shown as compare showed it, in every format compare has (a page as report's)."""
+    from jvmbridge.render import FORMATS
+
+    as_compare = [e for e in exports if e[0] in FORMATS["compare"]]
+    shown = ("compare", single) if output_format in FORMATS["compare"] else ("runs", document)
+    saved = print_document(shown[0], output_format, shown[1], output, quiet, as_compare, width)
+    return write_exports("runs", document, [e for e in exports if e not in as_compare], quiet) and saved
+
+
+def _plot(frame, comparison, plot_path, quiet: bool) -> None:
+    from jvmbridge.render.plot import PlotUnavailable, plot_runs
+
+    try:
+        plot_runs(frame, comparison, Path(plot_path))
+    except PlotUnavailable as e:
+        raise click.ClickException(str(e)) from None
+    except OSError as e:
+        raise click.ClickException(f"{plot_path}: {e.strerror}") from None
+    if not quiet:
+        click.echo(f"jvmbridge: figure written to {plot_path}", err=True)
 
 
 def _one_compare_run(loaded):
