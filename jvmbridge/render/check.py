@@ -80,8 +80,8 @@ def _cpu_lines(document: dict, table: Table) -> list[str]:
                      + ("; the CPU's features are not known" if all(f["present"] is None
                                                                    for f in cpu["features"].values()) else ""))
     if cpu.get("vm_hides"):
-        lines.append(f"VM       its CPU model passes on aes but not {', '.join(cpu['vm_hides'])}: if the host's CPU has "
-                     "them, a host-passthrough CPU model gives the JVM (and OpenSSL) the faster stubs")
+        lines.append(f"VM       its CPU model passes on aes but not {', '.join(cpu['vm_hides'])}: if the host's CPU "
+                     "has them, a host-passthrough CPU model gives the JVM (and OpenSSL) the faster stubs")
     lines.append("CPU")
     return lines + table([["feature", "present", "enables"],
                           *([name, _PRESENT[f["present"]], f["enables"]] for name, f in cpu["features"].items())])

@@ -84,8 +84,8 @@ def _modes_rows(jdk: dict) -> list[list[str]]:
     for mode in jdk["modes"]:
         seen = mode["proven_after_seconds"]
         rows.append([mode["mode"], mode["status"], str(mode["passes"]), str(mode["compiled_passes"]),
-                     ", ".join(mode["mode_intrinsics_seen"]) or "none", f"{seen:.1f} s" if seen is not None else "never",
-                     f"{mode['seconds']:.1f} s"])
+                     ", ".join(mode["mode_intrinsics_seen"]) or "none",
+                     f"{seen:.1f} s" if seen is not None else "never", f"{mode['seconds']:.1f} s"])
     return rows
 
 
