@@ -243,10 +243,10 @@ def _check_notes(row: dict) -> None:
 def _fits(value, hint) -> bool:
     """Whether a JSON value is of a record field's type (as far as JSON can say: an int is a float)."""
     origin, parts = typing.get_origin(hint), typing.get_args(hint)
-    if parts and origin is not list:  # X | None
-        return any(_fits(value, part) for part in parts)
     if origin is list:
         return isinstance(value, list) and all(_fits(item, parts[0]) for item in value)
+    if parts:  # X | None
+        return any(_fits(value, part) for part in parts)
     if hint is type(None):
         return value is None
     if hint is float:
