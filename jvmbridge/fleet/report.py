@@ -34,17 +34,7 @@ class FleetFileError(ValueError):
 def read_document(path: Path) -> dict:
     """The `check` document (or record of a host not checked) at ``path``; FleetFileError saying
     why the file is not one."""
-    try:
-        data = read_regular_file(Path(path), MAX_DOCUMENT_BYTES)
-    except OSError as e:
-        raise FleetFileError(f"cannot be read: {e.strerror}") from None
-    except NotAFile as e:
-        raise FleetFileError(str(e)) from None
-    except TooLarge as e:
-        raise FleetFileError(f"{e}, more than any `check` document") from None
-    if data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_VALUES:
-        raise FleetFileError(f"too many entries: more than {MAX_VALUES:,} values, more than any `check` document; "
-                             "not read")
+    data = _document_bytes(path)
     try:
         document = json.loads(data)
     except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -58,6 +48,23 @@ def read_document(path: Path) -> dict:
     if entries > MAX_ENTRIES:
         raise FleetFileError(f"too many entries: {entries:,} JDKs and JVMs, more than the {MAX_ENTRIES:,} read")
     return document
+
+
+def _document_bytes(path: Path) -> bytes:
+    """The bytes of the regular file at ``path`` if within MAX_DOCUMENT_BYTES and MAX_VALUES;
+    FleetFileError else."""
+    try:
+        data = read_regular_file(Path(path), MAX_DOCUMENT_BYTES)
+    except OSError as e:
+        raise FleetFileError(f"cannot be read: {e.strerror}") from None
+    except NotAFile as e:
+        raise FleetFileError(str(e)) from None
+    except TooLarge as e:
+        raise FleetFileError(f"{e}, more than any `check` document") from None
+    if data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_VALUES:
+        raise FleetFileError(f"too many entries: more than {MAX_VALUES:,} values, more than any `check` document; "
+                             "not read")
+    return data
 
 
 def is_check_document(path: Path) -> bool:
@@ -118,21 +125,24 @@ class Fleet:
 
     def summary(self) -> str:
         jvms = {(r.host, r.jvm) for r in self.rows}
-        off = sorted({(r.host, r.jvm) for r in self.rows
-                      if not r.active and r.status not in (Status.WRONG, Status.NOT_IN_USE)})
-        wrong = sorted({(r.host, r.jvm) for r in self.rows if r.status == Status.WRONG})
-        parts = [f"{_count(self.hosts, 'host')}, {_count(jvms, 'JDK or JVM', 'JDKs and JVMs')} checked"]
-        if wrong:
-            parts.append(f"{len(wrong)} computing WRONG bytes: " + ", ".join(f"{h} {j}" for h, j in wrong))
-        if off:
-            parts.append(f"{len(off)} with AES acceleration not active: " + ", ".join(f"{h} {j}" for h, j in off))
+        troubles = _troubles(self.rows)
+        parts = [f"{_count(self.hosts, 'host')}, {_count(jvms, 'JDK or JVM', 'JDKs and JVMs')} checked", *troubles]
         if self.unchecked:
             parts.append(f"{_count(self.unchecked, 'host')} not checked: " + ", ".join(sorted(self.unchecked)))
         if self.without_jvms:
             parts.append(f"{_count(self.without_jvms, 'host')} with no JDK or JVM found: " + ", ".join(self.without_jvms))
-        if not (wrong or off or self.unchecked):
+        if not (troubles or self.unchecked):
             parts.append("AES acceleration active everywhere")
         return "; ".join(parts) + "."
+
+
+def _troubles(rows: list[FleetRow]) -> list[str]:
+    """The summary's parts naming the JDKs and JVMs computing WRONG bytes, then those with AES
+    acceleration not active; none where there are none."""
+    wrong = sorted({(r.host, r.jvm) for r in rows if r.status == Status.WRONG})
+    off = sorted({(r.host, r.jvm) for r in rows if not r.active and r.status not in (Status.WRONG, Status.NOT_IN_USE)})
+    return [f"{len(jvms)} {what}: " + ", ".join(f"{h} {j}" for h, j in jvms)
+            for what, jvms in (("computing WRONG bytes", wrong), ("with AES acceleration not active", off)) if jvms]
 
 
 def fleet_of(documents: Iterable[dict], sources: Sequence[object] = ()) -> Fleet:

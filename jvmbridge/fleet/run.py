@@ -93,16 +93,26 @@ def _named_files(ansible_args: tuple[str, ...]) -> list[tuple[str, str, bool]]:
             continue
         if not equals:
             value, index = (words[index] if index < len(words) else ""), index + 1
-        if option in ("-e", "--extra-vars"):
-            if not value.startswith("@"):  # variables given inline, no file
-                continue
-            value = value[1:]
-        elif option == "--vault-id":
-            value = value.rpartition("@")[2]  # LABEL@FILE
-        inventory = option in ("-i", "--inventory", "--inventory-file")
-        if value and value != "prompt" and not (inventory and "," in value):  # "host1,host2," names hosts
-            named.append((f"ansible-playbook {option}", value, inventory))
+        path = _file_in_value(option, value)
+        if path:
+            named.append((f"ansible-playbook {option}", path, option in _INVENTORY_OPTIONS))
     return named
+
+
+_INVENTORY_OPTIONS = ("-i", "--inventory", "--inventory-file")
+
+
+def _file_in_value(option: str, value: str) -> str:
+    """The file that ``option`` of _FILE_OPTIONS names with ``value``; "" where it names none."""
+    if option in ("-e", "--extra-vars"):
+        if not value.startswith("@"):  # variables given inline, no file
+            return ""
+        value = value[1:]
+    elif option == "--vault-id":
+        value = value.rpartition("@")[2]  # LABEL@FILE
+    if value == "prompt" or option in _INVENTORY_OPTIONS and "," in value:  # "host1,host2," names hosts
+        return ""
+    return value
 
 
 def _trusted_play_file(what: str, path: Path, whole_tree: bool = False) -> None:

@@ -51,17 +51,8 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
         # lands with jvmbridge's other crash reports, not wherever the command was run.
         process = launch(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                          cwd=messages.crash_reports())
-        states: list[ModeState] = []
         try:
-            while time.monotonic() - started < timeout and process.poll() is None:
-                time.sleep(_POLL_SECONDS)
-                try:
-                    said = live_property(process.pid, PROPERTY)
-                except WorkerError:  # not attachable yet (the JVM is starting)
-                    continue
-                states = parse(said) if said else []
-                if states and all(state.settled for state in states):
-                    break
+            states = _guard_states(process, started + timeout)
         finally:
             ended = process.poll()  # before the guard had its answers: the JVM died (a crash, a refused option)
             output = _stop(process)
@@ -74,6 +65,22 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
         raise WorkerError(f"{java.home}: the guard said nothing within {timeout:.0f} s"
                           + (f"; the JVM said: {output.strip()[-300:]}" if output.strip() else ""))
     return Demonstration(command=command, states=states, seconds=time.monotonic() - started, output=output)
+
+
+def _guard_states(process: subprocess.Popen, deadline: float) -> list[ModeState]:
+    """The guard's modes as its property last said them, read until every mode is settled, the JVM
+    ends or the monotonic clock reaches ``deadline``."""
+    states: list[ModeState] = []
+    while time.monotonic() < deadline and process.poll() is None:
+        time.sleep(_POLL_SECONDS)
+        try:
+            said = live_property(process.pid, PROPERTY)
+        except WorkerError:  # not attachable yet (the JVM is starting)
+            continue
+        states = parse(said) if said else []
+        if states and all(state.settled for state in states):
+            break
+    return states
 
 
 def _stop(process: subprocess.Popen) -> str:

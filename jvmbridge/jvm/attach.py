@@ -182,6 +182,12 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
         if answer is None or len(answer) > limit:
             os.kill(child, signal.SIGKILL)  # our own child, not yet waited for: its pid is still its own
         os.waitpid(child, 0)
+    return _reply(answer, limit, timeout)
+
+
+def _reply(answer: bytes | None, limit: int, timeout: float) -> bytes:
+    """The work's bytes in what the child sent (None: nothing within ``timeout``); AttachError for
+    more than ``limit`` bytes, or the child's failure."""
     if answer is None:
         raise AttachError(f"no answer within {timeout:g} s")
     if len(answer) > limit:

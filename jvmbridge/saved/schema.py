@@ -106,11 +106,8 @@ def row_record(result: Result) -> dict:
         jmh_error=estimate.jmh_error, rsd=estimate.rsd,
         fork_ns_per_op=[fork.ns_per_op for fork in forks], fork_turns=_recorded([fork.turn for fork in forks]),
         round_ns_per_op=[round_.ns_per_op for round_ in rounds],
-        round_iterations=_recorded([round_.iterations for round_ in rounds]),
-        round_fork=_recorded([round_.fork for round_ in rounds]),
-        round_lost_share=_recorded([round_.lost_share for round_ in rounds]),
-        round_counters=_recorded([round_.counters for round_ in rounds]),
-        round_set_aside=_recorded([round_.set_aside for round_ in rounds]),
+        # round_iterations from each Round's iterations, and so on
+        **{name: _recorded([getattr(round_, name.removeprefix("round_")) for round_ in rounds]) for name in _PER_ROUND},
         notes=[note.as_dict() for note in result.notes])
     return {name: record[name] for name in _LAYOUT}
 
@@ -164,14 +161,17 @@ def _flat_to_nested(row: dict, workload: dict) -> dict:
     for name, default in _ADDED_IN_0_1_0.items():
         if name not in row and _needs(row, name):
             row[name] = default(row, workload)
-    notes = row.get("notes")
+    row.update(details=details, notes=_v1_notes(row.get("notes")))
+    return row
+
+
+def _v1_notes(notes) -> list[dict]:
+    """Schema 1's notes, one text, as today's list of notes."""
     if not isinstance(notes, str):
         raise RecordError(f'"row.notes" is {_shown(notes)}: schema 1 wrote notes as one text')
-    row.update(details=details,
-               # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
-               notes=[Note(kind=_kind_of_v1_note(text), text=text).as_dict() for text in notes.split("; ")
-                      if text and not text.startswith("more --")])
-    return row
+    # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
+    return [Note(kind=_kind_of_v1_note(text), text=text).as_dict() for text in notes.split("; ")
+            if text and not text.startswith("more --")]
 
 
 def _needs(row: dict, name: str) -> bool:
@@ -210,16 +210,30 @@ def _check_row(row: dict) -> None:
             raise RecordError(f'the row has no "{name}", which every row of its schema version has')
         if name != "notes" and not _fits(row[name], hint):
             raise RecordError(f'"row.{name}" is {_shown(row[name])}, not {_type_name(hint)}')
+    _check_lengths(row)
+    _check_levels(row)
+    for name in _DETAILS_NAMING.get(row["engine"], ()):
+        if not isinstance(row["details"].get(name), str):
+            raise RecordError(f'"row.details.{name}" is {_shown(row["details"].get(name))}: '
+                              "its engine's rows are named by it")
+    _check_notes(row)
+
+
+def _check_lengths(row: dict) -> None:
+    """Each list per round (per fork summary) one item each or none."""
     for name, per in (*((name, "round_ns_per_op") for name in _PER_ROUND), ("fork_turns", "fork_ns_per_op")):
         if row[name] and len(row[name]) != len(row[per]):
             raise RecordError(f'"row.{name}" has {len(row[name])} items, not one for each of the '
                               f'{len(row[per])} of "row.{per}"')
+
+
+def _check_levels(row: dict) -> None:
     for level in row["levels"]:
         if not (_fits(level.get("ns_per_op"), float) and _fits(level.get("forks"), int)):
             raise RecordError(f'"row.levels" holds {_shown(level)}, not a {{"ns_per_op", "forks"}}')
-    for name in _DETAILS_NAMING.get(row["engine"], ()):
-        if not isinstance(row["details"].get(name), str):
-            raise RecordError(f'"row.details.{name}" is {_shown(row["details"].get(name))}: its engine\'s rows are named by it')
+
+
+def _check_notes(row: dict) -> None:
     kinds = {kind.value for kind in NoteKind}
     for note in row["notes"] if isinstance(row["notes"], list) else [None]:
         if not (isinstance(note, dict) and note.get("kind") in kinds and isinstance(note.get("text"), str)):
@@ -229,10 +243,10 @@ def _check_row(row: dict) -> None:
 def _fits(value, hint) -> bool:
     """Whether a JSON value is of a record field's type (as far as JSON can say: an int is a float)."""
     origin, parts = typing.get_origin(hint), typing.get_args(hint)
-    if parts and origin is not list:  # X | None
-        return any(_fits(value, part) for part in parts)
     if origin is list:
         return isinstance(value, list) and all(_fits(item, parts[0]) for item in value)
+    if parts:  # X | None
+        return any(_fits(value, part) for part in parts)
     if hint is type(None):
         return value is None
     if hint is float:

@@ -268,9 +268,20 @@ class _Reader:
     def _command(self, match: re.Match, last: SpeedRun | None) -> int:
         env = self._assignments_before(match.start())
         environment = {**self.session, **{each["name"]: _unquote(each["value"]) for each in env}}
-        run, end = SpeedRun(line=self.line_at(match.start()), environment=environment), match.end()
+        run = SpeedRun(line=self.line_at(match.start()), environment=environment)
+        words, end = self._arguments(run, match.end())
+        # As typed, less the prompt and the path to the program.
+        run.command = " ".join([*(each[0] for each in env), "openssl speed", *words])
+        self.runs.append(run)
+        self.sizes = None
+        return end
+
+    def _arguments(self, run: SpeedRun, at: int) -> tuple[list[str], int]:
+        """The words of ``run``'s command from ``at`` on, its options and their values put in
+        run.options, and where the last of them ends (``at`` where there is none)."""
         words: list[str] = []
-        for word in _WORD.finditer(self.flat, end):
+        end = at
+        for word in _WORD.finditer(self.flat, at):
             option = words[-1] if words and words[-1] in _VALUED and run.options.get(words[-1]) == "" else None
             if option:
                 run.options[option] = _unquote(word[0])
@@ -280,11 +291,7 @@ class _Reader:
                 break
             words.append(word[0])
             end = word.end()
-        # As typed, less the prompt and the path to the program.
-        run.command = " ".join([*(each[0] for each in env), "openssl speed", *words])
-        self.runs.append(run)
-        self.sizes = None
-        return end
+        return words, end
 
     def _assignments_before(self, at: int) -> list[re.Match]:
         """The run of NAME=value words that ends just before ``at`` (the word there is their command)."""

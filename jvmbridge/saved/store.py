@@ -177,10 +177,16 @@ def _read_run_file(loaded: Loaded, path: Path, text: str) -> None:
             except RecordError as e:
                 raise ResultFileError(f"{path}:{number}: {e}") from None
     _upgrade_runs(loaded, runs)
-    if len(loaded.rows) == before and any(v["file"] == str(path) for v in loaded.verifications):
+    if len(loaded.rows) == before:
+        _refuse_rowless_file(loaded, path)
+
+
+def _refuse_rowless_file(loaded: Loaded, path: Path) -> None:
+    """ResultFileError for a file that gave no rows, where it holds `verify`'s results or no run."""
+    if any(v["file"] == str(path) for v in loaded.verifications):
         raise ResultFileError(f"{path}: `verify` results, which report does not show: "
                               "`jvmbridge verify --format json` prints them")
-    if len(loaded.rows) == before and not any(run.get("file") == str(path) for run in loaded.runs.values()):
+    if not any(run.get("file") == str(path) for run in loaded.runs.values()):
         raise ResultFileError(f"{path}: no jvmbridge records" + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
 
 
@@ -210,54 +216,78 @@ def _read_speed_text(loaded: Loaded, path: Path, text: str) -> None:
 
 def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool, runs: set[str]) -> None:
     where = f"{path}:{number}"
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError:
-        loaded.problems.append(f"{where}: {'truncated last line' if last else 'not JSON'}, skipped")
-        return
-    except RecursionError:
-        loaded.problems.append(f"{where}: JSON nested deeper than any jvmbridge record, skipped")
-        return
-    if not isinstance(record, dict) or "schema_version" not in record:
-        loaded.problems.append(f"{where}: not a jvmbridge record (no \"schema_version\"), skipped")
-        return
-    version = record["schema_version"]
-    if version not in READABLE or isinstance(version, bool):
-        newer = isinstance(version, int) and version > SCHEMA_VERSION
-        loaded.problems.append(f"{where}: schema version {version!r}; "
-                               + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
-                                  else f"this jvmbridge reads versions {', '.join(map(str, READABLE))}") + ", skipped")
+    record, skipped = _record_of(line, last)
+    if record is None:
+        loaded.problems.append(f"{where}: {skipped}, skipped")
         return
     if (field_ := non_finite(record)) is not None:
         raise RecordError(f'"{field_}" is NaN or infinite, which no jvmbridge writes (an undefined figure is null)')
     kind, run_id = record.get("type"), record.get("run_id")
     if not isinstance(run_id, str):
         raise RecordError(f'"run_id" is {run_id!r}, not a run\'s name')
-    if kind == "run":
-        if "metadata" not in record:
-            raise RecordError('a "run" record without "metadata"')
-        check_metadata(record["metadata"])
-        loaded.runs[run_id] = {"metadata": record["metadata"], "file": str(path)}
-        runs.add(run_id)
-    elif kind == "measurement":
-        if run_id not in runs:
-            raise RecordError(f"a measurement of run {run_id!r}, whose \"run\" record is not before it in the file"
-                              + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
-        if "row" not in record:
-            raise RecordError('a "measurement" record without "row"')
-        workload = loaded.runs[run_id]["metadata"]["workload"]
-        loaded.rows.append({**upgrade_row(record["row"], version, workload),
-                            "run_id": run_id, **{key: record[key] for key in ("position", "job") if key in record}})
-    elif kind == "failure":
-        loaded.failures.append({"run_id": run_id, "configuration": record.get("configuration"),
-                                "error": record.get("error")})
-    elif kind == "end":
-        check_load(record.get("load"))
-        kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped", "episodes", "forks_limit",
-                "work_seconds")
-        loaded.runs.setdefault(run_id, {"file": str(path)})["end"] = {k: record.get(k) for k in kept}
-    elif kind in ("verification", "verification_end"):
-        loaded.verifications.append({**record, "file": str(path)})
-    else:
+    read = _READ_BY_TYPE.get(kind) if isinstance(kind, str) else None
+    if read is None:
         loaded.problems.append(f"{where}: " + (f"unknown record type {kind!r}" if "type" in record else 'no "type"')
                                + ", skipped")
+        return
+    read(loaded, path, record, runs)
+
+
+def _record_of(line: str, last: bool) -> tuple[dict | None, str]:
+    """The jvmbridge record on ``line``, of a schema version this jvmbridge reads; else None and
+    why it is skipped."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return None, "truncated last line" if last else "not JSON"
+    except RecursionError:
+        return None, "JSON nested deeper than any jvmbridge record"
+    if not isinstance(record, dict) or "schema_version" not in record:
+        return None, "not a jvmbridge record (no \"schema_version\")"
+    version = record["schema_version"]
+    if version not in READABLE or isinstance(version, bool):
+        newer = isinstance(version, int) and version > SCHEMA_VERSION
+        return None, (f"schema version {version!r}; "
+                      + ("written by a newer jvmbridge: upgrade jvmbridge to read it" if newer
+                         else f"this jvmbridge reads versions {', '.join(map(str, READABLE))}"))
+    return record, ""
+
+
+def _read_run(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
+    if "metadata" not in record:
+        raise RecordError('a "run" record without "metadata"')
+    check_metadata(record["metadata"])
+    loaded.runs[record["run_id"]] = {"metadata": record["metadata"], "file": str(path)}
+    runs.add(record["run_id"])
+
+
+def _read_measurement(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
+    run_id = record["run_id"]
+    if run_id not in runs:
+        raise RecordError(f"a measurement of run {run_id!r}, whose \"run\" record is not before it in the file"
+                          + (f" ({loaded.problems[-1]})" if loaded.problems else ""))
+    if "row" not in record:
+        raise RecordError('a "measurement" record without "row"')
+    workload = loaded.runs[run_id]["metadata"]["workload"]
+    loaded.rows.append({**upgrade_row(record["row"], record["schema_version"], workload),
+                        "run_id": run_id, **{key: record[key] for key in ("position", "job") if key in record}})
+
+
+def _read_failure(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
+    loaded.failures.append({"run_id": record["run_id"], "configuration": record.get("configuration"),
+                            "error": record.get("error")})
+
+
+def _read_end(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
+    check_load(record.get("load"))
+    kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped", "episodes", "forks_limit",
+            "work_seconds")
+    loaded.runs.setdefault(record["run_id"], {"file": str(path)})["end"] = {k: record.get(k) for k in kept}
+
+
+def _read_verification(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
+    loaded.verifications.append({**record, "file": str(path)})
+
+
+_READ_BY_TYPE = {"run": _read_run, "measurement": _read_measurement, "failure": _read_failure, "end": _read_end,
+                 "verification": _read_verification, "verification_end": _read_verification}
