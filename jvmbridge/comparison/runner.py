@@ -68,7 +68,7 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
         position = _positions(engine, workloads, left)
         tagged = [(runs, _tag(runs, varying, workloads[index])) for runs, index in position.items()]
         engine_jobs = _engine_jobs(engine, tagged, matrix)
-        _rank([part for job in engine_jobs for part in job.parts], position, engine_index)
+        _rank(engine_jobs, position, engine_index)
         jobs += engine_jobs
     return sorted(_together(jobs), key=lambda job: min(part.rank for part in job.parts))
 
@@ -99,10 +99,10 @@ def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Mat
     return [job]
 
 
-def _rank(parts: list[Part], position: dict[Workload, int], engine_index: int) -> None:
+def _rank(jobs: list[Job], position: dict[Workload, int], engine_index: int) -> None:
     """Each part's place in the table: its workload's row, its engine's place, then its own among that engine's."""
     seen: dict[int, int] = {}
-    for part in parts:
+    for part in (part for job in jobs for part in job.parts):
         at = position[part.workload]
         part.rank = (at, engine_index, seen.setdefault(at, 0))
         seen[at] += 1
@@ -262,14 +262,19 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     from before 0.3.0 lack their places: in finish order), its failures, whether it was interrupted."""
     records = [row for row in loaded.rows if row["run_id"] == run_id]
     records.sort(key=lambda row: row.get("position") or [])
-    end = loaded.runs.get(run_id, {}).get("end") or {}
-    metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
-                                                        "work_seconds")}}
+    saved = loaded.runs.get(run_id, {})
+    end = saved.get("end") or {}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
-    path = loaded.runs.get(run_id, {}).get("file")
-    return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
-                         Path(path) if path else None)
+    path = saved.get("file")
+    return comparison_of([result_of(row) for row in records], failures, _saved_metadata(saved, end),
+                         bool(end.get("interrupted")), Path(path) if path else None)
+
+
+def _saved_metadata(saved: dict, end: dict) -> dict:
+    """A saved run's metadata as run() had it when the run ended: its run record's, then its end record's findings."""
+    return {**{k: v for k, v in saved.items() if k not in ("file", "end")},
+            **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
+                                            "work_seconds")}}
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
