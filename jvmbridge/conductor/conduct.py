@@ -307,14 +307,27 @@ class _Run:
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
         levels = len(self.levels())
-        if not needs and levels:
-            return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
         if not needs:
-            return "no ratio left to measure (a side of each failed)" if self.asked else f"no ratio asked: the first {first}"
+            return self._none_needed(levels)
         beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
         if beyond and len(beyond) == len(needs):
             return (f"the first {first}'s spread: no ratio is within reach of {target} in {self.pace.max_forks} "
                     f"forks (they would need {_span(beyond)})")
+        return self._within_target(wanted, beyond, levels)
+
+    def _none_needed(self, levels: int) -> str:
+        """Why no ratio asks for forks: ``levels`` of them said as levels, none left to measure, or none asked."""
+        first = self.pace.min_forks
+        if levels:
+            return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
+        if self.asked:
+            return "no ratio left to measure (a side of each failed)"
+        return f"no ratio asked: the first {first}"
+
+    def _within_target(self, wanted: int, beyond: list[int], levels: int) -> str:
+        """The forks that put every ratio (but those ``beyond`` reach) within the target: the first stage's, or
+        the ``wanted`` its spread asked for."""
+        first, target = self.pace.min_forks, f"±{self.pace.target_error:.0%}"
         within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
         if beyond:
             within += f" but {len(beyond)}, which would need {_span(beyond)} forks"
@@ -339,12 +352,16 @@ class _Run:
         wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
         if self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
+        return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
+                f"(±{max(wide):.1%} at most)" + self._wide_because(needs))
+
+    def _wide_because(self, needs: Mapping[str, int]) -> str:
+        """Why _still_wide's ratios are: ": the first 5's spread asked 14-20 forks, 2 set aside"; "" where neither."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
         why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
-        return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
-                f"(±{max(wide):.1%} at most)" + (f": {', '.join(filter(None, why))}" if any(why) else ""))
+        return f": {', '.join(filter(None, why))}" if any(why) else ""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
