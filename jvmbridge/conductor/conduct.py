@@ -103,6 +103,15 @@ class Pace:
     # loops that run only whole: AESNITester's, `openssl speed -multi`'s).
     turns: bool = False
 
+    @property
+    def slice_ns(self) -> float:
+        return self.slice_seconds * 1e9
+
+    @property
+    def uncounted_ns(self) -> float:
+        """An uncounted configuration's slice in a default cycle."""
+        return self.slice_ns * policy.UNCOUNTED_SHARE
+
 
 @dataclass
 class Fork:
@@ -210,6 +219,7 @@ class _Run:
     def __init__(self, workers, configurations, asked, pace: Pace, progress):
         self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
         self.progress = progress
+        self.counted = {c.label for c in self.configurations if c.counted}  # the rows' (the others: yardsticks)
         self.forks: list[Fork] = []
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
@@ -633,28 +643,31 @@ class _Run:
     def _counts(self, fork: Fork, configurations: Sequence[Configuration] | None = None) -> dict[str, list[int]]:
         """Operations per slice, cycle by cycle, for each configuration (of ``configurations``, else
         every live one) warmed up in this fork."""
-        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations or self.live()
-                  if c.label in fork.warmups}
+        speeds = self._warmed(fork, configurations or self.live())
         if not speeds:
             return {}
-        iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
-        if self.pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
-            return {label: split_iterations(iterations, self.pace.cycles) for label in speeds}
-        counted = {c.label for c in self.configurations if c.counted}
-        uncounted_ns = slice_ns * policy.UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
-
-        def lasting(wanted_ns: float, ns_per_op: float) -> int:  # operations that take about wanted_ns
-            return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
-
+        pace, iterations = self.pace, self.pace.iterations
+        if pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
+            return {label: split_iterations(iterations, pace.cycles) for label in speeds}
         if iterations is None:
-            return {label: [lasting(slice_ns if label in counted else uncounted_ns, ns)] * self.pace.cycles
+            return {label: [_lasting(pace.slice_ns if label in self.counted else pace.uncounted_ns, ns)] * pace.cycles
                     for label, ns in speeds.items()}
-        # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
+        return self._exactly(iterations, speeds)
+
+    @staticmethod
+    def _warmed(fork: Fork, configurations: Sequence[Configuration]) -> dict[str, float]:
+        """The ns/op each of ``configurations`` warmed up to in ``fork``, of those warmed up there."""
+        return {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations if c.label in fork.warmups}
+
+    def _exactly(self, iterations: int, speeds: dict[str, float]) -> dict[str, list[int]]:
+        """_counts with exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length."""
+        counted = self.counted
         typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
-        cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
+        cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / self.pace.slice_ns)))
         # The others: their default cycles' time, shared out over these cycles.
         return {label: split_iterations(iterations, cycles) if label in counted
-                else [lasting(uncounted_ns * self.pace.cycles / cycles, ns)] * cycles for label, ns in speeds.items()}
+                else [_lasting(self.pace.uncounted_ns * self.pace.cycles / cycles, ns)] * cycles
+                for label, ns in speeds.items()}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         wanted = self.forks_wanted()
@@ -662,6 +675,11 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
+
+
+def _lasting(wanted_ns: float, ns_per_op: float) -> int:
+    """Operations that take about ``wanted_ns``."""
+    return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:
