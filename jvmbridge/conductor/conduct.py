@@ -393,12 +393,12 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        warmed_ahead = self.ahead is not None and self.ahead.warming is not None
+        warmed_ahead = self._warmed_ahead()
         handles = self._handles(fork)
         try:
             self._fail_all(_set_up(handles, fork.identity))
-            ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            another = len(self.forks) + 1 < planned or self._likely_more()
+            ready = _ready(handles, fork.identity)
+            another = self._another_follows(planned)
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
@@ -413,9 +413,19 @@ class _Run:
                 elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
             self._finish(fork, ready)
         finally:
-            for key, handle in handles.items():
-                handle.stop()
-                fork.ended[key] = handle.ended()
+            _stop(handles, fork)
+        self._keep(fork, started)
+
+    def _warmed_ahead(self) -> bool:
+        """Whether the next fork's workers, started during the fork before, were warmed up there."""
+        return self.ahead is not None and self.ahead.warming is not None
+
+    def _another_follows(self, planned: int) -> bool:
+        """Whether another fork is to follow the one now starting: planned, or likely (_likely_more)."""
+        return len(self.forks) + 1 < planned or self._likely_more()
+
+    def _keep(self, fork: Fork, started: float) -> None:
+        """Add ``fork``, started at ``started``, to the run's forks."""
         fork.seconds = time.monotonic() - started
         # A configuration whose worker failed this fork keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
@@ -441,9 +451,7 @@ class _Run:
             waiting = [c for c in order if c.worker == key]
             while waiting:  # a worker that died in one configuration's turn: a fresh one for the rest
                 waiting = self._worker_turns(fork, key, waiting, turned)
-        fork.seconds = time.monotonic() - started
-        fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
-        self.forks.append(fork)
+        self._keep(fork, started)
 
     def _worker_turns(self, fork: Fork, key: str, waiting: list[Configuration],
                       turned: Callable[[], None]) -> list[Configuration]:
@@ -470,9 +478,7 @@ class _Run:
                 finally:
                     turned()
         finally:
-            for handle in handles.values():
-                handle.stop()  # each turn took its evidence: nothing is left to finish
-                fork.ended[key] = handle.ended()
+            _stop(handles, fork)  # each turn took its evidence: nothing is left to finish
         return []
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
@@ -571,7 +577,7 @@ class _Run:
         keeps both vCPUs busy), each moved aside once it is, then warmed up on the other vCPUs while
         this fork's slices run."""
         ahead.errors.update(_set_up(ahead.handles, ahead.identity, aside=True))
-        ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
+        ready = _ready(ahead.handles, ahead.identity)
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
@@ -675,6 +681,18 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
+
+
+def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[str, Worker]:
+    """The workers of ``handles`` that were set up: those that said what they are (``identity``)."""
+    return {key: handle for key, handle in handles.items() if key in identity}
+
+
+def _stop(handles: Mapping[str, Worker], fork: Fork) -> None:
+    """Stop the workers of ``handles``, keeping in ``fork`` how each process ended."""
+    for key, handle in handles.items():
+        handle.stop()
+        fork.ended[key] = handle.ended()
 
 
 def _lasting(wanted_ns: float, ns_per_op: float) -> int:
