@@ -667,11 +667,10 @@ class _Run:
 
     def _exactly(self, iterations: int, speeds: dict[str, float]) -> dict[str, list[int]]:
         """_counts with exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length."""
-        counted = self.counted
-        typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
+        typical_ns = statistics.median([ns for label, ns in speeds.items() if label in self.counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / self.pace.slice_ns)))
         # The others: their default cycles' time, shared out over these cycles.
-        return {label: split_iterations(iterations, cycles) if label in counted
+        return {label: split_iterations(iterations, cycles) if label in self.counted
                 else [_lasting(self.pace.uncounted_ns * self.pace.cycles / cycles, ns)] * cycles
                 for label, ns in speeds.items()}
 
