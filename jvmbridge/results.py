@@ -133,19 +133,8 @@ class Measurement:
 
     def _notes(self, forks_cut: int = 0) -> list[Note]:
         s = self.summary
-        notes = []
         cut = f"the run's --total-time stopped its job {forks_cut} fork(s) short of what its stopping rule wanted"
-        if self.loop_bytes_error:
-            notes.append(Note(kind=NoteKind.INVALID, text=f"INVALID: the measured loop computed WRONG bytes "
-                                                          f"({self.loop_bytes_error}); these figures time broken code"))
-        if self.failed_fork:
-            finished = f"the {s.forks} finished fork{'s are' if s.forks > 1 else ' is'} the measurement"
-            notes.append(Note(kind=NoteKind.FORK_FAILED,
-                              text=f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
-        if not self.as_requested:
-            notes.append(Note(kind=NoteKind.NOT_AS_REQUESTED,
-                              text=f"NOT AS REQUESTED: running state is {self.verified_state}"))
-        notes += [Note(kind=NoteKind.ENGINE, text=text) for text in self.notes]
+        notes = self._validity_notes() + [Note(kind=NoteKind.ENGINE, text=text) for text in self.notes]
         if s.disturbed_rounds:
             notes.append(Note(kind=NoteKind.DISTURBED, text=disturbed(s)))
         if s.noisy:
@@ -160,6 +149,22 @@ class Measurement:
             notes.append(Note(kind=NoteKind.NOT_STEADY, text=_warmup_ran_out(self.warmup)))
         if unsettled := unsteady(s):
             notes.append(Note(kind=NoteKind.NOT_STEADY, text=unsettled))
+        return notes
+
+    def _validity_notes(self) -> list[Note]:
+        """What puts the row's figures in doubt before its rounds are read: wrong bytes, a failed fork,
+        a state other than the one asked for."""
+        s, notes = self.summary, []
+        if self.loop_bytes_error:
+            notes.append(Note(kind=NoteKind.INVALID, text=f"INVALID: the measured loop computed WRONG bytes "
+                                                          f"({self.loop_bytes_error}); these figures time broken code"))
+        if self.failed_fork:
+            finished = f"the {s.forks} finished fork{'s are' if s.forks > 1 else ' is'} the measurement"
+            notes.append(Note(kind=NoteKind.FORK_FAILED,
+                              text=f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
+        if not self.as_requested:
+            notes.append(Note(kind=NoteKind.NOT_AS_REQUESTED,
+                              text=f"NOT AS REQUESTED: running state is {self.verified_state}"))
         return notes
 
     def _busy_note(self) -> Note | None:

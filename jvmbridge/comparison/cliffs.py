@@ -42,13 +42,8 @@ class Cliff:
 
 def cliffs(frame: pd.DataFrame) -> list[Cliff]:
     """Every cliff between adjacent sizes of each configuration in ``frame`` (one run's rows)."""
-    keys = [key for key in _CONFIGURATION if key in frame]
-    configurations: dict[tuple, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
-    for row in frame.itertuples():
-        configurations.setdefault(tuple(None if missing(getattr(row, key)) else getattr(row, key) for key in keys),
-                                  []).append(row)
     found = []
-    for rows in configurations.values():
+    for rows in _by_configuration(frame):
         rows.sort(key=lambda row: row.message_bytes)
         first = rows[0]
         name = f"{name_of(first)} | {first.setting} | {first.cipher} {first.direction}, {first.shape}"
@@ -67,3 +62,13 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
                     found.append(Cliff(configuration=name, smaller=int(a.message_bytes), larger=int(b.message_bytes),
                                        what=what, times=times, low=low, high=high))
     return found
+
+
+def _by_configuration(frame: pd.DataFrame) -> list[list]:
+    """``frame``'s rows (itertuples) of each configuration, in the order each first appears."""
+    keys = [key for key in _CONFIGURATION if key in frame]
+    configurations: dict[tuple, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
+    for row in frame.itertuples():
+        configurations.setdefault(tuple(None if missing(getattr(row, key)) else getattr(row, key) for key in keys),
+                                  []).append(row)
+    return list(configurations.values())

@@ -86,12 +86,18 @@ def choose_rounds(jobs: list[Job], host: str | None = None) -> None:
         return
     earlier = earlier_rows(host or socket.gethostname())
     for part in wanting:
-        sampling = part.workload.sampling
-        found = components([row for row in earlier if row["key"] == key_of(part)][:MAX_RUNS])
-        rounds = found.best_rounds(sampling) if found else None
-        if found and rounds is not None and rounds != sampling.rounds:
-            part.workload = replace(part.workload, sampling=replace(sampling, rounds=rounds))
-            part.rounds_basis = found.said(rounds)
+        _rounds_from(earlier, part)
+
+
+def _rounds_from(earlier: list[dict], part: Part) -> None:
+    """Set ``part``'s rounds per fork from the ``earlier`` rows of its configuration where they pick
+    another count than it has, and say why on it."""
+    sampling = part.workload.sampling
+    found = components([row for row in earlier if row["key"] == key_of(part)][:MAX_RUNS])
+    rounds = found.best_rounds(sampling) if found else None
+    if found and rounds is not None and rounds != sampling.rounds:
+        part.workload = replace(part.workload, sampling=replace(sampling, rounds=rounds))
+        part.rounds_basis = found.said(rounds)
 
 
 def key_of(part: Part) -> tuple:
@@ -148,18 +154,29 @@ def row_components(row: dict) -> Components | None:
     if min(per_fork) < 2 or len(row["fork_ns_per_op"]) < 2 or len(seconds) < 2:
         return None
     figure = row["ns_per_op"]
-    forks: list[list[float]] = [[] for _ in range(row["forks"])]
-    for fork, ns, aside in zip(row["round_fork"], row["round_ns_per_op"], row["round_set_aside"]):
-        if not aside:
-            forks[fork].append(ns / figure)  # relative: variances in (share of the figure)^2
+    forks = _relative_rounds(row)
     within = within_variance(forks)
     # Each fork's summary is of its undisturbed rounds: what they leave in it is w^2 over their count.
     left_in_summaries = within * statistics.fmean(1 / len(fork) for fork in forks if fork)
     between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - left_in_summaries)
-    round_seconds = statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
+    round_seconds = _round_seconds(row)
     return Components(within=within, between=between,
                       fork_seconds=max(0.0, statistics.fmean(seconds) - statistics.fmean(per_fork) * round_seconds),
                       round_seconds=round_seconds, runs=1)
+
+
+def _relative_rounds(row: dict) -> list[list[float]]:
+    """Each fork's undisturbed rounds in a saved row, each over the row's figure."""
+    forks: list[list[float]] = [[] for _ in range(row["forks"])]
+    for fork, ns, aside in zip(row["round_fork"], row["round_ns_per_op"], row["round_set_aside"]):
+        if not aside:
+            forks[fork].append(ns / row["ns_per_op"])  # relative: variances in (share of the figure)^2
+    return forks
+
+
+def _round_seconds(row: dict) -> float:
+    """How long a saved row's rounds took on average, in seconds."""
+    return statistics.fmean(ns * n for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9
 
 
 def within_variance(forks: list[list[float]]) -> float:

@@ -30,10 +30,15 @@ def answered(ratios: list[Ratio], metadata: dict) -> list[Ratio]:
     speed's and the fork limit's (``metadata``'s) and, where some are left for the table, the line
     that says how many."""
     room = MAX_LINES - bool(metadata.get("host_speed")) - bool(metadata.get("forks_limit"))
-    asked = ([r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator == "intrinsics"]
-             + [r for r in ratios if r.kind is RatioKind.VERSUS and r.accelerator == "on"]
-             + [r for r in ratios if r.kind is RatioKind.SPEEDUP and r.accelerator not in ("intrinsics", "")])
+    asked = [r for place in range(3) for r in ratios if _headline_place(r) == place]
     return asked if len(asked) == len(ratios) and len(asked) <= room else asked[:room - 1]
+
+
+def _headline_place(r: Ratio) -> int | None:
+    """Which of answered's three kinds a ratio is (0, 1, 2, in the headline's order); None: not one."""
+    if r.kind is RatioKind.SPEEDUP:
+        return 0 if r.accelerator == "intrinsics" else 2 if r.accelerator else None
+    return 1 if r.kind is RatioKind.VERSUS and r.accelerator == "on" else None
 
 
 def _line(r: Ratio, frame) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from jvmbridge.conductor.conduct import Asked, Conducted, Configuration, Forked, Pace, Status, WorkerSpec, conduct
 from jvmbridge.conductor.pairing import Interval
 from jvmbridge.conductor.slices import WorkerProcess
-from jvmbridge.engines import ENGINES, Job, Matrix, Part, reference_for
+from jvmbridge.engines import ENGINES, Engine, Job, Matrix, Part, reference_for
 from jvmbridge.engines.base import Sliced
 from jvmbridge.forks.parent import ChildOutcome, WorkerError
 from jvmbridge.results import Measurement
@@ -191,25 +191,45 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
     """The ratios the rows will show (comparison.ratios), which the forks go on until they are
     sharp: each engine's acceleration on against off, and each engine under question (the JVM)
     against its shape's native reference, in each state; per workload."""
-    rows = [(key, setting, part) for (key, setting), parts in zip(settings, groups) for part in parts]
+    rows = _rows(settings, groups)
     found = []
-    for key, setting, part in rows:
-        engine = ENGINES[key]
+    for row in rows:
+        key, setting, part = row
         reference = reference_for(part.workload.operation.shape, [ENGINES[k] for k, _, _ in rows])
-        for other_key, other, other_part in rows:
-            if other_part.workload != part.workload or other is setting:
+        for other in rows:
+            _, other_setting, other_part = other
+            if other_part.workload != part.workload or other_setting is setting:
                 continue
             tag = part.label.removeprefix(setting.name)  # the workload's: ", message", ...
-            if other_key == key and setting.accelerated and not other.accelerated and setting.subject == other.subject:
-                found.append(Asked(label=f"{engine.accelerator} speedup, {setting.subject}{tag}",
+            if _speeds_up(row, other):
+                found.append(Asked(label=f"{ENGINES[key].accelerator} speedup, {setting.subject}{tag}",
                                    slower=other_part.label, faster=part.label))
-            if (engine.reference_rank is None and reference is not None and ENGINES[other_key] is reference
-                    and other.accelerated == setting.accelerated):
+            if _held_against(row, other, reference):
                 # How many times faster the JVM runs than the reference, as the table's ratio reads.
                 state = "acceleration on" if setting.accelerated else "acceleration off"
-                found.append(Asked(label=f"{setting.subject} vs {other.subject}, {state}{tag}",
+                found.append(Asked(label=f"{setting.subject} vs {other_setting.subject}, {state}{tag}",
                                    slower=other_part.label, faster=part.label))
     return found
+
+
+def _rows(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[tuple[str, Sliced, Part]]:
+    """(engine key, setting, part) for each part of each setting (``groups``: the parts of each)."""
+    return [(key, setting, part) for (key, setting), parts in zip(settings, groups) for part in parts]
+
+
+def _speeds_up(row: tuple[str, Sliced, Part], other: tuple[str, Sliced, Part]) -> bool:
+    """Whether ``row`` is ``other``'s subject with its engine's acceleration on where ``other``'s is off."""
+    (key, setting, _), (other_key, other_setting, _) = row, other
+    return (other_key == key and setting.accelerated and not other_setting.accelerated
+            and setting.subject == other_setting.subject)
+
+
+def _held_against(row: tuple[str, Sliced, Part], other: tuple[str, Sliced, Part], reference: Engine | None) -> bool:
+    """Whether ``row`` is of an engine under question (the JVM) and ``other`` of its native ``reference``,
+    in the same acceleration state."""
+    (key, setting, _), (other_key, other_setting, _) = row, other
+    return (ENGINES[key].reference_rank is None and reference is not None and ENGINES[other_key] is reference
+            and other_setting.accelerated == setting.accelerated)
 
 
 def _outcomes(conducted: Conducted, label: str, worker: str) -> list[Forked]:

@@ -14,7 +14,7 @@ from enum import Enum
 import pandas as pd
 
 from jvmbridge.conductor.pairing import fork_ratio, levels_over, over_forks
-from jvmbridge.engines import ENGINES, by_label, name_of, reference_for
+from jvmbridge.engines import ENGINES, Engine, by_label, name_of, reference_for
 from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_interleaved, wrong_bytes
 from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import CONFIDENCE
@@ -266,24 +266,33 @@ class _OneOperation:
         """Each engine without a reference rank (the JVM) against each shape's native reference
         (engines.reference_for: one whose rows ran in the same slices first), in each acceleration
         state, in its own shape where the reference ran it, else in the reference's; with its rows."""
-        interleaved = {row.engine for row in self.rows if ran_interleaved(row)}
-        paired = [e for e in self.engines if e.label in interleaved]  # in the same slices as the JVM's, if it ran so
-        natives = {shape: native for shape in self.shapes
-                   if (native := reference_for(shape, self.engines, paired)) is not None}
+        natives = self._natives()
         found = []
         for engine in (e for e in self.engines if e.reference_rank is None):
             for subject in self.subjects(engine):
                 for shape, native in natives.items():
-                    for accelerated, state in ((True, "acceleration on"), (False, "acceleration off")):
+                    for accelerated, accelerator in ((True, "on"), (False, "off")):
                         row = self.pick(engine, accelerated, subject, shape)
-                        reference = self.pick(native, accelerated, None, shape)
-                        reference = reference if reference is not None else self.pick(native, accelerated, None, None)
+                        reference = self._reference_row(native, accelerated, shape)
                         if row is not None and reference is not None:
                             shapes_note = ("" if row.shape == reference.shape
                                            else f" ({row.shape} against {reference.shape} shape)")
                             ratio = speedup(RatioKind.VERSUS, f"{engine.subject(subject)} vs {native.subject(None)}, "
-                                            f"{state}{self.named_shape[shape]}{shapes_note}", row, reference, one_run=True,
-                                            set_aside=self.set_aside, beside=self.beside)
+                                            f"acceleration {accelerator}{self.named_shape[shape]}{shapes_note}", row,
+                                            reference, one_run=True, set_aside=self.set_aside, beside=self.beside)
                             found.append((replace(ratio, of=name_of(row), against=native.subject(None), shape=shape,
-                                                  accelerator="on" if accelerated else "off"), row, reference))
+                                                  accelerator=accelerator), row, reference))
         return found
+
+    def _natives(self) -> dict[str, Engine]:
+        """Each shape's native reference, where it has one (engines.reference_for): of the engines
+        that ran in the same slices as the JVM's first, where it ran so."""
+        interleaved = {row.engine for row in self.rows if ran_interleaved(row)}
+        paired = [e for e in self.engines if e.label in interleaved]
+        return {shape: native for shape in self.shapes
+                if (native := reference_for(shape, self.engines, paired)) is not None}
+
+    def _reference_row(self, native, accelerated: bool, shape: str):
+        """The native reference's row in ``shape``, else in the shape it ran."""
+        reference = self.pick(native, accelerated, None, shape)
+        return reference if reference is not None else self.pick(native, accelerated, None, None)

@@ -68,7 +68,7 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
         position = _positions(engine, workloads, left)
         tagged = [(runs, _tag(runs, varying, workloads[index])) for runs, index in position.items()]
         engine_jobs = _engine_jobs(engine, tagged, matrix)
-        _rank([part for job in engine_jobs for part in job.parts], position, engine_index)
+        _rank(engine_jobs, position, engine_index)
         jobs += engine_jobs
     return sorted(_together(jobs), key=lambda job: min(part.rank for part in job.parts))
 
@@ -99,10 +99,10 @@ def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Mat
     return [job]
 
 
-def _rank(parts: list[Part], position: dict[Workload, int], engine_index: int) -> None:
+def _rank(jobs: list[Job], position: dict[Workload, int], engine_index: int) -> None:
     """Each part's place in the table: its workload's row, its engine's place, then its own among that engine's."""
     seen: dict[int, int] = {}
-    for part in parts:
+    for part in (part for job in jobs for part in job.parts):
         at = position[part.workload]
         part.rank = (at, engine_index, seen.setdefault(at, 0))
         seen[at] += 1
@@ -134,11 +134,9 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     the jobs then run cheapest first, as what one leaves of its share goes to those after it."""
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
     # The run's workload as planned (its first job's), whatever order the jobs then run in.
-    metadata = {**_run_metadata(jobs, started, host_name), **({"name": name} if name else {}),
-                **({"total_time_seconds": total_time} if total_time else {})}
+    metadata = _run_metadata(jobs, started, host_name, name, total_time)
     if total_time:
-        forecast = Forecast([_job_plan(job) for job in jobs])
-        jobs = [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
+        jobs = _cheapest_first(jobs)
     writer = store.ResultWriter(output, uuid.uuid4().hex[:12], started, metadata["host"])
     writer.write("run", metadata=metadata)
     record = _Record(writer)
@@ -150,43 +148,51 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                 try:
                     if ctrl_c.pressed:  # one whose KeyboardInterrupt Python swallowed
                         raise KeyboardInterrupt
-                    beside = LoadWatch()
-                    try:
-                        with watch.job(index) as last:
-                            outcomes = job.measure()
-                    except WorkerError as e:
-                        outcomes = [e] * len(job.parts)
-                    except Exception as e:  # a fault of jvmbridge's own: this job fails, saying so; the others run
-                        outcomes = [e] * len(job.parts)
-                    if job.yardstick:
-                        metadata["host_speed"] = host_speed(job.yardstick, YARDSTICK_NAME)
-                    if job.forks_stopped:
-                        metadata["forks_stopped"] = job.forks_stopped
-                    if job.episodes:
-                        metadata["episodes"] = job.episodes
-                    if job.forks_limit:
-                        metadata["forks_limit"] = job.forks_limit
-                    # Forks the time limit left unrun (the parts of a job stop together, or report as one).
-                    record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
-                               beside.since())
+                    _run_job(job, watch.job(index), record, metadata)
                 except KeyboardInterrupt:
-                    for pending in jobs[index:]:
-                        for part in pending.parts:
-                            record.fail(part.label, "interrupted before it finished")
+                    record.interrupted(jobs[index:])
                     interrupted = True
                     break
             interrupted = interrupted or ctrl_c.pressed
         # Every child has ended by now, so what the machine did beyond them was other work.
         metadata["load"] = (reading := load.since()) and reading.as_dict()
         metadata["work_seconds"] = work_seconds([result for _, result in record.ranked], metadata["workload"])
-        writer.write("end", completed=len(record.ranked), failed=[label for label, _ in record.failures],
-                     interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
-                     forks_stopped=metadata.get("forks_stopped"), episodes=metadata.get("episodes"),
-                     forks_limit=metadata.get("forks_limit"), work_seconds=metadata["work_seconds"])
+        record.end(interrupted, metadata)
     finally:
         writer.close()
     rows = [result for _, result in sorted(record.ranked, key=lambda ranked_result: ranked_result[0])]
     return comparison_of(rows, record.failures, metadata, interrupted, writer.path, writer.error)
+
+
+def _cheapest_first(jobs: list[Job]) -> list[Job]:
+    """``jobs`` by their first stage's forecast seconds: under a time limit, what one leaves of its
+    share goes to those after it."""
+    forecast = Forecast([_job_plan(job) for job in jobs])
+    return [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
+
+
+def _run_job(job: Job, watched: contextlib.AbstractContextManager[list[PartSoFar]], record: _Record,
+             metadata: dict) -> None:
+    """Run one job while ``watched`` (_Watch.job), record each part's outcome and keep what the job
+    found about the run (the host's speed, where its forks stopped) in ``metadata``."""
+    beside = LoadWatch()
+    try:
+        with watched as last:
+            outcomes: Sequence[Measurement | Exception] = job.measure()
+    except Exception as e:  # a WorkerError, or a fault of jvmbridge's own: this job fails, saying so; the others run
+        outcomes = [e] * len(job.parts)
+    metadata.update(_job_findings(job))
+    # Forks the time limit left unrun (the parts of a job stop together, or report as one).
+    record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
+               beside.since())
+
+
+def _job_findings(job: Job) -> dict:
+    """What a job found that the run's metadata keeps, where it found it: the host's speed (from its
+    yardstick), the forks it stopped, the host episodes it set aside, the fork limit it met."""
+    found = {"host_speed": job.yardstick and host_speed(job.yardstick, YARDSTICK_NAME),
+             "forks_stopped": job.forks_stopped, "episodes": job.episodes, "forks_limit": job.forks_limit}
+    return {key: value for key, value in found.items() if value}
 
 
 class _Record:
@@ -210,6 +216,18 @@ class _Record:
     def fail(self, label: str, error: str) -> None:
         self.failures.append((label, error))
         self.writer.write("failure", configuration=label, error=error)
+
+    def end(self, interrupted: bool, metadata: dict) -> None:
+        """The run's last record: how many rows finished, which failed, and what the run found."""
+        self.writer.write("end", completed=len(self.ranked), failed=[label for label, _ in self.failures],
+                          interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
+                          forks_stopped=metadata.get("forks_stopped"), episodes=metadata.get("episodes"),
+                          forks_limit=metadata.get("forks_limit"), work_seconds=metadata["work_seconds"])
+
+    def interrupted(self, jobs: list[Job]) -> None:
+        """Every part of ``jobs`` failed, as Ctrl-C stopped the run before they finished."""
+        for part in (part for job in jobs for part in job.parts):
+            self.fail(part.label, "interrupted before it finished")
 
     def keep(self, part: Part, measurement: Measurement, forks_cut: int, load: Load | None) -> None:
         op = part.workload.operation
@@ -244,14 +262,19 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
     from before 0.3.0 lack their places: in finish order), its failures, whether it was interrupted."""
     records = [row for row in loaded.rows if row["run_id"] == run_id]
     records.sort(key=lambda row: row.get("position") or [])
-    end = loaded.runs.get(run_id, {}).get("end") or {}
-    metadata = {**{k: v for k, v in loaded.runs.get(run_id, {}).items() if k not in ("file", "end")},
-                **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
-                                                        "work_seconds")}}
+    saved = loaded.runs.get(run_id, {})
+    end = saved.get("end") or {}
     failures = [(f["configuration"], f["error"]) for f in loaded.failures if f["run_id"] == run_id]
-    path = loaded.runs.get(run_id, {}).get("file")
-    return comparison_of([result_of(row) for row in records], failures, metadata, bool(end.get("interrupted")),
-                         Path(path) if path else None)
+    path = saved.get("file")
+    return comparison_of([result_of(row) for row in records], failures, _saved_metadata(saved, end),
+                         bool(end.get("interrupted")), Path(path) if path else None)
+
+
+def _saved_metadata(saved: dict, end: dict) -> dict:
+    """A saved run's metadata as run() had it when the run ended: its run record's, then its end record's findings."""
+    return {**{k: v for k, v in saved.items() if k not in ("file", "end")},
+            **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
+                                            "work_seconds")}}
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
@@ -261,7 +284,8 @@ def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
     return sum(asked * row.estimate.ns_per_op for row in counted) / 1e9 if asked else None
 
 
-def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None) -> dict:
+def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None, name: str | None,
+                  total_time: float | None) -> dict:
     """What the run's file and header say about the whole run."""
     metadata = _metadata([part.workload for job in jobs for part in job.parts], started)
     metadata["workload"]["budget"] = _budget(jobs)
@@ -272,7 +296,8 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
             "jit_shared_by": max((job.parts_per_fork for job in jobs if job.shares_jit), default=0),
             # What the measuring children did not inherit (JVM options of the user's shell).
             "environment_left_out": environment_left_out(),
-            **({"host": host_name} if host_name else {})}
+            **({"host": host_name} if host_name else {}), **({"name": name} if name else {}),
+            **({"total_time_seconds": total_time} if total_time else {})}
 
 
 def _budget(jobs: list[Job]) -> str:
@@ -283,8 +308,12 @@ def _budget(jobs: list[Job]) -> str:
     others: dict[str, list[str]] = {}
     for job in jobs:
         if job is not together and (text := _engine_budget(job)) != first:
-            others.setdefault(text, []).append(ENGINES[job.engine].label if job.engine in ENGINES else job.label)
+            others.setdefault(text, []).append(_engine_label(job))
     return "; ".join([first, *(f"{', '.join(dict.fromkeys(labels))}: {text}" for text, labels in others.items())])
+
+
+def _engine_label(job: Job) -> str:
+    return ENGINES[job.engine].label if job.engine in ENGINES else job.label
 
 
 def _engine_budget(job: Job) -> str:

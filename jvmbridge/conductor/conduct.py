@@ -103,6 +103,15 @@ class Pace:
     # loops that run only whole: AESNITester's, `openssl speed -multi`'s).
     turns: bool = False
 
+    @property
+    def slice_ns(self) -> float:
+        return self.slice_seconds * 1e9
+
+    @property
+    def uncounted_ns(self) -> float:
+        """An uncounted configuration's slice in a default cycle."""
+        return self.slice_ns * policy.UNCOUNTED_SHARE
+
 
 @dataclass
 class Fork:
@@ -210,6 +219,7 @@ class _Run:
     def __init__(self, workers, configurations, asked, pace: Pace, progress):
         self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
         self.progress = progress
+        self.counted = {c.label for c in self.configurations if c.counted}  # the rows' (the others: yardsticks)
         self.forks: list[Fork] = []
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
@@ -307,14 +317,27 @@ class _Run:
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
         wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
         levels = len(self.levels())
-        if not needs and levels:
-            return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
         if not needs:
-            return "no ratio left to measure (a side of each failed)" if self.asked else f"no ratio asked: the first {first}"
+            return self._none_needed(levels)
         beyond = sorted(n for n in needs.values() if out_of_reach(n, self.pace.max_forks))
         if beyond and len(beyond) == len(needs):
             return (f"the first {first}'s spread: no ratio is within reach of {target} in {self.pace.max_forks} "
                     f"forks (they would need {_span(beyond)})")
+        return self._within_target(wanted, beyond, levels)
+
+    def _none_needed(self, levels: int) -> str:
+        """Why no ratio asks for forks: ``levels`` of them said as levels, none left to measure, or none asked."""
+        first = self.pace.min_forks
+        if levels:
+            return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
+        if self.asked:
+            return "no ratio left to measure (a side of each failed)"
+        return f"no ratio asked: the first {first}"
+
+    def _within_target(self, wanted: int, beyond: list[int], levels: int) -> str:
+        """The forks that put every ratio (but those ``beyond`` reach) within the target: the first stage's, or
+        the ``wanted`` its spread asked for."""
+        first, target = self.pace.min_forks, f"±{self.pace.target_error:.0%}"
         within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
         if beyond:
             within += f" but {len(beyond)}, which would need {_span(beyond)} forks"
@@ -339,12 +362,16 @@ class _Run:
         wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
         if self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
+        return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
+                f"(±{max(wide):.1%} at most)" + self._wide_because(needs))
+
+    def _wide_because(self, needs: Mapping[str, int]) -> str:
+        """Why _still_wide's ratios are: ": the first 5's spread asked 14-20 forks, 2 set aside"; "" where neither."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
         why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
-        return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
-                f"(±{max(wide):.1%} at most)" + (f": {', '.join(filter(None, why))}" if any(why) else ""))
+        return f": {', '.join(filter(None, why))}" if any(why) else ""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -366,12 +393,12 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        warmed_ahead = self.ahead is not None and self.ahead.warming is not None
+        warmed_ahead = self._warmed_ahead()
         handles = self._handles(fork)
         try:
             self._fail_all(_set_up(handles, fork.identity))
-            ready = {key: handle for key, handle in handles.items() if key in fork.identity}
-            another = len(self.forks) + 1 < planned or self._likely_more()
+            ready = _ready(handles, fork.identity)
+            another = self._another_follows(planned)
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
@@ -386,9 +413,19 @@ class _Run:
                 elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
             self._finish(fork, ready)
         finally:
-            for key, handle in handles.items():
-                handle.stop()
-                fork.ended[key] = handle.ended()
+            _stop(handles, fork)
+        self._keep(fork, started)
+
+    def _warmed_ahead(self) -> bool:
+        """Whether the next fork's workers, started during the fork before, were warmed up there."""
+        return self.ahead is not None and self.ahead.warming is not None
+
+    def _another_follows(self, planned: int) -> bool:
+        """Whether another fork is to follow the one now starting: planned, or likely (_likely_more)."""
+        return len(self.forks) + 1 < planned or self._likely_more()
+
+    def _keep(self, fork: Fork, started: float) -> None:
+        """Add ``fork``, started at ``started``, to the run's forks."""
         fork.seconds = time.monotonic() - started
         # A configuration whose worker failed this fork keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
@@ -414,9 +451,7 @@ class _Run:
             waiting = [c for c in order if c.worker == key]
             while waiting:  # a worker that died in one configuration's turn: a fresh one for the rest
                 waiting = self._worker_turns(fork, key, waiting, turned)
-        fork.seconds = time.monotonic() - started
-        fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
-        self.forks.append(fork)
+        self._keep(fork, started)
 
     def _worker_turns(self, fork: Fork, key: str, waiting: list[Configuration],
                       turned: Callable[[], None]) -> list[Configuration]:
@@ -443,9 +478,7 @@ class _Run:
                 finally:
                     turned()
         finally:
-            for handle in handles.values():
-                handle.stop()  # each turn took its evidence: nothing is left to finish
-                fork.ended[key] = handle.ended()
+            _stop(handles, fork)  # each turn took its evidence: nothing is left to finish
         return []
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
@@ -544,7 +577,7 @@ class _Run:
         keeps both vCPUs busy), each moved aside once it is, then warmed up on the other vCPUs while
         this fork's slices run."""
         ahead.errors.update(_set_up(ahead.handles, ahead.identity, aside=True))
-        ready = {key: handle for key, handle in ahead.handles.items() if key in ahead.identity}
+        ready = _ready(ahead.handles, ahead.identity)
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
@@ -616,28 +649,30 @@ class _Run:
     def _counts(self, fork: Fork, configurations: Sequence[Configuration] | None = None) -> dict[str, list[int]]:
         """Operations per slice, cycle by cycle, for each configuration (of ``configurations``, else
         every live one) warmed up in this fork."""
-        speeds = {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations or self.live()
-                  if c.label in fork.warmups}
+        speeds = self._warmed(fork, configurations or self.live())
         if not speeds:
             return {}
-        iterations, slice_ns = self.pace.iterations, self.pace.slice_seconds * 1e9
-        if self.pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
-            return {label: split_iterations(iterations, self.pace.cycles) for label in speeds}
-        counted = {c.label for c in self.configurations if c.counted}
-        uncounted_ns = slice_ns * policy.UNCOUNTED_SHARE  # an uncounted configuration's slice in a default cycle
-
-        def lasting(wanted_ns: float, ns_per_op: float) -> int:  # operations that take about wanted_ns
-            return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
-
+        pace, iterations = self.pace, self.pace.iterations
+        if pace.turns and iterations:  # a fork's exact count in its slices, as many as asked (--rounds)
+            return {label: split_iterations(iterations, pace.cycles) for label in speeds}
         if iterations is None:
-            return {label: [lasting(slice_ns if label in counted else uncounted_ns, ns)] * self.pace.cycles
+            return {label: [_lasting(pace.slice_ns if label in self.counted else pace.uncounted_ns, ns)] * pace.cycles
                     for label, ns in speeds.items()}
-        # Exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length.
-        typical_ns = statistics.median([ns for label, ns in speeds.items() if label in counted] or speeds.values())
-        cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / slice_ns)))
+        return self._exactly(iterations, speeds)
+
+    @staticmethod
+    def _warmed(fork: Fork, configurations: Sequence[Configuration]) -> dict[str, float]:
+        """The ns/op each of ``configurations`` warmed up to in ``fork``, of those warmed up there."""
+        return {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations if c.label in fork.warmups}
+
+    def _exactly(self, iterations: int, speeds: dict[str, float]) -> dict[str, list[int]]:
+        """_counts with exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length."""
+        typical_ns = statistics.median([ns for label, ns in speeds.items() if label in self.counted] or speeds.values())
+        cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / self.pace.slice_ns)))
         # The others: their default cycles' time, shared out over these cycles.
-        return {label: split_iterations(iterations, cycles) if label in counted
-                else [lasting(uncounted_ns * self.pace.cycles / cycles, ns)] * cycles for label, ns in speeds.items()}
+        return {label: split_iterations(iterations, cycles) if label in self.counted
+                else [_lasting(self.pace.uncounted_ns * self.pace.cycles / cycles, ns)] * cycles
+                for label, ns in speeds.items()}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         wanted = self.forks_wanted()
@@ -645,6 +680,23 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
+
+
+def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[str, Worker]:
+    """The workers of ``handles`` that were set up: those that said what they are (``identity``)."""
+    return {key: handle for key, handle in handles.items() if key in identity}
+
+
+def _stop(handles: Mapping[str, Worker], fork: Fork) -> None:
+    """Stop the workers of ``handles``, keeping in ``fork`` how each process ended."""
+    for key, handle in handles.items():
+        handle.stop()
+        fork.ended[key] = handle.ended()
+
+
+def _lasting(wanted_ns: float, ns_per_op: float) -> int:
+    """Operations that take about ``wanted_ns``."""
+    return max(1, round(wanted_ns / max(ns_per_op, 1e-3)))
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:

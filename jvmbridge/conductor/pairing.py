@@ -55,7 +55,7 @@ def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
     if not over or not under:
         return None
     if _calm(over) and _calm(under):
-        return fast_end([ns for ns, lost in over if not lost]) / fast_end([ns for ns, lost in under if not lost])
+        return fast_end(_undisturbed(over)) / fast_end(_undisturbed(under))
     busy = 100 // BUSY_FAST_END
     return low_quantile([ns for ns, _ in over], busy) / low_quantile([ns for ns, _ in under], busy)
 
@@ -64,7 +64,7 @@ def fork_reading(slices: Sequence[dict]) -> float | None:
     """One configuration's figure in a fork (ns/op) as a ratio's side takes it where the fork ran
     calm: the fast end of its undisturbed slices' running ns/op; None where it has none. A
     yardstick's reading, for stats.episodes."""
-    calm = [ns for ns, lost in _running(slices) if not lost]
+    calm = _undisturbed(_running(slices))
     return fast_end(calm) if calm else None
 
 
@@ -78,7 +78,7 @@ def levels_over(fork_ratios: Sequence[tuple[int, float]],
     forks = [fork for fork, _ in fork_ratios]
     rows, within_rsd = {}, {}
     for label, own in slices.items():
-        calm = [[ns for ns, lost in _running(own.get(fork, ())) if not lost] for fork in forks]
+        calm = [_undisturbed(_running(own.get(fork, ()))) for fork in forks]
         if all(calm):
             rows[label] = [fast_end(values) for values in calm]
             within_rsd[label] = robust_within_rsd(calm)
@@ -89,6 +89,11 @@ def _running(slices: Sequence[dict]) -> list[tuple[float, bool]]:
     """Each slice's ns/op less its wait (running_ns_per_op), and whether it was disturbed."""
     found = ((running_ns_per_op(s["ns"], s["iterations"], s.get("wait_ns", 0)), disturbed(s)) for s in slices)
     return [(ns, lost) for ns, lost in found if ns > 0]
+
+
+def _undisturbed(slices: list[tuple[float, bool]]) -> list[float]:
+    """The running ns/op of the slices (as _running gives them) that were not disturbed."""
+    return [ns for ns, lost in slices if not lost]
 
 
 def _calm(slices: list[tuple[float, bool]]) -> bool:

@@ -115,12 +115,6 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
     mismatched, verified_state = flags_read_back(options, flags)
     ran = setting_as_run(setting, flags)  # its label, "as asked" and ratios follow what ran
     jvm = result["jvm"]
-    notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
-             for name, want in mismatched.items()]
-    notes += [f"JVM said: {line}" for line in messages.warnings(outcomes[0].printed)]
-    if (workload.operation.mode == "gcm" and flags.get("UseAES", {}).get("value") == "false"
-            and flags.get("UseGHASHIntrinsics", {}).get("value") == "true"):
-        notes.append("UseGHASHIntrinsics stays on with -UseAES: GCM's GHASH still runs on the CPU's instructions")
     return Measurement(
         engine=JvmEngine.label,
         implementation=f"{result['provider']} on {jvm['java.vm.vendor']} {jvm['java.runtime.version']}",
@@ -138,9 +132,22 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
                  "flag_origins": " ".join(f"{n}:{f['origin']}" for n, f in flags.items()),
                  **user_options(options[len(setting.options):]),
                  **({"requested_setting": setting.name} if ran is not setting else {})},
-        notes=notes, failed_fork=why_failed(java, failed) if failed else None,
+        notes=_notes(workload, flags, mismatched, outcomes[0].printed),
+        failed_fork=why_failed(java, failed) if failed else None,
         busy={name: sum(r[name] for rounds in slices_by_fork(outcomes) for r in rounds) for name in ("gc_ms", "jit_ms")},
     )
+
+
+def _notes(workload: Workload, flags: dict[str, dict], mismatched: dict[str, str], printed: str) -> list[str]:
+    """The row's notes on how the JVM ran: the flags it does not run as requested, its own warnings,
+    and GHASH's intrinsic still on where AES's are off."""
+    notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
+             for name, want in mismatched.items()]
+    notes += [f"JVM said: {line}" for line in messages.warnings(printed)]
+    if (workload.operation.mode == "gcm" and flags.get("UseAES", {}).get("value") == "false"
+            and flags.get("UseGHASHIntrinsics", {}).get("value") == "true"):
+        notes.append("UseGHASHIntrinsics stays on with -UseAES: GCM's GHASH still runs on the CPU's instructions")
+    return notes
 
 
 def user_options(extra: tuple[str, ...]) -> dict[str, str]:
@@ -205,8 +212,11 @@ def loop_bytes_error(operation: Operation, after: dict) -> str | None:
         actual = bytes.fromhex(after["message"])
         expected = plaintext if decrypt else encrypt_message(key, iv, plaintext, mode)
         what = "the last message of the timed rounds"
-    if actual == expected:
-        return None
+    return None if actual == expected else f"{what}: {_first_difference(actual, expected)}"
+
+
+def _first_difference(actual: bytes, expected: bytes) -> str:
+    """Where the JVM's bytes first differ from the expected ones, and how many it gave where not as many."""
     index = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b), min(len(actual), len(expected)))
-    return (f"{what}: first differs at byte {index} of {len(expected)}"
+    return (f"first differs at byte {index} of {len(expected)}"
             + (f" (JVM gave {len(actual)} bytes)" if len(actual) != len(expected) else ""))

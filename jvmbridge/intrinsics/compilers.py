@@ -63,6 +63,12 @@ def _value(flags: FlagTable, name: str) -> str | None:
     return flags.flags[name].value if name in flags.flags else None
 
 
+def _set_to(flags: FlagTable, name: str, *values: str) -> Flag | None:
+    """The flag ``name`` where the JVM lists it with one of ``values``; else None."""
+    flag = flags.flags.get(name)
+    return flag if flag is not None and flag.value in values else None
+
+
 def _said(flag: Flag) -> str:
     return f"{flag.name}={flag.value} [{flag.origin}]"
 
@@ -71,15 +77,13 @@ def _interpreter_only(flags: FlagTable) -> Compilers | None:
     # -Xint, -XX:TieredStopAtLevel=0 and -XX:CompileThresholdScaling=0 all end in UseCompiler=false
     # (CompilerConfig::check_args_consistency, JDK 17+; Arguments::set_mode_flags for -Xint, JDK 11).
     use_compiler = flags.flags.get("UseCompiler")
-    tiers = flags.flags.get("TieredStopAtLevel")
     # JDK 11's tiered policy caps every compile at TieredStopAtLevel, leaving UseCompiler on
     # (tieredThresholdPolicy.cpp, TieredThresholdPolicy::limit_level).
-    stopped = tiers is not None and tiers.value == "0" and _value(flags, "TieredCompilation") == "true"
-    if not (use_compiler is not None and use_compiler.value == "false") and not stopped:
+    stopped = _value(flags, "TieredStopAtLevel") == "0" and _value(flags, "TieredCompilation") == "true"
+    if _value(flags, "UseCompiler") != "false" and not stopped:
         return None
     for name, value in (("TieredStopAtLevel", "0"), ("CompileThresholdScaling", "0.000000")):
-        flag = flags.flags.get(name)
-        if flag is not None and flag.value == value and flag.origin != "default":
+        if (flag := _set_to(flags, name, value)) is not None and flag.origin != "default":
             return Compilers(Compiling.INTERPRETER_ONLY, _said(flag), _remove(flag))
     if use_compiler is not None and use_compiler.origin not in ("default", "ergonomic"):
         return Compilers(Compiling.INTERPRETER_ONLY, _said(use_compiler), _remove(use_compiler))
@@ -96,14 +100,13 @@ def _c1_only(flags: FlagTable, has_c1: bool, has_c2: bool) -> Compilers | None:
     """CompilerConfig::is_c1_only: tiers stopped below C2, the quick-only mode, client emulation, or no C2."""
     if not has_c1:
         return None
-    tiers, tiered, mode = (flags.flags.get(name) for name in ("TieredStopAtLevel", "TieredCompilation",
-                                                               "CompilationMode"))
-    if tiers is not None and tiers.value in ("1", "2", "3") and tiered is not None and tiered.value == "true":
+    tiers = _set_to(flags, "TieredStopAtLevel", "1", "2", "3")
+    if tiers is not None and _value(flags, "TieredCompilation") == "true":
         return Compilers(Compiling.C1_ONLY, _said(tiers), _remove(tiers))
-    if mode is not None and mode.value == "quick-only":  # JDK 14+
+    if (mode := _set_to(flags, "CompilationMode", "quick-only")) is not None:  # JDK 14+
         return Compilers(Compiling.C1_ONLY, _said(mode), _remove(mode))
-    never_server = flags.flags.get("NeverActAsServerClassMachine")
-    if never_server is not None and never_server.value == "true" and not _compilation_mode_selected(flags):
+    never_server = _set_to(flags, "NeverActAsServerClassMachine", "true")
+    if never_server is not None and not _compilation_mode_selected(flags):
         # CompilerConfig::ergo_initialize: client emulation (JDK 11 turns TieredCompilation off for it, ergonomic).
         return Compilers(Compiling.C1_ONLY, f"client emulation: {_said(never_server)}", _remove(never_server)
                          if never_server.origin in ORIGIN_PLACES else "HotSpot chose client emulation on this machine: "

@@ -118,13 +118,18 @@ def _by_directives(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> 
                     for path in paths]
     if not paths or not all(off_per_path):
         return None
-    options = dict.fromkeys(taken[name] for names in off_per_path for name in names)
+    off = [name for names in off_per_path for name in names]
+    options = dict.fromkeys(taken[name] for name in off)
+    return Verdict(mode=mode.name, status=Status.DISABLED,
+                   reason=f"{', '.join(options)} takes away {', '.join(dict.fromkeys(off))}",
+                   fix=f"remove {', '.join(options)} from {_directives_set_in(flags)}")
+
+
+def _directives_set_in(flags: FlagTable) -> str:
+    """Where -XX:DisableIntrinsic and -XX:ControlIntrinsic were set: "the JVM's command line", ..."""
     origins = {flags.flags[name].origin for name in ("DisableIntrinsic", "ControlIntrinsic")
                if name in flags.flags and flags.flags[name].value}
-    where = " or ".join(sorted(ORIGIN_PLACES.get(origin, origin) for origin in origins))
-    return Verdict(mode=mode.name, status=Status.DISABLED,
-                   reason=f"{', '.join(options)} takes away {', '.join(dict.fromkeys(n for p in off_per_path for n in p))}",
-                   fix=f"remove {', '.join(options)} from {where}")
+    return " or ".join(sorted(ORIGIN_PLACES.get(origin, origin) for origin in origins))
 
 
 def _off_per_path(paths: list[IntrinsicPath], flags: FlagTable) -> list[list[str]]:

@@ -11,7 +11,7 @@ The same rule reads any unit whose yardstick readings it is given: forks, or cyc
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 # A reading this far above its yardstick's baseline (relative) is an episode, whatever its calm
@@ -74,21 +74,22 @@ def episodes(readings: Mapping[str, Sequence[float | None]]) -> Episodes:
 
     ``readings``: per yardstick, its figure in each fork (ns/op: the lower quartile of its slices
     there, as hostspeed's fork_ns_per_op), None where it has none; the ratios are never read."""
-    judged = {name: judge(own) for name, own in readings.items()}
+    yardsticks = {name: yardstick for name, own in readings.items() if (yardstick := judge(own)) is not None}
     found: dict[int, tuple[float, str]] = {}
-    for name, own in readings.items():
-        yardstick = judged[name]
-        if yardstick is None:
-            continue
-        for index, reading in enumerate(own):
-            if reading is None or (slowdown := yardstick.slowdown(reading)) <= yardstick.threshold:
-                continue
+    for name, yardstick in yardsticks.items():
+        for index, slowdown in _slowed(yardstick, readings[name]):
             if index not in found or slowdown > found[index][0]:
                 found[index] = (slowdown, name)
     aside = sorted(found)
     return Episodes(set_aside=tuple(aside), slowdowns=tuple(found[i][0] for i in aside),
-                    seen_by=tuple(found[i][1] for i in aside),
-                    yardsticks={name: y for name, y in judged.items() if y is not None})
+                    seen_by=tuple(found[i][1] for i in aside), yardsticks=yardsticks)
+
+
+def _slowed(yardstick: Yardstick, readings: Sequence[float | None]) -> Iterator[tuple[int, float]]:
+    """Each fork the yardstick read slower than its threshold, with its slowdown there."""
+    for index, reading in enumerate(readings):
+        if reading is not None and (slowdown := yardstick.slowdown(reading)) > yardstick.threshold:
+            yield index, slowdown
 
 
 def judge(readings: Sequence[float | None]) -> Yardstick | None:

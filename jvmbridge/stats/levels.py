@@ -105,13 +105,18 @@ def _separation(fork_ratios: Sequence[float], grouping: list[int]) -> float | No
     neighbours are more than LEVEL_GAP and LEVEL_SPREADS spreads apart; else None."""
     logs = [[math.log(r) for r, g in zip(fork_ratios, grouping) if g == number] for number in sorted(set(grouping))]
     means = sorted(statistics.fmean(group) for group in logs)
-    squares = sum((value - statistics.fmean(group)) ** 2 for group in logs for value in group)
-    freedom = sum(len(group) - 1 for group in logs)
-    spread = math.sqrt(squares / freedom) if freedom else 0.0
+    spread = _pooled_spread(logs)
     gaps = [high - low for low, high in zip(means, means[1:])]
     if min(gaps) <= max(math.log1p(LEVEL_GAP), LEVEL_SPREADS * spread):
         return None
     return min(gaps) / spread if spread else math.inf
+
+
+def _pooled_spread(groups: list[list[float]]) -> float:
+    """The standard deviation inside groups, pooled over them; 0 where no group has two values."""
+    squares = sum((value - statistics.fmean(group)) ** 2 for group in groups for value in group)
+    freedom = sum(len(group) - 1 for group in groups)
+    return math.sqrt(squares / freedom) if freedom else 0.0
 
 
 def _levels_of(label: str, fork_ratios: Sequence[float], grouping: list[int]) -> RatioLevels:

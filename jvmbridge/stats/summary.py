@@ -27,6 +27,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from jvmbridge.stats.steady import STEADY_ROUNDS, Steadiness, classify
 
@@ -136,25 +137,29 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
     and where measured "wait_ns", "steal_ns", ...}, ...]; ``first_stage``: how many of them decided
     how many to run, whose Stein interval the row's may not be narrower than;
     ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.stats.steady)."""
-    every = [r for rounds in forks for r in rounds]
+    every = list(chain.from_iterable(forks))
     per_fork = [[r["ns"] / r["iterations"] for r in rounds] for rounds in forks]  # ns/op of each round
-    per_op = [value for own in per_fork for value in own]
+    per_op = list(chain.from_iterable(per_fork))
     lost = [lost_share(r) for r in every]
     steadiness, reasons = _set_aside(forks, per_fork, warmups)
     fork_of, kept = _kept(per_fork, reasons, per_op, lost)
     fork_ns = [fork_summary(fork) for fork in kept]
     error, stage = _interval(fork_ns, first_stage)
-    undisturbed = [value for fork in kept for value in fork]
     return Summary(
         figure_ns=statistics.fmean(fork_ns), error_ns=error, fork_ns=tuple(fork_ns), fork_of=fork_of,
-        min_ns=min(undisturbed), max_ns=max(undisturbed), rsd=within_fork_rsd(kept),
+        min_ns=min(map(min, kept)), max_ns=max(map(max, kept)), rsd=within_fork_rsd(kept),
         jmh_score_ns=statistics.fmean(per_op), jmh_error_ns=_jmh_error(per_op),
         rounds=len(every), forks=len(forks), iterations=sum(r["iterations"] for r in every),
         per_round_ns=tuple(per_op), round_iterations=tuple(r["iterations"] for r in every),
         round_fork=tuple(i for i, rounds in enumerate(forks) for _ in rounds), round_lost_share=tuple(lost),
         levels=levels(fork_ns, robust_within_rsd(kept)),
-        round_counters=tuple({k: v for k, v in r.items() if k not in ("iterations", "ns")} for r in every),
-        set_aside=tuple(reason for why in reasons for reason in why), steadiness=tuple(steadiness), first_stage=stage)
+        round_counters=tuple(map(_counters, every)),
+        set_aside=tuple(chain.from_iterable(reasons)), steadiness=tuple(steadiness), first_stage=stage)
+
+
+def _counters(round_: dict) -> dict:
+    """What else was read around a round, beyond its iterations and time (cpu_ns, wait_ns, gc_ms, ...)."""
+    return {k: v for k, v in round_.items() if k not in ("iterations", "ns")}
 
 
 def _set_aside(forks: list[list[dict]], per_fork: list[list[float]],
@@ -177,9 +182,13 @@ def _kept(per_fork: list[list[float]], reasons: list[list[str]], per_op: list[fl
     kept = [[value for value, reason in zip(own, why) if not reason] for own, why in zip(per_fork, reasons)]
     fork_of = tuple(index for index, fork in enumerate(kept) if fork)
     kept = [fork for fork in kept if fork]
-    if not kept:  # every round set aside: the figure is the least disturbed rounds' own, of no one fork
-        kept = [[value for value, share in zip(per_op, lost) if share == min(lost)]]
-    return fork_of, kept
+    # every round set aside: the figure is the least disturbed rounds' own, of no one fork
+    return fork_of, kept or [_least_lost(per_op, lost)]
+
+
+def _least_lost(per_op: list[float], lost: list[float]) -> list[float]:
+    """The ns/op of the rounds that lost the least of their time, whatever their fork."""
+    return [value for value, share in zip(per_op, lost) if share == min(lost)]
 
 
 def _interval(fork_ns: list[float], first_stage: int | None) -> tuple[float, int]:

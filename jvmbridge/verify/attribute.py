@@ -77,9 +77,7 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
     """Run the findings' cases (each with the smaller cases of its group before it, as in the
     sweep) in a fresh JVM as it was, then with each of the mode's intrinsic flags off in turn;
     one JVM per step serves every finding of the mode."""
-    wanted = {(f.case.key_bits, f.case.direction, f.pattern): f.case.size for f in found}
-    group = [c for c in cases if any((c.key_bits, c.direction) == key[:2] and c.size <= size
-                                     for key, size in wanted.items())]
+    group = _with_smaller(found, cases)
     with tempfile.TemporaryDirectory(prefix="jvmbridge-reproduce-") as scratch:
         plan = Path(scratch) / "plan.bin"
         write_plan(plan, mode, group)
@@ -109,6 +107,13 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
                     finding.culprit = flag
                     finding.known_bug = matching(mode.key, flag, target.java.release_version, cpu_features)
             again = remaining
+
+
+def _with_smaller(found: list[Finding], cases: list[Case]) -> list[Case]:
+    """The findings' cases, each with the smaller cases of its group (key size, direction), in ``cases``' order."""
+    wanted = {(f.case.key_bits, f.case.direction, f.pattern): f.case.size for f in found}
+    return [c for c in cases if any((c.key_bits, c.direction) == key[:2] and c.size <= size
+                                    for key, size in wanted.items())]
 
 
 def _suspects(mode: Mode) -> list[str]:

@@ -121,12 +121,17 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
     if found and progress:
         progress(f"{target.java.label}: {mode.name} wrong in {', '.join(f.pattern for f in found)}: "
                  "reproducing the smallest cases in fresh JVMs with intrinsics off")
+    for batch in _reproduced_together(found):
+        attribute(batch, target, mode, planned, cpu_features)
+    return {**_mode_dict(mode, outcome, found, len(planned), sweep, prove), "intrinsic_off": intrinsic_off}
+
+
+def _reproduced_together(found: list[Finding]) -> list[list[Finding]]:
+    """The findings in the batches they are reproduced in, each batch in fresh JVMs."""
     # A crash takes every pattern of its JVM down: crashes are reproduced on their own; one whose
     # case is unknown cannot be.
-    for batch in [[f for f in found if not f.crash], *([f] for f in found if f.crash and f.pattern in PATTERNS)]:
-        if batch:
-            attribute(batch, target, mode, planned, cpu_features)
-    return {**_mode_dict(mode, outcome, found, len(planned), sweep, prove), "intrinsic_off": intrinsic_off}
+    batches = [[f for f in found if not f.crash], *([f] for f in found if f.crash and f.pattern in PATTERNS)]
+    return [batch for batch in batches if batch]
 
 
 def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:

@@ -172,9 +172,7 @@ class _Watch:
             return
         kind, *fields = line[5:].split(" ")
         if kind == "begin":
-            self.compiled_at_begin[int(fields[0])] = self.outcome.proven or not self.prove
-            if self.wanted is not None and sum(self.compiled_at_begin.values()) >= self.wanted:
-                self._stop(process)  # the JVM reads it between passes: this one is the last
+            self._pass_begins(int(fields[0]), process)
         elif kind == "case":
             self.outcome.last_traced = (self.cases[int(fields[0])], fields[1])
         elif kind == "end":
@@ -187,9 +185,19 @@ class _Watch:
         elif kind == "fatal":
             self.outcome.error = " ".join(fields)
         elif kind in ("diff", "error"):
-            self.outcome.divergences.append(self._divergence(kind, fields))
-            if self.until_wrong and self.until_wrong <= {d.pattern for d in self.outcome.divergences}:
-                self._stop(process)
+            self._diverged(self._divergence(kind, fields), process)
+
+    def _pass_begins(self, number: int, process: subprocess.Popen) -> None:
+        """Note whether pass ``number`` runs compiled (or needs not), and stop after it where it is the last wanted."""
+        self.compiled_at_begin[number] = self.outcome.proven or not self.prove
+        if self.wanted is not None and sum(self.compiled_at_begin.values()) >= self.wanted:
+            self._stop(process)  # the JVM reads it between passes: this one is the last
+
+    def _diverged(self, divergence: Divergence, process: subprocess.Popen) -> None:
+        """Keep ``divergence``, and stop once every pattern wanted wrong has gone wrong."""
+        self.outcome.divergences.append(divergence)
+        if self.until_wrong and self.until_wrong <= {d.pattern for d in self.outcome.divergences}:
+            self._stop(process)
 
     def _divergence(self, kind: str, fields: list[str]) -> Divergence:
         number, case_id, pattern = int(fields[0]), int(fields[1]), fields[2]
@@ -229,12 +237,18 @@ class _Watch:
         output = "\n".join(crash_lines)
         if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
             # It never ran: a refused option or a broken JVM, which says why on stderr before any JIT log.
-            said = ([line for line in self.stderr_tail if line.strip()]
-                    or [line for line in self.other_stdout if line.strip()])
-            self.outcome.error = said[-1] if said else f"exit code {returncode}"
+            self.outcome.error = self._last_said(returncode)
             return
-        traced = self.outcome.last_traced
-        during = (f"{traced[0].describe()}, {traced[1]}" if traced
-                  else f"pass {max(self.compiled_at_begin, default=0)}")
         self.outcome.crash = Crash(returncode=returncode, lines=messages.crash_summary(output),
-                                   report=messages.crash_report(output), during=during)
+                                   report=messages.crash_report(output), during=self._crashed_during())
+
+    def _last_said(self, returncode: int) -> str:
+        """The JVM's last line on stderr, else on stdout; else its exit code."""
+        said = ([line for line in self.stderr_tail if line.strip()]
+                or [line for line in self.other_stdout if line.strip()])
+        return said[-1] if said else f"exit code {returncode}"
+
+    def _crashed_during(self) -> str:
+        """The case and pattern the trace last announced before the crash, else the pass it was in."""
+        traced = self.outcome.last_traced
+        return f"{traced[0].describe()}, {traced[1]}" if traced else f"pass {max(self.compiled_at_begin, default=0)}"
