@@ -7,21 +7,14 @@ interrupted.
 """
 import contextlib
 import errno
+import importlib
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 
 import click
 
-from jvmbridge.cli.check import check
-from jvmbridge.cli.compare import compare
-from jvmbridge.cli.flags import flags
-from jvmbridge.cli.fleet import fleet
-from jvmbridge.cli.guard import guard
-from jvmbridge.cli.jdks import jdks
-from jvmbridge.cli.report import report
-from jvmbridge.cli.verify import verify
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.render.text import printable
 from jvmbridge.trust.launch import settle_scratch_folder
@@ -120,17 +113,38 @@ def _output_failed(failure: OutputFailed) -> int:
     return OUTPUT_FAILED
 
 
-@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(MutableMapping[str, click.Command]):
+    """The commands by name, each one's module (jvmbridge.cli.NAME) imported when it is first asked for:
+    `check` on a server need not import pandas and the comparison, as compare's module does (half a second)."""
+
+    def __init__(self, names: Sequence[str]):
+        self._names, self._loaded = list(names), dict[str, click.Command]()
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in self._names:
+                raise KeyError(name)
+            self._loaded[name] = getattr(importlib.import_module(f"jvmbridge.cli.{name}"), name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        if name not in self._names:
+            self._names.append(name)
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        self._names.remove(name)
+        self._loaded.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]},
+             commands=_Commands(["compare", "flags", "check", "verify", "jdks", "report", "fleet", "guard"]))
 @click.version_option(version=__version__, prog_name="jvmbridge")
 def main():
     """Is the JVM using the CPU's AES instructions, and how fast is Java crypto next to OpenSSL?"""
-
-
-main.add_command(compare)
-main.add_command(flags)
-main.add_command(check)
-main.add_command(verify)
-main.add_command(jdks)
-main.add_command(report)
-main.add_command(fleet)
-main.add_command(guard)
