@@ -245,9 +245,10 @@ def test_the_second_reviews_options_are_refused_as_root_before_any_jvm_runs(fold
     # --patch-module took its value for a main class, and every later option went unchecked; -Xrun
     # loads lib<name>.so from the JVM's folder; java.home names the JDK whose conf/ names providers.
     marker = folder / "ran-as"
-    agent, library = agent_jar(folder, marker), _library(folder, marker)
-    words = {"--patch-module": ["--patch-module", "jdk.zipfs=/usr/share", f"-javaagent:{agent}"],
-             "-Xrun": [f"-Xrun/../..{library.with_suffix('')}"], "-Djava.home": [f"-Djava.home={folder}"]}[form]
+    # What each form names, made for it alone (the agent is a javac run, the library a gcc one).
+    words = {"--patch-module": lambda: ["--patch-module", "jdk.zipfs=/usr/share", f"-javaagent:{agent_jar(folder, marker)}"],
+             "-Xrun": lambda: [f"-Xrun/../..{_library(folder, marker).with_suffix('')}"],
+             "-Djava.home": lambda: [f"-Djava.home={folder}"]}[form]()
     subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
     done = run_cli("flags", "--java", str(jdk_homes()[0]), *(f"--jvm-arg={word}" for word in words), "--name", "UseAES")
     assert not marker.exists(), f"their code ran as {marker.read_text()}"
