@@ -13,10 +13,11 @@ import subprocess
 import threading
 import time
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import TENANT, agent_jar, jdk_homes, planted_jdk, run_cli, run_cli_as, stop_jvm, write_acl
+from helpers import TENANT, agent_jar, jdk_homes, planted_jdk, run_cli, run_cli_as, stop_jvm, tenant_folder, write_acl
 
 from jvmbridge.harness import guard_jar, harness_jar
 from jvmbridge.native.c_loop import SOURCE as C_LOOP_SOURCE
@@ -199,14 +200,26 @@ def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(jav
 _ALLOWED_ONLY = "run as root, a JVM option is taken only in a form that names no file, class or library"
 
 
+@pytest.fixture(scope="module")
+def tenants_agent() -> Iterator[tuple[Path, Path, Path]]:
+    """(folder, marker, agent): a tenant's folder, all theirs, holding their agent (its premain appends the user
+    it ran as to the marker) and a jvm.options naming it; compiled once for the nine cases below."""
+    folder = tenant_folder()
+    try:
+        marker = folder / "ran-as"
+        agent = agent_jar(folder, marker)
+        (folder / "jvm.options").write_text(f"-javaagent:{agent}\n")
+        subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+        yield folder, marker, agent
+    finally:
+        shutil.rmtree(folder)
+
+
 @pytest.mark.parametrize("command", [("flags", "--name", "UseAES"), ("verify", "--quick", "--jdk-time", "1"),
                                      ("guard", "--wait-time", "5")], ids=["flags", "verify", "guard"])
 @pytest.mark.parametrize("given", ["-javaagent", "@argfile", "trusted"])
-def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(folder, given, command):
-    marker = folder / "ran-as"
-    agent = agent_jar(folder, marker)
-    (folder / "jvm.options").write_text(f"-javaagent:{agent}\n")
-    subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
+def test_a_users_agent_named_in_jvm_arg_never_runs_as_root(tenants_agent, given, command):
+    folder, marker, agent = tenants_agent
     option = f"@{folder / 'jvm.options'}" if given == "@argfile" else f"-javaagent:{agent}"
     trust = ["--trust-jvm-arg"] if given == "trusted" else []
     done = run_cli(command[0], "--java", str(jdk_homes()[0]), *trust, f"--jvm-arg={option}", *command[1:])
@@ -232,9 +245,10 @@ def test_the_second_reviews_options_are_refused_as_root_before_any_jvm_runs(fold
     # --patch-module took its value for a main class, and every later option went unchecked; -Xrun
     # loads lib<name>.so from the JVM's folder; java.home names the JDK whose conf/ names providers.
     marker = folder / "ran-as"
-    agent, library = agent_jar(folder, marker), _library(folder, marker)
-    words = {"--patch-module": ["--patch-module", "jdk.zipfs=/usr/share", f"-javaagent:{agent}"],
-             "-Xrun": [f"-Xrun/../..{library.with_suffix('')}"], "-Djava.home": [f"-Djava.home={folder}"]}[form]
+    # What each form names, made for it alone (the agent is a javac run, the library a gcc one).
+    words = {"--patch-module": lambda: ["--patch-module", "jdk.zipfs=/usr/share", f"-javaagent:{agent_jar(folder, marker)}"],
+             "-Xrun": lambda: [f"-Xrun/../..{_library(folder, marker).with_suffix('')}"],
+             "-Djava.home": lambda: [f"-Djava.home={folder}"]}[form]()
     subprocess.run(["chown", "-hR", f"{TENANT}:{TENANT}", str(folder)], check=True)
     done = run_cli("flags", "--java", str(jdk_homes()[0]), *(f"--jvm-arg={word}" for word in words), "--name", "UseAES")
     assert not marker.exists(), f"their code ran as {marker.read_text()}"

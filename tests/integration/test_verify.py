@@ -76,10 +76,12 @@ def test_a_provider_that_cannot_load_is_could_not_run(tmp_path):
 
 @pytest.fixture(scope="module")
 def known_bad_verified(known_bad_jdk, tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
-    """One full sweep of CTR and CBC on Temurin 17.0.3: its table, and its document (--export-json)."""
+    """One --quick sweep of CTR and CBC on Temurin 17.0.3: its table, and its document (--export-json).
+    JDK-8292158 corrupts updates of fewer than 16 bytes, all in the quick plan (sizes 0..80); the full
+    plan's sizes, up to 1 MiB, are swept on the good JDKs (test_the_jdks_here_compute_the_same_bytes...)."""
     exported = tmp_path_factory.mktemp("known-bad-verify") / "verify.json"
-    done = run_cli("verify", "--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc", "--quiet", "--output",
-                   str(exported.with_suffix(".jsonl")), "--export-json", str(exported))
+    done = run_cli("verify", "--java", str(known_bad_jdk), "--mode", "ctr", "--mode", "cbc", "--quick", "--quiet",
+                   "--output", str(exported.with_suffix(".jsonl")), "--export-json", str(exported))
     assert "Traceback" not in done.stderr, done.stderr
     return done, json.loads(exported.read_text())
 
@@ -124,11 +126,15 @@ def test_check_says_active_but_wrong_on_temurin_17_0_3(known_bad_jdk):
 
 
 def test_compare_on_temurin_17_0_3_ctr_stream_is_invalid_or_a_crash(known_bad_jdk, quick):
-    # 5-byte updates on one Cipher: JDK-8292158 either corrupts the stream or crashes the JVM.
-    done, result = run_json("compare", "--java", str(known_bad_jdk), "--cipher", "aes-128-ctr", "--shape", "stream",
-                            "--sizes", "5", "--engine", "jvm", *quick, *ONE_FORK)
+    # 5-byte updates on one Cipher: JDK-8292158 either corrupts the stream or crashes the JVM. The stream
+    # shape alone: quick's options less its --shape message, whose JVMs this test would not read.
+    shaped = quick.index("--shape")
+    stream_only = [*quick[:shaped], *quick[shaped + 2:], "--shape", "stream"]
+    done, result = run_json("compare", "--java", str(known_bad_jdk), "--cipher", "aes-128-ctr", "--sizes", "5",
+                            "--engine", "jvm", *stream_only, *ONE_FORK)
     assert done.returncode == 1
-    stream = [row for row in result["results"] if row["shape"] == "stream"]  # quick's own shape runs too
+    assert {row["shape"] for row in result["results"]} <= {"stream"}
+    stream = result["results"]
     on = [row for row in stream if row["setting"] == "intrinsics on"]
     if on:
         assert on[0]["ciphertext_ok"] is False and on[0]["notes"][0]["kind"] == "invalid"
