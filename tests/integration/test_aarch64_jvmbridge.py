@@ -12,19 +12,25 @@ from helpers import DATA, run_cli, run_jvmbridge_arm64
 
 GRAVITON3 = DATA / "cpuinfo-aarch64-graviton3.txt"
 
-# The commands the tests below read that see the host's own /proc/cpuinfo, each as `python3 -m jvmbridge`
-# runs it (jvmbridge.cli.main), one after another in one arm64 python3: its start under emulation,
-# importing pandas and the rest, takes longer than most of these commands.
+# The commands the tests below read, each as `python3 -m jvmbridge` runs it (jvmbridge.cli.main), one after
+# another in one arm64 python3: its start under emulation, importing pandas and the rest, takes longer than
+# most of these commands. Each sees the host's own /proc/cpuinfo, but the first, which sees a Graviton3's:
+# bound over /proc/cpuinfo for that command alone (the JVMs it starts read it too), as the runner's
+# `cpuinfo` does for a whole run.
+GRAVITON3_CHECK = ("check", "--mode", "ctr", "--verify-time", "150", "--format", "json", "-q")
 WITHOUT_USE_AES = ("check", "--format", "json", "-q", "--no-verify", "--jvm-arg=-XX:-UseAES")
 COMPARE = ("compare", "--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--engine", "openssl-cli",
            "--no-interleave", "--shape", "message", "--round-time", "0.1", "--rounds", "3", "--forks", "1",
            "--max-forks", "1", "--quiet", "--output", "/tmp/arm64-run.jsonl")
 FLAGS = ("flags", "--format", "json")
 _IN_TURN = """
-import contextlib, io, json, sys
+import contextlib, ctypes, io, json, sys
 from jvmbridge.cli import main
+libc = ctypes.CDLL(None, use_errno=True)
 said = {}
-for args in json.loads(sys.argv[1]):
+for args, cpuinfo in json.loads(sys.argv[1]):
+    if cpuinfo and libc.mount(cpuinfo.encode(), b"/proc/cpuinfo", None, 4096, None):  # 4096: MS_BIND
+        raise OSError(ctypes.get_errno(), "could not bind " + cpuinfo + " over /proc/cpuinfo")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -32,6 +38,8 @@ for args in json.loads(sys.argv[1]):
             code = 0
         except SystemExit as e:  # main always ends so, with the command's exit code
             code = 0 if e.code is None else e.code if isinstance(e.code, int) else 1
+    if cpuinfo and libc.umount2(b"/proc/cpuinfo", 0):
+        raise OSError(ctypes.get_errno(), "could not unbind " + cpuinfo + " from /proc/cpuinfo")
     said[" ".join(args)] = [code, out.getvalue(), err.getvalue()]
 with open(sys.argv[2], "w") as saved:  # not stdout, which the commands' own child processes write to too
     json.dump(said, saved)
@@ -41,10 +49,15 @@ with open(sys.argv[2], "w") as saved:  # not stdout, which the commands' own chi
 @pytest.fixture(scope="module")
 def arm64_cli(arm64_python_root: Path) -> dict[tuple[str, ...], CompletedProcess]:
     """Each of those commands' exit code, stdout and stderr."""
-    commands = (WITHOUT_USE_AES, COMPARE, FLAGS)
-    answers = arm64_python_root / "tmp" / "arm64-cli-answers.json"  # the root's /tmp: the cached root is left as it was
-    done = run_jvmbridge_arm64(arm64_python_root, "-c", _IN_TURN, json.dumps(commands), "/tmp/" + answers.name,
-                               module=False)
+    tmp = arm64_python_root / "tmp"  # the root's /tmp: the cached root is left as it was
+    answers, graviton3 = tmp / "arm64-cli-answers.json", tmp / GRAVITON3.name
+    graviton3.write_bytes(GRAVITON3.read_bytes())
+    commands = {GRAVITON3_CHECK: "/tmp/" + graviton3.name, WITHOUT_USE_AES: None, COMPARE: None, FLAGS: None}
+    try:
+        done = run_jvmbridge_arm64(arm64_python_root, "-c", _IN_TURN, json.dumps(list(commands.items())),
+                                   "/tmp/" + answers.name, module=False)
+    finally:
+        graviton3.unlink()
     assert done.returncode == 0, done.stderr[-2000:]
     said = json.loads(answers.read_text())
     answers.unlink()
@@ -55,14 +68,13 @@ def _verdicts(part: dict) -> dict[str, dict]:
     return {v["mode"]: v for v in part["verdicts"]}
 
 
-def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_ctr(arm64_python_root):
+def test_check_on_a_graviton3_cpuinfo_proves_and_verifies_ctr(arm64_cli):
     # CTR only: emulated, a verify pass of CBC or GCM did not reach their compiled code within 30 s
     # (2026-12-02: CTR verified in 10 s, CBC and GCM not in 29-33 s each, 154 s for the three);
     # CTR has an arm64 stub of its own, as GCM uses it. The sweep stops once two passes ran on the
     # compiled code: the generous time is spent only on a slow machine (a busy Xeon host whose
     # hypervisor stole ~10% of the vCPUs, 2026-12-02, had not reached it in 61.6 s).
-    done = run_jvmbridge_arm64(arm64_python_root, "check", "--mode", "ctr", "--verify-time", "150", "--format", "json",
-                               "-q", cpuinfo=GRAVITON3)
+    done = arm64_cli[GRAVITON3_CHECK]
     assert done.returncode == 0, done.stderr[-2000:]
     document = json.loads(done.stdout)
     assert document["cpu"]["model"] == "Arm Neoverse V1 (AWS Graviton3)"
