@@ -12,9 +12,9 @@ from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, sta
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats.summary import t_quantile
 
-# For tests of what a row says (its JDK, its flags read back), not of its statistics: the last --forks counts.
-# Such tests also take `--rounds 1` where a configuration's rounds cost seconds (openssl speed's are whole ones).
-ONE_FORK = ("--forks", "1", "--max-forks", "1")
+# For tests of what a row says (its JDK, its flags read back), not of its statistics: the last --forks and
+# --rounds count. One round: no such test reads a row's rounds (openssl speed's are a whole run of 1 s anyway).
+ONE_FORK = ("--forks", "1", "--max-forks", "1", "--rounds", "1")
 
 
 # The engines and shape these tests read, each configuration's forks on its own (quick's --no-interleave).
@@ -163,7 +163,7 @@ def test_table_output_lists_every_configuration_with_its_state(jvm_run_with_a_di
 
 
 def test_csv_output_is_the_dataframe(quick):
-    done = run_cli("compare", *quick, *ONE_FORK, "--rounds", "1", "--engine", "pyca", "--format", "csv")
+    done = run_cli("compare", *quick, *ONE_FORK, "--engine", "pyca", "--format", "csv")
     assert done.returncode == 0, done.stderr
     header = done.stdout.splitlines()[0].split(",")
     assert {"engine", "setting", "ns_per_op", "mb_per_s", "verified_state"} <= set(header)
@@ -361,7 +361,7 @@ def test_the_jvm_forks_leave_nothing_in_tmp():
 
 def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
     # One run: its table on stdout, its data exported beside.
-    done = run_cli("compare", *quick, *EVERY_ENGINE, "--threads", "2", "--rounds", "1", *ONE_FORK,
+    done = run_cli("compare", *quick, *EVERY_ENGINE, "--threads", "2", *ONE_FORK,
                    "--export-json", str(tmp_path / "run.json"))
     assert done.returncode == 0, done.stderr
     data = json.loads((tmp_path / "run.json").read_text())
