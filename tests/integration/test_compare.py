@@ -22,10 +22,18 @@ EVERY_ENGINE = ("--engine", "jvm", "--engine", "c-loop", "--engine", "pyca", "--
 
 
 @pytest.fixture(scope="module")
-def report(quick):
+def shared_run(quick):
+    """The run the serial tests below read (serial: its first user times it alone), and what its JVMs
+    left in /tmp (every JVM's files there, read before and after it, while no other test runs)."""
+    before = stale_jvm_files()
     done, data = run_json("compare", *quick, *EVERY_ENGINE)
     assert done.returncode == 0, done.stderr
-    return data
+    return data, stale_jvm_files() - before
+
+
+@pytest.fixture(scope="module")
+def report(shared_run):
+    return shared_run[0]
 
 
 def rows(data, engine_prefix):
@@ -348,15 +356,12 @@ def test_decryption_beside_encryption_and_what_cannot_be_measured():
 
 
 @pytest.mark.serial  # reads every JVM's files in /tmp
-def test_the_jvm_forks_leave_nothing_in_tmp():
+def test_the_jvm_forks_leave_nothing_in_tmp(shared_run):
     # Each JVM child ends with os._exit once its result is saved, which skips the JVM's own removal
     # of its perf data: jvmbridge removes it. (HotSpot's next start removes those of dead pids, so a
-    # run's last fork is the one that would stay.)
-    before = stale_jvm_files()
-    done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--round-time", "0.05", "--rounds", "1", "--forks", "1",
-                   "--max-forks", "1", "--quiet")
-    assert done.returncode == 0, done.stderr
-    assert not stale_jvm_files() - before
+    # run's last fork is the one that would stay: in the shared run no other engine starts a JVM.)
+    _, left = shared_run
+    assert not left
 
 
 def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
