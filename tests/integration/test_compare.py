@@ -384,18 +384,18 @@ def test_threads_run_loops_at_once_on_every_side(quick, tmp_path):
 
 
 def test_settings_in_turns_run_forks_until_their_ratio_is_narrow_enough_or_out_of_reach():
-    common = ["--no-interleave", "--engine", "pyca", "--round-time", "0.1", "--rounds", "4", "--forks", "1",
+    common = ["--no-interleave", "--engine", "pyca", "--round-time", "0.05", "--rounds", "2", "--forks", "1",
               "--max-forks", "3", "--quiet", "--shape", "message"]
     done, strict = run_json("compare", *common, "--target-error", "0.001")
     assert done.returncode == 0, done.stderr
-    assert strict["metadata"]["workload"]["budget"] == ("4 rounds of 0.1 s per fork, 1 to 3 forks until ±0.001% (95%) "
+    assert strict["metadata"]["workload"]["budget"] == ("2 rounds of 0.05 s per fork, 1 to 3 forks until ±0.001% (95%) "
                                                         "for each ratio (or its levels)")
     # One fork shows no spread, so a second runs; from two, Stein's rule: t(0.975, 1) = 12.706 times
     # the spread of the two forks' AES-NI speedups (logs), squared against log(1 + target), is how
     # many forks it takes. For ±0.001% that is far more than 4 x the limit: out of reach, no third.
     for row in strict["results"]:
-        # 4 rounds a fork, and as many more as replaced disturbed ones (at most 4)
-        assert sum(rounds_per_fork(row, 4)) == row["rounds"] and row["in_turns"].endswith("each setting in turns")
+        # 2 rounds a fork, and as many more as replaced disturbed ones (at most 2)
+        assert sum(rounds_per_fork(row, 2)) == row["rounds"] and row["in_turns"].endswith("each setting in turns")
     (ratio,) = [r for r in strict["ratios"] if r["kind"] == "speedup"]
     assert {row["forks"] for row in strict["results"]} == {2} and ratio["interleaved"]
     assert ratio["paired_turns"] == 2 and ratio["low"] < ratio["times"] / 1.00001
