@@ -7,7 +7,7 @@ import os
 import statistics
 
 import pytest
-from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_json, stale_jvm_files, upper_bound
+from helpers import jdk_homes, notes_of, rounds_per_fork, run_cli, run_cli_here, run_json, stale_jvm_files, upper_bound
 
 from jvmbridge.saved.schema import SCHEMA_VERSION
 from jvmbridge.stats.summary import t_quantile
@@ -313,9 +313,10 @@ def test_ciphers_by_openssl_names_run_identically_on_both_sides():
 
 
 def test_cipher_and_key_bits_together_or_unknown_cipher_are_usage_errors():
-    both = run_cli("compare", "--cipher", "aes-128-gcm", "--key-bits", "128")
+    # Refused before anything runs: asked of the CLI's entry point in this process, as test_bad_input does.
+    both = run_cli_here("compare", "--cipher", "aes-128-gcm", "--key-bits", "128")
     assert both.returncode == 2 and "--key-bits" in both.stderr
-    unknown = run_cli("compare", "--cipher", "aes-256-ocb")
+    unknown = run_cli_here("compare", "--cipher", "aes-256-ocb")
     assert unknown.returncode == 2 and "aes-{128,192,256}-{cbc,ctr,gcm,cfb}" in unknown.stderr
 
 
