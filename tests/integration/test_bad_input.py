@@ -63,9 +63,10 @@ def test_no_jvm_at_all(monkeypatch):
 
 
 def test_jvm_crash_mid_run_keeps_the_other_rows(tmp_path):
-    # A real crash: the heap cannot hold an 8 MiB message three times, and the JVM aborts on OOM.
+    # A real crash: the heap cannot hold an 8 MiB message three times, and the JVM aborts on OOM. One fork:
+    # a crashed JVM's setting forks no more, and the pyca rows beside need only be there.
     done = run_cli("compare", "--no-interleave", "--shape", "message", "--engine", "jvm", "--engine", "pyca", "--message-size", "8388608",
-                   "--iterations", "3", "--rounds", "1", "--max-forks", "2", "--jvm-arg=-Xmx20m",
+                   "--iterations", "3", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--jvm-arg=-Xmx20m",
                    "--jvm-arg=-XX:+CrashOnOutOfMemoryError", cwd=tmp_path)
     assert_clean_failure(done, 1, "the JVM crashed", "killed by SIGABRT", "OutOfMemory", "report: /")
     assert done.stderr.count("failed:") == 2, done.stderr

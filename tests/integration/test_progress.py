@@ -49,9 +49,11 @@ def _frames(drawn: str) -> list[str]:
 
 ELAPSED = r"(\d+ min )?\d+ s"  # a job's time as the display says it: "12 s", "1 min 21 s" on a busy machine
 
-# Each engine's settings in turns (--no-interleave): two jobs, whose lines these tests read.
-COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.2", "--rounds", "3",
-           "--forks", "3", "--max-forks", "3", "--no-interleave", "--shape", "message"]
+# Each engine's settings in turns (--no-interleave): two jobs, whose lines these tests read. Two forks: a
+# job's line shows its fork counting up, and the ratio so far once the first fork is in, while the second runs.
+FORKS = 2
+COMPARE = ["compare", "--engine", "jvm", "--engine", "c-loop", "--round-time", "0.1", "--rounds", "2",
+           "--forks", str(FORKS), "--max-forks", str(FORKS), "--no-interleave", "--shape", "message"]
 
 
 def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_document(tmp_path):
@@ -66,14 +68,14 @@ def test_compare_redraws_each_running_configuration_and_stdout_holds_only_the_do
     assert "\x1b[1A" in drawn or "\x1b[2K" in drawn
     # Two jobs, each an engine's settings in turns: the job's line, then its ratio so far, as the conductor's are.
     lines = [line.strip() for f in redrawn for line in f.splitlines()]
-    running = [line for line in lines if re.search(rf"^\[\d/2\] +{ELAPSED} .* · fork \d of 3$", line)]
+    running = [line for line in lines if re.search(rf"^\[\d/2\] +{ELAPSED} .* · fork \d of {FORKS}$", line)]
     assert {re.search(r"\[(\d)/2\]", line).group(1) for line in running} == {"1", "2"}
     for job in ("JVM, each setting in turns", "OpenSSL C loop (jvmbridge), each setting in turns"):
         assert any(job in line for line in running), job
     assert any(re.search(r"^[\d.]+x( ±[\d.]+%)? intrinsics speedup", line) for line in lines)
     # Each finished job with its forks, as the table's rows will show them.
     assert {line for f in frames for line in f.splitlines()
-            if re.search(rf"✓ \[1/2\] +{ELAPSED} JVM, each setting in turns · 3 fork\(s\)$", line.strip())}
+            if re.search(rf"✓ \[1/2\] +{ELAPSED} JVM, each setting in turns · {FORKS} fork\(s\)$", line.strip())}
     assert not re.search(r"\x1b\[[0-9;]*[0-9]m", drawn.replace("\x1b[0m", "").replace("\x1b[?25l", "")), \
         "NO_COLOR: no colours"
     assert "so far, about" not in drawn.split("\n")[-1]  # transient: gone at the end
@@ -97,8 +99,10 @@ def test_an_interleaved_compare_shows_its_forks_once_and_its_ratios_as_the_forks
 
 
 def test_quiet_and_a_pipe_get_no_progress(tmp_path):
-    quick = ["compare", "--engine", "c-loop", "--shape", "message", "--round-time", "0.1", "--rounds", "2", "--forks", "2",
-             "--max-forks", "2", "--no-interleave"]
+    # A run of seconds (the C loop built, its workers started): on a terminal its progress would be drawn
+    # from its first update (test_compare_redraws_... shows it), four times a second.
+    quick = ["compare", "--engine", "c-loop", "--shape", "message", "--round-time", "0.05", "--rounds", "1", "--forks", "1",
+             "--max-forks", "1", "--no-interleave"]
     _, drawn, code = _on_a_terminal([*quick, "-q", "-o", str(tmp_path / "a.jsonl")])
     assert code == 0 and "so far" not in drawn
     done = subprocess.run([sys.executable, "-m", "jvmbridge", *quick, "-o", str(tmp_path / "b.jsonl")],
