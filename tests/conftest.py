@@ -112,6 +112,23 @@ def pytest_sessionfinish(session, exitstatus):
             report.unlink(missing_ok=True)
 
 
+@pytest.hookimpl(trylast=True)  # after the slowest tests' list
+def pytest_terminal_summary(terminalreporter, config):
+    """The seconds the serial tests took and the others': n workers take at least serial + others / n,
+    the floor to hold the session's wall time against (benchmarks/README.md, "CI's time")."""
+    if hasattr(config, "workerinput"):
+        return
+    seconds = {True: 0.0, False: 0.0}  # serial or not: set-up, call and tear-down
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if isinstance(report, pytest.TestReport):
+                seconds["serial" in report.keywords] += report.duration
+    workers = getattr(config.option, "numprocesses", None) or 1  # xdist's -n; 0 or absent: this process
+    floor = seconds[True] + seconds[False] / workers
+    terminalreporter.write_line(f"serial tests {seconds[True]:.0f} s, the others {seconds[False]:.0f} s: "
+                                f"{workers} at a time take at least {floor:.0f} s")
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m selects by marker
 def pytest_collection_modifyitems(config, items):
     """The fast tier is a place: every test under tests/unit/ is `fast`, and no other. A test that
