@@ -56,13 +56,14 @@ def main() -> None:
     for _, update in updates:
         if update.finished:
             forks = max((p.forks for _, p in update.parts), default=0)
-            engine = ENGINES[update.engine]
-            overhead = update.job_elapsed / forks - engine.timed_seconds(sampling) * len(update.parts) if forks else 0
-            print(f"{update.job + 1:>4} {update.job_elapsed:>8.1f} {forks:>5} {overhead:>13.2f} "
-                  f"{engine.fork_overhead_seconds:>6.2f}  {update.label}")
+            engine = ENGINES.get(update.engine)  # None: a job of several engines (the conductor's, by default)
+            overhead = (update.job_elapsed / forks - engine.timed_seconds(sampling) * len(update.parts)
+                        if forks and engine else None)
+            guess = engine.fork_overhead_seconds if engine else None
+            print(f"{update.job + 1:>4} {update.job_elapsed:>8.1f} {forks:>5} {_figure(overhead):>13} "
+                  f"{_figure(guess):>6}  {update.label}")
             figures["jobs"].append({"job": update.job + 1, "label": update.label, "seconds": update.job_elapsed,
-                                    "forks": forks, "overhead_per_fork": overhead,
-                                    "guess": engine.fork_overhead_seconds})
+                                    "forks": forks, "overhead_per_fork": overhead, "guess": guess})
     print(f"\n{'at':>11} {'forecast left':>13} {'really left':>11} {'error':>6}")
     # The first forecast made once a fork had finished, then the latest made by each quarter of the run.
     first_fork = next(([(at, u)] for at, u in updates if any(p.forks for _, p in u.parts)), [])
@@ -78,6 +79,10 @@ def main() -> None:
         figures["forecasts"].append({"at": name, "at_seconds": at, "forecast_left": update.seconds_left,
                                      "really_left": left})
     _common.save(args, figures)
+
+
+def _figure(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds:.2f}"
 
 
 if __name__ == "__main__":
