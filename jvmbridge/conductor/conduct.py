@@ -122,6 +122,9 @@ class Fork:
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
     ended: dict[str, ChildOutcome] = field(default_factory=dict)  # worker -> how its process ended, what it printed
     seconds: float = 0.0
+    # Before its first cycle: its workers set up and, unless warmed up aside during the fork before, warmed up.
+    inline_seconds: float = 0.0
+    warmed_ahead: bool = False
 
     def of(self, label: str, worker: str) -> Forked:
         """Configuration ``label``'s part of this fork (worker ``worker``'s), where it finished it."""
@@ -376,16 +379,20 @@ class _Run:
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
-    def fork_seconds(self) -> float:
-        return statistics.fmean(f.seconds for f in self.forks) if self.forks else 0.0
-
-    def seconds_left(self, fork_started: float, share_done: float, planned: int) -> float | None:
-        """The forks still wanted at the forks' pace so far; within the first fork, from its own pace."""
+    def seconds_left(self, fork_started: float, share_done: float, planned: int,
+                     warmed_ahead: bool = False) -> float | None:
+        """The forks still wanted at the pace of those so far (within the first fork, at its own pace). The
+        time before a fork's first cycle is paid in full only by a fork warming up in line: this one unless
+        ``warmed_ahead``, the next unless it is warming up aside now, none after where the run warms aside."""
         this_fork = time.monotonic() - fork_started
-        per_fork = self.fork_seconds() or (this_fork / share_done if share_done > 0 else None)
-        if per_fork is None:
-            return None
-        return max(0.0, per_fork * (planned - len(self.forks)) - this_fork)
+        if not self.forks:
+            return max(0.0, this_fork / share_done * planned - this_fork) if share_done > 0 else None
+        cycles = statistics.fmean(f.seconds - f.inline_seconds for f in self.forks)
+        warmed_in_line = [f.inline_seconds for f in self.forks if not f.warmed_ahead]  # the first fork's at least
+        inline = statistics.fmean(warmed_in_line) if warmed_in_line else 0.0
+        forks_left = planned - len(self.forks)
+        in_line = [not warmed_ahead, not self._warmed_ahead(), *[not self.pace.warm_aside] * forks_left][:forks_left]
+        return max(0.0, cycles * forks_left + inline * sum(in_line) - this_fork)
 
     def fork(self) -> None:
         if self.pace.turns:
@@ -408,9 +415,11 @@ class _Run:
             if another and self.pace.warm_aside and self._undisturbed():
                 self.ahead = self.ahead or self._started_ahead()
                 self._warm_ahead(self.ahead, fork.number + 1)
+            fork.inline_seconds, fork.warmed_ahead = time.monotonic() - started, warmed_ahead
             self._cycles(fork, ready, lambda cycle, cycles: Status(
                 fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
-                elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned), ratios=so_far))
+                elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned, warmed_ahead),
+                ratios=so_far))
             self._finish(fork, ready)
         finally:
             _stop(handles, fork)
