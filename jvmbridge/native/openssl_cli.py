@@ -73,16 +73,24 @@ def _results_by_size(stderr: str) -> dict[int, list[tuple[int, float]]]:
 
 
 def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:
-    """_stopped_once, run again (twice at most) where it counted no operation: its process had no vCPU
-    before the signal came (a slice of 10 ms on a busy host), and a slice of none has no ns/op."""
+    """_stopped_once, run again (twice at most) where its count cannot stand for the slice: it
+    counted no operation (its process had no vCPU before the signal came: a slice of 10 ms on a busy
+    host), or its loop ran on past the signal (the signal came before `openssl speed` armed its own
+    alarm, which then cleared the stop: the count is of the whole -seconds, the slice's time not)."""
     for _ in range(3):
         done = _stopped_once(command, seconds, wait_on)
-        if done.operations:
+        if done is not None:
             return done
-    raise WorkerError(f"openssl speed did no operation in three runs of {seconds:g} s: no vCPU came to it")
+    raise WorkerError(f"openssl speed gave no count of a {seconds:g} s slice in three runs: "
+                      "it did no operation, or ran on past the signal that ends its loop")
 
 
-def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:
+# How much longer than this process timed it `openssl speed` may say its loop ran (its clock ticks
+# 10 ms; it may take a while to see the signal) before the signal is taken as lost.
+_LOST_SIGNAL_SECONDS = 0.5
+
+
+def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted | None:
     """``command`` (a speed_command of one size in one process) stopped after about ``seconds`` of
     its loop, on the calling thread's vCPUs: `openssl speed` ends a size's loop on SIGALRM, the
     signal of its own alarm, and reports the operations done. Timed here, from its start line to
@@ -90,7 +98,8 @@ def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None =
     slice. Its main thread's CPU and run-queue time over the same span come from its schedstat.
     ``wait_on``: the vCPUs this thread waits on meanwhile, so that its waking up to time and stop
     the loop does not take the loop's vCPU from it; the time it then waited for one of them after
-    the start line came (its own run-queue wait) is taken off the start, as the loop ran meanwhile."""
+    the start line came (its own run-queue wait) is taken off the start, as the loop ran meanwhile.
+    None where the count cannot stand for the slice (stopped_run)."""
     try:  # started from this thread, on its vCPUs
         process = launch(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=os.environ)  # this worker's own: its parent's launcher built it, with OpenSSL's mask
@@ -116,6 +125,8 @@ def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None =
     match = next((m for m in _LINE.finditer(said) if m[2]), None)
     if match is None or ended - began > 1e9 * float(command[command.index("-seconds") + 1]):
         raise WorkerError(f"openssl speed stopped before it was told (exit {process.returncode}): {said.strip()[-200:]}")
+    if int(match[2]) == 0 or float(match[4]) > (ended - began) / 1e9 + _LOST_SIGNAL_SECONDS:
+        return None
     return Counted(operations=int(match[2]), ns=ended - began,
                    counters={"cpu_ns": after[0] - before[0], "wait_ns": after[1] - before[1], "steal_ns": stolen})
 
