@@ -119,10 +119,11 @@ def pytest_terminal_summary(terminalreporter, config):
     if hasattr(config, "workerinput"):
         return
     seconds = {True: 0.0, False: 0.0}  # serial or not: set-up, call and tear-down
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            if isinstance(report, pytest.TestReport):
-                seconds["serial" in report.keywords] += report.duration
+    reports = [r for each in terminalreporter.stats.values() for r in each if isinstance(r, pytest.TestReport)]
+    if not reports:  # --collect-only, or nothing selected
+        return
+    for report in reports:
+        seconds["serial" in report.keywords] += report.duration
     workers = getattr(config.option, "numprocesses", None) or 1  # xdist's -n; 0 or absent: this process
     floor = seconds[True] + seconds[False] / workers
     terminalreporter.write_line(f"serial tests {seconds[True]:.0f} s, the others {seconds[False]:.0f} s: "
