@@ -138,6 +138,27 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.path.resolve().is_relative_to(UNIT):
             item.add_marker(pytest.mark.fast)
+    _serial_tests_early(items)
+
+
+def _serial_tests_early(items) -> None:
+    """The order xdist hands files out in (pyproject.toml: --no-loadscope-reorder): the files holding
+    serial tests first, then the other integration files, the fast tier last; in a file, its serial
+    tests first. A serial test waits for the other worker's test to end: early, one after another,
+    that test is short, and the long integration files do not run on alone at the end (simulated on
+    the suite's durations: 992 s against xdist's own order's 1,074 s)."""
+    files: dict[Path, int] = {}  # each file's place in the collection
+    serial_in: set[Path] = set()
+    for item in items:
+        files.setdefault(item.path, len(files))
+        if _serial(item):
+            serial_in.add(item.path)
+
+    def place(item) -> tuple:
+        fast = item.get_closest_marker("fast") is not None
+        return item.path not in serial_in, fast, files[item.path], not _serial(item)
+
+    items.sort(key=place)
 
 
 @pytest.fixture
