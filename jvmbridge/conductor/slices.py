@@ -48,6 +48,9 @@ class Loop:
     # Its warm-up, where not warm_up's chunks until steady: (min_seconds, max_seconds) -> Warmup.
     warm: Callable[[float, float], Warmup] | None = None
     copies: int = 1  # loops that run each slice at once (--threads): its iterations count every copy's
+    # Set-up that may fail or hang (a provider's first answer), done at the part's first command and
+    # under its deadline, not the process's start: a part that hangs is stopped as soon as a warm-up would be.
+    prepare: Callable[[], None] | None = None
 
 
 def copies(loop: Loop, threads: int) -> Loop:
@@ -115,6 +118,9 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
 
 
 def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
+    if loop.prepare is not None:
+        loop.prepare()
+        loop.prepare = None
     if command["do"] == "warm":  # where the worker is: aside if told so (serve), else in place
         if loop.warm is not None:
             return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}

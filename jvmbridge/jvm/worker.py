@@ -163,9 +163,17 @@ class Jvm:
             harness = harness_class(transformation, provider, decrypt, key, iv, plaintext)
         except jpype.JClass("java.security.NoSuchAlgorithmException"):
             raise WorkerError(f"{provider or 'the default provider'} does not offer {transformation}") from None
-        if decrypt and bytes(harness.once()) != bytes.fromhex(part["plaintext"]):
-            raise WorkerError(f"{transformation} decryption did not give the plaintext back")
-        ciphertext = bytes(harness_class.encrypt(transformation, provider, key, iv, plaintext)).hex()
+        reference = {}  # the provider's own ciphertext, before the loop ran
+
+        def prepare() -> None:
+            try:
+                if decrypt and bytes(harness.once()) != bytes.fromhex(part["plaintext"]):
+                    raise WorkerError(f"{transformation} decryption did not give the plaintext back")
+                reference["ciphertext"] = bytes(harness_class.encrypt(transformation, provider, key, iv,
+                                                                      plaintext)).hex()
+            except jpype.JException as e:
+                raise WorkerError(_refused(transformation, e)) from None
+
         # One cipher per thread: a Cipher is not thread-safe.
         copies = [harness] + [harness_class(transformation, provider, decrypt, key, iv, plaintext)
                               for _ in range(part["threads"] - 1)]
@@ -182,10 +190,11 @@ class Jvm:
 
         def evidence() -> dict:
             return {"after_loop": _after_loop(harness, part), "provider": str(harness.providerDescription()),
-                    "transformation": transformation, "ciphertext": ciphertext, "sink": int(measured.sink())}
+                    "transformation": transformation, "ciphertext": reference.get("ciphertext", ""),  # "": never run
+                    "sink": int(measured.sink())}
 
         return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters,
-                    copies=part["threads"])
+                    copies=part["threads"], prepare=prepare)
 
 
 def _refused(transformation: str, exception) -> str:
