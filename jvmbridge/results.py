@@ -375,12 +375,6 @@ def unsteady(s: Summary) -> str | None:
     return "change points: " + "; ".join(said) if said else None
 
 
-def _forks_counted(s: Summary) -> str:
-    """"12 forks", or with forks whose every round was set aside, "4 forks (1 with every round set aside)"."""
-    empty = s.forks - len(s.fork_ns)
-    return f"{s.forks} forks" + (f" ({empty} with every round set aside)" if empty > 0 else "")
-
-
 def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 

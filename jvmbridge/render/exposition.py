@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 
 from jvmbridge.render.text import printable
 
-PREFIX = "jvmbridge_"
 _NAME = re.compile(r"jvmbridge_[a-z0-9_]*[a-z0-9]")
 _LABEL = re.compile(r"[a-z][a-z0-9_]*")
 # A label value is shown by Prometheus's pages, Grafana and terminals; one from a host (its name, a
@@ -19,7 +18,7 @@ MAX_LABEL_CHARS = 1024
 
 @dataclass
 class Gauge:
-    """One family: ``name`` (with PREFIX and its base unit, e.g. _seconds), ``help`` for people."""
+    """One family: ``name`` (jvmbridge_ and its base unit, e.g. _seconds), ``help`` for people."""
     name: str
     help: str
     samples: dict[str, float] = field(default_factory=dict)  # the labels as written -> the value
