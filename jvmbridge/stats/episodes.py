@@ -1,12 +1,8 @@
-"""Host episodes: forks in which the host slowed everything at once, each row by its own amount,
-seen by the yardsticks alone (loops that no ratio is made of, timed in the same cycles).
+"""Host episodes: forks in which the host slowed every row at once, each by its own amount, seen
+by the yardsticks alone (loops no ratio is made of, timed in the same cycles).
 
-A fork inside an episode carries into every ratio the difference between how much the episode
-slowed its two sides (+60% against +37% moves a ratio by 17%), and one such fork in a first stage
-asks for more forks than the limit allows. Set aside by a rule that reads only the yardsticks, such
-a fork leaves the ratios' forks as they would have been without it: which forks go cannot depend on
-what their ratios are, so the rule cannot pick an answer, only drop forks a host episode spoiled.
-The same rule reads any unit whose yardstick readings it is given: forks, or cycles of one fork.
+Which forks go is decided from the yardsticks only, never the ratios, so the rule can drop forks an
+episode spoiled but cannot pick an answer (docs/decisions/0010-yardsticks-for-episodes.md).
 """
 from __future__ import annotations
 
@@ -14,23 +10,21 @@ import statistics
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-# A reading this far above its yardstick's baseline (relative) is an episode, whatever its calm
-# spread: a host drifting by less moves both sides of a ratio alike, and costs no fork.
+# Relative slowdown over the yardstick's baseline that makes an episode, whatever its calm spread:
+# a smaller drift moves both sides of a ratio alike.
 EPISODE_FLOOR = 0.03
-# ... and this many times the yardstick's calm spread between forks: in the simulations of
-# tests/unit/test_episodes.py 3 set aside up to 1.2% of calm forks, 5 and 6 missed up to 15-21% of
-# episodes that slowed a yardstick of 1.5% spread by 6-36%.
+# ... and this many calm spreads between forks: docs/decisions/0010-yardsticks-for-episodes.md
 EPISODE_SPREADS = 4.0
-# Fewer readings than this give no baseline to stand out from: nothing is set aside.
+# Fewer readings give no baseline: nothing is set aside.
 EPISODE_READINGS = 3
-# The standard deviation of a normal sample is 1.4826 times its median absolute deviation.
+# A normal sample's standard deviation over its median absolute deviation.
 MAD_SCALE = 1.4826
 
 
 @dataclass(frozen=True)
 class Yardstick:
-    """One yardstick over a run: its baseline (ns/op), its calm spread between forks (relative) and
-    the slowdown beyond which a fork is in an episode (relative: 0.05 = 5% above the baseline)."""
+    """One yardstick over a run: baseline (ns/op), calm spread between forks and the episode
+    threshold (both relative: 0.05 = 5%)."""
     baseline: float
     spread: float
     threshold: float
@@ -41,8 +35,7 @@ class Yardstick:
 
 @dataclass(frozen=True)
 class Episodes:
-    """Which forks (by index into the readings) fell inside a host episode, and how much the host
-    slowed in each: the largest slowdown any yardstick read there."""
+    """The forks (indices into the readings) set aside, and each one's largest yardstick slowdown."""
     set_aside: tuple[int, ...]
     slowdowns: tuple[float, ...]  # per fork set aside, relative (0.15: 15% slower)
     seen_by: tuple[str, ...]  # per fork set aside, the yardstick that read that slowdown
@@ -69,11 +62,10 @@ class Episodes:
 
 
 def episodes(readings: Mapping[str, Sequence[float | None]]) -> Episodes:
-    """A fork is in an episode when a yardstick read it slower than its run's baseline (the median
-    of its forks' readings) by more than EPISODE_FLOOR and EPISODE_SPREADS times its calm spread.
+    """Forks some yardstick read slower than its baseline (median of its forks) by more than
+    EPISODE_FLOOR and EPISODE_SPREADS calm spreads.
 
-    ``readings``: per yardstick, its figure in each fork (ns/op: the lower quartile of its slices
-    there, as hostspeed's fork_ns_per_op), None where it has none; the ratios are never read."""
+    ``readings``: per yardstick, its ns/op in each fork (hostspeed's fork_ns_per_op) or None."""
     yardsticks = {name: yardstick for name, own in readings.items() if (yardstick := judge(own)) is not None}
     found: dict[int, tuple[float, str]] = {}
     for name, yardstick in yardsticks.items():
@@ -93,9 +85,8 @@ def _slowed(yardstick: Yardstick, readings: Sequence[float | None]) -> Iterator[
 
 
 def judge(readings: Sequence[float | None]) -> Yardstick | None:
-    """One yardstick's baseline, calm spread and threshold from its forks' readings; None with
-    fewer than EPISODE_READINGS. Median and median absolute deviation: the forks inside an episode
-    (a few of many) move neither."""
+    """Baseline, calm spread and threshold from a yardstick's forks (None under EPISODE_READINGS);
+    median and MAD, which the few forks in an episode do not move."""
     found = [reading for reading in readings if reading is not None]
     if len(found) < EPISODE_READINGS:
         return None

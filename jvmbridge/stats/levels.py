@@ -1,11 +1,9 @@
-"""Levels of a ratio: forks whose ratio sits at distinct values because one of its rows settled at
-distinct speeds in them (the JIT compiled a loop two ways), the other rows of those forks as
-elsewhere. More forks do not narrow such a ratio; they only count how often each level comes. So
-each level is said with its share and its own interval ("6.69x, or 6.2x ...: 3 forks of 12").
+"""Levels of a ratio: forks whose ratio sits at distinct values because one row settled at distinct
+speeds in them (the JIT compiled a loop two ways). More forks do not narrow such a ratio, so each
+level is said with its share and interval ("6.69x, or 6.2x ...: 3 forks of 12").
 
-The row's levels are the rows' own rule (stats.summary.levels); a ratio takes them only where the
-other rows did not move with them (a host that slowed every row for some forks is an episode, not
-a level: stats.episodes) and its own forks part as the row's do.
+A ratio takes a row's levels (stats.summary.levels) only where the other rows did not move with
+them: every row moving is a host episode (stats.episodes), not a level.
 """
 from __future__ import annotations
 
@@ -16,15 +14,14 @@ from dataclasses import dataclass
 
 from jvmbridge.stats.summary import CONFIDENCE, LEVEL_GAP, LEVEL_SPREADS, levels, paired_log_half_width
 
-# The other rows may move between a ratio's levels by at most this share of the explaining row's
-# move: a JIT level is one row's, an episode is every row's.
+# Other rows may move between levels by at most this share of the explaining row's move.
 OTHERS_SHARE = 0.5
 
 
 @dataclass(frozen=True)
 class RatioLevel:
-    """One level of a ratio: the geometric mean of its forks' ratios and its CONFIDENCE interval
-    (Student's t of their logs; inf with one fork)."""
+    """One level of a ratio: geometric mean of its forks' ratios and its CONFIDENCE interval (inf
+    with one fork)."""
     value: float
     low: float
     high: float
@@ -44,8 +41,7 @@ class RatioLevels:
     fork_level: tuple[int, ...]  # per fork (as the ratios were given), the index of its level
 
     def said(self, why: str) -> str:
-        """"6.69x, or 6.2x when the JIT compiles the table-based loop its slower way: 3 forks of 12";
-        ``why`` says when the other levels come."""
+        """"6.69x, or 6.2x when ...: 3 forks of 12"; ``why`` says when the other levels come."""
         first, *others = self.levels
         total = len(self.fork_level)
         rest = ", ".join(f"{level.value:.3g}x" for level in others)
@@ -58,12 +54,11 @@ class RatioLevels:
 
 def ratio_levels(fork_ratios: Sequence[float], rows: Mapping[str, Sequence[float]],
                  within_rsd: Mapping[str, float]) -> RatioLevels | None:
-    """The ratio's levels where one row's forks part into levels (stats.summary.levels), the other
-    rows stay within OTHERS_SHARE of that row's move, and the ratio's forks part with them; else None.
+    """The ratio's levels where one row's forks part into levels, the other rows stay within
+    OTHERS_SHARE of its move and the ratio parts with them; else None.
 
-    ``fork_ratios``: the ratio in each fork; ``rows``: each row's fork figure (ns/op) in the same
-    forks, its two sides and any other row of those forks; ``within_rsd``: each row's robust spread
-    of slices inside forks (relative), the scale its levels stand out from."""
+    ``rows``: each row's fork figures (ns/op) in the same forks; ``within_rsd``: each row's robust
+    spread inside forks (relative)."""
     best: tuple[float, RatioLevels] | None = None
     for label, values in rows.items():
         grouping = _grouping(values, within_rsd.get(label, 0.0))
@@ -101,8 +96,8 @@ def _alone(label: str, grouping: list[int], rows: Mapping[str, Sequence[float]])
 
 
 def _separation(fork_ratios: Sequence[float], grouping: list[int]) -> float | None:
-    """How far apart the ratio's levels lie, in its pooled spread inside levels, where each two
-    neighbours are more than LEVEL_GAP and LEVEL_SPREADS spreads apart; else None."""
+    """How far apart the levels lie in pooled spreads, where neighbours are more than LEVEL_GAP and
+    LEVEL_SPREADS spreads apart; else None."""
     logs = [[math.log(r) for r, g in zip(fork_ratios, grouping) if g == number] for number in sorted(set(grouping))]
     means = sorted(statistics.fmean(group) for group in logs)
     spread = _pooled_spread(logs)

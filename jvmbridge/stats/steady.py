@@ -1,14 +1,11 @@
-"""Whether a fork reached a steady state, found rather than assumed: change points in the speed
-of its warm-up chunks and timed rounds, by PELT on mean and variance as Barrett et al. ("Virtual
-Machine Warmup Blows Hot and Cold", OOPSLA 2017; ruptures implements PELT). Their penalty, 15 log n,
-was set for series of 2000 in-process iterations; a fork here has 20-50 points, where it missed a
-30% decay over 20 chunks (tests/unit/test_stats.py), so the penalty is BIC's for a change that adds three
-parameters (where, the new mean, the new variance): 3 log n.
+"""Whether a fork reached a steady state: change points in the speed of its warm-up chunks and
+timed rounds, by PELT on mean and variance (Barrett et al., OOPSLA 2017; ruptures). Their penalty
+15 log n suits 2000 iterations; at 20-50 points it missed a 30% decay (tests/unit/test_stats.py),
+so the penalty is BIC's for three parameters: 3 log n.
 
-A fork is *flat* (no change), *warm-up* (faster after its last change), *slowdown* (slower after
-it) or has *no steady state* (its last change falls among its last timed rounds, too late for
-the rounds after it to say what it settled at). Timed rounds before the last change are warm-up
-too: they are set aside from the fork's summary, as the warm-up chunks are.
+A fork is *flat*, *warm-up* (faster after its last change), *slowdown* (slower after it) or has
+*no steady state* (its last change among its last STEADY_ROUNDS rounds). Rounds before the last
+change are set aside as warm-up.
 """
 from __future__ import annotations
 
@@ -19,12 +16,10 @@ import warnings
 from dataclasses import dataclass
 from enum import Enum
 
-# Warm-up chunks are binned to at most this many points: PELT's cost grows with the square of
-# the series' length (300 points take 0.5 s), and a JIT's phases last far longer than a bin.
+# PELT's cost grows with the square of the length (300 points: 0.5 s); JIT phases outlast a bin.
 MAX_WARMUP_POINTS = 40
-# Neighbouring segments whose means differ by less than this (or than three standard errors of
-# the difference) are one level: PELT also splits where only the variance changes (50 ms chunks
-# are noisier than 0.5 s rounds), and at a few noisy points.
+# Segments closer than this (or three standard errors) are one level: PELT also splits on variance
+# alone (50 ms chunks are noisier than 0.5 s rounds).
 EQUIVALENT = 0.02
 PENALTY_PER_LOG_N = 3
 # A steady state needs at least this many timed rounds after the last change.
@@ -49,8 +44,7 @@ def classify(chunks: list[float], rounds: list[float]) -> Steady:
     return _classify(tuple(chunks), tuple(rounds))
 
 
-# PELT takes some 12 ms a fork; the stopping rule asks again about the same first forks after
-# every fork, and the row's summary once more at the end.
+# PELT takes ~12 ms a fork, and the stopping rule asks again about the same forks after every fork.
 @functools.lru_cache(maxsize=256)
 def _classify(chunks: tuple[float, ...], rounds: tuple[float, ...]) -> Steady:
     binned = _binned(list(chunks), MAX_WARMUP_POINTS)
@@ -90,9 +84,9 @@ def _change_points(series: list[float]) -> list[int]:
 
 
 def _merged(series: list[float], changes: list[int]) -> list[int]:
-    """The change points left when, one at a time, the one whose two segments differ least is
-    removed while they are within noise of each other (its segments then become one)."""
-    # The series' noise, robust to the changes themselves: successive differences' median.
+    """The change points left after merging, least different first, neighbouring segments within
+    noise of each other."""
+    # Noise robust to the changes themselves: median of successive differences.
     noise = 1.4826 * statistics.median(abs(b - a) for a, b in zip(series, series[1:])) / math.sqrt(2)
     kept = list(changes)
     while kept:
@@ -107,7 +101,7 @@ def _merged(series: list[float], changes: list[int]) -> list[int]:
 
 
 def _apart(left: list[float], right: list[float], noise: float) -> float:
-    """How far apart two neighbouring segments' means are, in units of what tells them apart: at
-    least EQUIVALENT, and three standard errors of the difference at the series' noise."""
+    """Two neighbouring segments' distance in units of what tells them apart: at least EQUIVALENT
+    and three standard errors of the difference."""
     needed = max(EQUIVALENT, 3 * noise * math.sqrt(1 / len(left) + 1 / len(right)))
     return abs(statistics.fmean(right) - statistics.fmean(left)) / needed

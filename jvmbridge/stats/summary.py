@@ -1,24 +1,11 @@
-"""Summaries of timed rounds with the fork (a fresh process) as the unit.
+"""Summaries of timed rounds with the fork (a fresh process) as the unit (Kalibera & Jones, ISMM
+2013): rounds in one fork share its JIT decisions and memory layout, so they are not independent.
 
-Kalibera & Jones ("Rigorous Benchmarking in Reasonable Time", ISMM 2013) treat the process as a
-level of its own: rounds inside one fork share its JIT decisions and memory layout, so pooling
-them as independent samples (JMH's Score ± Error) both overstates what spikes cost and hides how
-far forks differ. Here:
-
-- a round is *disturbed* when more than DISTURBED_SHARE of its wall time went to other threads or
-  processes (its thread waited on the run queue) or to the host (steal): it stays in the record
-  and out of the figure;
-- each fork is summarised by FORK_STATISTIC of its undisturbed rounds, the most reproducible
-  across forks and runs (docs/decisions/0001-the-fork-is-the-unit.md);
-- the row's figure is the mean of the fork summaries, its interval Student's t over them
-  (forks - 1 degrees of freedom) at CONFIDENCE: the spread of fork summaries carries both the
-  spread of rounds inside forks and that between forks. How many forks run is decided from the
-  first ones (Stein's two-stage procedure), and the interval is never narrower than Stein's from
-  those: deciding on whatever spread the forks so far happened to show would stop on luck, and
-  such intervals cover the true value less often than they claim (tests/unit/test_stats.py);
-- fork summaries in groups far apart, compared with the spread inside forks, are *levels*.
-
-JMH's pooled Score ± Error (99.9%) over every round is kept beside, for reading next to JMH output.
+A *disturbed* round (over DISTURBED_SHARE of its wall time lost to others or steal) stays in the
+record, out of the figure. A fork's figure is FORK_STATISTIC of its undisturbed rounds
+(docs/decisions/0001-the-fork-is-the-unit.md); the row's is the mean over forks with Student's t,
+never narrower than Stein's interval from the first stage (an interval on the spread so far would
+stop on luck). JMH's pooled Score ± Error is kept beside, for reading next to JMH output.
 """
 from __future__ import annotations
 
@@ -34,15 +21,14 @@ from jvmbridge.stats.steady import STEADY_ROUNDS, Steadiness, classify
 CONFIDENCE = 0.95
 FORK_STATISTIC = "lower quartile"  # of a fork's undisturbed rounds (docs/decisions/0001-the-fork-is-the-unit.md)
 JMH_CONFIDENCE = 0.999  # JMH's level, for its pooled Score ± Error
-# A round that lost more than this share of its wall time to other threads, processes or the host.
+# Share of wall time lost to other threads, processes or the host that makes a round disturbed.
 DISTURBED_SHARE = 0.02
-# Above this relative standard deviation of rounds inside a fork a figure is called noisy.
+# Relative standard deviation of rounds inside a fork above which a figure is noisy.
 NOISY_RSD = 0.05
-# Fewer forks than this make an interval over forks too wide to mean much (t(0.975, 1) = 12.7).
+# Fewer forks make an interval too wide to mean much (t(0.975, 1) = 12.7).
 FEW_FORKS = 3
-# Fork summaries form levels where neighbours (sorted) lie further apart than this share of the
-# figure and LEVEL_SPREADS times the robust spread of rounds inside forks, and each group has at
-# least LEVEL_FORKS forks (one fork apart is as likely a fork that met more noise).
+# Levels: sorted neighbours further apart than this share and LEVEL_SPREADS in-fork spreads, at
+# least LEVEL_FORKS forks each (one fork apart is as likely noise).
 LEVEL_GAP = 0.03
 LEVEL_SPREADS = 4.0
 LEVEL_FORKS = 2
@@ -65,8 +51,7 @@ class Summary:
     fork_of: tuple[int, ...]  # which fork (0, 1, ...) each of fork_ns summarises; () when every round was set aside
     min_ns: float  # over the undisturbed rounds
     max_ns: float
-    # Relative standard deviation of undisturbed rounds inside their forks (pooled); None where no
-    # fork has two (`openssl speed`: a fork of one round), not 0: no spread was measured.
+    # Pooled relative spread of rounds inside forks; None (not 0) where no fork has two rounds.
     rsd: float | None
     jmh_score_ns: float  # JMH's Score: the mean of every round of every fork, disturbed or not
     jmh_error_ns: float  # JMH's Error: t(0.9995, N - 1) s / sqrt(N) over those rounds; inf with one
@@ -105,8 +90,8 @@ class Summary:
 
 
 def lost_share(round_: dict) -> float:
-    """The share of a round's wall time its thread spent waiting for a CPU (schedstat's run-queue
-    wait) or the host took from this guest (steal, per vCPU); 0 where neither was measured."""
+    """Share of a round's wall time lost to the run queue (schedstat) or steal (per vCPU); 0 where
+    neither was measured."""
     return (round_.get("wait_ns", 0) + round_.get("steal_ns", 0)) / max(round_["ns"], 1)
 
 
@@ -116,27 +101,20 @@ def disturbed(round_: dict) -> bool:
 
 
 def fork_summary(per_op: list[float]) -> float:
-    """FORK_STATISTIC of one fork's undisturbed rounds (ns/op). Noise here only ever slows a round
-    (up to 3 of 4 may be slowed and this does not move), and forks reproduce their fast end best:
-    of the mean, median, lower quartile, 20% trimmed mean, shorth and minimum, the lower quartile
-    and the minimum varied least between forks (docs/decisions/0001-the-fork-is-the-unit.md), and the minimum is one
-    round's luck. A quartile still holds costs every round pays (the JVM's GC runs many times a
-    round)."""
+    """FORK_STATISTIC of one fork's undisturbed rounds (ns/op): noise only slows rounds, and the
+    lower quartile varied least between forks (docs/decisions/0001-the-fork-is-the-unit.md)."""
     return low_quantile(per_op, 4)
 
 
 def low_quantile(values: Sequence[float], n: int) -> float:
-    """The first of ``n`` quantiles of ``values`` (n=4: the lower quartile), linear between the two
-    nearest (numpy's default); the value itself where there is one."""
+    """The first of ``n`` quantiles of ``values``, linear as numpy's default; a lone value itself."""
     return statistics.quantiles(values, n=n, method="inclusive")[0] if len(values) > 1 else values[0]
 
 
 def summarize(forks: list[list[dict]], first_stage: int | None = None,
               warmups: list[list[float]] | None = None) -> Summary:
-    """``forks``: each fork's rounds as the engines report them: [{"iterations": n, "ns": elapsed,
-    and where measured "wait_ns", "steal_ns", ...}, ...]; ``first_stage``: how many of them decided
-    how many to run, whose Stein interval the row's may not be narrower than;
-    ``warmups``: each fork's warm-up chunks (ns/op), to find where it settled (jvmbridge.stats.steady)."""
+    """``forks``: each fork's rounds ({"iterations", "ns", "wait_ns", ...}); ``first_stage``: forks
+    that chose the count, whose Stein interval bounds the row's; ``warmups``: warm-up chunks (ns/op)."""
     every = list(chain.from_iterable(forks))
     per_fork = [[r["ns"] / r["iterations"] for r in rounds] for rounds in forks]  # ns/op of each round
     per_op = list(chain.from_iterable(per_fork))
@@ -158,14 +136,13 @@ def summarize(forks: list[list[dict]], first_stage: int | None = None,
 
 
 def _counters(round_: dict) -> dict:
-    """What else was read around a round, beyond its iterations and time (cpu_ns, wait_ns, gc_ms, ...)."""
+    """The round's counters beyond iterations and time (cpu_ns, wait_ns, gc_ms, ...)."""
     return {k: v for k, v in round_.items() if k not in ("iterations", "ns")}
 
 
 def _set_aside(forks: list[list[dict]], per_fork: list[list[float]],
                warmups: list[list[float]] | None) -> tuple[list[Steadiness], list[list[str]]]:
-    """Where each fork whose warm-up was recorded settled, and per fork why each of its rounds is
-    out of its summary: "warm-up" (before the fork settled), "disturbed", or "" (in it)."""
+    """Where each fork settled, and why each round is out of its summary: "warm-up", "disturbed" or ""."""
     steadiness, reasons = [], []
     for index, (rounds, own) in enumerate(zip(forks, per_fork)):
         settled = classify(warmups[index], own) if warmups is not None and len(own) >= STEADY_ROUNDS else None
@@ -192,8 +169,8 @@ def _least_lost(per_op: list[float], lost: list[float]) -> list[float]:
 
 
 def _interval(fork_ns: list[float], first_stage: int | None) -> tuple[float, int]:
-    """The half-width of the CONFIDENCE interval over forks, never narrower than the Stein interval
-    of the first stage's forks; and how many forks that stage had (0: no later stage to bound)."""
+    """The CONFIDENCE half-width over forks, at least the first stage's Stein interval; and that
+    stage's fork count (0: none)."""
     error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
     stage = first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0
     if stage:
@@ -207,8 +184,7 @@ def _jmh_error(per_op: list[float]) -> float:
 
 
 def within_fork_rsd(forks: list[list[float]]) -> float | None:
-    """The rounds' standard deviation inside their forks (pooled over forks), relative to the mean;
-    None where no fork has two rounds."""
+    """Pooled relative standard deviation of rounds inside forks; None where no fork has two."""
     squares = sum((value - statistics.fmean(fork)) ** 2 for fork in forks for value in fork)
     freedom = sum(len(fork) - 1 for fork in forks)
     mean = statistics.fmean([value for fork in forks for value in fork])
@@ -216,16 +192,15 @@ def within_fork_rsd(forks: list[list[float]]) -> float | None:
 
 
 def robust_within_rsd(forks: list[list[float]]) -> float:
-    """The median over forks of each fork's median absolute deviation (scaled to a standard
-    deviation) relative to its median: the spread inside forks that one-sided spikes do not inflate."""
+    """Median over forks of each fork's scaled MAD over its median: a spread spikes do not inflate."""
     spreads = [1.4826 * statistics.median([abs(v - statistics.median(fork)) for v in fork]) / statistics.median(fork)
                for fork in forks if len(fork) > 1]
     return statistics.median(spreads) if spreads else 0.0
 
 
 def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
-    """Groups of fork summaries separated by gaps wider than LEVEL_GAP of the figure and
-    LEVEL_SPREADS times the spread inside forks, LEVEL_FORKS or more in each; () otherwise."""
+    """Groups of fork summaries split by gaps over LEVEL_GAP and LEVEL_SPREADS in-fork spreads, at
+    least LEVEL_FORKS each; () otherwise."""
     if len(fork_ns) < 2:
         return ()
     gap = max(LEVEL_GAP, LEVEL_SPREADS * within_rsd) * statistics.fmean(fork_ns)
@@ -241,9 +216,8 @@ def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
 
 
 def paired_log_half_width(ratios: list[float]) -> float:
-    """The CONFIDENCE interval's half-width of the mean log of ``ratios``, each the ratio of two
-    configurations in one fork (conductor.pairing.fork_ratio): Student's t over the pairs, so a host
-    that slowed both sides of a fork moves neither the ratio nor its interval. inf with fewer than two."""
+    """CONFIDENCE half-width of the mean log of per-fork ratios (Student's t over pairs): a host that
+    slowed both sides of a fork moves neither. inf with fewer than two."""
     if len(ratios) < 2:
         return math.inf
     logs = [math.log(ratio) for ratio in ratios]
@@ -251,14 +225,12 @@ def paired_log_half_width(ratios: list[float]) -> float:
 
 
 def stein_half_width(first: list[float], forks: int) -> float:
-    """Stein's interval for the mean of ``forks`` samples whose count the ``first`` chose: their
-    standard deviation and degrees of freedom, over the square root of all."""
+    """Stein's interval for ``forks`` samples whose count the ``first`` chose."""
     return t_quantile(1 - (1 - CONFIDENCE) / 2, len(first) - 1) * statistics.stdev(first) / math.sqrt(forks)
 
 
 def half_width(stdev: float, samples: int, confidence: float = CONFIDENCE) -> float:
-    """The ``confidence`` interval's half-width for the mean of ``samples`` samples with this standard
-    deviation (relative in, relative out): t(1 - (1 - confidence) / 2, samples - 1) x stdev / sqrt(samples)."""
+    """Half-width for the mean of ``samples`` with this stdev (relative): t x stdev / sqrt(samples)."""
     return t_quantile(1 - (1 - confidence) / 2, samples - 1) * stdev / math.sqrt(samples)
 
 
