@@ -1,9 +1,6 @@
-"""Cliffs in a size sweep: where one configuration's cost between two adjacent measured sizes
-breaks what a smooth implementation does. A fixed cost per message amortised over its bytes makes
-the cost per byte fall (or stay) as messages grow, and a larger message never takes less time than
-a smaller one; a jump against either, beyond what the intervals allow and by more than
-CLIFF_FACTOR, is a cliff: a different code path (a stub that starts at some size, or one that
-stops paying off), as JDK bugs have shown for GCM below 8 KiB and for large one-shot calls.
+"""Cliffs in a size sweep: between adjacent sizes, a larger message taking less time or a cost per
+byte that rises, beyond the intervals and by more than CLIFF_FACTOR: a different code path, as JDK
+bugs have shown for GCM below 8 KiB and for large one-shot calls.
 """
 from __future__ import annotations
 
@@ -17,7 +14,6 @@ from jvmbridge.results import missing
 
 # The least jump, beyond the intervals, that is called a cliff.
 CLIFF_FACTOR = 1.2
-# What makes rows one configuration measured at several sizes.
 _CONFIGURATION = ["engine", "implementation", "setting", "cipher", "direction", "shape", "threads"]
 
 
@@ -50,7 +46,6 @@ def cliffs(frame: pd.DataFrame) -> list[Cliff]:
         for a, b in zip(rows, rows[1:]):
             if missing(a.ns_per_op_error) or missing(b.ns_per_op_error):
                 continue
-            # Time of the smaller message over that of the larger: above 1, the larger took less.
             checks = {"a larger message takes less time": quotient(a.ns_per_op, a.ns_per_op_error, b.ns_per_op,
                                                                    b.ns_per_op_error)}
             if a.message_bytes:  # cost per byte at the larger size over that at the smaller (an empty one has none)

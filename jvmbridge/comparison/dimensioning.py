@@ -1,21 +1,10 @@
-"""Rounds per fork from this host's earlier runs of a configuration: Kalibera & Jones' dimensioning
-("Rigorous Benchmarking in Reasonable Time", ISMM 2013).
+"""Rounds per fork from this host's earlier runs of a configuration: Kalibera & Jones'
+dimensioning (ISMM 2013) for the turns schedule.
 
-A row's figure is the mean of n fork summaries (each the lower quartile of its r rounds). Its
-variance is (s_b^2 + w^2 / r) / n: s_b^2 what forks differ by however many rounds they run (JIT
-decisions, memory layout, the host), w^2 / r what r rounds leave in a fork's summary. A fork costs
-c_fork beyond its rounds (start-up, warm-up) and c_round a round. Kalibera & Jones take the
-components and costs from an earlier, dimensioning experiment and choose the repetitions of each
-level from them; here that experiment is the host's latest runs of the same job and workload, and
-r the count that reaches the target in the least time once the first stage has run (the stopping
-rule then picks n from the first stage's spread of the ratios, which r narrows as it does the rows':
-conductor.conduct). It applies to the turns schedule, whose forks time --rounds slices.
-
-Every fork of a row runs the same r, chosen before its first fork: a lower quartile of 4 rounds
-and of 8 do not estimate quite the same thing, and Stein's two stages assume one variance. r
-stays between ROUNDS_FLOOR (what the steady-state search needs) and ROUNDS_CEILING; it stays at
---rounds' default without MIN_RUNS earlier runs or where no r reaches the target within the forks
-allowed (the row then says how far it got, as before).
+A row's variance is (s_b^2 + w^2 / r) / n (between forks, within a fork over r rounds); with the
+costs of a fork and a round, r is the count reaching the target soonest. Every fork of a row runs
+the same r (Stein's two stages assume one variance); without MIN_RUNS earlier runs, or where no r
+reaches the target, --rounds' default stays.
 """
 from __future__ import annotations
 
@@ -33,10 +22,10 @@ from jvmbridge.saved import store
 from jvmbridge.stats.steady import STEADY_ROUNDS
 from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 
-# A fork may lose a round to its warm-up and still have STEADY_ROUNDS after it (jvmbridge.stats.steady).
+# A fork may lose a round to warm-up and keep STEADY_ROUNDS (jvmbridge.stats.steady).
 ROUNDS_FLOOR = STEADY_ROUNDS + 1
 ROUNDS_CEILING = 3 * Sampling.rounds
-# Earlier runs of a configuration to go by: one run's components swing (docs/decisions/0001-the-fork-is-the-unit.md).
+# One run's components swing (docs/decisions/0001-the-fork-is-the-unit.md).
 MIN_RUNS = 2
 MAX_RUNS = 5  # the latest ones: the machine's noise drifts over hours
 RECENT_FILES = 50  # result files read, newest first: a bound on the start-up cost
@@ -45,8 +34,7 @@ BOOTSTRAP = 400  # resamples of each fork's rounds for w^2
 
 @dataclass(frozen=True)
 class Components:
-    """Variance components and costs of one configuration, pooled over ``runs`` earlier runs;
-    variances relative to the figure (share^2), costs in seconds."""
+    """One configuration's variance components (share^2 of the figure) and costs (s), pooled."""
     within: float  # w^2: what one round leaves in a fork's summary, times its rounds
     between: float  # s_b^2: the variance of fork summaries no number of rounds removes
     fork_seconds: float  # c_fork: a fork's cost beyond its rounds
@@ -54,17 +42,15 @@ class Components:
     runs: int
 
     def forks_and_seconds(self, rounds: int, sampling: Sampling) -> tuple[int, float]:
-        """The forks of ``rounds`` rounds that bring Stein's interval from the first stage within
-        the target (at least the first stage, perhaps beyond the limit), and the seconds they take."""
+        """The forks of ``rounds`` rounds whose Stein interval reaches the target, and their seconds."""
         t = t_quantile(0.5 + CONFIDENCE / 2, sampling.first_stage - 1)
         forks = max(sampling.first_stage,
                     math.ceil((self.between + self.within / rounds) * (t / sampling.target_error) ** 2))
         return forks, forks * (self.fork_seconds + rounds * self.round_seconds)
 
     def best_rounds(self, sampling: Sampling) -> int | None:
-        """The rounds per fork, ROUNDS_FLOOR to ROUNDS_CEILING, that reach the target in the least
-        time (the fewer on a tie); None where none reaches it within the forks allowed, or where a
-        first stage of one fork (--forks 1) gives Stein's rule no spread to go by."""
+        """The rounds per fork that reach the target soonest (fewer on a tie); None where none does
+        within the forks allowed, or with a first stage of one fork."""
         if sampling.first_stage < 2:
             return None
         costs = {rounds: self.forks_and_seconds(rounds, sampling) for rounds in range(ROUNDS_FLOOR, ROUNDS_CEILING + 1)}
@@ -79,8 +65,7 @@ class Components:
 
 
 def choose_rounds(jobs: list[Job], host: str | None = None) -> None:
-    """Set the rounds per fork of every part whose sampling leaves them to history (--rounds not
-    given) from ``host``'s (default: this one's) earlier runs of it, and say why on the part."""
+    """Set each part's rounds per fork from ``host``'s earlier runs where --rounds was not given."""
     wanting = [part for job in jobs for part in job.parts if part.workload.sampling.rounds_from_history]
     if not wanting:
         return
@@ -90,8 +75,7 @@ def choose_rounds(jobs: list[Job], host: str | None = None) -> None:
 
 
 def _rounds_from(earlier: list[dict], part: Part) -> None:
-    """Set ``part``'s rounds per fork from the ``earlier`` rows of its configuration where they pick
-    another count than it has, and say why on it."""
+    """Set ``part``'s rounds from the ``earlier`` rows where they pick another count; say why."""
     sampling = part.workload.sampling
     found = components([row for row in earlier if row["key"] == key_of(part)][:MAX_RUNS])
     rounds = found.best_rounds(sampling) if found else None
@@ -114,8 +98,7 @@ def _key(job: str, cipher: str, direction: str, message_bytes: int, shape: str, 
 
 
 def earlier_rows(host: str) -> list[dict]:
-    """The rows of ``host``'s latest result files with timed rounds (not --iterations), newest
-    first, each with its "key" (key_of's) beside."""
+    """Rows with timed rounds from ``host``'s latest result files, newest first, each with its key."""
     files = sorted((store.data_dir() / "runs").glob("*.jsonl"), reverse=True)[:RECENT_FILES]
     rows = []
     for path in files:
@@ -133,8 +116,7 @@ def earlier_rows(host: str) -> list[dict]:
 
 
 def components(rows: list[dict]) -> Components | None:
-    """The components and costs pooled over ``rows`` (one configuration's earlier rows); None with
-    fewer than MIN_RUNS that can say (row_components)."""
+    """Components pooled over one configuration's ``rows``; None with fewer than MIN_RUNS usable."""
     each = [found for found in map(row_components, rows) if found]
     if len(each) < MIN_RUNS:
         return None
@@ -147,8 +129,7 @@ def components(rows: list[dict]) -> Components | None:
 
 
 def row_components(row: dict) -> Components | None:
-    """One saved row's components and costs (as schema.row_record writes it); None where it has
-    fewer than two forks of two rounds or no forks' wall times (rows saved before they were)."""
+    """One saved row's components; None under two forks of two rounds or without fork wall times."""
     per_fork = rounds_per_fork(row["round_fork"], row["rounds"], row["forks"])
     seconds = [s for s in row.get("fork_seconds") or [] if s > 0]
     if min(per_fork) < 2 or len(row["fork_ns_per_op"]) < 2 or len(seconds) < 2:
@@ -156,7 +137,6 @@ def row_components(row: dict) -> Components | None:
     figure = row["ns_per_op"]
     forks = _relative_rounds(row)
     within = within_variance(forks)
-    # Each fork's summary is of its undisturbed rounds: what they leave in it is w^2 over their count.
     left_in_summaries = within * statistics.fmean(1 / len(fork) for fork in forks if fork)
     between = max(0.0, statistics.variance([ns / figure for ns in row["fork_ns_per_op"]]) - left_in_summaries)
     round_seconds = _round_seconds(row)
@@ -180,10 +160,8 @@ def _round_seconds(row: dict) -> float:
 
 
 def within_variance(forks: list[list[float]]) -> float:
-    """w^2: what one round leaves in a fork's summary, from the data rather than a model of the
-    noise (one-sided noise moves a lower quartile less than a normal's would): each fork's rounds
-    resampled, the variance of their lower quartile (stats.summary.fork_summary's, numpy's default
-    interpolation) times its rounds, averaged over forks."""
+    """w^2 from the data, not a noise model (one-sided noise moves a lower quartile less): each
+    fork's rounds resampled, their lower quartile's variance times the rounds, averaged over forks."""
 
     draw = numpy.random.default_rng(0)
     per_fork = [float(numpy.quantile(draw.choice(rounds, (BOOTSTRAP, len(rounds))), 0.25, axis=1).var(ddof=1))

@@ -1,7 +1,6 @@
-"""The answer first: at most six plain lines that say what a compare run found, above its table.
-Are the JVM's AES intrinsics active (as read back from the running JVM) and what do they give; how
-the JVM does against native OpenSSL, shape by shape; what AES-NI gives OpenSSL; how fast the host
-ran. Each from a ratio's figure and the wider side of its interval."""
+"""The answer first: at most six plain lines above a compare run's table (intrinsics active and
+what they give, the JVM against native OpenSSL, what AES-NI gives OpenSSL, the host's speed), each
+from a ratio's figure and the wider side of its interval."""
 from __future__ import annotations
 
 from jvmbridge.comparison.hostspeed import describe
@@ -16,7 +15,6 @@ def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
     """The lines, most asked first; a run of many sizes or JDKs says its first and points at the rest."""
     speed, limit = metadata.get("host_speed"), metadata.get("forks_limit")
     said = answered(ratios, metadata)
-    # Where the forks stopped at a limit (of forks or time) with ratios still wide, the answer says so first.
     lines = [f"Stopped at {limit}"] if limit else []
     lines += [_line(r, frame) for r in said]
     if said and len(said) < len(ratios):
@@ -25,10 +23,8 @@ def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
 
 
 def answered(ratios: list[Ratio], metadata: dict) -> list[Ratio]:
-    """The ratios the headline states, in its order: the JVM's intrinsics, the JVM against native
-    with acceleration on, what native acceleration gives; as many as fit its lines beside the host
-    speed's and the fork limit's (``metadata``'s) and, where some are left for the table, the line
-    that says how many."""
+    """The ratios the headline states, in its order (intrinsics, JVM against native, native
+    acceleration), as many as fit beside the host speed's and fork limit's lines."""
     room = MAX_LINES - bool(metadata.get("host_speed")) - bool(metadata.get("forks_limit"))
     asked = [r for place in range(3) for r in ratios if _headline_place(r) == place]
     return asked if len(asked) == len(ratios) and len(asked) <= room else asked[:room - 1]
@@ -54,15 +50,13 @@ def _interval(r: Ratio) -> str:
 
 
 def _intrinsics(r: Ratio, frame) -> str:
-    """"JVM SunJCE, JDK 17.0.15, messages: AES intrinsics active, 6.03x speedup (±0.9%)": how many
-    times faster than with them off; at levels, each ("speedup 6.69x, or 7.41x when ...")."""
+    """"JVM SunJCE, JDK 17.0.15, messages: AES intrinsics active, 6.03x speedup (±0.9%)"."""
     said = f"{r.of}, {_which(r)}: AES intrinsics {_state(frame, r.of)}"
     return f"{said}, speedup {r.said_levels()}" if r.levels else f"{said}, {r.value:.2f}x speedup ({_interval(r)})"
 
 
 def _versus(r: Ratio) -> str:
-    """"JVM SunJCE, JDK 17.0.15 vs OpenSSL C loop, messages: 1.74x faster (±1.2%)" (the
-    ratio: how many times faster the JVM runs than the native reference)."""
+    """"JVM SunJCE, JDK 17.0.15 vs OpenSSL C loop, messages: 1.74x faster (±1.2%)"."""
     said = f"{r.of} vs {r.against}, {_which(r)}"
     if r.levels:
         return f"{said}: {r.said_levels()}"
@@ -74,7 +68,7 @@ def _versus(r: Ratio) -> str:
 
 
 def _times(value: float) -> str:
-    """"1.17x"; a third decimal where two would read 1.00x, which says nothing of faster or slower."""
+    """"1.17x"; a third decimal where two would read 1.00x."""
     return f"{value:.3f}x" if f"{value:.2f}" == "1.00" else f"{value:.2f}x"
 
 
@@ -90,7 +84,7 @@ def _which(r: Ratio) -> str:
 
 
 def _state(frame, name: str) -> str:
-    """"active" where every row of the JVM ``name`` asked to have them on reads UseAESIntrinsics=true back."""
+    """"active" where every row of the JVM ``name`` asking for them reads UseAESIntrinsics=true back."""
     states = [row.verified_state for row in frame.itertuples() if row.accelerated and name_of(row) == name]
     if not states:
         return "state unknown"

@@ -1,8 +1,6 @@
-"""How fast the host ran during a run: a fixed yardstick (comparison.interleaved.YARDSTICK) timed
-in the same cycles as everything else, against the fastest this host has ever run it (kept beside
-the saved runs). No counter inside a cloud guest shows a host that runs slower for minutes or hours;
-the same work, timed beside the rows, does. Ratios do not need it (drift cancels in them); absolute
-figures of runs of different hours do, to be read side by side."""
+"""How fast the host ran during a run: a fixed yardstick timed in the same cycles, against the
+fastest this host ever ran it. No counter in a cloud guest shows a host slowed for hours; ratios do
+not need it, absolute figures of different hours do."""
 from __future__ import annotations
 
 import json
@@ -22,9 +20,8 @@ def reference_path() -> Path:
 
 
 def host_speed(yardstick: list[Forked], what: str, reference: Path | None = None) -> dict | None:
-    """The run's host speed: the yardstick's figure (ns/op) and its interval over forks, against the
-    fastest this host ran it before (``reference``, keyed by what the yardstick is and the OpenSSL
-    and CPU it ran on), which this run replaces where it was faster. None without a yardstick."""
+    """The yardstick's figure (ns/op) and interval against the fastest this host ran it before
+    (``reference``, keyed by yardstick, OpenSSL and CPU), replaced where faster. None without one."""
     if not yardstick:
         return None
     summary = summarize(slices_by_fork(yardstick))
@@ -38,10 +35,9 @@ def host_speed(yardstick: list[Forked], what: str, reference: Path | None = None
         best[key] = fastest
         _write(path, best)
     return {"yardstick": what, "ns_per_op": summary.figure_ns,
-            # None where the forks give no interval (one fork; forks that settled at distinct levels)
             "relative_error": summary.relative_error if math.isfinite(summary.relative_error) else None,
             "reference_ns_per_op": fastest, "speed": fastest / summary.figure_ns, "first_run": earlier is None,
-            # Each fork's own: a host slower for one fork shows in it, as the rows' fork_ns_per_op beside it.
+            # A host slower for one fork shows in that fork's own figure.
             "fork_ns_per_op": list(summary.fork_ns)}
 
 
@@ -59,13 +55,13 @@ def plus_minus(error: float) -> str:
     return f"±{error:.0%}" if error >= 0.01 else f"±{error:.1%}"
 
 
-# A reference holds a figure per yardstick, OpenSSL and CPU: a few KiB in a lifetime of runs.
+# A figure per yardstick, OpenSSL and CPU: a few KiB in a lifetime.
 REFERENCE_MAX_BYTES = 1 << 20
 
 
 def _read(path: Path) -> dict:
-    """The reference at ``path``, in a folder of the user's own (a private one: root runs it too);
-    {} where there is none or it is not one (a FIFO, a folder another user can change, too large)."""
+    """The reference at ``path`` in the user's own private folder (root runs it too); {} where
+    missing or unsafe (a FIFO, a folder another user can change, too large)."""
     try:
         found = json.loads(read_regular_file(private_folder(path.parent, "the host speed reference") / path.name,
                                              REFERENCE_MAX_BYTES))
@@ -75,7 +71,7 @@ def _read(path: Path) -> dict:
 
 
 def _write(path: Path, best: dict) -> None:
-    """Whole or not at all (trust.writer.replace_whole), in the user's own folder (a private one: root runs it too)."""
+    """Whole or not at all, in the user's own private folder (root runs it too)."""
     try:
         replace_whole(private_folder(path.parent, "the host speed reference") / path.name, json.dumps(best))
     except (OSError, ValueError):

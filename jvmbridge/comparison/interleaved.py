@@ -1,9 +1,6 @@
-"""compare's jobs for the conductor: by default every setting of the engines whose loop runs a slice
-when told, live at once in one job, run in slices interleaved cycle by cycle, with a yardstick
-beside them that tells how fast the host ran (hostspeed); every ratio between these rows is then
-taken between slices that ran moments apart (comparison.ratios). An engine's own job runs in the
-turns schedule (conductor.conduct.Pace.turns): with --no-interleave or --threads, and for a loop
-that runs only whole (Sliced.whole_runs)."""
+"""compare's jobs for the conductor: every setting of the sliced engines in one job, interleaved
+cycle by cycle with a host yardstick, so each ratio is between slices moments apart. --no-interleave,
+--threads and whole-run loops use the turns schedule (conductor.conduct.Pace.turns)."""
 from __future__ import annotations
 
 import itertools
@@ -24,19 +21,17 @@ from jvmbridge.sampling.workload import Operation, Workload
 
 LABEL = "every configuration at once, interleaved in slices"
 IN_TURNS = "each setting in turns"  # ends the label of a job in the turns schedule
-# The host's yardstick: fixed work, cheap, the same in every run (hostspeed).
+# The host's yardstick: fixed, cheap work, the same in every run (hostspeed).
 YARDSTICK = Workload(operation=Operation(key_bits=128, mode="cbc", message_bytes=1024, shape="stream"),
                      sampling=Sampling())
 YARDSTICK_NAME = "yardstick: C loop, AES-128-CBC, 1024-byte stream updates, AES-NI as the CPU offers"
-# Beside it, for host episodes alone (stats.episodes): the same loop with AES-NI masked, OpenSSL's
-# table-based AES, which slows with the caches as the rows without AES instructions do where the
-# in-cache AES-NI loop does not (docs/decisions/0010-yardsticks-for-episodes.md).
+# For host episodes only: the same loop table-based, which slows with the caches as rows without AES
+# instructions do (docs/decisions/0010-yardsticks-for-episodes.md).
 TABLE_YARDSTICK_NAME = "yardstick: C loop, AES-128-CBC, 1024-byte stream updates, AES-NI masked (table-based AES)"
 
 
 def measuring_cpu() -> int | None:
-    """The vCPU every slice runs on: the last this process may use, the others left to the JIT,
-    the collector and the system; None with one."""
+    """The vCPU every slice runs on (the last allowed; the rest for JIT, GC and system); None with one."""
     cpus = sorted(os.sched_getaffinity(0))
     return cpus[-1] if len(cpus) > 1 else None
 
@@ -58,15 +53,13 @@ class InterleavedJob(Job):
     def _of(cls, settings: list[tuple[str, Sliced]], parts: list[Part], matrix: Matrix) -> "InterleavedJob":
         job = cls(label=LABEL, parts=parts, measure=lambda: _measure(job), arms=len(settings), settings=settings,
                   matrix=matrix,
-                  # A JIT shared by a worker's parts: only a JVM's (a native worker's parts share no compiled code).
+                  # Only a JVM's parts share compiled code.
                   shares_jit=any(len(setting.workloads) > 1 and ENGINES[key].runs_on_jvms for key, setting in settings))
         return job
 
 
 def interleaved_job(settings: list[tuple[str, Sliced]], matrix: Matrix) -> InterleavedJob:
-    """One job measuring every (engine key, setting) together; its parts: each setting's workloads. In
-    the turns schedule where the matrix asks it (--no-interleave), where its loops run several at once
-    (--threads), or where a setting runs only whole runs."""
+    """One job measuring every (engine key, setting) together, its parts each setting's workloads."""
     job = InterleavedJob._of(settings, [Part(label=f"{setting.name}{tag}", workload=workload, name=setting.name)
                                         for _, setting in settings for workload, tag in setting.workloads], matrix)
     job.turns = (not matrix.interleaved or any(s.whole_runs for _, s in settings)
@@ -86,15 +79,13 @@ class Conducting:
 
 
 def yardsticks(job: InterleavedJob) -> list[Sliced]:
-    """The host's yardsticks to run beside the job's settings: the C loop's, AES-NI as the CPU offers,
-    then masked (engines.native.SETTINGS), where it runs here; none in the turns schedule."""
+    """The host's yardsticks (the C loop, AES-NI then masked) where they run here; none in turns."""
     c_loop = ENGINES["c-loop"]
     return [] if job.turns or c_loop.unavailable(job.matrix) else c_loop.sliced([(YARDSTICK, "")], job.matrix)
 
 
 def conducting(job: InterleavedJob) -> Conducting:
-    # In turns one worker runs at a time, free on every vCPU, as a process run alone is: no measuring
-    # one (loops several at once take every vCPU; a JVM pinned to one would choose its collector for one).
+    # In turns one worker runs at a time on every vCPU: pinning a JVM would size its collector for one.
     cpu = None if job.turns else measuring_cpu()
     groups = _parts_by_setting(job)
     workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
@@ -107,8 +98,7 @@ def conducting(job: InterleavedJob) -> Conducting:
 
 
 def pace_of(job: InterleavedJob) -> Pace:
-    """The job's sampling as the conductor's pace: in slices, or in the turns schedule with --rounds
-    slices of --round-time a fork (a whole run, once a fork, where a setting's loop runs only whole)."""
+    """The job's pace: slices, or turns of --rounds slices of --round-time (whole-run loops: one run)."""
     sampling = job.parts[0].workload.sampling
     pace = Pace(iterations=sampling.fork_iterations, min_forks=sampling.first_stage, max_forks=sampling.fork_limit,
                 target_error=sampling.target_error, warm_aside=measuring_cpu() is not None)
@@ -120,7 +110,7 @@ def pace_of(job: InterleavedJob) -> Pace:
 
 
 def budget(job: InterleavedJob) -> str:
-    """How the job measures each fork, in words for the run's header (its Forks line says how many)."""
+    """How the job measures each fork, for the run's header."""
     pace, asked = pace_of(job), job.parts[0].workload.sampling.iterations
     if pace.iterations:
         return (f"{asked:,} messages of each row, {pace.iterations:,} a fork, in slices in a fresh random order")
@@ -129,16 +119,14 @@ def budget(job: InterleavedJob) -> str:
 
 
 def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "") -> str:
-    """How many forks ran, of how many the run allowed, those set aside (``aside``: stats.episodes'
-    Episodes.said) and why no more: "7 (5 to 12): 2 set aside, the host slowed 15-40% during them; the
-    first 5's spread asked 7 for every ratio within ±2%"."""
+    """"7 (5 to 12): 2 set aside, the host slowed 15-40% during them; the first 5's spread asked 7
+    for every ratio within ±2%": forks run, allowed, set aside and why no more."""
     allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
     return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped
 
 
 def episodes_saved(conducted: Conducted) -> dict | None:
-    """What the saved run keeps of the forks set aside (stats.episodes) and the yardsticks' readings
-    they were judged by, fork by fork; None without a yardstick."""
+    """The forks set aside and the yardstick readings they were judged by; None without a yardstick."""
     if not conducted.readings:
         return None
     return {**conducted.episodes.as_dict(), "fork_readings": conducted.readings}
@@ -152,7 +140,7 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said())
     job.episodes = episodes_saved(conducted)
     job.forks_limit = conducted.limit
-    # Ctrl-C: every row keeps the forks that finished; the runner, which saw the key pressed, runs no further job.
+    # Ctrl-C: rows keep their finished forks; the runner starts no further job.
     interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
@@ -169,12 +157,12 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
 
 
 def _ended(error: WorkerError) -> ChildOutcome:
-    """How a failed configuration's worker ended: its process's exit, prints and why (else the error alone)."""
+    """How a failed configuration's worker ended (exit, prints, why), else the error alone."""
     return error.ended or ChildOutcome(result={"error": str(error)}, returncode=1, stdout="", stderr="")
 
 
 def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
-    """Each setting's parts, in the order the job holds them (setting after setting, its workloads)."""
+    """Each setting's parts, in the job's order."""
     parts = iter(job.parts)
     return [list(itertools.islice(parts, len(setting.workloads))) for _, setting in job.settings]
 
@@ -188,9 +176,8 @@ def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
 
 
 def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[Asked]:
-    """The ratios the rows will show (comparison.ratios), which the forks go on until they are
-    sharp: each engine's acceleration on against off, and each engine under question (the JVM)
-    against its shape's native reference, in each state; per workload."""
+    """The ratios the forks go on until sharp: each engine's acceleration on against off, and the
+    JVM against its shape's native reference in each state; per workload."""
     rows = _rows(settings, groups)
     found = []
     for row in rows:
@@ -205,7 +192,6 @@ def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[
                 found.append(Asked(label=f"{ENGINES[key].accelerator} speedup, {setting.subject}{tag}",
                                    slower=other_part.label, faster=part.label))
             if _held_against(row, other, reference):
-                # How many times faster the JVM runs than the reference, as the table's ratio reads.
                 state = "acceleration on" if setting.accelerated else "acceleration off"
                 found.append(Asked(label=f"{setting.subject} vs {other_setting.subject}, {state}{tag}",
                                    slower=other_part.label, faster=part.label))
@@ -225,8 +211,7 @@ def _speeds_up(row: tuple[str, Sliced, Part], other: tuple[str, Sliced, Part]) -
 
 
 def _held_against(row: tuple[str, Sliced, Part], other: tuple[str, Sliced, Part], reference: Engine | None) -> bool:
-    """Whether ``row`` is of an engine under question (the JVM) and ``other`` of its native ``reference``,
-    in the same acceleration state."""
+    """Whether ``row`` is the JVM's and ``other`` its native ``reference``'s, in one state."""
     (key, setting, _), (other_key, other_setting, _) = row, other
     return (ENGINES[key].reference_rank is None and reference is not None and ENGINES[other_key] is reference
             and other_setting.accelerated == setting.accelerated)
@@ -245,8 +230,7 @@ def _progress(job: Job) -> Callable[[Status], None]:
 
 
 def _tell_done(job: Job, conducted: Conducted) -> None:
-    """The forks that ran and their ratios, for the job's finished line (the conductor tells only
-    between cycles, while a fork runs), and those the run's time limit cut (the rows' notes)."""
+    """Tell the forks run and their ratios for the job's finished line, and those the time limit cut."""
     forks = len(conducted.forks)
     _tell(job, forks, forks, conducted.cut_from, 0.0, conducted.ratios)
 

@@ -1,9 +1,5 @@
-"""What only rows side by side can say: how many times faster one row is than another (ratios of a
-kind, with intervals), and where a loop wrapped around another engine's measures mostly the wrapping.
-
-Rows are rows of one run's frame (pandas rows or itertuples() tuples); which rows pair up is the
-engines' say (engines.Engine).
-"""
+"""What only rows side by side can say: ratios with intervals, and where a wrapping loop measures
+mostly the wrapping. Which rows pair is the engines' say (engines.Engine)."""
 from __future__ import annotations
 
 import math
@@ -19,7 +15,7 @@ from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_i
 from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import CONFIDENCE
 
-# Per row that ran in slices (row_name), its slices by fork: the rows a ratio's levels are read from.
+# Per sliced row (row_name), its slices by fork: what a ratio's levels are read from.
 Beside = Mapping[str, Mapping[int, Sequence[dict]]]
 
 
@@ -39,15 +35,13 @@ class Ratio:
     significant: bool  # False when the interval holds 1
     turns: int = 0  # the pairs of forks the interval is from; 0: from the two figures' intervals
     interleaved: bool = False  # from slices that ran cycle by cycle in those forks (conductor.pairing)
-    # For a headline (comparison.headline): the engine the ratio is of, as reports name it; the one
-    # it is held against (VERSUS); the shape; what was switched (SPEEDUP), or "on"/"off" (VERSUS).
+    # For the headline: the engine, what it is held against, the shape, what was switched.
     of: str = ""
     against: str = ""
     shape: str = ""
     accelerator: str = ""
     operation: str = ""  # what else tells it from its like where the run has several: "16 B", "aes-128-gcm"
-    # Where its forks fell into levels one row's JIT outcome explains (stats.levels): those, and when
-    # the other levels come ("when the JIT compiles <row> its slower way").
+    # Levels one row's JIT outcome explains (stats.levels), and when the other levels come.
     levels: RatioLevels | None = None
     levels_when: str = ""
 
@@ -57,14 +51,12 @@ class Ratio:
                 "interleaved": self.interleaved, **({"levels": self.levels.as_dict()} if self.levels else {})}
 
     def said_levels(self) -> str:
-        """"6.69x, or 7.41x when the JIT compiles <row> its slower way: 3 forks of 12"; "" without levels."""
+        """"6.69x, or 7.41x when the JIT compiles <row> its slower way: 3 forks of 12"; or ""."""
         return self.levels.said(self.levels_when) if self.levels else ""
 
     def describe(self, how: bool = True) -> str:
-        """"1.23x [1.10-1.37]", or with "not significant" when the interval holds 1, and "(paired
-        slices, 6 forks)" when it is from the slices of the forks both rows ran in; "1.23x (no
-        interval)" where a side is one figure (a published one, a single round). ``how``: False where
-        every ratio beside it is of one kind and forks, said once."""
+        """"1.23x [1.10-1.37]", "not significant" when it holds 1, "(paired slices, 6 forks)", or
+        "(no interval)"; ``how`` False where the kind and forks are said once for all."""
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
@@ -76,17 +68,10 @@ class Ratio:
 
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
             set_aside: Collection[int] = (), beside: Beside | None = None) -> Ratio:
-    """How many times faster the row ``faster`` runs than ``slower``. Where the two are rows of
-    ``one_run`` that ran paired, over their pairs (conductor.pairing.over_forks: the geometric mean
-    of the pairs' ratios, its interval over them, never narrower than Stein's from the first
-    stage, which decided how many ran), from the slices of each fork both ran in (one job of the
-    conductor's); at least two. Else the ratio of their figures, its interval from the two
-    figures' intervals (quotient). ``set_aside``: forks whose slices the run's conductor left out
-    of every ratio (inside a host episode, stats.episodes), left out here too. ``beside``: every row
-    that ran in slices (ratio_rows), from which a ratio of a full first stage of forks finds its
-    levels as the conductor's stopping rule did (conductor.pairing.levels_over).
-
-    Rows without an interval (a single sample) count as not significant, with an infinite range.
+    """How many times faster ``faster`` runs than ``slower``: over the paired slices of the forks
+    both ran (conductor.pairing.over_forks, at least two) when ``one_run`` paired them, else the
+    quotient of their figures. ``set_aside``: episode forks to leave out; ``beside``: the sliced
+    rows levels are read from. Rows without an interval are not significant.
     """
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
@@ -110,8 +95,7 @@ def row_name(row) -> str:
 
 
 def _levels_when(levels: RatioLevels, slower: str, faster: str) -> str:
-    """When a ratio's other levels come: the ratio (slower's ns over faster's) is higher where its
-    slower side ran slower, or its faster side faster."""
+    """When the other levels come: a higher ratio is a slower ``slower`` or a faster ``faster``."""
     higher = levels.levels[1].value > levels.levels[0].value
     way = {slower: "slower" if higher else "faster", faster: "faster" if higher else "slower"}.get(levels.row, "other")
     return f"when the JIT compiles {levels.row} its {way} way"
@@ -128,14 +112,12 @@ def _interleaved(top, bottom) -> bool:
 
 
 def paired_slices(top, bottom, set_aside: Collection[int] = ()) -> list[float]:
-    """Per fork both rows finished, but those ``set_aside``, top's ns/op over bottom's from their
-    slices in it, as the conductor's stopping rule took them (conductor.pairing.fork_ratio)."""
+    """Per fork both rows finished (not ``set_aside``), top's ns/op over bottom's from its slices."""
     return [ratio for _, ratio in paired_slices_by_fork(top, bottom, set_aside)]
 
 
 def paired_slices_by_fork(top, bottom, set_aside: Collection[int] = ()) -> list[tuple[int, float]]:
-    """paired_slices, each with its fork. A configuration ran in every fork until it failed, so its
-    forks are the conductor's, by number."""
+    """paired_slices with each fork's number (a configuration's forks are the conductor's)."""
     found = []
     for fork in sorted((set(top.round_fork) & set(bottom.round_fork)) - set(set_aside)):
         if ratio := fork_ratio(_fork_slices(top, fork), _fork_slices(bottom, fork)):
@@ -144,30 +126,26 @@ def paired_slices_by_fork(top, bottom, set_aside: Collection[int] = ()) -> list[
 
 
 def _fork_slices(row, fork: int) -> list[dict]:
-    """One fork's slices of a row, as the conductor had them (ns, iterations and their telemetry)."""
+    """One fork's slices of a row (ns, iterations, telemetry)."""
     return [{**counters, "ns": ns * n, "iterations": n}
             for ns, n, counters, at in zip(row.round_ns_per_op, row.round_iterations, row.round_counters, row.round_fork)
             if at == fork]
 
 
 def quotient(top: float, top_error: float, bottom: float, bottom_error: float) -> tuple[float, float, float, bool]:
-    """top / bottom, its interval, and whether that holds 1. Each side's own interval (figure ±
-    error) is taken to the log scale, where the log of a quotient is a difference, and the two are
-    combined in quadrature: two independent estimates' variances add, so do the squares of their
-    half-widths at one confidence (t quantiles of few forks make this err wide, never narrow:
-    tests/unit/test_ratios.py). A side without error leaves the other's interval, scaled; one reaching
-    0 leaves the quotient unbounded that way. Adding the half-widths instead would make two
-    overlapping 95% intervals a test at far more than 95%."""
+    """top / bottom, its interval and whether that holds 1: each side's interval on the log scale,
+    combined in quadrature (adding the half-widths would test at far more than 95%). A side without
+    error leaves the other's; one reaching 0 leaves the quotient unbounded that way."""
     down = math.hypot(_log_reach(top, -top_error), _log_reach(bottom, bottom_error))
     up = math.hypot(_log_reach(top, top_error), _log_reach(bottom, -bottom_error))
     value = top / bottom
     low, high = value * math.exp(-down), value * math.exp(up)
-    # Plain floats and bools: pandas rows hand out numpy scalars, which JSON cannot encode.
+    # JSON cannot encode the numpy scalars pandas rows hand out.
     return float(value), float(low), float(high), bool(low > 1 or high < 1)
 
 
 def _log_reach(figure: float, error: float) -> float:
-    """How far, on the log scale, figure + error lies from figure; inf where that is not above 0."""
+    """Log-scale distance from figure to figure + error; inf where that is not above 0."""
     moved = figure + error
     return abs(math.log(moved / figure)) if moved > 0 else math.inf
 
@@ -182,8 +160,8 @@ def operation_keys(frame: pd.DataFrame) -> list[str]:
 
 
 def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
-    """Per row index: where a loop that calls into another engine's (pyca's Python around OpenSSL's
-    C) is that many times slower than the other at the same operation and setting."""
+    """Per row index: where a loop calling another engine's (pyca around OpenSSL) is that many
+    times slower than it."""
     keys, found = operation_keys(frame), {}
     for wrapper in ENGINES.values():
         if wrapper.wraps is None:
@@ -203,9 +181,8 @@ def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
 
 
 def ratios(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[Ratio]:
-    """Each engine's speedup from its acceleration, and the JVM against its native reference, for
-    each operation (cipher, direction, size; named in the label when there are several), in one
-    run's ``frame``; without the forks of its slices ``set_aside`` (speedup)."""
+    """Each engine's speedup and the JVM against its native reference, per operation, in one run's
+    ``frame``, without the forks ``set_aside``."""
     return [ratio for ratio, _, _ in ratio_rows(frame, set_aside)]
 
 
@@ -224,13 +201,13 @@ def ratio_rows(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[tup
 
 
 class _OneOperation:
-    """The rows of one operation (cipher, direction, size), as the ratios between them pick them."""
+    """One operation's rows."""
 
     def __init__(self, frame: pd.DataFrame, set_aside: Collection[int] = (), beside: Beside | None = None):
         self.frame, self.set_aside, self.beside = frame, set_aside, beside
         self.engines = [engine for engine in map(by_label, dict.fromkeys(frame.engine)) if engine is not None]
         self.shapes = list(dict.fromkeys(frame["shape"]))
-        # Name the shape only when an engine ran more than one (openssl speed is always a stream).
+        # Name the shape only when an engine ran several.
         several_shapes = frame.groupby("engine")["shape"].nunique().max() > 1
         self.named_shape = {shape: f", {shape} shape" if several_shapes else "" for shape in self.shapes}
         self.rows = list(frame.itertuples())  # searched as tuples: a mask and a Series per pick took ms each
@@ -241,13 +218,12 @@ class _OneOperation:
                      and (shape is None or row.shape == shape)), None)
 
     def subjects(self, engine) -> list[str | None]:
-        """Each implementation of an engine compared per implementation (each JDK), where it ran
-        several; else the engine as one (its labels then name the engine alone: "JVM")."""
+        """Each JDK of a per-implementation engine that ran several; else the engine as one."""
         implementations = list(dict.fromkeys(self.frame.implementation[self.frame.engine == engine.label]))
         return implementations if engine.per_implementation and len(implementations) > 1 else [None]
 
     def speedups(self) -> list[tuple[Ratio, object, object]]:
-        """Each engine's (each JDK's) acceleration on against off, shape by shape, with its rows."""
+        """Each engine's (JDK's) acceleration on against off, per shape, with its rows."""
         found = []
         for engine in self.engines:
             for subject in self.subjects(engine):
@@ -257,15 +233,13 @@ class _OneOperation:
                         ratio = speedup(RatioKind.SPEEDUP, f"{engine.accelerator} speedup, "
                                         f"{engine.subject(subject)}{self.named_shape[shape]}", on, off, one_run=True,
                                         set_aside=self.set_aside, beside=self.beside)
-                        # A native engine by its short name, as ratios against it name it (the headline).
                         of = name_of(on) if engine.per_implementation else engine.subject(None)
                         found.append((replace(ratio, of=of, shape=shape, accelerator=engine.accelerator), on, off))
         return found
 
     def versus_native(self) -> list[tuple[Ratio, object, object]]:
-        """Each engine without a reference rank (the JVM) against each shape's native reference
-        (engines.reference_for: one whose rows ran in the same slices first), in each acceleration
-        state, in its own shape where the reference ran it, else in the reference's; with its rows."""
+        """The JVM against each shape's native reference, per acceleration state, in its own shape
+        where the reference ran it, else the reference's; with its rows."""
         natives = self._natives()
         found = []
         for engine in (e for e in self.engines if e.reference_rank is None):
@@ -285,8 +259,7 @@ class _OneOperation:
         return found
 
     def _natives(self) -> dict[str, Engine]:
-        """Each shape's native reference, where it has one (engines.reference_for): of the engines
-        that ran in the same slices as the JVM's first, where it ran so."""
+        """Each shape's native reference, where it has one (engines.reference_for)."""
         interleaved = {row.engine for row in self.rows if ran_interleaved(row)}
         paired = [e for e in self.engines if e.label in interleaved]
         return {shape: native for shape in self.shapes

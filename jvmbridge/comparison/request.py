@@ -1,7 +1,5 @@
-"""One `compare` request, from the command line or from Python alike: the operations (cipher x
-direction x size x shape), how each is sampled, and the matrix of engines, JVMs and tools.
-Validated once, here: anything wrong is a ValueError of one line. The request checks its own
-values and runs nothing; ``resolve_matrix`` finds on this machine what it asks to run.
+"""One `compare` request, from the command line or Python: operations, sampling and the matrix.
+Validated once here (a one-line ValueError); ``resolve_matrix`` finds what it asks on this machine.
 """
 from __future__ import annotations
 
@@ -30,10 +28,8 @@ from jvmbridge.trust.paths import NotTrusted, trusted_path
 
 @dataclass(frozen=True)
 class CompareRequest:
-    """Fields named as `compare`'s options (--round-time: round_time; repeatable ones in the singular,
-    as --cipher), so the command line and the Python API are one vocabulary."""
-    # Sampling (see sampling.policy.Sampling): None times rounds of round_time seconds; a count runs
-    # exactly that many.
+    """Fields named as `compare`'s options (singular for repeatable ones): one vocabulary for CLI and API."""
+    # Sampling (sampling.policy.Sampling): None times rounds of round_time s; a count runs exactly that.
     iterations: int | None = Sampling.iterations
     round_time: float = Sampling.round_seconds
     rounds: int | None = None  # None: Sampling.rounds, or as this host's earlier runs of each configuration say
@@ -42,15 +38,12 @@ class CompareRequest:
     max_forks: int | None = Sampling.max_forks
     target_error: float = Sampling.target_error * 100  # percent, as --target-error: 2 is ±2%
     total_time: float | None = None  # seconds the whole run aims for (runner.run); None: time_limit's default
-    # Operations: openssl-style cipher names, or the default aes-<key_bits>-cbc.
     cipher: tuple[str, ...] = ()
     key_bits: int | None = None
     sizes: tuple[int, ...] | int | str = (AESNITESTER_MESSAGE_BYTES,)  # bytes, a list, "16,64" or "sweep"
-    # AESNITester's messages and openssl speed's stream, side by side; none named: both, each native
-    # engine running those it is the reference for where another runs the rest (Matrix.shapes_named).
+    # None named: both, each native engine running those it is the reference for.
     shape: tuple[str, ...] = ()
     direction: tuple[str, ...] = (Operation.direction,)
-    # The matrix.
     engine: tuple[str, ...] = default_engines()
     java: tuple[str, ...] = ()  # java binaries or JAVA_HOMEs; none: the default JVM
     all_jdks: bool = False
@@ -80,8 +73,8 @@ class CompareRequest:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds the whole run aims for: --total-time, else, where the forks are the rule's to
-        choose (no --forks, --max-forks or --iterations), policy.TOTAL_TIME; None: no limit."""
+        """Seconds the run aims for: --total-time, else policy.TOTAL_TIME where the rule picks the
+        forks; None: no limit."""
         if self.total_time is not None:
             return self.total_time
         chosen = self.forks is not None or self.max_forks is not None or self.iterations is not None
@@ -89,7 +82,7 @@ class CompareRequest:
 
     @property
     def runs_jvms(self) -> bool:
-        """Whether an engine asked for runs on JVMs, and so needs JDKs and takes the JVM options."""
+        """Whether an engine asked for runs on JVMs (needing JDKs and the JVM options)."""
         return any(ENGINES[key].runs_on_jvms for key in self.engine)
 
     def _workloads(self) -> tuple[Workload, ...]:
@@ -100,15 +93,14 @@ class CompareRequest:
 
     def _sampling(self) -> Sampling:
         forks = self.forks or min(Sampling.forks, self.max_forks or Sampling.forks)
-        # A fixed iteration count fixes the work: its rounds are a split of it, not a sample size.
+        # A fixed iteration count fixes the work: rounds split it, they are no sample size.
         from_history = self.rounds is None and self.iterations is None
         return Sampling(iterations=self.iterations, rounds=self.rounds or Sampling.rounds, forks=forks,
                         max_forks=self.max_forks, target_error=self.target_error / 100, round_seconds=self.round_time,
                         threads=self.threads, rounds_from_history=from_history)
 
     def _refuse_jvm_options(self) -> None:
-        """A ValueError naming the JVM options given when no engine asked for runs a JVM: left
-        unused they would be ignored in silence (a --java path that does not exist included)."""
+        """A ValueError naming JVM options given without a JVM engine: they would be ignored in silence."""
         given = [option for option, value in (("--java", self.java), ("--all-jdks", self.all_jdks),
                                               ("--jvm-arg", self.jvm_arg), ("--classpath", self.classpath)) if value]
         if given:
@@ -119,12 +111,11 @@ class CompareRequest:
 
 
 def resolve_matrix(request: CompareRequest) -> Matrix:
-    """The engines, JVMs and tools ``request`` runs, as found on this machine: its JDKs (discovered,
-    and trusted), the real paths of its classpath and openssl. Runs each JDK once with the --jvm-arg
-    options: a ValueError of one line for any it cannot use."""
+    """The engines, JVMs and tools ``request`` runs as found here (JDKs discovered and trusted, real
+    paths). Runs each JDK once with --jvm-arg: a one-line ValueError for any it cannot use."""
     javas = find_javas(request.java, request.all_jdks, request.trust_jdk_owner) if request.runs_jvms else []
     for java in javas if request.jvm_arg else ():
-        # A tenth of a second each, before minutes of other engines' work: refused here, in java's words.
+        # A tenth of a second each: refused before minutes of other work, in java's words.
         try:
             flags_and_warnings(java, request.jvm_arg)
         except WorkerError as e:
@@ -137,8 +128,7 @@ def resolve_matrix(request: CompareRequest) -> Matrix:
 
 
 def _trusted_command(name: str, what: str) -> str:
-    """The real path of the command ``name`` (a path, or a name on PATH), run by that path alone
-    from here on; ``name`` itself where there is no such command (the engine then says so). Run as
+    """The real path of command ``name``, run by that path alone from here on (``name`` if none). As
     root, a ValueError where another user can change it (jvmbridge.trust.paths)."""
     found = shutil.which(name)
     try:

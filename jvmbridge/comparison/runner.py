@@ -54,10 +54,8 @@ class Comparison:
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
-    """For each workload (cipher, direction, size, shape), each chosen engine's configurations, in
-    registry order. An engine asked for a shape it cannot run measures its own, once per operation;
-    one that cannot run here is left out (``left_out``); shapes not named, each runs its default
-    shapes (Engine.default_shapes). Each part's rank puts its row where the workloads' order has it."""
+    """For each workload, each chosen engine's configurations in registry order; an engine measures
+    its own shape where it cannot run the one asked; engines that cannot run here are left out."""
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
@@ -74,15 +72,14 @@ def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
 
 
 def _pairing(engines: list[Engine], workloads: list[Workload], matrix: Matrix) -> list[Engine]:
-    """The engines whose rows will pair with the JVM's, slice by slice: the only ones to take a shape from another."""
+    """The engines whose rows pair with the JVM's slice by slice: the only ones to take its shape."""
     if not matrix.interleaved or any(workload.sampling.threads > 1 for workload in workloads):
         return []
     return [engine for engine in engines if engine.slices(workloads, matrix)]
 
 
 def _together(jobs: list[Job]) -> list[Job]:
-    """``jobs`` with every setting run in slices in one job, so that all of them run interleaved; the
-    jobs in the turns schedule each on its own."""
+    """``jobs`` with every sliced setting in one interleaved job; turns jobs on their own."""
     together = [job for job in jobs if isinstance(job, InterleavedJob) and not job.turns]
     if len(together) < 2:
         return jobs
@@ -90,7 +87,7 @@ def _together(jobs: list[Job]) -> list[Job]:
 
 
 def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Matrix) -> list[Job]:
-    """``engine``'s job for every (workload, tag): its settings for the conductor (comparison.interleaved)."""
+    """``engine``'s job for every (workload, tag)."""
     settings = engine.sliced(tagged, matrix)
     if not settings:
         return []
@@ -100,7 +97,7 @@ def _engine_jobs(engine: Engine, tagged: list[tuple[Workload, str]], matrix: Mat
 
 
 def _rank(jobs: list[Job], position: dict[Workload, int], engine_index: int) -> None:
-    """Each part's place in the table: its workload's row, its engine's place, then its own among that engine's."""
+    """Each part's place in the table: workload row, engine place, then its own."""
     seen: dict[int, int] = {}
     for part in (part for job in jobs for part in job.parts):
         at = position[part.workload]
@@ -109,9 +106,8 @@ def _rank(jobs: list[Job], position: dict[Workload, int], engine_index: int) -> 
 
 
 def _positions(engine: Engine, workloads: list[Workload], left: set[str]) -> dict[Workload, int]:
-    """What ``engine`` runs -> the workload whose row it fills: the first asking for it as it runs
-    (so `openssl speed`'s stream sits by the JVM's), else the first asking for it in a shape the
-    engine cannot run; ``left``: shapes it leaves to others. In the workloads' order."""
+    """What ``engine`` runs -> the workload row it fills (the first asking for it, else one asking in a
+    shape it cannot run); ``left``: shapes it leaves to others."""
     position: dict[Workload, int] = {}
     for index, workload in enumerate(workloads):
         if workload.operation.shape not in left:
@@ -128,12 +124,9 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
         host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
-    """Run ``jobs`` in order; a failed one is recorded and the rest still run. Every record goes to
-    ``output`` (default: store.default_path) the moment it exists; ``host_name`` names the host in it,
-    ``name`` the run. ``total_time``: seconds the whole run aims to take (sampling.policy.TimeLimit):
-    the jobs then run cheapest first, as what one leaves of its share goes to those after it."""
+    """Run ``jobs`` in order, recording failures and going on; each record goes to ``output`` at
+    once. Under ``total_time`` the cheapest run first: what one leaves goes to those after it."""
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
-    # The run's workload as planned (its first job's), whatever order the jobs then run in.
     metadata = _run_metadata(jobs, started, host_name, name, total_time)
     if total_time:
         jobs = _cheapest_first(jobs)
@@ -154,7 +147,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
                     interrupted = True
                     break
             interrupted = interrupted or ctrl_c.pressed
-        # Every child has ended by now, so what the machine did beyond them was other work.
+        # Every child has ended: what the machine did beyond them was other work.
         metadata["load"] = (reading := load.since()) and reading.as_dict()
         metadata["work_seconds"] = work_seconds([result for _, result in record.ranked], metadata["workload"])
         record.end(interrupted, metadata)
@@ -165,16 +158,14 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
 
 
 def _cheapest_first(jobs: list[Job]) -> list[Job]:
-    """``jobs`` by their first stage's forecast seconds: under a time limit, what one leaves of its
-    share goes to those after it."""
+    """``jobs`` by their first stage's forecast seconds."""
     forecast = Forecast([_job_plan(job) for job in jobs])
     return [job for _, job in sorted(enumerate(jobs), key=lambda each: forecast.first_stage_seconds(each[0]))]
 
 
 def _run_job(job: Job, watched: contextlib.AbstractContextManager[list[PartSoFar]], record: _Record,
              metadata: dict) -> None:
-    """Run one job while ``watched`` (_Watch.job), record each part's outcome and keep what the job
-    found about the run (the host's speed, where its forks stopped) in ``metadata``."""
+    """Run one job, record each part's outcome and keep its findings in ``metadata``."""
     beside = LoadWatch()
     try:
         with watched as last:
@@ -182,21 +173,19 @@ def _run_job(job: Job, watched: contextlib.AbstractContextManager[list[PartSoFar
     except Exception as e:  # a WorkerError, or a fault of jvmbridge's own: this job fails, saying so; the others run
         outcomes = [e] * len(job.parts)
     metadata.update(_job_findings(job))
-    # Forks the time limit left unrun (the parts of a job stop together, or report as one).
     record.job(job, outcomes, max((part.wanted - part.forks for part in last if part.wanted), default=0),
                beside.since())
 
 
 def _job_findings(job: Job) -> dict:
-    """What a job found that the run's metadata keeps, where it found it: the host's speed (from its
-    yardstick), the forks it stopped, the host episodes it set aside, the fork limit it met."""
+    """What a job found for the run's metadata: host speed, forks stopped, episodes, fork limit."""
     found = {"host_speed": job.yardstick and host_speed(job.yardstick, YARDSTICK_NAME),
              "forks_stopped": job.forks_stopped, "episodes": job.episodes, "forks_limit": job.forks_limit}
     return {key: value for key, value in found.items() if value}
 
 
 class _Record:
-    """What a run has measured and what failed, each written to the run's file the moment it exists."""
+    """A run's measurements and failures, each written to its file the moment it exists."""
 
     def __init__(self, writer: store.ResultWriter):
         self.writer = writer
@@ -204,8 +193,7 @@ class _Record:
         self.failures: list[tuple[str, str]] = []
 
     def job(self, job: Job, outcomes: Sequence[Measurement | Exception], forks_cut: int, load: Load | None) -> None:
-        """A job's outcome per part: its measurement, or the exception that failed it; ``load``: what
-        else ran on the machine meanwhile."""
+        """A job's outcome per part (measurement or exception); ``load``: other work meanwhile."""
         for part, outcome in zip(job.parts, outcomes):
             if isinstance(outcome, Exception):  # an engine's WorkerError says it all; others name their kind
                 self.fail(part.label, str(outcome) if isinstance(outcome, WorkerError)
@@ -225,7 +213,7 @@ class _Record:
                           forks_limit=metadata.get("forks_limit"), work_seconds=metadata["work_seconds"])
 
     def interrupted(self, jobs: list[Job]) -> None:
-        """Every part of ``jobs`` failed, as Ctrl-C stopped the run before they finished."""
+        """Fail every part of ``jobs``: Ctrl-C stopped the run."""
         for part in (part for job in jobs for part in job.parts):
             self.fail(part.label, "interrupted before it finished")
 
@@ -238,17 +226,15 @@ class _Record:
             result = replace(result, other_cpus=load.other_cpus,
                              notes=[*result.notes, *([Note(kind=NoteKind.SHARED, text=shared)] if shared else [])])
         self.ranked.append((part.rank, result))
-        # Its place in the table, as it finished out of order: report shows a run as compare did;
-        # its job's name, for later runs of it to find it (comparison.dimensioning).
+        # Its table place (it finished out of order) and its job's name, for dimensioning to find.
         self.writer.write("measurement", configuration=part.label, job=part.name, position=list(part.rank),
                           row=row_record(result))
 
 
 def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata: dict, interrupted: bool = False,
                   output: Path | None = None, save_error: str | None = None) -> Comparison:
-    """A comparison of ``rows`` (in the table's order): what only rows side by side say, computed
-    from them, as a run ends and as `report` shows a saved run again; its ratios without the forks
-    its conductor set aside as inside a host episode (metadata's "episodes", comparison.interleaved)."""
+    """A comparison of ``rows`` (in table order) as a run ends and as `report` shows it again,
+    without the forks set aside as host episodes."""
     frame = frame_of([row_record(result) for result in rows])
     aside = (metadata.get("episodes") or {}).get("set_aside") or ()
     return Comparison(results=rows, frame=frame, ratios=ratios(frame, set(aside)) if rows else [],
@@ -258,8 +244,7 @@ def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata:
 
 
 def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
-    """One saved run as `compare` showed it when it ended: its rows in the table's order (files
-    from before 0.3.0 lack their places: in finish order), its failures, whether it was interrupted."""
+    """One saved run as `compare` showed it at its end (files before 0.3.0: rows in finish order)."""
     records = [row for row in loaded.rows if row["run_id"] == run_id]
     records.sort(key=lambda row: row.get("position") or [])
     saved = loaded.runs.get(run_id, {})
@@ -271,14 +256,14 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
 
 
 def _saved_metadata(saved: dict, end: dict) -> dict:
-    """A saved run's metadata as run() had it when the run ended: its run record's, then its end record's findings."""
+    """A saved run's metadata as run() had it at its end."""
     return {**{k: v for k, v in saved.items() if k not in ("file", "end")},
             **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
                                             "work_seconds")}}
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
-    """With --iterations, the run's work: each row's messages at its ns/op, over the engines that run a count."""
+    """With --iterations, the run's work at each row's ns/op, over the engines running a count."""
     asked = workload.get("iterations")
     counted = (row for row in rows if (engine := by_label(row.engine)) is None or engine.runs_a_count)
     return sum(asked * row.estimate.ns_per_op for row in counted) / 1e9 if asked else None
@@ -290,19 +275,19 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
     metadata = _metadata([part.workload for job in jobs for part in job.parts], started)
     metadata["workload"]["budget"] = _budget(jobs)
     return {**metadata,
-            # How many workloads one process measured per fork (pyca every size), for the header.
+            # Workloads one process measured per fork, for the header.
             "workloads_per_fork": max((job.parts_per_fork for job in jobs), default=0),
-            # ... of which in one JIT (a JVM measuring several workloads), for the header's caveat.
+            # ... of which in one JIT, for the header's caveat.
             "jit_shared_by": max((job.parts_per_fork for job in jobs if job.shares_jit), default=0),
-            # What the measuring children did not inherit (JVM options of the user's shell).
+            # JVM options of the user's shell the children did not inherit.
             "environment_left_out": environment_left_out(),
             **({"host": host_name} if host_name else {}), **({"name": name} if name else {}),
             **({"total_time_seconds": total_time} if total_time else {})}
 
 
 def _budget(jobs: list[Job]) -> str:
-    """How each fork measures, for the header: the interleaved job's way (else the first job's), then
-    each other way with the engines that measure so ("OpenSSL speed (C loop): a run of 1 s per fork")."""
+    """How each fork measures, for the header: the interleaved job's way first, then each other way
+    with its engines."""
     together = next((job for job in jobs if isinstance(job, InterleavedJob) and not job.turns), None)
     first = interleaved_budget(together) if together else _engine_budget(jobs[0]) if jobs else ""
     others: dict[str, list[str]] = {}
@@ -322,9 +307,7 @@ def _engine_budget(job: Job) -> str:
 
 
 class _Watch:
-    """Tells ``progress`` where the run stands: when each job starts, after each of its forks (as its
-    engine reports them) and when it ends, with the time left as the Forecast sees it; holds each
-    job to its share of the run's time limit, where there is one."""
+    """Tells ``progress`` where the run stands and holds each job to its share of the time limit."""
 
     def __init__(self, jobs: list[Job], progress: Progress, total_time: float | None = None):
         self.jobs, self.progress, self.started = jobs, progress, time.monotonic()
@@ -333,7 +316,7 @@ class _Watch:
 
     @contextlib.contextmanager
     def job(self, index: int):
-        """While job ``index`` runs; yields where its parts stood at its last fork, filled as it runs."""
+        """While job ``index`` runs; yields where its parts stood at its last fork."""
         job, job_started = self.jobs[index], time.monotonic()
         latest: list[PartSoFar] = []
         cap = None
@@ -347,10 +330,8 @@ class _Watch:
                  finished: bool = False) -> None:
             latest[:] = parts
             now = time.monotonic()
-            # A job whose engine reports its parts otherwise than the job lists them (openssl speed
-            # by cipher and direction) is shown under the job's own label.
+            # An engine reporting its parts otherwise (openssl speed) shows under the job's label.
             labels = [part.label for part in job.parts] if len(parts) == len(job.parts) else [job.label] * len(parts)
-            # A finished job: the time left from the next one's start.
             left = (self.forecast.seconds_left(index + 1) if finished
                     else self.forecast.seconds_left(index, now - job_started, parts) if own_left is None
                     else own_left + self.forecast.seconds_left(index + 1))
@@ -376,16 +357,15 @@ def _job_plan(job: Job) -> JobPlan:
 
 
 class _CtrlC:
-    """Notices Ctrl-C even where Python swallows its KeyboardInterrupt: one raised inside a
-    finalizer (a __del__ run by the garbage collector) is printed and dropped, and the run would
-    carry on. The flag lets the loop stop anyway."""
+    """Notices Ctrl-C where Python swallows KeyboardInterrupt (raised in a __del__ it is printed and
+    dropped): the flag stops the loop anyway."""
 
     def __init__(self):
         self.pressed = False
         self._previous = None
 
     def __enter__(self) -> "_CtrlC":
-        # Handlers can only be set from the main thread; elsewhere KeyboardInterrupt alone serves.
+        # Handlers can only be set from the main thread.
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
@@ -400,8 +380,7 @@ class _CtrlC:
 
 
 def _tag(workload: Workload, varying: set[str], row: Workload) -> str:
-    """What sets a job apart from the others, for its label: ", aes-128-gcm, 16 B"; its shape only where
-    it is the shape of the ``row`` it fills."""
+    """What sets a job apart, for its label (", aes-128-gcm, 16 B"); its shape only if ``row``'s."""
     op = workload.operation
     varying = varying if op.shape == row.operation.shape else varying - {"shapes"}
     return "".join([f", {op.cipher_name}" if "ciphers" in varying else "",
