@@ -1,6 +1,5 @@
-"""Worker process for the conductor (conductor.slices): AESNITester's whole run, a fresh `java` (the
-harness class AesniTester) per slice, each running the request's message count and timing itself
-from the start of main. A slice asked for n runs the request's count whatever n: the run is the unit."""
+"""Worker process for the conductor: AESNITester's whole run, a fresh `java` per slice running the
+request's message count and timing itself from main's start (the run is the unit, whatever n)."""
 from __future__ import annotations
 
 import subprocess

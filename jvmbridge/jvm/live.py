@@ -1,7 +1,6 @@
-"""Running JVMs: which processes are JVMs, which JDK each runs, and their flags, read through
-HotSpot's attach socket (jvmbridge.jvm.attach). Nothing of the JVM's installation is executed:
-its jcmd, in a container or in a user's home, may be anyone's program. Each JVM is followed by
-its pidfd from when it is found (jvmbridge.jvm.process), so a pid taken over meanwhile is left alone."""
+"""Running JVMs: which processes are JVMs, their JDK and flags, read through HotSpot's attach
+socket. Nothing of the JVM's installation is run (its jcmd may be anyone's program); each JVM is
+followed by its pidfd (jvm.process), so a pid taken over meanwhile is left alone."""
 from __future__ import annotations
 
 import os
@@ -14,10 +13,9 @@ from jvmbridge.jvm.attach import AttachError, jcmd
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, UnreadableRelease, resolve_java
 from jvmbridge.jvm.process import ProcessChanged, TrackedProcess
 
-# How the kernel shows an executable or library whose file was removed or replaced since it was
-# loaded (a JDK package upgrade does it to every JVM still running the old one).
+# The kernel's mark of a file removed or replaced since loaded (a JDK upgrade under a running JVM).
 DELETED = " (deleted)"
-# How long one reply may take (a scan gives each JVM at most what is left of its own budget).
+# One reply's limit (a scan gives each JVM at most what is left of its budget).
 ATTACH_SECONDS = 30.0
 
 
@@ -43,8 +41,7 @@ class UncheckableJvm(WorkerError):
 
 
 def live_jvm(pid: int) -> LiveJvm:
-    """The running JVM with this pid; WorkerError with one clear line when it is not one: gone,
-    not a JVM, or a JVM this user may not inspect."""
+    """The running JVM with this pid; a one-line WorkerError when gone, not a JVM or not ours to see."""
     try:
         process = TrackedProcess(pid)
     except (OSError, ProcessChanged):
@@ -64,7 +61,7 @@ def live_jvm(pid: int) -> LiveJvm:
 def _found(process: TrackedProcess) -> LiveJvm:
     pid, proc = process.pid, Path(f"/proc/{process.pid}")
     try:
-        # The command line is anyone's to read; the executable's link only the owner's (and root's).
+        # The command line is anyone's to read; the exe link only the owner's and root's.
         arguments = (proc / "cmdline").read_bytes().removesuffix(b"\0").split(b"\0")
         exe = os.readlink(proc / "exe")
     except FileNotFoundError:
@@ -88,16 +85,13 @@ def _found(process: TrackedProcess) -> LiveJvm:
 
 
 def _java_of(proc: Path, exe: str) -> JavaInstall:
-    """The JVM the process runs. One in a container runs a file of its own root, which
-    /proc/PID/root shows to the host; its exe link reads as a path in that root, or under the
-    root's own path where that is visible here."""
+    """The JVM the process runs; in a container, its exe is a path in its root (/proc/PID/root)."""
     root, inside = _in_its_root(proc, exe)
     return resolve_java(inside) if root is None else resolve_java(inside, root=root)
 
 
 def _in_its_root(proc: Path, path: str) -> tuple[Path | None, str]:
-    """Where a path the kernel shows for the process (its exe, a mapped file) is: None and the
-    path itself on this host's root, or the process's root and the path inside it."""
+    """(None, path) on this host's root, else (the process's root, the path inside it)."""
     if not _other_mount_namespace(proc):
         return None, path
     try:
@@ -109,9 +103,8 @@ def _in_its_root(proc: Path, path: str) -> tuple[Path | None, str]:
 
 
 def _deleted_java_of(proc: Path, exe: str) -> JavaInstall:
-    """The JVM of a process whose java file is gone (its JDK was upgraded or removed): a JVM if
-    HotSpot's libjvm is mapped in it, deleted or not. Its JDK's files are no longer the ones it
-    runs, so none is read; its version comes from the JVM itself (VM.version)."""
+    """The JVM of a process whose java file is gone (upgraded): a JVM if libjvm is mapped. Its JDK's
+    files are no longer what it runs, so its version comes from the JVM (VM.version)."""
     libjvm = _mapped_libjvm(proc)
     if libjvm is None:
         raise NotAJvm(f"pid {proc.name}: not a JVM ({exe}, no libjvm mapped)")
@@ -155,8 +148,8 @@ def _looks_like_a_jvm(program: str, perf_data: bool) -> bool:
 
 
 def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
-    """Why a process whose executable cannot be read cannot be checked, from what can be seen:
-    its program name and HotSpot's per-process perf data file say whether it is a JVM at all."""
+    """Why a process with an unreadable executable cannot be checked, from its program name and
+    HotSpot's perf data file (whether it is a JVM at all)."""
     if not _looks_like_a_jvm(program, perf_data):
         return f"pid {pid}: not a JVM ({program or 'no command line'})"
     if euid != 0:
@@ -173,15 +166,13 @@ def _owner(proc: Path) -> int | None:
 
 
 def _has_perf_data(pid: int) -> bool:
-    """HotSpot writes /tmp/hsperfdata_<user>/<pid> unless -XX:-UsePerfData: a JVM's mark (in /tmp
-    whatever TMPDIR says)."""
+    """HotSpot's /tmp/hsperfdata_<user>/<pid> (unless -XX:-UsePerfData; /tmp whatever TMPDIR says)."""
     return any(Path("/tmp").glob(f"hsperfdata_*/{pid}"))
 
 
 def all_live_jvms() -> list[LiveJvm | UncheckableJvm]:
-    """Every process on this host whose executable is a JVM's launcher (or was: a JVM whose JDK
-    was replaced since), and as UncheckableJvm each JVM whose JDK could not be read. Processes
-    this user may not inspect are left out (run as root, the kernel hides few)."""
+    """Every process here whose executable is (or was) a JVM launcher; those this user may not
+    inspect are left out."""
     found: list[LiveJvm | UncheckableJvm] = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
@@ -204,17 +195,15 @@ def live_flags(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
 
 
 def live_version(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
-    """The JDK version the JVM itself reports (`VM.version`'s "JDK 17.0.15" line), which a JRE
-    without a release file, or a release file that lies, cannot hide; "unknown" where it says none.
-    Never its JDK's release file: root reads that through the process's own mounts, and a user's
-    namespace can bind a file only root may read there (its JAVA_VERSION would be shown)."""
+    """The JDK version the JVM reports (VM.version), which a missing or lying release file cannot
+    hide; "unknown" if none. Never the release file: root would read it through the process's own
+    mounts, where a user can bind a file only root may read."""
     said = _ask(live.process, "VM.version", timeout).splitlines()
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), "unknown")
 
 
 def live_property(process: int | TrackedProcess, name: str, timeout: float = ATTACH_SECONDS) -> str | None:
-    """A system property of the running JVM (`VM.system_properties` over its attach socket: the
-    JVM's own listing, no code of ours in it), or None where it has none."""
+    """A system property of the running JVM (VM.system_properties, the JVM's own listing), or None."""
     listing = _ask(process, "VM.system_properties", timeout)
     for line in listing.splitlines():
         key, separator, value = _unescaped(line).partition("=")

@@ -10,13 +10,12 @@ from jvmbridge.harness import HarnessUnavailable, cache_dir
 from jvmbridge.jvm.optionfiles import admitted_arguments
 from jvmbridge.trust.paths import NotTrusted, private_folder
 
-# What a JVM prints when it refuses its options (JPype only says "Unable to start JVM") or when it
-# dies: the reason, and where its hs_err report went.
+# A refusal of options (JPype only says "Unable to start JVM") or a death, and the hs_err path.
 _COMPLAINT = re.compile(r"^(Error:|Unrecognized VM option|Improperly specified VM option|.*must be enabled via"
                         r"|Aborting due to|#\s+fatal error:|# /\S*hs_err\S*|Error occurred during initialization of VM)")
-# Said before the reason, on a line of its own: "Too small maximum heap" (-Xmx1k).
+# Said on its own line before the reason ("Too small maximum heap").
 _INITIALIZATION = "Error occurred during initialization of VM"
-# Said after every refusal; worth showing only when nothing more specific was said.
+# Said after every refusal; shown only when nothing more specific was.
 _GENERIC = ("Error: Could not create the Java Virtual Machine.", "Error: A fatal exception has occurred. Program will exit.")
 _WARNING = re.compile(r"^\s*(OpenJDK .*VM )?[Ww]arning:")
 
@@ -46,15 +45,14 @@ _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would
 
 
 def crash_reports() -> Path:
-    """Where a crashing JVM writes hs_err_pidN.log (and a crashing JIT compiler replay_pidN.log)
-    rather than the user's working directory or /tmp: a folder of the user's own cache, 0700, which
-    run as root no other user can change (jvmbridge.trust.paths), so none can read root's crash reports
-    (environment, command line) or plant links where root writes."""
+    """Where crashing JVMs write hs_err_pidN.log and replay_pidN.log: a 0700 folder of the user's
+    cache no other user can change, so none reads root's crash reports or plants links where root
+    writes."""
     try:
         folder = private_folder(cache_dir() / "crashes", "the crash report folder")
     except NotTrusted as e:
         raise HarnessUnavailable(str(e)) from None
-    # HotSpot falls back to /tmp/hs_err_pid<pid>.log, through any link planted there, where it cannot write here.
+    # HotSpot falls back to /tmp/hs_err_pid<pid>.log, through any link planted there.
     if not os.access(folder, os.W_OK):
         raise HarnessUnavailable(f"the crash report folder {folder} cannot be written (a read-only file system?): "
                                  "a crashing JVM would write its report in /tmp instead")
@@ -67,16 +65,14 @@ def crash_file_options() -> list[str]:
 
 
 def java_command(home: Path, *arguments: str, own: Sequence[str] = ()) -> list[str]:
-    """``home``'s java with ``own`` (jvmbridge's options, e.g. its agent) then ``arguments``, crash
-    reports going to :func:`crash_reports`: how every JVM that jvmbridge starts as a process is
-    started. Run as root, UntrustedOption for an option of ``arguments`` not of an allowed form, or
-    with --trust-jvm-arg naming a file another user can change (jvm.optionfiles)."""
+    """``home``'s java with ``own`` (jvmbridge's options) then ``arguments``, crash reports to
+    :func:`crash_reports`: every JVM process jvmbridge starts. As root, UntrustedOption for an option
+    not allowed (jvm.optionfiles)."""
     return [str(home / "bin" / "java"), *crash_file_options(), *own, *admitted_arguments(arguments)]
 
 
 def crash_summary(output: str) -> list[str]:
-    """HotSpot's fatal-error banner without its boilerplate: the signal and where, e.g.
-    "SIGSEGV (0xb) at pc=..., pid=..., tid=..." and the problematic frame. Empty if none."""
+    """HotSpot's fatal-error banner without boilerplate: the signal, where, the problematic frame."""
     kept = []
     for line in output.splitlines():
         text = line.strip()

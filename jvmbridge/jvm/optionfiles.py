@@ -1,16 +1,11 @@
 """Which JVM options root passes on from the user (--jvm-arg), and how.
 
-A JVM loads code and writes files its options name: an agent (`-javaagent:`, `-agentpath:`,
-`-Xrun`), a boot class path, a flags or options file, a CDS archive, a module path, a JDK's
-`conf/` (`-Djava.home=`), a log (`-Xlog:...:file=`, `-XX:LogFile=`). Looking for those among
-the options is a deny-list, and each new spelling got past it. So, run as root, every option the
-user gives must be of a form that names no file, class, library, command or module, and a -XX:
-flag one named in a list of those that write and load nothing (:func:`allowed`); anything else is
-refused unless the user gave --trust-jvm-arg, and then each file it names is checked as
-`--classpath` is, a folder whole, and the JVM gets the real path checked, never the path as typed
-(a link flipped after the check then changes nothing). Every JVM
-jvmbridge starts goes through :func:`admitted_options` (java_command, the JPype worker). Not root:
-a user only hurts themself, and nothing is refused.
+Options make a JVM load code and write files (agents, boot class path, flag files, CDS archives,
+java.home, logs); a deny-list of those kept missing new spellings. So as root every option must be
+of a form naming no file, class, library, command or module, -XX: flags only from a list that
+writes and loads nothing (:func:`allowed`). With --trust-jvm-arg anything passes, each named file
+checked as --classpath is and given as its checked real path (a link flipped later changes
+nothing). Every JVM goes through :func:`admitted_options`. Not root: nothing is refused.
 """
 from __future__ import annotations
 
@@ -27,14 +22,12 @@ TRUST_OPTION = "--trust-jvm-arg"
 
 
 class UntrustedOption(WorkerError):
-    """A JVM option root will not pass on: not of an allowed form, or (with --trust-jvm-arg) naming a
-    file another user can change: the JVM does not start, as when it refuses its options itself."""
+    """A JVM option root will not pass on (a form not allowed, or a file another user can change)."""
 
 
 def trust_any_jvm_arg(given: bool) -> None:
-    """Whether --trust-jvm-arg was given: root then passes on options of any form, their files
-    checked. Kept as a -X option of this interpreter, which trust.launch.python_command passes to
-    the Python children (the JPype worker admits its options again); set or cleared by each command."""
+    """Set whether --trust-jvm-arg was given, kept as a -X option that trust.launch.python_command
+    passes to the Python children (the JPype worker admits its options again)."""
     if given:
         sys._xoptions[TRUST_JVM_ARGS] = True
     else:
@@ -45,10 +38,9 @@ def any_jvm_arg_trusted() -> bool:
     return TRUST_JVM_ARGS in sys._xoptions
 
 
-# -XX flags root takes from the user, by name: those jvmbridge's users need to ask about AES intrinsics and
-# the JIT compilers, each of which writes and loads no file (read in HotSpot's globals.hpp, globals_x86.hpp);
-# a boolean may write one (DumpPerfMapAtExit, DumpSharedSpaces, LogVMOutput), so the form says nothing.
-# CrashOnOutOfMemoryError writes what any crash writes: the report where jvmbridge's -XX:ErrorFile says.
+# -XX flags root takes by name: those for AES intrinsics and the JIT, none writing or loading a file
+# (HotSpot's globals.hpp, globals_x86.hpp); a boolean may write one (DumpPerfMapAtExit), so the form
+# says nothing.
 _FLAGS = frozenset((
     "UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseGHASHIntrinsics", "UseSHA", "UseSHA1Intrinsics",
     "UseSHA256Intrinsics", "UseSHA512Intrinsics", "UseSHA3Intrinsics", "UseSIMDForSHA3Intrinsic", "UseMD5Intrinsics",
@@ -68,7 +60,7 @@ _FLAGS = frozenset((
     "UseSerialGC", "UseParallelGC", "UseG1GC", "MaxHeapSize", "InitialHeapSize", "MinHeapSize", "NewSize",
     "MaxNewSize", "MaxRAMPercentage", "InitialRAMPercentage", "MinRAMPercentage", "AlwaysPreTouch",
     "UseTransparentHugePages", "ActiveProcessorCount", "CrashOnOutOfMemoryError", "ExitOnOutOfMemoryError"))
-# Those of them whose value is text: a word or a list of words, naming no file.
+# Those whose value is a word or list of words, naming no file.
 _WORD_FLAGS = frozenset(("CompilationMode", "DisableIntrinsic", "ControlIntrinsic", "UseBranchProtection"))
 _NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+(\.\d+)?[kKmMgGtT]?)")
 _WORDS = re.compile(r"[\w.+,-]*")
@@ -76,16 +68,14 @@ _SIZED = ("-Xmx", "-Xms", "-Xmn", "-Xss")
 _PLAIN = frozenset(("-Xint", "-Xcomp", "-Xbatch", "-Xmixed", "-ea", "-da", "-esa", "-dsa", "-enableassertions",
                     "-disableassertions", "-enablesystemassertions", "-disablesystemassertions", "-version",
                     "-showversion", "-Xshare:off", "-Xshare:auto", "--enable-native-access=ALL-UNNAMED"))
-# Where -Xlog may write: the JVM's own streams, not a file.
+# The JVM's own streams, not a file.
 _LOG_OUTPUTS = ("", "stdout", "stderr", "#0", "#1")
-# -D properties root passes on: none. A property may name a file, a class or a JDK (java.home) to
-# whatever reads it; with --trust-jvm-arg those a JVM loads from are checked.
+# None: a property may name a file, class or JDK to whatever reads it.
 _PROPERTIES: frozenset[str] = frozenset()
 
 
 def allowed(word: str) -> bool:
-    """Whether ``word`` is a JVM option of a form that names no file, class, library, command or module
-    (a -XX: flag: one of :data:`_FLAGS`)."""
+    """Whether ``word`` names no file, class, library, command or module (-XX: only :data:`_FLAGS`)."""
     if word in _PLAIN:
         return True
     if word.startswith(_SIZED):
@@ -100,8 +90,7 @@ def allowed(word: str) -> bool:
 
 
 def _allowed_flag(setting: str) -> bool:
-    """Whether a -XX: option's ``setting`` (+Name, -Name or Name=value) is one of :data:`_FLAGS`, with a
-    number, or a word for one of :data:`_WORD_FLAGS`."""
+    """Whether a -XX: ``setting`` is one of :data:`_FLAGS` with a number, or a :data:`_WORD_FLAGS` word."""
     name, equals, value = setting.partition("=")
     if not equals:
         return name[:1] in ("+", "-") and name[1:] in _FLAGS
@@ -111,7 +100,7 @@ def _allowed_flag(setting: str) -> bool:
 def _allowed_log(word: str) -> bool:
     """Whether an -Xlog option writes to the JVM's own streams only."""
     fields = word[len("-Xlog:"):].split(":")
-    # A quote lets an output name hold colons: none is taken, nor a file= anywhere.
+    # A quote lets an output name hold colons: refused, as any file=.
     return (len(fields) < 2 or fields[1] in _LOG_OUTPUTS) and '"' not in word and "file=" not in word
 
 
@@ -124,9 +113,8 @@ def refusal(word: str) -> UntrustedOption:
 
 
 def admitted_options(options: Sequence[str]) -> list[str]:
-    """``options`` (JVM options only, the user's among them) as the JVM is to get them: as they are
-    when not root; run as root, UntrustedOption for one not :func:`allowed`, unless --trust-jvm-arg
-    was given: then with the real path of each file they name, each checked (:func:`trusted_options`)."""
+    """``options`` as the JVM gets them: unchanged when not root; as root, UntrustedOption for one not
+    :func:`allowed`, unless --trust-jvm-arg: then real paths, each checked (:func:`trusted_options`)."""
     if os.geteuid() != 0:
         return list(options)
     if any_jvm_arg_trusted():
@@ -138,9 +126,8 @@ def admitted_options(options: Sequence[str]) -> list[str]:
 
 
 def admitted_arguments(arguments: Sequence[str]) -> list[str]:
-    """A java launcher's ``arguments`` as :func:`admitted_options` has them, up to the main class; what
-    follows it is the program's own. `-cp` passes when it names what only root can change
-    (jvmbridge's harness, --classpath's entries), given as its real paths."""
+    """A launcher's ``arguments`` admitted up to the main class; -cp passes when it names what only
+    root can change (the harness, --classpath), as real paths."""
     if os.geteuid() != 0:
         return list(arguments)
     if any_jvm_arg_trusted():
@@ -161,10 +148,9 @@ def admitted_arguments(arguments: Sequence[str]) -> list[str]:
 
 
 def trusted_options(arguments: Sequence[str], main_class_ends: bool) -> list[str]:
-    """``arguments`` with each file or folder they name (up to the main class when ``main_class_ends``)
-    replaced by its real path, each checked: one no other user can change, a folder whole.
-    UntrustedOption for one that is not, for a relative one, and for what names files in a way
-    not checked here."""
+    """``arguments`` with each named file or folder replaced by its checked real path (no other user
+    can change it; folders whole); UntrustedOption for one that is not, a relative one, or a way of
+    naming files not checked here."""
     words = list(arguments)
     named: dict[int, list[tuple[int, str, str]]] = {}
     for index, start, option, path in named_files(words, main_class_ends):
@@ -191,12 +177,12 @@ def _checked(option: str, path: str) -> str:
     return real + "/*" if wildcard else real
 
 
-# Options whose value is the next word (or after "="): one path, or a PATH-separated list of them.
+# Value in the next word (or after "="): a path or a PATH-separated list.
 _NEXT_PATHS = ("-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path")
-# Options whose value is the next word but names no file (`java --help`): not the main class.
+# Value in the next word, naming no file.
 _NEXT_OTHER = ("--add-modules", "--limit-modules", "--add-reads", "--add-exports", "--add-opens",
                "--enable-native-access", "--source", "-d", "--describe-module")
-# The launcher's options of two dashes that take no value (`java --help`, `--help-extra`).
+# Two-dash options taking no value (`java --help`, `--help-extra`).
 _FLAGS_OTHER = ("--dry-run", "--validate-modules", "--show-version", "--show-module-resolution", "--enable-preview",
                 "--disable-@files", "--list-modules", "--version", "--full-version", "--help", "--help-extra")
 # Prefixes whose rest is a PATH-separated list of files or folders.
@@ -205,19 +191,17 @@ _PATH_LISTS = ("-Xbootclasspath/a:", "-Xbootclasspath/p:", "-Xbootclasspath:", "
 # Prefixes whose rest is one file.
 _FILES = ("-XX:Flags=", "-XX:VMOptionsFile=", "-XX:CompileCommandFile=", "-XX:CompilerDirectivesFile=",
           "-XX:SharedClassListFile=", "-XX:AOTCache=", "-XX:AOTConfiguration=", "-splash:")
-# Agents: a file, then "=options".
+# A file, then "=options".
 _AGENTS = ("-javaagent:", "-agentpath:")
-# System properties whose value is a PATH-separated list of files or folders a JVM loads from.
+# Properties holding a PATH-separated list a JVM loads from.
 _PATH_PROPERTIES = ("java.class.path", "java.ext.dirs", "java.endorsed.dirs", "java.library.path", "java.home",
                     "sun.boot.class.path", "sun.boot.library.path", "jdk.module.path", "jdk.module.upgrade.path",
                     "java.security.properties", "java.security.policy", "java.util.logging.config.file")
 
 
 def named_files(arguments: Sequence[str], main_class_ends: bool = True) -> Iterator[tuple[int, int, str, str]]:
-    """(index of the word, where in it the path starts at the earliest, option, path) for each file or
-    folder the options in ``arguments`` name, up to the main class (-jar's jar included) when
-    ``main_class_ends``, else all of them options; UntrustedOption for what names files in a way
-    not checked here."""
+    """(word index, where the path starts at the earliest, option, path) for each file the options
+    name, up to the main class when ``main_class_ends``; UntrustedOption for unchecked ways."""
     index = 0
     while index < len(arguments):
         word = arguments[index]
@@ -237,7 +221,7 @@ def named_files(arguments: Sequence[str], main_class_ends: bool = True) -> Itera
             continue
         if word.startswith("--") and word.partition("=")[0] not in (*_NEXT_PATHS, *_NEXT_OTHER, *_FLAGS_OTHER,
                                                                       "--patch-module"):
-            # One not listed may take the next word as its value: what follows would go unread here.
+            # An unlisted option may take the next word as its value, which would go unread.
             raise UntrustedOption(f"{word}: not a launcher option checked here")
         yield from ((index, start, option, path) for start, option, path in _in_option(word))
         index += 2 if word in _NEXT_OTHER else 1

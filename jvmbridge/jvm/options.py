@@ -11,8 +11,7 @@ from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.wholenumber import whole_number
 
 UNLOCK_DIAGNOSTIC = "-XX:+UnlockDiagnosticVMOptions"
-# Read back in every run, whatever was asked: together they say what the AES path really is.
-# UseGHASHIntrinsics matters because -XX:-UseAES leaves it on (GCM still partly accelerated).
+# Read back every run: together they say what the AES path is. -XX:-UseAES leaves GHASH on.
 AES_FLAGS = ("UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseGHASHIntrinsics")
 
 _BOOLEAN = re.compile(r"^-XX:([+-])(\w+)$")
@@ -25,7 +24,7 @@ class JvmSetting:
     name: str
     options: tuple[str, ...]
     accelerated: bool  # whether AES is expected to run on the CPU's AES instructions
-    # The flag values that make it this setting, as read back from the running JVM.
+    # The flag values that make it this setting, as read back.
     defined_by: tuple[tuple[str, str], ...] = ()
 
 
@@ -37,15 +36,15 @@ INTRINSICS_OFF = JvmSetting(name="intrinsics off", options=("-XX:-UseAES", "-XX:
 
 
 def setting_as_run(setting: JvmSetting, flags: dict[str, dict]) -> JvmSetting:
-    """The setting the JVM's flags (read back) show it ran with: ``setting`` unless the user's own
-    options contradict it (--jvm-arg=-XX:-UseAES with intrinsics on ran with them off)."""
+    """The setting the read-back flags show it ran with: ``setting`` unless the user's options
+    contradict it (-XX:-UseAES with intrinsics on)."""
     values = {name: flag.get("value") for name, flag in flags.items()}
     if all(values.get(name) == value for name, value in setting.defined_by):
         return setting
     for other in (INTRINSICS_ON, INTRINSICS_OFF):
         if other.defined_by and all(values.get(name) == value for name, value in other.defined_by):
             return other
-    # Neither: e.g. UseAES on with UseAESIntrinsics off; the intrinsic needs both.
+    # Neither: the intrinsic needs UseAES and UseAESIntrinsics both.
     return INTRINSICS_OFF if setting is INTRINSICS_ON else setting
 
 
@@ -62,14 +61,11 @@ def requested_flags(options: tuple[str, ...] | list[str]) -> dict[str, str]:
 
 
 def launch_options(options: tuple[str, ...] | list[str], java_major: int) -> list[str]:
-    """The options to start the JVM with.
-
-    The diagnostic unlock goes first: UseAESIntrinsics and friends are diagnostic flags on JDK 9+,
-    so the JVM refuses them (and refuses to report them) unless the unlock precedes them.
-    """
+    """The options to start the JVM with, the diagnostic unlock first: JDK 9+ refuses diagnostic
+    flags (UseAESIntrinsics) before it."""
     launch = [UNLOCK_DIAGNOSTIC]
     if java_major >= 22:
-        # JPype loads native code; JDK 22+ warns on stderr about it unless this is granted.
+        # JPype loads native code; JDK 22+ warns unless granted.
         launch.append("--enable-native-access=ALL-UNNAMED")
     return launch + list(options)
 
@@ -93,10 +89,9 @@ class UntrustedClasspath(ValueError):
 
 
 def classpath_entries(entries) -> tuple[str, ...]:
-    """The real paths of jars (or class folders) given one by one or as PATH-separated lists, one
-    each: a JVM is given these, never a name a link leads through, so a link repointed after the
-    check loads nothing new. Each must exist (a JVM skips a missing one without a word), and run as
-    root none may be changeable by another user: the JVM runs its classes as root."""
+    """The real paths of jars or class folders (one each or PATH lists): a link repointed after the
+    check loads nothing new. Each must exist (a JVM skips a missing one silently); as root none
+    changeable by another user: the JVM runs its classes as root."""
     parts = tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
     real = []
     for part in parts:
@@ -109,16 +104,15 @@ def classpath_entries(entries) -> tuple[str, ...]:
     return tuple(real)
 
 
-# The java launcher's options whose value is the next word (`java --help`): not the main class.
+# Launcher options whose value is the next word (`java --help`).
 _TAKES_A_VALUE = {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
                   "--add-modules", "--limit-modules", "--add-reads", "--add-exports", "--add-opens",
                   "--patch-module", "--enable-native-access", "--source"}
 
 
 def main_class(words: Sequence[str]) -> str:
-    """What a JVM's arguments (java first, as the kernel gives them: never split again on spaces,
-    which an argument may hold) run: its main class, the jar after -jar, or module/class after -m;
-    "" where they name none (a launcher of its own)."""
+    """The main class, -jar jar or -m module/class a JVM's arguments run (as the kernel gives them,
+    never re-split on spaces); "" where none."""
     index = 1
     while index < len(words):
         word = words[index]

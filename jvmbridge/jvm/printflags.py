@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-# Larger input is not PrintFlagsFinal output (a JDK prints ~1,000 flags, ~100 KB).
+# PrintFlagsFinal is ~1,000 flags, ~100 KB; larger is not it.
 MAX_TEXT_BYTES = 16 * 1024 * 1024
 
-# A flag line's head (`bool UseAES =`); its value and {kind} {origin} are cut from the right (_tail):
-# a regex over the whole line backtracks, and a JVM's reply (or a file) of long lines must cost linear time.
+# The head only: value and {kind} {origin} are cut from the right (_tail), so long lines cost linear
+# time where a whole-line regex backtracks.
 _HEAD = re.compile(r"\s*(?P<type>[a-z][a-z0-9_]*)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s+(?P<op>:?=)")
 # Lines a JVM prints around the flags; anything else unparsed is reported.
 _EXPECTED_NOISE = re.compile(r"^\s*(\[Global flags\]|\d+:$|(openjdk|java) version|OpenJDK|Java\(TM\)|Java HotSpot"
@@ -21,8 +21,7 @@ _EXPECTED_NOISE = re.compile(r"^\s*(\[Global flags\]|\d+:$|(openjdk|java) versio
 # The flags that decide whether crypto runs on CPU instructions, whatever this JVM calls them.
 _CRYPTO = re.compile(r"^(UseAES\w*|Use\w*(SHA|MD5|GHASH|ChaCha20|Poly1305|IntPoly|Kyber|Dilithium|BASE64|"
                      r"Montgomery)\w*|UseAVX|UseCLMUL)$")
-# A flag forced off by another shows its own origin as "default"; say which flag decided it.
-# (HotSpot turns UseAESCTRIntrinsics off with UseAESIntrinsics, and both off with UseAES.)
+# A flag forced off by another shows origin "default"; name the flag that decided it.
 _PARENTS = {"UseAESIntrinsics": ("UseAES",), "UseAESCTRIntrinsics": ("UseAES", "UseAESIntrinsics"),
             **{f"UseSHA{n}Intrinsics": ("UseSHA",) for n in ("1", "256", "512", "3")}}
 
@@ -51,8 +50,7 @@ class FlagTable:
 
     @property
     def diagnostics_hidden(self) -> bool:
-        """JDK 9+ text made without -XX:+UnlockDiagnosticVMOptions lists no diagnostic flag, so the
-        AES intrinsic flags are missing from it (the `PrintFlagsFinal | grep AES` pitfall)."""
+        """JDK 9+ text without -XX:+UnlockDiagnosticVMOptions lacks the AES intrinsic flags."""
         return not self.jdk8_style and not any("diagnostic" in f.kind for f in self.flags.values())
 
     def crypto(self) -> list[Flag]:
@@ -108,9 +106,8 @@ def parse(text: str, source: str = "input") -> FlagTable:
     return FlagTable(flags=flags, jdk8_style=jdk8, unparsed=unparsed)
 
 
-# A ccstrlist given more than once (-XX:DisableIntrinsic=a -XX:DisableIntrinsic=b) spans lines:
-# `ccstrlist DisableIntrinsic = a`, then `DisableIntrinsic += b`, kind and origin on the last only;
-# HotSpot keeps the parts joined by "\n" (split on whitespace: linear in the line, whatever it holds).
+# A ccstrlist given twice spans lines (`NAME = a`, then `NAME += b`, kind and origin on the last);
+# HotSpot joins the parts with "\n".
 def _list_start(line: str) -> tuple[str, str] | None:
     words = line.split(None, 3)
     return (words[1], words[3].strip()) if len(words) == 4 and words[0] == "ccstrlist" and words[2] == "=" else None
@@ -124,7 +121,7 @@ def _list_part(line: str, listed: tuple[str, str] | None) -> str | None:
 
 @dataclass(frozen=True)
 class _Line:
-    """A flag line's parts as printed: `op` is ":=" for a value JDK 8 marks changed; `origin` None on JDK 8."""
+    """A flag line's parts: `op` ":=" where JDK 8 marks a changed value; `origin` None on JDK 8."""
     type: str
     name: str
     op: str
@@ -134,9 +131,8 @@ class _Line:
 
 
 def _line(line: str) -> _Line | None:
-    """The parts of a flag line (`bool UseAES = true {product} {default}`), None for any other line.
-    After the head, the brackets are taken from the right, two where there are two, each after
-    whitespace; the value is what is left between, never beginning with `{`."""
+    """A flag line's parts, None for any other line: brackets taken from the right after whitespace;
+    the value is what lies between, never starting with `{`."""
     head = _HEAD.match(line)
     last = _bracket(line[head.end():].rstrip()) if head else None
     if head is None or last is None:
@@ -151,7 +147,7 @@ def _line(line: str) -> _Line | None:
 
 
 def _bracket(text: str) -> tuple[str, str] | None:
-    """(what comes before it, its content) of the `{...}` that ends ``text`` after whitespace, or None."""
+    """(before, content) of the `{...}` ending ``text`` after whitespace, or None."""
     start = text.rfind("{")
     if not text.endswith("}") or start < 1 or "}" in text[start + 1:-1] or not text[start - 1].isspace():
         return None

@@ -1,11 +1,9 @@
 """A process followed from the moment it is found, so that nothing meant for it reaches another.
 
-A pid names whichever process has it now. Between finding a JVM and attaching to it (a scan waits
-10-30 s on each silent JVM) the JVM may end and its pid go to another process, which root would
-then write a trigger file for and send SIGQUIT. A pidfd names the process it was opened on for
-good: signals sent through it reach that process or none. What is read through /proc/PID is that
-process's if the pidfd's process is still there after the read (a pid is not reused while its
-process lives), and the start time and uid read then must be those found at first.
+A pid names whoever has it now: between finding a JVM and attaching (10-30 s a silent JVM) it may
+go to another process, which root would then send a trigger file and SIGQUIT. A pidfd reaches that
+process or none; reads through /proc/PID count only if the pidfd's process is still there after
+(its pid is not reused while it lives), with the start time and uid found at first.
 """
 from __future__ import annotations
 
@@ -34,8 +32,8 @@ class TrackedProcess:
             raise
 
     def ensure_same(self) -> None:
-        """ProcessChanged unless /proc/PID still shows the process found, with the uid it had:
-        called before each privileged step, and after opening anything through /proc/PID."""
+        """ProcessChanged unless /proc/PID still shows the process found with its uid: before each
+        privileged step and after opening anything through /proc/PID."""
         try:
             now = _identity(self.pid)
         except (FileNotFoundError, ProcessLookupError):
@@ -74,7 +72,7 @@ class TrackedProcess:
 def _identity(pid: int) -> tuple[int, int]:
     """Start time (clock ticks after boot, field 22 of /proc/PID/stat) and effective uid."""
     stat = Path(f"/proc/{pid}/stat").read_bytes()
-    # The command name (field 2) may hold spaces and parentheses: the fields after it follow the last ")".
+    # The command name may hold spaces and parentheses: fields follow the last ")".
     start_time = int(stat.rpartition(b")")[2].split()[19])
     uid = next(int(line.split()[2]) for line in Path(f"/proc/{pid}/status").read_bytes().splitlines()
                if line.startswith(b"Uid:"))

@@ -1,10 +1,8 @@
-"""Paths inside another process's root (a container's, seen from the host as /proc/PID/root),
-followed as that process would follow them and never out of that root onto the host's files.
-
-Through /proc/PID/root the kernel resolves an absolute symbolic link against *our* root, so a
-container that links its /tmp to /root would send a plain ``open`` onto the host's /root. Here
-each component is opened on its own with O_NOFOLLOW: a link's target is read and walked again
-from the process's root (absolute) or from where it stands (relative), and ``..`` stops at the root.
+"""Paths inside another process's root (/proc/PID/root), followed as that process would and never
+out of it: through /proc/PID/root the kernel resolves an absolute link against *our* root, so a
+container linking its /tmp to /root would send a plain ``open`` onto the host's /root. Each
+component is opened with O_NOFOLLOW and links walked again from the process's root; ``..`` stops
+at the root.
 """
 from __future__ import annotations
 
@@ -18,8 +16,8 @@ class OutsideRoot(OSError):
 
 
 def open_inside(root: Path, path: str, hops: int = 40) -> tuple[int, str]:
-    """An O_PATH descriptor of ``path`` in ``root`` (a directory or any other file) and the path
-    it stands at there, links resolved. The caller closes the descriptor."""
+    """An O_PATH descriptor of ``path`` in ``root`` and the path it stands at there, links resolved.
+    The caller closes it."""
     root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY)
     try:
         return _walk(root_fd, [p for p in path.split("/") if p], hops)
@@ -28,9 +26,8 @@ def open_inside(root: Path, path: str, hops: int = 40) -> tuple[int, str]:
 
 
 def open_file_inside(root: Path, path: str, within: str = "/") -> int | None:
-    """A descriptor to read the regular file at ``path`` in ``root``, or None where there is none
-    (or something else: a FIFO would block, a device is no file), or where links lead it out of
-    the folder ``within`` (a real path in ``root``). The caller closes it."""
+    """A readable descriptor of the regular file at ``path`` in ``root``, or None where none, not
+    regular (a FIFO would block) or led out of ``within`` by links. The caller closes it."""
     try:
         found, inside = open_inside(root, path)
     except OSError:
@@ -38,7 +35,7 @@ def open_file_inside(root: Path, path: str, within: str = "/") -> int | None:
     try:
         if not stat.S_ISREG(os.fstat(found).st_mode) or not inside.startswith(within.rstrip("/") + "/"):
             return None
-        # Reopened through our own descriptor: the file found, with no path looked up again.
+        # Reopened through our descriptor: no path looked up again.
         return os.open(f"/proc/self/fd/{found}", os.O_RDONLY | os.O_NOCTTY)
     finally:
         os.close(found)

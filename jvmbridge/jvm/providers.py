@@ -31,8 +31,7 @@ PROVIDERS = {
 
 
 def provider(name: str) -> JceProvider:
-    """A provider by its --provider name, or any provider class on --classpath by its class name
-    (run with the JVM's defaults). ValueError for anything else."""
+    """A provider by --provider name, or a provider class on --classpath; ValueError otherwise."""
     if name in PROVIDERS:
         return PROVIDERS[name]
     if "." in name and all(part.isidentifier() for part in name.split(".")):

@@ -1,6 +1,5 @@
-"""Worker process for the conductor (conductor.slices): one JVM started through JPype with one
-setting's flags, its flags read back, and each of its parts' harness loops (one harness per
-thread), timed a slice at a time when told."""
+"""Worker process for the conductor: one JVM started through JPype with one setting's flags, read
+back, and each part's harness loops timed a slice at a time."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -15,8 +14,8 @@ from jvmbridge.jvm.optionfiles import admitted_options
 
 
 def _admitted(options: list[str]) -> list[str]:
-    """``options`` as the JVM is to get them: jvmbridge's crash files (engines.jvm gives them among
-    the rest) as they are, every other admitted (jvm.optionfiles) as java_command admits a JVM's."""
+    """``options`` as the JVM gets them: jvmbridge's crash files as they are, the rest admitted
+    (jvm.optionfiles) as java_command does."""
     try:
         own = messages.crash_file_options()
     except HarnessUnavailable as e:
@@ -32,8 +31,7 @@ def _start_jvm(request: JvmRequest):
         jpype.startJVM(request["libjvm"], *_admitted(request["options"]),
                        classpath=request["classpath"], convertStrings=False)
     except (RuntimeError, OSError) as e:
-        # The JVM's own reason ("Unrecognized VM option ...") is on this process's stderr,
-        # which the parent reads; JPype itself only knows "Unable to start JVM".
+        # The JVM's reason is on stderr, which the parent reads; JPype only says "Unable to start JVM".
         raise WorkerError(f"JVM did not start: {e}") from None
     return jpype
 
@@ -54,7 +52,7 @@ def _read_flags(jpype, names: list[str]) -> dict[str, dict]:
 
 
 def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
-    """Register the provider from the classpath; its name, or WorkerError saying why it cannot load."""
+    """Register the classpath provider; its name, or WorkerError saying why it cannot load."""
     class_name = request["provider_class"]
     try:
         return str(harness_class.installProvider(class_name))
@@ -70,8 +68,7 @@ def _install_provider(jpype, harness_class, request: JvmRequest) -> str:
 
 
 def _jvm_identity(jpype, collectors: list) -> dict:
-    """Its version and, as it chose them from the processors it saw, its collector (ergonomics pick
-    Serial with one processor) and the processors themselves."""
+    """Its version, and the collector and processors it chose from what it saw."""
     system = jpype.JClass("java.lang.System")
     props = ("java.vm.vendor", "java.vm.name", "java.runtime.version", "java.home", "os.arch")
     return {**{name: str(system.getProperty(name)) for name in props},
@@ -80,8 +77,8 @@ def _jvm_identity(jpype, collectors: list) -> dict:
 
 
 def _loop(jpype, harness_class, copies: list, stream: bool):
-    """(the Java object whose sink() holds the results, its timed loop) for one harness or several
-    on threads of their own, started together (ParallelHarness)."""
+    """(the Java object whose sink() holds results, its timed loop) for one harness or several
+    started together on threads (ParallelHarness)."""
     if len(copies) == 1:
         (harness,) = copies
         return harness, harness.runStream if stream else harness.run
@@ -90,8 +87,7 @@ def _loop(jpype, harness_class, copies: list, stream: bool):
 
 
 def _after_loop(harness, request: JvmPart) -> dict:
-    """The bytes the hot, JIT-compiled code gave after the timed rounds, for the parent to check:
-    the measured loop's last message, or for the stream shape a run of updates of the message."""
+    """The bytes the JIT-compiled code gave after the timed rounds, for the parent to check."""
     if request["shape"] == "stream":
         updates = stream_check_updates(len(bytes.fromhex(request["plaintext"])))
         output = bytes(harness.streamOutput(updates))
@@ -104,9 +100,8 @@ def stream_check_updates(message_bytes: int) -> int:
     return max(64, min(4096, 65536 // max(message_bytes, 1)))
 
 
-# JPype's reference queue, a Java thread it starts in every JVM it drives ("Python Reference Queue",
-# cut to 15 characters in /proc): the harness's, not the measured code's. Free on every vCPU, it runs
-# on the measuring one whenever the other is busy, the most of any thread but the loops (a scheduler trace).
+# JPype's "Python Reference Queue" thread (15 characters in /proc): the harness's, not the measured
+# code's; left free it ran on the measuring vCPU most of any thread but the loops (a scheduler trace).
 HARNESS_THREADS = ("Python Referenc",)
 
 
@@ -124,8 +119,7 @@ def _part_loop(jvm: Jvm, part: JvmPart) -> Loop:
 
 
 class Jvm:
-    """The JVM this process started, its flags as it reports them, the provider installed, and
-    the counters that say what else it does while a loop is timed (its GC's and its JIT's)."""
+    """The JVM this process started: its flags, the provider, and its GC and JIT counters."""
 
     def __init__(self, request: JvmRequest):
         self.jpype = jpype = _start_jvm(request)
@@ -146,9 +140,7 @@ class Jvm:
         self.counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
 
     def loop(self, part: JvmPart) -> Loop:
-        """``part``'s harness loop (one harness per thread, started together), and its evidence. A
-        Java exception, setting it up or in it, fails this part alone (WorkerError): the JVM and its
-        other parts go on."""
+        """``part``'s harness loop and its evidence; a Java exception fails this part alone."""
         try:
             return self._loop(part)
         except self.jpype.JException as e:
@@ -198,18 +190,15 @@ class Jvm:
 
 
 def _refused(transformation: str, exception) -> str:
-    """One line for a Java exception a part's cipher threw: "AES/GCM/NoPadding failed in the JVM:
-    ProviderException: SunJCE provider only supports input size up to 2147483647 bytes"."""
+    """One line for a Java exception from a part's cipher ("AES/GCM/NoPadding failed in the JVM: ...")."""
     return f"{transformation} failed in the JVM: {exception.getClass().getSimpleName()}: {exception.getMessage()}"
 
 
 def _jit_activity(jpype, jit_milliseconds: Callable[[], int]) -> Callable[[], int]:
-    """A counter that moves while the JIT still changes the code: its compile time so far, plus one
-    for each reading that finds a compile running or queued (the DiagnosticCommand MBean's
-    compilerQueue, as `jcmd PID Compiler.queue` prints it). The compile time alone stands still
-    through a long C2 compile and moves only when it ends: a warm-up then took C1's code for steady
-    (seen: intrinsics-off forks whose first dozen 50 ms slices ran 10-35% slower than the rest).
-    A JVM without the MBean (not HotSpot) has the compile time alone."""
+    """A counter moving while the JIT still changes code: compile time plus one per reading with a
+    compile running or queued (compilerQueue). Compile time alone stands still through a long C2
+    compile, and warm-up took C1's code for steady (forks whose first 50 ms slices ran 10-35% slow).
+    Without the MBean (not HotSpot), compile time alone."""
     management = jpype.JClass("java.lang.management.ManagementFactory")
     name = jpype.JClass("javax.management.ObjectName")("com.sun.management:type=DiagnosticCommand")
     server = management.getPlatformMBeanServer()
@@ -227,8 +216,7 @@ def _jit_activity(jpype, jit_milliseconds: Callable[[], int]) -> Callable[[], in
 
 
 def compiling(queue: str) -> bool:
-    """Whether `Compiler.queue`'s text lists a compile running or waiting: anything but its headings
-    ("Current compiles:", "C1 compile queue:", ...) and "Empty"."""
+    """Whether `Compiler.queue`'s text lists a compile, beyond its headings and "Empty"."""
     return any(line.strip() and not line.strip().endswith(":") and line.strip() != "Empty"
                for line in queue.splitlines())
 
