@@ -1,8 +1,5 @@
-"""The conductor: every configuration of a comparison live at once, each in a warmed worker, run
-in short slices in a fresh random order each cycle, so that every ratio is taken between slices
-that ran moments apart; forks are added until those ratios are sharp.
-
-``conduct``: the loop itself (what runs and which ratios are asked come from
-comparison.interleaved); ``pairing``: the statistics of paired slices; ``slices``: the worker's side
-of the conversation and the parent's handle on a worker.
+"""The conductor: every configuration of a comparison live at once in warmed workers, run in short
+slices in a fresh random order each cycle, so every ratio is taken between slices moments apart;
+forks are added until those ratios are sharp. ``conduct`` the loop, ``pairing`` the statistics,
+``slices`` the worker conversation.
 """

@@ -1,18 +1,12 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
-slices in a fresh random order (randomized multiple interleaved trials, Abedi & Brecht 2017, at
-slice level), forks added until every ratio asked for is within the target error, or the limit;
-a ratio far out of the limit's reach does not drive them (sampling.policy.forks_to_run). A fork
-inside a host episode, as the yardsticks (the uncounted configurations) alone read it, is set aside
-from every ratio and another runs in its place, within the limit (stats.episodes).
+slices in a fresh random order (Abedi & Brecht 2017, at slice level), forks added until every
+reachable ratio is within the target error, or the limit. A fork the yardsticks alone see in a host
+episode is set aside and replaced, within the limit (stats.episodes).
 
-Per fork: every worker process starts at once; each configuration is warmed up, one after
-another; then ``cycles`` cycles, each running one slice of every configuration in an order drawn
-for that cycle. A slice is sized to ``slice_seconds`` at the speed its warm-up reached, or, with
-``iterations``, to an equal share of exactly that many operations per fork. From the third fork
-on, where the fork two before ran almost undisturbed, a fork's workers are started and warmed up
-while the fork before runs its slices: set up before its first slice, warmed up on the other vCPUs
-(a worker moves every thread off the measuring one until its own fork), so a fork's warm-ups cost
-it nothing but the wait for the last of them.
+Per fork: workers start at once, each configuration warms up in turn, then ``cycles`` cycles of one
+slice each, sized to ``slice_seconds`` at the warmed-up speed (or a share of ``iterations``). From
+the third fork, after a near-undisturbed fork, the next fork's workers warm up on the other vCPUs
+while this one's slices run (docs/decisions/0005-next-fork-warmed-aside.md).
 """
 from __future__ import annotations
 
@@ -36,12 +30,9 @@ from jvmbridge.stats.episodes import Episodes, episodes
 from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import disturbed
 
-# The first fork, of at most this many workers, starts the second's while it warms up; more start
-# after, as many JVMs starting at once starve the compilers of those warming up and cost the first
-# fork more than they save the second (docs/decisions/0005-next-fork-warmed-aside.md).
+# More JVMs starting at once starve the warming compilers: docs/decisions/0005-next-fork-warmed-aside.md
 EARLY_START_WORKERS = 8
-# The most of a fork's slices that may be disturbed (stats.summary.disturbed) for the next fork's
-# warm-ups to run beside the one after it (docs/decisions/0005-next-fork-warmed-aside.md).
+# Most of a fork's slices that may be disturbed for warming aside: docs/decisions/0005-next-fork-warmed-aside.md
 QUIET_SHARE = 0.05
 
 
@@ -68,13 +59,12 @@ class WorkerSpec:
 
 @dataclass(frozen=True)
 class Configuration:
-    """One thing measured: a part of a worker (one shape of one JVM with its flags)."""
+    """One thing measured: a part of a worker."""
     label: str
     worker: str  # the key of its WorkerSpec
     part: int
-    # With Pace.iterations, whether it runs exactly that many operations a fork (a row's); False: a
-    # fork's worth of slices of the default length, whatever the count (the host's yardstick: the
-    # same cheap work in every run, not a minute a fork under --iterations 1e8).
+    # Under Pace.iterations, whether it runs exactly that count a fork (a row) or default slices (the
+    # yardstick: the same cheap work every run).
     counted: bool = True
 
 
@@ -94,13 +84,10 @@ class Pace:
     min_forks: int = policy.FORKS
     max_forks: int = policy.FORK_LIMIT
     target_error: float = policy.TARGET_ERROR
-    # Whether a vCPU other than the measuring one can take the next fork's warm-ups while this fork
-    # is timed (comparison.interleaved.measuring_cpu: not on a machine of one); else each fork warms
-    # its own up before its first slice.
+    # Whether another vCPU than the measuring one can warm the next fork up meanwhile.
     warm_aside: bool = True
-    # The turns schedule: each fork runs one worker at a time, in an order drawn for the fork, each of
-    # its configurations warmed up and its slices timed back to back (--no-interleave, --threads, and
-    # loops that run only whole: AESNITester's, `openssl speed -multi`'s).
+    # Turns: one worker at a time per fork, its configurations warmed and timed back to back
+    # (--no-interleave, --threads, whole-run loops).
     turns: bool = False
 
     @property
@@ -122,12 +109,12 @@ class Fork:
     evidence: dict[str, dict] = field(default_factory=dict)  # configuration -> what its loop computed
     ended: dict[str, ChildOutcome] = field(default_factory=dict)  # worker -> how its process ended, what it printed
     seconds: float = 0.0
-    # Before its first cycle: its workers set up and, unless warmed up aside during the fork before, warmed up.
+    # Before its first cycle: set-up, and warm-up unless done aside.
     inline_seconds: float = 0.0
     warmed_ahead: bool = False
 
     def of(self, label: str, worker: str) -> Forked:
-        """Configuration ``label``'s part of this fork (worker ``worker``'s), where it finished it."""
+        """Configuration ``label``'s part of this fork, where it finished it."""
         return Forked(number=self.number, answer={**self.identity[worker], **self.evidence.get(label, {})},
                       warmup=self.warmups[label], slices=self.slices[label], seconds=self.seconds,
                       printed=self.ended[worker].stdout)
@@ -135,9 +122,8 @@ class Fork:
 
 @dataclass(frozen=True)
 class Forked:
-    """One configuration's fork as its row reads it (Fork.of): what its worker said of itself and
-    what its loop computed, its warm-up, its slices, the fork's number and seconds, and what the
-    worker process printed (a JVM's warnings)."""
+    """One configuration's fork as its row reads it: identity, evidence, warm-up, slices, fork number
+    and seconds, and what the process printed."""
     number: int
     answer: dict
     warmup: dict
@@ -147,12 +133,12 @@ class Forked:
 
 
 def slices_by_fork(forks: Sequence[Forked]) -> list[list[dict]]:
-    """Each fork's slices, in run order: the samples of one configuration, by fork."""
+    """Each fork's slices, in run order."""
     return [fork.slices for fork in forks]
 
 
 def warmup_chunks(forks: Sequence[Forked]) -> list[list[float]]:
-    """Each fork's warm-up chunks (ns/op), in run order, for where it settled (stats.steady)."""
+    """Each fork's warm-up chunks (ns/op), in run order."""
     return [fork.warmup["chunks"] for fork in forks]
 
 
@@ -164,8 +150,7 @@ class Conducted:
     stopped: str  # why no more forks ran
     interrupted: bool = False
     cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
-    # The forks inside a host episode, set aside from every ratio (stats.episodes), by the yardsticks'
-    # readings: per yardstick (an uncounted configuration), its figure in each fork, None where it has none.
+    # Forks set aside as host episodes, and each yardstick's reading per fork (None: none).
     episodes: Episodes = field(default_factory=lambda: episodes({}))
     readings: dict[str, list[float | None]] = field(default_factory=dict)
     levels: dict[str, RatioLevels] = field(default_factory=dict)  # asked label -> its levels, where it has them
@@ -174,7 +159,7 @@ class Conducted:
 
 @dataclass(frozen=True)
 class Status:
-    """Where the run stands, for progress: after each cycle."""
+    """Where the run stands, for progress after each cycle."""
     fork: int  # 0-based, the fork running
     forks_planned: int  # as many as will run: what the stopping rule wants, within the run's time limit
     forks_wanted: int  # ... what the stopping rule wants
@@ -187,10 +172,9 @@ class Status:
 
 def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
             pace: Pace = Pace(), progress: Callable[[Status], None] | None = None) -> Conducted:
-    """Forks until every asked ratio within reach of ``pace.target_error`` is there (after
-    ``min_forks``: sampling.policy.forks_to_run), or ``max_forks``, or the time limit. A worker that fails
-    fails its configurations, for this fork and the rest; the others go on. Ctrl-C keeps the forks
-    that finished."""
+    """Forks until every reachable asked ratio is within ``pace.target_error`` (after ``min_forks``),
+    or ``max_forks``, or the time limit. A failed worker fails its configurations for the rest; the
+    others go on. Ctrl-C keeps the finished forks."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
     try:
         while (why := run.enough()) is None:
@@ -212,8 +196,7 @@ class _Ahead:
     cancel: threading.Event = field(default_factory=threading.Event)
 
     def settled(self) -> tuple[dict[str, dict], dict[str, WorkerError]]:
-        """Its warm-ups (configuration -> warm-up) and failures (worker -> why), once the warm-ups
-        are done: waited for, where the fork they ran beside ended first."""
+        """Its warm-ups and failures once the warm-ups are done (waited for if the fork ended first)."""
         warmups, failed = self.warming.result() if self.warming is not None else ({}, {})
         return warmups, {**self.errors, **failed}
 
@@ -228,7 +211,6 @@ class _Run:
         self.started = time.monotonic()
         self.ahead: _Ahead | None = None  # the next fork's workers, started while this one runs
         self.warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
-        # Judged over the forks so far, by how many there were.
         self._episodes: tuple[int, Episodes] = (-1, episodes({}))
         self._levels: tuple[int, dict[str, RatioLevels]] = (-1, {})
         self.out_of_time = False  # the run's time limit stopped the forks the rule wanted
@@ -242,22 +224,20 @@ class _Run:
                 for c in self.configurations if not c.counted}
 
     def episodes(self) -> Episodes:
-        """The forks so far inside a host episode, by the yardsticks alone; every fork judged again as
-        their baselines settle (once per fork added: the stopping rule asks many times)."""
+        """The forks so far in a host episode, judged again once per added fork as baselines settle."""
         if self._episodes[0] != len(self.forks):
             self._episodes = (len(self.forks), episodes(self.readings()))
         return self._episodes[1]
 
     def per_fork(self, ratio: Asked) -> list[tuple[int, float]]:
-        """(fork, the ratio there) for each fork that both sides finished, but those set aside."""
+        """(fork, ratio) for each fork both sides finished, but those set aside."""
         aside = set(self.episodes().set_aside)
         found = ((f.number, fork_ratio(f.slices[ratio.slower], f.slices[ratio.faster])) for f in self.forks
                  if ratio.slower in f.slices and ratio.faster in f.slices and f.number not in aside)
         return [(number, r) for number, r in found if r is not None]
 
     def levels(self) -> dict[str, RatioLevels]:
-        """Per ratio with ``min_forks`` kept forks that fall into levels its forks' own rows explain
-        (one side's JIT outcome: stats.levels), those levels. More forks would only count them."""
+        """Per ratio with ``min_forks`` kept forks in levels its own rows explain (stats.levels)."""
         if self._levels[0] == len(self.forks):
             return self._levels[1]
         rows = {c.label: {f.number: f.slices[c.label] for f in self.forks if c.label in f.slices}
@@ -275,26 +255,25 @@ class _Run:
                 for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
     def forks_planned(self, wanted: int) -> int:
-        """The forks ``wanted`` (forks_wanted), at most as many as the run's time limit
-        (--total-time) leaves this job."""
+        """``wanted`` forks, at most what --total-time leaves this job."""
         cap = fork_cap()
         return wanted if cap is None else min(wanted, cap(len(self.forks)))
 
     def forks_wanted(self) -> int:
-        """Forks in all: the first stage, then as many as its spread asks for (sampling.policy.forks_to_run),
-        each counting the forks kept; and one more for each set aside, within the limit."""
+        """The first stage, then what its spread asks (sampling.policy.forks_to_run) counting kept
+        forks, plus one per fork set aside, within the limit."""
         aside = len(self.episodes().set_aside)
         kept = len(self.forks) - aside
         wanted = self.pace.min_forks if kept < self.pace.min_forks else self._spread_asks()
         return min(self.pace.max_forks, wanted + aside) if aside else wanted
 
     def _spread_asks(self) -> int:
-        """The forks the first stage's spread, as far as it has run, asks for (sampling.policy.forks_to_run)."""
+        """The forks the first stage's spread so far asks for."""
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio not said as levels, the forks its first stage's spread asks for
-        (sampling.policy.forks_to_reach), the limit where that stage shows no spread."""
+        """Per live ratio not said as levels, the forks its first stage asks for (the limit where
+        it shows no spread)."""
         first, live, levels = self.pace.min_forks, {c.label for c in self.live()}, self.levels()
         return {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
                 or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live and r.label not in levels}
@@ -313,8 +292,7 @@ class _Run:
         return None
 
     def _why_no_more(self, wanted: int) -> str:
-        """Why the forks the first stage's spread asked for (Stein's rule), and those in place of the
-        forks set aside, are all there are."""
+        """Why the forks Stein's rule asked for, plus replacements, are all there are."""
         if len(self.forks) >= self.pace.max_forks:
             return "the limit" + (f": {why}" if (why := self._still_wide()) else "")
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
@@ -329,7 +307,7 @@ class _Run:
         return self._within_target(wanted, beyond, levels)
 
     def _none_needed(self, levels: int) -> str:
-        """Why no ratio asks for forks: ``levels`` of them said as levels, none left to measure, or none asked."""
+        """Why no ratio asks for forks: levels, none left to measure, or none asked."""
         first = self.pace.min_forks
         if levels:
             return f"the first {first}: {'every ratio' if levels == len(self.asked) else f'{levels} ratios'} at levels"
@@ -338,8 +316,7 @@ class _Run:
         return f"no ratio asked: the first {first}"
 
     def _within_target(self, wanted: int, beyond: list[int], levels: int) -> str:
-        """The forks that put every ratio (but those ``beyond`` reach) within the target: the first stage's, or
-        the ``wanted`` its spread asked for."""
+        """The forks putting every reachable ratio within the target."""
         first, target = self.pace.min_forks, f"±{self.pace.target_error:.0%}"
         within = f"{'every ratio still measured' if self.failures else 'every ratio'} within {target}"
         if beyond:
@@ -351,16 +328,14 @@ class _Run:
         return f"the first {first}'s spread asked {wanted} for {within}"
 
     def stopped_wide(self) -> str:
-        """Where the forks stopped at the fork limit or the run's time limit with ratios still wider
-        than the target, which limit, and how many ratios, how wide and why (_still_wide); else ""."""
+        """Which limit stopped the forks with ratios still wide, and those ratios (_still_wide); else ""."""
         limit = ("the run's time limit" if self.out_of_time
                  else "the fork limit" if len(self.forks) >= self.pace.max_forks else "")
         return f"{limit}: {why}" if limit and (why := self._still_wide()) else ""
 
     def _still_wide(self) -> str:
-        """The ratios still wider than the target and why: "2 ratios still wider than ±2% (±2.6% at
-        most): the first 5's spread asked 14-20 forks", the forks set aside named too; "" where none
-        is, and where the forks were a count asked (--forks as many as --max-forks): no rule wanted more."""
+        """"2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks";
+        "" where none, or where a fixed count was asked."""
         target, needs = self.pace.target_error, self.needs()
         wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
         if self.pace.min_forks >= self.pace.max_forks or not wide:
@@ -369,7 +344,7 @@ class _Run:
                 f"(±{max(wide):.1%} at most)" + self._wide_because(needs))
 
     def _wide_because(self, needs: Mapping[str, int]) -> str:
-        """Why _still_wide's ratios are: ": the first 5's spread asked 14-20 forks, 2 set aside"; "" where neither."""
+        """": the first 5's spread asked 14-20 forks, 2 set aside"; "" where neither."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
         why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
@@ -381,9 +356,8 @@ class _Run:
 
     def seconds_left(self, fork_started: float, share_done: float, planned: int,
                      warmed_ahead: bool = False) -> float | None:
-        """The forks still wanted at the pace of those so far (within the first fork, at its own pace). The
-        time before a fork's first cycle is paid in full only by a fork warming up in line: this one unless
-        ``warmed_ahead``, the next unless it is warming up aside now, none after where the run warms aside."""
+        """Time for the forks still wanted at the pace so far. Only a fork warming up in line pays its
+        pre-cycle time: this one unless ``warmed_ahead``, the next unless warming aside now."""
         this_fork = time.monotonic() - fork_started
         if not self.forks:
             return max(0.0, this_fork / share_done * planned - this_fork) if share_done > 0 else None
@@ -426,23 +400,23 @@ class _Run:
         self._keep(fork, started)
 
     def _warmed_ahead(self) -> bool:
-        """Whether the next fork's workers, started during the fork before, were warmed up there."""
+        """Whether the next fork's workers were warmed up during the fork before."""
         return self.ahead is not None and self.ahead.warming is not None
 
     def _another_follows(self, planned: int) -> bool:
-        """Whether another fork is to follow the one now starting: planned, or likely (_likely_more)."""
+        """Whether another fork follows the one now starting: planned, or likely."""
         return len(self.forks) + 1 < planned or self._likely_more()
 
     def _keep(self, fork: Fork, started: float) -> None:
-        """Add ``fork``, started at ``started``, to the run's forks."""
+        """Add ``fork`` to the run's forks."""
         fork.seconds = time.monotonic() - started
-        # A configuration whose worker failed this fork keeps only the forks it finished.
+        # A configuration whose worker failed keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
 
     def _fork_in_turns(self) -> None:
-        """A fork of the turns schedule: worker after worker in an order drawn for it, each started
-        alone, each of its configurations warmed up and then timed in all its slices, then stopped."""
+        """A turns fork: worker after worker in a drawn order, each started alone, warmed up, timed
+        and stopped."""
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
@@ -464,9 +438,8 @@ class _Run:
 
     def _worker_turns(self, fork: Fork, key: str, waiting: list[Configuration],
                       turned: Callable[[], None]) -> list[Configuration]:
-        """The turns of ``waiting`` (configurations of worker ``key``) in one process of it; where it
-        dies in a turn, that configuration fails, the turns before keep their slices and evidence,
-        and the configurations after are returned, for a process of their own."""
+        """The turns of ``waiting`` in one process of worker ``key``; if it dies, that configuration
+        fails and those after are returned for a process of their own."""
         errors: dict[str, WorkerError] = {}
         said: dict[str, dict] = {}  # what this process says of itself (a fresh one, again)
         handles = self._start(errors, [key])
@@ -491,10 +464,8 @@ class _Run:
         return []
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
-        """One configuration's turn in a fork: warmed up, then its slices back to back, and as many
-        again at most while fewer than asked ran undisturbed (stats.summary.disturbed: a disturbed
-        slice stays in the record, out of the figure), where the work is not a count asked
-        (--iterations) nor a whole run."""
+        """One configuration's turn: warmed up, its slices back to back, and up to as many again while
+        fewer than asked ran undisturbed (not for a count asked or a whole run)."""
         spec = self.workers[c.worker]
         fork.warmups[c.label] = worker.warm(c.part, spec.warmup_min_seconds,
                                             min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
@@ -509,8 +480,7 @@ class _Run:
         fork.evidence[c.label] = worker.evidence(c.part)  # now: a later turn's hang cannot take it
 
     def _handles(self, fork: Fork) -> dict[str, Worker]:
-        """The fork's workers: started during the fork before (their identity and warm-ups go to
-        ``fork``, once done), or now. Those whose configurations failed meanwhile are stopped."""
+        """The fork's workers, started ahead or now; those whose configurations failed are stopped."""
         errors: dict[str, WorkerError] = {}
         if self.ahead is None:
             handles = self._start(errors)
@@ -526,8 +496,7 @@ class _Run:
         return handles
 
     def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[int, int], Status]) -> None:
-        """The fork's timed slices, cycle by cycle, each in an order drawn for it; progress after each
-        cycle (``status`` of the cycles done and of all)."""
+        """The fork's timed slices, cycle by cycle in drawn orders; progress after each cycle."""
         counts = self._counts(fork)
         cycles = len(next(iter(counts.values()), []))
         for cycle in range(cycles):
@@ -541,7 +510,7 @@ class _Run:
             self.progress(status(cycle + 1, cycles))
 
     def _finish(self, fork: Fork, ready: Mapping[str, Worker]) -> None:
-        """What each live worker's loops computed (the bytes checked against OpenSSL); it then exits."""
+        """What each live worker's loops computed (checked against OpenSSL); it then exits."""
         for key, handle in ready.items():
             if key not in {c.worker for c in self.live()}:
                 continue
@@ -550,8 +519,7 @@ class _Run:
                 fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
 
     def _start(self, errors: dict[str, WorkerError], keys: Sequence[str] | None = None) -> dict[str, Worker]:
-        """A fork's worker processes, every live configuration's (or those of ``keys``), all started
-        before any is waited for; ``errors`` gets those that could not start."""
+        """Start the fork's workers (all, or ``keys``') before waiting for any; failures to ``errors``."""
         handles: dict[str, Worker] = {}
         for key in keys if keys is not None else dict.fromkeys(c.worker for c in self.live()):
             try:
@@ -561,18 +529,16 @@ class _Run:
         return handles
 
     def _likely_more(self) -> bool:
-        """At the first stage's last fork, whether the forks before it already ask for more than the
-        first stage (Stein's rule on them): the next fork's workers are then readied during it, as
-        for any fork but the last, and stopped unused where the whole first stage asks for no more."""
+        """At the first stage's last fork, whether the forks so far already ask for more (the next
+        fork's workers are then readied, and stopped unused if the whole stage asks no more)."""
         first = self.pace.min_forks
         if not 2 <= len(self.forks) == first - 1:
             return False
         return self.forks_planned(self._spread_asks()) > first
 
     def _undisturbed(self) -> bool:
-        """Whether the fork before ran so undisturbed that the next fork may warm up beside this
-        one's slices. Warm-ups pinned to the other vCPU push whatever else runs onto the measuring
-        one, which a busy machine feels (docs/decisions/0005-next-fork-warmed-aside.md)."""
+        """Whether the fork before ran undisturbed enough to warm the next aside: warm-ups on the other
+        vCPU push other work onto the measuring one (docs/decisions/0005-next-fork-warmed-aside.md)."""
         slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
         return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
@@ -582,18 +548,15 @@ class _Run:
         return ahead
 
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
-        """The next fork's workers set up (their JVMs' start, before this fork's first slice: it
-        keeps both vCPUs busy), each moved aside once it is, then warmed up on the other vCPUs while
-        this fork's slices run."""
+        """Set up the next fork's workers before this fork's first slice, then warm them aside."""
         ahead.errors.update(_set_up(ahead.handles, ahead.identity, aside=True))
         ready = _ready(ahead.handles, ahead.identity)
         ahead.warming = self.warmer.submit(self._warm_up, number, ready, ahead.cancel)
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
                  cancel: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
-        """Each live configuration of ``handles`` warmed up, one after another in an order drawn for
-        fork ``number``; aside (on the other vCPUs, beside the fork before) when ``cancel`` is given,
-        until it is set. Their warm-ups, and the workers that failed."""
+        """Warm each live configuration of ``handles`` in a drawn order, aside (beside the fork
+        before) when ``cancel`` is given, until it is set; the warm-ups and failures."""
         order = [c for c in self.live() if c.worker in handles]
         random.Random(f"{number}/warm").shuffle(order)
         warmups: dict[str, dict] = {}
@@ -611,18 +574,15 @@ class _Run:
             except WorkerError as e:
                 errors[c.worker] = e
                 continue
-            # Chunks timed on another vCPU, beside another fork, are no part of where this fork's slices
-            # settled (stats.steady.classify reads a fork's warm-up chunks and rounds as one series);
-            # there, sharing a vCPU with whatever else runs, the fastest says the loop's speed, which
-            # sizes the slices, where the last may be one a neighbour slowed.
+            # Chunks timed aside are no part of where this fork settled (stats.steady); beside other
+            # work the fastest, not the last, says the loop's speed that sizes the slices.
             if cancel is not None:
                 warmup = {**warmup, "ns_per_op": min([warmup["ns_per_op"], *warmup["chunks"]]), "chunks": []}
             warmups[c.label] = warmup
         return warmups, errors
 
     def stop_started(self) -> None:
-        """Stops the next fork's workers, started early, where it will not run: their warm-ups
-        cancelled (the one under way finishes first), then their processes."""
+        """Stop the early-started workers of a fork that will not run, warm-ups cancelled first."""
         try:
             if self.ahead is not None:
                 self.ahead.cancel.set()
@@ -635,7 +595,7 @@ class _Run:
             self.warmer.shutdown()
 
     def _fail(self, key: str, error: WorkerError) -> None:
-        """Every configuration worker ``key`` holds (or configuration ``key``) fails, for this fork and the rest."""
+        """Fail every configuration of worker ``key`` (or configuration ``key``) for the rest."""
         for c in self.live():
             if key in (c.worker, c.label):
                 self.failures[c.label] = error
@@ -646,8 +606,7 @@ class _Run:
 
     @contextlib.contextmanager
     def _failing(self, key: str, label: str = "") -> Iterator[None]:
-        """A WorkerError inside fails every configuration worker ``key`` holds; one of a part, configuration
-        ``label`` alone."""
+        """A WorkerError inside fails worker ``key``'s configurations; a part's, ``label`` alone."""
         try:
             yield
         except PartFailed as e:
@@ -656,8 +615,7 @@ class _Run:
             self._fail(key, e)
 
     def _counts(self, fork: Fork, configurations: Sequence[Configuration] | None = None) -> dict[str, list[int]]:
-        """Operations per slice, cycle by cycle, for each configuration (of ``configurations``, else
-        every live one) warmed up in this fork."""
+        """Operations per slice, cycle by cycle, per configuration warmed up in this fork."""
         speeds = self._warmed(fork, configurations or self.live())
         if not speeds:
             return {}
@@ -671,14 +629,14 @@ class _Run:
 
     @staticmethod
     def _warmed(fork: Fork, configurations: Sequence[Configuration]) -> dict[str, float]:
-        """The ns/op each of ``configurations`` warmed up to in ``fork``, of those warmed up there."""
+        """The ns/op each of ``configurations`` warmed up to in ``fork``."""
         return {c.label: fork.warmups[c.label]["ns_per_op"] for c in configurations if c.label in fork.warmups}
 
     def _exactly(self, iterations: int, speeds: dict[str, float]) -> dict[str, list[int]]:
-        """_counts with exactly ``iterations`` per fork, in as many cycles as keep a typical slice near its length."""
+        """_counts with exactly ``iterations`` per fork, in cycles keeping a slice near its length."""
         typical_ns = statistics.median([ns for label, ns in speeds.items() if label in self.counted] or speeds.values())
         cycles = min(iterations, max(self.pace.cycles, round(iterations * typical_ns / self.pace.slice_ns)))
-        # The others: their default cycles' time, shared out over these cycles.
+        # The others: their default cycles' time over these cycles.
         return {label: split_iterations(iterations, cycles) if label in self.counted
                 else [_lasting(self.pace.uncounted_ns * self.pace.cycles / cycles, ns)] * cycles
                 for label, ns in speeds.items()}
@@ -692,7 +650,7 @@ class _Run:
 
 
 def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[str, Worker]:
-    """The workers of ``handles`` that were set up: those that said what they are (``identity``)."""
+    """The workers that were set up (said what they are)."""
     return {key: handle for key, handle in handles.items() if key in identity}
 
 
@@ -709,11 +667,9 @@ def _lasting(wanted_ns: float, ns_per_op: float) -> int:
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:
-    """Waits for each worker not yet in ``identity`` to be set up (a JVM's start), putting what it
-    says of itself there; those that failed. ``aside``: each moved off the measuring vCPU as soon as
-    it is set up, until its first slice, not only when its warm-up's turn comes: a JVM's start goes
-    on compiling and loading after it reports ready, and the workers waiting for their turn to warm
-    up did so beside the fork before's slices (docs/decisions/0005-next-fork-warmed-aside.md)."""
+    """Wait for each worker not in ``identity`` to be set up, adding what it says; return failures.
+    ``aside``: moved off the measuring vCPU once set up, as a JVM goes on compiling and loading
+    after reporting ready (docs/decisions/0005-next-fork-warmed-aside.md)."""
     errors: dict[str, WorkerError] = {}
     for key in [key for key in handles if key not in identity]:
         try:

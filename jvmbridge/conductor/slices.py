@@ -1,10 +1,8 @@
 """The conversation between the conductor and a worker process, both sides.
 
-A worker holds one configuration's process (a JVM with its flags, OpenSSL with its CPU mask) and
-the loops of its parts (each shape it measures), and does only what it is told: warm a part up,
-time a slice of N operations of it, give the evidence its loops leave (the bytes they computed).
-Commands come as JSON lines on stdin; replies go as JSON lines to a pipe of their own, as a JVM
-prints what it likes on stdout and stderr (kept in files, read back for its warnings).
+A worker holds one configuration's process and its parts' loops, and only does what it is told:
+warm up, time a slice of N operations, give the bytes computed. Commands are JSON lines on stdin;
+replies go to a pipe of their own, as a JVM prints what it likes on stdout and stderr.
 """
 from __future__ import annotations
 
@@ -23,15 +21,14 @@ from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError, remove
 from jvmbridge.trust.bounded import read_by
 from jvmbridge.trust.launch import launch, python_command
 
-# The process start and its set-up (a JVM's start, its provider) may take this long before it is ready.
+# A JVM's start and its provider's set-up may take this long.
 START_SECONDS = 60.0
-# A command's deadline beyond the time it should take: a worker that misses it hangs, and is stopped.
+# Beyond a command's expected time: a worker missing it hangs, and is stopped.
 GRACE_SECONDS = 20.0
 
 
 def refused(error: WorkerError) -> Loop:
-    """A part whose loop could not be set up (a provider refusing the work): each command to it fails
-    with ``error``, the worker's other parts go on."""
+    """A part whose loop could not be set up: each command to it fails, the worker's others go on."""
     def run(n: int) -> int:
         raise error
 
@@ -45,17 +42,15 @@ class Loop:
     evidence: Callable[[], dict]  # what the loop computed, read after the fork's last slice
     activity: Activity | None = None  # a counter that moves while the code still changes (the JIT's)
     counters: dict[str, Activity] = field(default_factory=dict)  # read around each slice (gc_ms, jit_ms)
-    # Its warm-up, where not warm_up's chunks until steady: (min_seconds, max_seconds) -> Warmup.
+    # Its own warm-up (min_seconds, max_seconds) -> Warmup, else chunks until steady.
     warm: Callable[[float, float], Warmup] | None = None
     copies: int = 1  # loops that run each slice at once (--threads): its iterations count every copy's
-    # Set-up that may fail or hang (a provider's first answer), done at the part's first command and
-    # under its deadline, not the process's start: a part that hangs is stopped as soon as a warm-up would be.
+    # Set-up that may hang (a provider's first answer): at the part's first command, under its deadline.
     prepare: Callable[[], None] | None = None
 
 
 def copies(loop: Loop, threads: int) -> Loop:
-    """``loop`` run in ``threads`` forked processes at once (forks.measure.in_processes), as
-    `openssl speed -multi`, for as long as this process lives; itself with one."""
+    """``loop`` in ``threads`` forked processes at once, as `openssl speed -multi`; itself with one."""
     if threads > 1:
         loop.run = _for_good(in_processes(loop.run, threads))
         loop.copies = threads
@@ -66,7 +61,7 @@ _HELD: list[contextlib.AbstractContextManager] = []  # a generator's context, co
 
 
 def _for_good(context: contextlib.AbstractContextManager):
-    """What ``context`` gives, entered for the rest of the worker's life (serve ends it with os._exit)."""
+    """What ``context`` gives, entered for the worker's life (serve ends with os._exit)."""
     _HELD.append(context)
     return context.__enter__()
 
@@ -75,10 +70,8 @@ Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags 
 
 
 def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...] = ()) -> None:
-    """A worker process's main: ``open_loops(request)`` sets the process up (the request is stdin's
-    first line); then each command is answered until "finish". ``harness_threads``: the names (as
-    /proc has them) of threads the process runs for the harness, not for what it measures, kept off
-    the measuring vCPU."""
+    """A worker's main: ``open_loops`` of stdin's first line, then each command until "finish".
+    ``harness_threads``: /proc names of the harness's threads, kept off the measuring vCPU."""
     replies = os.fdopen(int(sys.argv[1]), "w", buffering=1)
 
     def reply(message: dict) -> None:
@@ -112,7 +105,7 @@ def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...]
         status = 1
     replies.close()
     sys.stdout.flush()
-    # os._exit: a started JVM's shutdown can hang or crash once the replies are safely sent.
+    # os._exit: a JVM's shutdown can hang or crash once the replies are sent.
     remove_jvm_files(os.getpid())
     os._exit(status)
 
@@ -131,18 +124,16 @@ def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
 
 
 class _Cpus:
-    """Where a worker's threads run: the measuring vCPU (None: no pinning), every vCPU it may use,
-    the names of its harness's threads, and whether they are aside (off the measuring vCPU) now."""
+    """Where a worker's threads run: the measuring vCPU (None: unpinned), the vCPUs it may use, the
+    harness's thread names, and whether aside now."""
 
     def __init__(self, measuring: int | None, allowed: set[int], harness: tuple[str, ...] = ()):
         self.measuring, self.allowed, self.harness, self.away = measuring, allowed, harness, False
 
     def pin_this_thread(self) -> None:
-        """Keep the measuring thread on its vCPU, once its process is set up. Linux applies this to
-        the calling thread and to the threads it starts later: pinned before a JVM's start, every
-        thread of the JVM shared the measuring vCPU (its compilers, its collector), and the JVM,
-        seeing one processor, chose the Serial collector where this host's JVMs run G1. The
-        harness's threads go to the other vCPUs first."""
+        """Pin the measuring thread, once set up. Linux applies it to threads started later too:
+        pinned before a JVM's start, the JVM saw one processor and chose Serial GC where G1 runs
+        here. The harness's threads go to the other vCPUs first."""
         if self.measuring is None:
             return
         if others := self.allowed - {self.measuring}:
@@ -160,11 +151,9 @@ class _Cpus:
                         os.sched_setaffinity(int(thread), cpus)
 
     def set_aside(self, aside: bool) -> None:
-        """Every thread of this process off the measuring vCPU (readied for the next fork while the
-        fork before times its slices there), or back: free on every vCPU, the measuring thread pinned
-        to it. Aside from its set-up to its first slice, so neither its start's tail nor a compile a
-        warm-up left runs beside the fork before's slices. The JVM chose its collector and compiler
-        threads at its start, seeing every vCPU; moving its threads later changes neither."""
+        """Every thread off the measuring vCPU (readied while the fork before times there), or back
+        with the measuring thread pinned. The JVM chose its GC and compiler threads at its start,
+        seeing every vCPU; moving them later changes neither."""
         others = self.allowed - {self.measuring}
         if self.measuring is None or not others or aside == self.away:
             return
@@ -175,8 +164,7 @@ class _Cpus:
 
 
 def _move_every_thread(cpus: set[int]) -> None:
-    """Every thread of this process to ``cpus``, those started meanwhile too (a JVM starts compiler
-    threads as it needs them)."""
+    """Move every thread of this process to ``cpus``, those started meanwhile too."""
     moved: set[str] = set()
     while threads := set(os.listdir("/proc/self/task")) - moved:
         for thread in threads:
@@ -186,7 +174,7 @@ def _move_every_thread(cpus: set[int]) -> None:
 
 
 class WorkerProcess:
-    """The conductor's handle on one worker process: started at once, asked one thing at a time."""
+    """The conductor's handle on one worker process, asked one thing at a time."""
 
     def __init__(self, module: str, request: Mapping, env: Mapping[str, str] | None = None,
                  on_hang: Callable[[int], str] | None = None):
@@ -210,11 +198,11 @@ class WorkerProcess:
             raise self._died() from None
 
     def ready(self) -> dict:
-        """The worker's identity once it is set up; WorkerError with its reason if it failed."""
+        """The worker's identity once set up; WorkerError with its reason if it failed."""
         return self._reply(START_SECONDS)["ready"]
 
     def aside(self) -> None:
-        """Every thread of the process off the measuring vCPU, until its first slice (_Cpus.set_aside)."""
+        """Every thread off the measuring vCPU until its first slice."""
         self.send({"do": "aside"})
         self._reply(GRACE_SECONDS)
 
@@ -228,7 +216,7 @@ class WorkerProcess:
         return self._reply(10 * expected_seconds + GRACE_SECONDS)["slice"]
 
     def evidence(self, part: int) -> dict:
-        """What ``part``'s loop computed so far (the bytes checked against OpenSSL)."""
+        """What ``part``'s loop computed so far."""
         self.send({"do": "evidence", "part": part})
         return self._reply(GRACE_SECONDS)["evidence"]
 
@@ -240,14 +228,12 @@ class WorkerProcess:
         return evidence
 
     def ended(self) -> ChildOutcome:
-        """How the process ended (once stopped): its exit status, and what it printed on stdout and
-        stderr, as one."""
+        """How the stopped process ended: exit status and its stdout and stderr."""
         self.output.seek(0)
         return ChildOutcome(result=None, returncode=self.process.returncode, stdout=self.output.read(), stderr="")
 
     def stop(self) -> None:
-        """Ends the process and what a JVM leaves behind: its stdin closed, a worker waiting for
-        a command exits at once (serve); one still busy (a slice, a hung JVM) is killed."""
+        """End the process and its JVM's leftovers: stdin closed ends an idle worker; a busy one is killed."""
         with contextlib.suppress(OSError):
             assert self.process.stdin is not None
             self.process.stdin.close()
@@ -284,8 +270,7 @@ class WorkerProcess:
         return message
 
     def _died(self) -> WorkerError:
-        """The worker's end as an error: its exit status and the last line it printed, the whole
-        of what it printed kept beside (a JVM's crash report: engines.jvm.why_failed)."""
+        """The worker's end as an error: exit status and last line, the whole output kept beside."""
         ended = self.ended()
         lines = [line.strip() for line in ended.stdout.splitlines() if line.strip()]
         said = f": {lines[-1][:200]}" if lines else ""
