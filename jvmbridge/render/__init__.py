@@ -1,11 +1,7 @@
 """Every document jvmbridge prints, in every format it offers: one registry.
 
-A document is what a command produces (a compare run, a flag listing, a check or verify
-document, the JDKs found, saved runs side by side); each has a module here with one
-`render_<format>(document) -> str` per format listed below. A command's --format choices come
-from this table, so a format added for one document never changes another's. Beside them:
-text.py (tables, and text made safe to print), html.py (the page), plot.py (report's figure),
-metrics.py and exposition.py (metrics for Prometheus).
+Each document has a module here with one `render_<format>(document) -> str` per format; a
+command's --format choices come from this table, so a format added for one changes no other.
 """
 from __future__ import annotations
 
@@ -25,16 +21,14 @@ FORMATS: dict[str, tuple[str, ...]] = {
 
 
 def render(document: str, output_format: str, data, width: int | None = None) -> str:
-    """``data`` (the document's own type) as text in ``output_format``, newline-terminated; a table
-    for people fitted to ``width`` columns (a terminal's; None: as wide as it is)."""
+    """``data`` as text in ``output_format``, newline-terminated; tables for people fit ``width``."""
     if output_format not in FORMATS[document]:
         raise ValueError(f"{document} has no {output_format} format; it has {', '.join(FORMATS[document])}")
     module = importlib.import_module(f"jvmbridge.render.{document}")
     text = (module.render_table(data, width) if output_format == "table"
             else getattr(module, f"render_{output_format}")(data))
-    # For people, every control character is shown escaped (cells also escape their newlines); JSON
-    # escapes them itself, and each CSV renderer writes its cells with text.csv_cell (escaped too,
-    # and never a spreadsheet formula).
+    # For people every control character is shown escaped; JSON escapes them itself, and CSV cells
+    # go through text.csv_cell (never a spreadsheet formula).
     if output_format == "markdown":
         return fence_prose(printable(text, lines=True))
     return printable(text, lines=True) if output_format == "table" else text

@@ -1,5 +1,4 @@
-"""A `check` document: the short summary for people (as text or Markdown), its verdicts as CSV (a
-fleet of one host, as `fleet` writes them), the document itself as JSON, its metrics for Prometheus."""
+"""A `check` document: a summary for people (text, Markdown), verdicts as CSV, JSON, Prometheus."""
 from __future__ import annotations
 
 import functools
@@ -45,8 +44,7 @@ def render_openmetrics(document: dict) -> str:
 
 
 def _render(document: dict, table: Table) -> str:
-    """The answer first: the summary, one line per JDK and running JVM, how long it took; then the
-    CPU and each part's flags, verdicts and fixes."""
+    """The answer first (summary, a line per JDK and JVM, duration), then the CPU and each part."""
     lines = [*_answers(document), "", *_cpu_lines(document, table)]
     for jdk in document["jdks"]:
         lines += ["", f"JDK {printable(jdk['java_home'])} ({printable(jdk['version'])})"
@@ -72,7 +70,7 @@ def _answers(document: dict) -> list[str]:
 
 
 def _cpu_lines(document: dict, table: Table) -> list[str]:
-    """The host, its CPU (emulated, or hiding features as a VM's model), the CPU's features."""
+    """The host, its CPU (emulated, or hiding features as a VM's model) and its features."""
     cpu = document["cpu"]
     lines = [f"Host {printable(document['host'])}: {printable(cpu['model'])}"]
     if cpu.get("emulation"):  # documents written before it was recorded do not say
@@ -98,8 +96,7 @@ def _live_jvm_lines(live: dict, table: Table) -> list[str]:
 
 
 def _answer(part: dict) -> str:
-    """One line for a JDK or running JVM: its modes grouped by verdict, and the fix where there is one.
-    "pid 4242 app.jar: CBC, CTR, GCM not usable (fix: remove -XX:TieredStopAtLevel=1 from ...)" """
+    """One line for a JDK or running JVM: modes grouped by verdict, and the fix where there is one."""
     name = (f"pid {part['pid']} {main_class(part.get('arguments', []))}".rstrip() if "pid" in part
             else f"JDK {part['java_home']}" + (f" with {' '.join(part['options'])}" if part.get("options") else ""))
     groups: dict[str, list[str]] = {}

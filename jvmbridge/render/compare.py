@@ -47,7 +47,7 @@ UNITS = {
 
 
 def render_json(comparison: Comparison) -> str:
-    # The results exactly as saved; what only rows side by side show is under "ratios" and "findings".
+    # The results as saved, with the ratios and findings.
     return as_json({
         "schema_version": SCHEMA_VERSION,
         "units": UNITS,
@@ -62,7 +62,7 @@ def render_json(comparison: Comparison) -> str:
 
 
 def render_jmh(comparison: Comparison) -> str:
-    """JMH's `-rf json` shape (jvmbridge.render.jmh), for the tools that read JMH's results."""
+    """JMH's `-rf json` shape, for the tools that read JMH's results."""
     return as_json(jmh.records(comparison.frame, comparison.metadata.get("workload", {}).get("round_seconds")))
 
 
@@ -73,15 +73,13 @@ def render_csv(comparison: Comparison) -> str:
     return csv_of_frame(frame.assign(notes=[_notes_text(comparison, i, row) for i, row in enumerate(frame.itertuples())]))
 
 
-# What a table too wide for the terminal leaves out first: columns that restate others (ops/s and
-# 1000s B/s are ns/op and MB/s in other units) or the header, then what a reader looks up later.
+# Left out first where the table is too wide: columns restating others, then what is looked up later.
 _EXPENDABLE = ["openssl 1000s B/s", "ops/s", "ops/s/thread", "messages", "samples", "as asked", "ciphertext",
                "rsd", "shape", "cipher", "bytes"]
 
 
 def render_table(comparison: Comparison, width: int | None = None) -> str:
-    # The shape, cipher or size tells rows apart where the run has several: never left out then
-    # (with one, the header's title names it).
+    # Shape, cipher or size tell rows apart where several: never left out then.
     frame = comparison.frame
     needed = {header for header, column in (("shape", "shape"), ("cipher", "cipher"), ("bytes", "message_bytes"))
               if column in frame and frame[column].nunique() > 1}
@@ -101,8 +99,7 @@ def render_markdown(comparison: Comparison) -> str:
 
 
 def _left_out(columns: list[str], width: int) -> str:
-    """One line naming the columns left out, as many as fit ``width``: "(--wide shows 8 more columns:
-    openssl 1000s B/s, ops/s, ...)"."""
+    """"(--wide shows 8 more columns: openssl 1000s B/s, ops/s, ...)", as many as fit ``width``."""
     said = f"(--wide shows {len(columns)} more column{'s' if len(columns) > 1 else ''}: "
     names = list(columns)
     while len(names) > 1 and len(said + ", ".join(names) + ", ...)") > width:
@@ -111,9 +108,7 @@ def _left_out(columns: list[str], width: int) -> str:
 
 
 def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
-    """What the ratios are, once for each kind among them (comparison.ratios): those of the headline
-    (``above``), those listed under this heading (``below``), or both."""
-    # "paired slices": the header's Ratios line says how.
+    """What the ratios are, once per kind: the headline's (``above``), those listed here (``below``)."""
     how = (f"; the ratio of the figures, its interval from their {levels} intervals in quadrature on the log scale"
            if any(not r.interleaved for r in ratios) else "")
     if not below:
@@ -123,7 +118,7 @@ def _ratios_heading(ratios, levels: str, above: bool, below: bool) -> str:
 
 
 def _render(comparison: Comparison, tabulate) -> str:
-    """The table and Markdown formats: their sections in order (``tabulate`` lays out the table)."""
+    """The table and Markdown formats' sections in order."""
     answers = headline(comparison.ratios, comparison.frame, comparison.metadata)
     top = [*answers, *([""] if answers else []), *_header(comparison)]
     if comparison.frame.empty:
@@ -135,7 +130,7 @@ def _render(comparison: Comparison, tabulate) -> str:
 
 
 def _header(comparison: Comparison) -> list[str]:
-    """What ran, on what, and how: one line each, above the table (an empty run's too)."""
+    """What ran, on what and how: a line each above the table."""
     meta, frame = comparison.metadata, comparison.frame
     return [_title(meta), _method(meta),
             f"CPU      {_model(meta['cpu']['model'])} [{features_text(meta['cpu']['features'])}]",
@@ -149,12 +144,12 @@ def _header(comparison: Comparison) -> list[str]:
 
 
 def _model(model: str) -> str:
-    """The CPU's model without its trademark signs, "Intel Xeon Processor": a line that fits a terminal."""
+    """The CPU model without trademark signs, to fit a terminal line."""
     return re.sub(r"\((R|TM)\)", "", model)
 
 
 def _title(meta: dict) -> str:
-    """What was measured: "jvmbridge 0.3.0 compare: AES-256-CBC, PKCS#7 padding, 38-byte messages"."""
+    """"jvmbridge 0.3.0 compare: AES-256-CBC, PKCS#7 padding, 38-byte messages"."""
     work = meta["workload"]
     ciphers = ", ".join(c.upper() for c in work["ciphers"])
     cbc = [c.endswith("cbc") for c in work["ciphers"]]
@@ -164,14 +159,13 @@ def _title(meta: dict) -> str:
 
 
 def _method(meta: dict) -> str:
-    """How it was measured: rounds (and forks) or cycles of slices, and the run's time limit."""
+    """Rounds and forks or cycles of slices, and the time limit."""
     limit = f", within {meta['total_time_seconds']:g} s in all (--total-time)" if meta.get("total_time_seconds") else ""
     return f"Method   {meta['workload']['budget']}{limit}"
 
 
 def _circumstances(meta: dict) -> list[str]:
-    """The header's lines that only some runs have: what else ran, why forks stopped, what was kept
-    from the JVMs, emulation, forks shared by workloads."""
+    """The header's optional lines: other load, why forks stopped, JVM leftovers, emulation, sharing."""
     lines = []
     if meta.get("load"):  # runs saved before it was recorded, or where /proc/stat is unreadable, do not say
         lines.append(f"Load     {load_text(meta['load'])}")
@@ -182,7 +176,7 @@ def _circumstances(meta: dict) -> list[str]:
         lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: {work:.1f} s"
                      + (f"; the run took {run:.0f} s ({run / work:.2f}x)" if run else ""))
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
-        # Names alone: runs saved before they were recorded alone hold their values too (a dict).
+        # Names alone: older runs hold values too (a dict).
         lines.append("Env      left out of every measured JVM: " + " ".join(map(str, meta["environment_left_out"]))
                      + " (give such options with --jvm-arg to measure with them)")
     if meta["cpu"].get("emulation"):  # runs saved before it was recorded do not say
@@ -202,7 +196,7 @@ def _batched(meta: dict) -> str:
 
 
 def _levels(frame) -> str:
-    """The rows' confidence levels, as the table's interval column and the text under it name them."""
+    """The rows' confidence levels, as the interval column names them."""
     return "/".join(f"{c:.4g}%" for c in dict.fromkeys(frame.confidence * 100))
 
 
@@ -211,7 +205,7 @@ def _threads(comparison: Comparison) -> int:
 
 
 def _table(comparison: Comparison, tabulate) -> tuple[list[str], list[str]]:
-    """The table's lines (a blank one first) and the columns it shows."""
+    """The table's lines (a blank one first) and its columns."""
     parallel, jmh_columns = _threads(comparison) > 1, comparison.jmh_columns
     header = ["#", "engine", "setting", "cipher", "shape", "bytes", "ns/op", f"±{_levels(comparison.frame)}", "rsd",
               "ops/s", *(["ops/s/thread"] if parallel else []), "MB/s", "openssl 1000s B/s", "samples", "messages",
@@ -232,8 +226,7 @@ def _cells(number: int, row, parallel: bool, jmh_columns: bool) -> list[str]:
 
 
 def _states(frame) -> list[str]:
-    """Each state read back from the engines once, after the rows it holds for; the implementation
-    too where the header's Engine lines name several of one engine (several JDKs)."""
+    """Each read-back state once, after its rows; the implementation too where several JDKs ran."""
     several = frame.groupby("engine")["implementation"].nunique().max() > 1
     states: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
@@ -244,8 +237,7 @@ def _states(frame) -> list[str]:
 
 
 def _flags(state: str) -> str:
-    """HotSpot's own notation for boolean flags read back: "+UseAES -UseAESIntrinsics" for
-    "UseAES=true UseAESIntrinsics=false"; other words as they are."""
+    """HotSpot notation for booleans read back: "+UseAES -UseAESIntrinsics"; other words as they are."""
     def flag(word: str) -> str:
         name, _, value = word.partition("=")
         return {"true": "+", "false": "-"}[value] + name if value in ("true", "false") else word
@@ -254,12 +246,12 @@ def _flags(state: str) -> str:
 
 
 def _ratios_below(comparison: Comparison) -> list[str]:
-    """Each ratio once: the headline's above the header, the rest here; and how they all were computed."""
+    """Each ratio not in the headline, and how they were computed."""
     if not comparison.ratios:
         return []
     said = answered(comparison.ratios, comparison.metadata)
     rest = [r for r in comparison.ratios if r not in said]
-    # Paired slices of the same forks, every one: the heading and the Forks line say so once.
+    # Every one from paired slices of the same forks: said once.
     how = len({(r.interleaved, r.turns) for r in comparison.ratios}) > 1 or not comparison.ratios[0].interleaved
     return ["", _ratios_heading(comparison.ratios, _levels(comparison.frame), bool(said), bool(rest)),
             *[f"  {r.label}: {r.describe(how)}" for r in rest]]
@@ -274,7 +266,7 @@ def _cliffs(comparison: Comparison) -> list[str]:
 
 
 def _notes(comparison: Comparison) -> list[str]:
-    """The notes shown (at most MAX_NOTE_LINES lines without -v), then how many on sampling -v adds."""
+    """The notes shown (at most MAX_NOTE_LINES without -v), then how many more -v adds."""
     frame = comparison.frame
     notes = _notes_once(comparison, frame)
     hidden = sum(not _shown(comparison, note, row) for row in frame.itertuples() for note in row.notes)
@@ -292,7 +284,7 @@ def _notes(comparison: Comparison) -> list[str]:
 
 
 def _legend(comparison: Comparison, columns: list[str]) -> list[str]:
-    """What the table's columns mean, those it shows only: right under it."""
+    """What the shown columns mean, right under the table."""
     interval = f"±{_levels(comparison.frame)}"
     meanings = {interval: "half-width of the t interval over forks", "rsd": "of rounds inside forks (-: one a fork)",
                 "samples": "forks x rounds per fork (a range where forks ran more to replace disturbed ones)",
@@ -309,8 +301,7 @@ def _legend(comparison: Comparison, columns: list[str]) -> list[str]:
 
 
 def _overridden(frame) -> list[str]:
-    """Once, above the figures: rows that ran otherwise than their setting asked, because the
-    options given (--jvm-arg) contradict it; their labels, "as asked" and ratios follow what ran."""
+    """Once above the figures: rows whose --jvm-arg contradicts their setting; labels follow what ran."""
     if frame.empty or "requested_setting" not in frame:
         return []
     asked: dict[tuple[str, str], list[int]] = {}
@@ -327,7 +318,7 @@ def _cipher(row) -> str:
 
 
 def _engines(frame) -> list[str]:
-    """Each implementation once, with where it came from: a JAVA_HOME or an openssl binary."""
+    """Each implementation once, with its JAVA_HOME or openssl binary."""
     described = []
     for row in frame.itertuples():
         engine = by_label(row.engine)
@@ -337,25 +328,22 @@ def _engines(frame) -> list[str]:
     return list(dict.fromkeys(described))
 
 
-# Under the table by default: at most this many lines of notes, the kinds a reader must not miss.
+# Notes under the table by default: the kinds a reader must not miss.
 MAX_NOTE_LINES = 8
-# Notes on how a row was sampled (its rounds' noise, disturbances, warm-up, a wide interval): always
-# in JSON, CSV and the saved run; under the table with -v. The header says once what they all mean.
+# Sampling notes: always in JSON, CSV and the saved run; under the table with -v only.
 _DETAIL = {NoteKind.NOISY, NoteKind.DISTURBED, NoteKind.IMPRECISE, NoteKind.OUT_OF_REACH, NoteKind.FEW_SAMPLES,
            NoteKind.NOT_STEADY, NoteKind.BUSY, NoteKind.ROUNDS, NoteKind.SHARED}
 
 
 def _shown(comparison: Comparison, note: dict, row) -> bool:
     kind = NoteKind(note["kind"])
-    # Interleaved, the answers are the ratios and no fork is run for a row: its forks' levels (the
-    # host's drift, mostly, which the ratios cancel) are how it was sampled, like its interval.
+    # Interleaved, a row's fork levels are mostly host drift the ratios cancel: a sampling note.
     sampled = kind is NoteKind.LEVELS and ran_interleaved(row)
     return comparison.verbose or not (kind in _DETAIL or sampled)
 
 
 def _notes_of(comparison: Comparison, index: int, row, every: bool = True) -> list[str]:
-    """A row's notes (``every``: all of them; else those shown under the table), and what rows
-    side by side say of it."""
+    """A row's notes (``every``: all; else those shown under the table) and side-by-side findings."""
     texts = [note["text"] for note in row.notes if every or _shown(comparison, note, row)]
     if index in comparison.overhead:
         texts.append(comparison.overhead[index].text)
@@ -363,13 +351,12 @@ def _notes_of(comparison: Comparison, index: int, row, every: bool = True) -> li
 
 
 def _notes_text(comparison: Comparison, index: int, row) -> str:
-    """A row's notes in one line (the data formats' notes column)."""
+    """A row's notes on one line (the notes column)."""
     return "; ".join(_notes_of(comparison, index, row))
 
 
 def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
-    """Each note once: one that several rows share on a line of its own after them ("3, 4"), then
-    each row's own notes in one line; in row order."""
+    """Each note once: a shared one on its own line after its rows ("3, 4"), then each row's own."""
     notes = [_notes_of(comparison, i, row, every=False) for i, row in enumerate(frame.itertuples())]
     rows_of: dict[str, list[int]] = {}
     for i, texts in enumerate(notes, 1):
@@ -385,7 +372,7 @@ def _notes_once(comparison: Comparison, frame) -> list[tuple[str, str]]:
 
 
 def _hints(comparison: Comparison, frame) -> list[str]:
-    """Each hint once, naming the rows it applies to (`hyperfine` prints a warning's advice once)."""
+    """Each hint once, naming its rows."""
     applies: dict[str, list[int]] = {}
     for i, row in enumerate(frame.itertuples()):
         for note in (note for note in row.notes if _shown(comparison, note, row)):
@@ -397,20 +384,19 @@ def _hints(comparison: Comparison, frame) -> list[str]:
 
 
 def _samples(row) -> str:
-    """Forks x rounds per fork: "12x4", or "12x4-6" where forks ran spare rounds in place of
-    disturbed ones (forks.measure.timed_rounds)."""
+    """Forks x rounds per fork: "12x4", or "12x4-6" with spare rounds for disturbed ones."""
     per_fork = rounds_per_fork(row.round_fork, row.rounds, row.forks)
     low, high = min(per_fork), max(per_fork)
     return f"{row.forks}x{low}" + (f"-{high}" if high > low else "")
 
 
 def _error_percent(row) -> str:
-    # Rows saved before 0.3.0 list no forks; those of too few forks note their range instead.
+    # Pre-0.3.0 rows list no forks; too few forks note their range instead.
     return "n/a" if 0 < len(row.fork_ns_per_op) < FEW_FORKS else _relative(row.ns_per_op_error, row.ns_per_op)
 
 
 def _relative(error, value: float) -> str:
-    """An interval's half-width as a share of its figure; n/a where there is none."""
+    """A half-width as a share of its figure; n/a where none."""
     return "n/a" if missing(error) else f"{error / value:.1%}"
 
 

@@ -10,7 +10,7 @@ import pandas as pd
 from jvmbridge.jvm.printflags import FlagTable
 from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
 
-# 1: first format (sources, flags with type/name/value/kind/origin/why).
+# 1: sources, flags with type/name/value/kind/origin/why.
 SCHEMA_VERSION = 1
 EMPTY = '""'
 
@@ -23,8 +23,8 @@ class FlagsDocument:
 
 
 def flags_frame(tables: dict[str, FlagTable], show_all: bool, names: tuple[str, ...]) -> pd.DataFrame:
-    """Tidy rows (source, flag fields, why) of the crypto flags, or of every flag with ``show_all``;
-    ``names`` keeps flags whose name contains any of them (case-insensitive)."""
+    """Tidy rows of the crypto flags (every flag with ``show_all``), or those whose name contains
+    any of ``names`` (case-insensitive)."""
     rows = []
     for source, table in tables.items():
         chosen = sorted(table.flags.values(), key=lambda f: f.name) if show_all else table.crypto()

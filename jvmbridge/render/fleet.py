@@ -13,7 +13,7 @@ _HEADER = ["host", "JDK or JVM", "mode", "verdict", "reason", "fix"]
 
 
 def _header(fleet: Fleet) -> list[str]:
-    """The columns; "guard" where a running JVM was checked (what its guard agent found, or none)."""
+    """The columns; "guard" where a running JVM was checked."""
     return _HEADER + (["guard"] if _guarded(fleet) else [])
 
 
@@ -50,14 +50,14 @@ def render_openmetrics(fleet: Fleet) -> str:
     return fleet_metrics(fleet)
 
 
-# How the page colours a verdict: good (active), off (not active, a fix says how), wrong, unknown.
+# Verdict colours: good, off (a fix says how), wrong, unknown.
 _KINDS = {Status.ACTIVE: "good", Status.IN_USE: "good", Status.VERIFIED: "good", Status.NOT_IN_USE: "good",
           Status.WRONG: "wrong", Status.DISABLED: "off", Status.NOT_USABLE: "off", Status.UNSUPPORTED: "off",
           Status.NOT_OBSERVED: "unknown", Status.UNKNOWN: "unknown"}
 
 
 def render_html(fleet: Fleet) -> str:
-    """A page: the summary, how many rows of each verdict, and every row coloured by its verdict."""
+    """A page: summary, counts per verdict, each row coloured by its verdict."""
     kinds = [_KINDS[r.status] for r in fleet.rows] + ["unknown"] * (len(fleet.without_jvms) + len(fleet.unchecked))
     cells = _cells(fleet)
     counts = [(kind, label, kinds.count(kind)) for kind, label in

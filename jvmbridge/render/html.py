@@ -1,7 +1,5 @@
-"""Self-contained HTML pages (jinja2, templates/): one file with its styles and figures inline and
-a policy that lets it load nothing, so it can be mailed or attached and opened anywhere. Every
-value is escaped for HTML by jinja2's autoescape and made printable (render.text) first: text
-from hosts and processes is shown as what it says, never run."""
+"""Self-contained HTML pages (jinja2): styles and figures inline under a policy that loads nothing.
+Every value is made printable and autoescaped: text from hosts is shown, never run."""
 from __future__ import annotations
 
 import datetime
@@ -25,7 +23,7 @@ def _environment():
 
 
 def page(template: str, title: str, **values) -> str:
-    """``template`` (a file in templates/) filled with ``values``, under ``title``."""
+    """``template`` filled with ``values``, under ``title``."""
     generated = (f"jvmbridge {__version__}, "
                  f"{datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}")
     return _environment().get_template(template).render(title=title, generated=generated, **values) + "\n"

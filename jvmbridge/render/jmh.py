@@ -1,16 +1,9 @@
-"""jvmbridge's rows in JMH's `-rf json` shape, JVM and native rows alike, for the tools that read
-JMH results (github-action-benchmark's `jmh` input, jmh-visualizer).
+"""jvmbridge's rows in JMH's `-rf json` shape for the tools that read JMH results
+(github-action-benchmark, jmh-visualizer).
 
-The primary metric is JMH's own figure from the same rounds: the mean of every round of every fork
-pooled, with its 99.9% error (a row's `jmh_score`, `jmh_error`), and the rounds by fork as
-`rawData`, so it compares with JMH's output as JMH would have computed it. jvmbridge's figure (the
-mean of each fork's lower quartile, its 95% interval over forks) is a secondary metric beside it.
-
-Names follow what those tools parse: `benchmark` is "package.Class.method" with no dot inside a
-part (jmh-visualizer splits on dots), one class per engine and the shape as the method; `params`
-values have no spaces and no "=" (jmh-visualizer splits its keys on both), and tell apart every
-row of the run (github-action-benchmark names a result by benchmark and params). An undefined
-error is the string "NaN", as JMH itself writes it.
+The primary metric is JMH's own pooled mean and 99.9% error from the same rounds (rawData by fork);
+jvmbridge's figure is a secondary metric. Names avoid what those tools split on: no dot inside a
+`benchmark` part, no space or "=" in `params`, which tell every row apart; undefined error is "NaN".
 """
 from __future__ import annotations
 
@@ -27,8 +20,7 @@ SECONDARY = "·jvmbridge.forkLowerQuartile"  # JMH's secondary metrics are named
 
 
 def records(frame, round_seconds: float | None, params: dict[str, str] | None = None) -> list[dict]:
-    """One JMH result per row of ``frame`` (a comparison's flat rows), in its order; ``params``
-    beside each row's own (a saved run's name, where several runs are written together)."""
+    """One JMH result per row of ``frame``, in order; ``params`` beside each row's own."""
     return [_record(row, round_seconds, params or {}) for row in frame.itertuples()]
 
 
@@ -38,8 +30,7 @@ def _detail(row, name: str) -> str:
 
 
 def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
-    # JMH's field is one count a fork: the rounds each was asked for (the fewest any ran); forks
-    # that ran spare rounds in place of disturbed ones show them in rawData.
+    # One count a fork: the rounds asked (the fewest run); spare rounds show in rawData.
     per_fork = min(rounds_per_fork(row.round_fork, row.rounds, row.forks)) if row.forks else row.rounds
     jdk = jdk_of(row)
     home = _detail(row, "java_home")
@@ -55,7 +46,7 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
         "measurementBatchSize": 1,
         "params": _params(row, jdk, extra),
         "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, _rounds_by_fork(row)),
-        # Rows saved before 0.3.0 have no fork summaries: their figure pooled every round.
+        # Pre-0.3.0 rows have no fork summaries: their figure pooled every round.
         "secondaryMetrics": {SECONDARY: _metric(row.ns_per_op, _defined(row.ns_per_op_error), row.fork_ns_per_op,
                                                 [[ns] for ns in row.fork_ns_per_op])} if row.fork_ns_per_op else {},
     }
@@ -69,7 +60,7 @@ def _rounds_by_fork(row) -> list[list[float]]:
 
 
 def _params(row, jdk: str | None, extra: dict[str, str]) -> dict[str, str]:
-    """What tells the row apart from the run's others, each value as JMH's tools split them (_param)."""
+    """What tells the row apart from the run's others."""
     params = {"setting": row.setting, "cipher": row.cipher, "direction": row.direction,
               "bytes": str(row.message_bytes), **({"jdk": jdk} if jdk else {}), **extra}
     options = " ".join(filter(None, (_detail(row, "jvm_args"), _detail(row, "openssl_args"))))

@@ -1,8 +1,6 @@
-"""`check` and `fleet` documents as Prometheus metrics (jvmbridge.render.exposition): what the alert
-rules (jvmbridge/monitoring/jvmbridge-alerts.yml) and dashboards read. The names, labels and states
-here are that file's interface, and jvmbridge_guard_mode_state is also what the JMX exporter's rules
-(jvmbridge/monitoring/jmx-exporter-guard.yml) make of the guard's MBeans: a change here is a change
-to every rule written against them."""
+"""`check` and `fleet` documents as Prometheus metrics. Names, labels and states are the interface of
+monitoring/jvmbridge-alerts.yml and of jmx-exporter-guard.yml (jvmbridge_guard_mode_state): a change
+here changes every rule written against them."""
 from __future__ import annotations
 
 import datetime
@@ -13,17 +11,17 @@ from jvmbridge.jvm.options import main_class
 from jvmbridge.render.exposition import Gauge, exposition
 from jvmbridge.version import __version__
 
-# A verdict as a state label: short, lower case, the same in every document.
+# Short, lower case, the same in every document.
 VERDICT_STATES = {Status.ACTIVE: "active", Status.IN_USE: "in_use", Status.VERIFIED: "verified", Status.WRONG: "wrong",
                   Status.NOT_IN_USE: "not_in_use", Status.DISABLED: "disabled", Status.NOT_USABLE: "not_usable",
                   Status.UNSUPPORTED: "unsupported", Status.NOT_OBSERVED: "not_observed", Status.UNKNOWN: "unknown"}
-# What a guard says of a mode (jvmbridge.guard.state); "unknown" for what a newer guard may say.
-# not_applicable: its provider has no such Cipher; no alert reads it, and no verdict counts it.
+# A guard's mode states; "unknown" for what a newer guard may say; no alert or verdict counts
+# not_applicable (no such Cipher in its provider).
 GUARD_STATES = ("waiting", "testing", "verified", "wrong", "not_proven", "not_applicable", "unknown")
 
 
 class _Families:
-    """Every family a document can give, in the order they are written."""
+    """Every family a document can give, in write order."""
 
     def __init__(self):
         self.build = Gauge(name="jvmbridge_build_info",
@@ -57,7 +55,7 @@ class _Families:
         for v in verdicts:
             status = Status(v["status"])
             mode = {**labels, "mode": v["mode"]}
-            # Not in use yet: the JVM could use them but has not needed the mode, neither 1 nor 0.
+            # Not in use yet: neither 1 nor 0.
             if status not in (Status.NOT_OBSERVED, Status.UNKNOWN, Status.NOT_IN_USE):
                 self.active.set(1 if status.active or status is Status.WRONG else 0, **mode)
             if status in (Status.VERIFIED, Status.WRONG):
@@ -69,7 +67,7 @@ class _Families:
 
 
 def check_metrics(document: dict) -> str:
-    """A `check` document's metrics: its host, CPU, and per JDK and running JVM each mode's verdict."""
+    """A `check` document's metrics: host, CPU, each mode's verdict per JDK and running JVM."""
     families, host = _Families(), document["host"]
     families.build.set(1, host=host, version=document.get("jvmbridge_version", ""))
     _cpu(families, document["cpu"], host)
@@ -110,9 +108,8 @@ def _guard(families: _Families, states: list[dict], target: dict[str, str]) -> N
 
 
 def fleet_metrics(fleet: Fleet) -> str:
-    """A fleet's metrics, for fleets that push rather than scrape: per host whether it was checked,
-    and each row's verdict; ``target`` is the row's JDK or JVM as the fleet report names it (a row
-    carries no more: the guard's states are in each host's own `check` metrics)."""
+    """A fleet's metrics for pushing: per host whether it was checked, and each row's verdict (the
+    guard's states are in each host's own `check` metrics)."""
     families = _Families()
     families.build.set(1, version=__version__)
     for host in fleet.hosts:

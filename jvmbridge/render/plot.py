@@ -1,10 +1,6 @@
 """Figures of saved runs (matplotlib): throughput, the speedup from AES instructions, and each
-column against the report's baseline (runs, JDKs, hosts: the point of `report`).
-
-Each engine (and JDK) keeps one colour in every panel; acceleration on is drawn solid, off hatched
-or dashed. Labels are whole (wrapped, never cut) and grouped by message size. An interval that
-would stretch an axis far beyond the figures is clipped at its edge and marked with an arrow, so a
-single noisy row cannot squash the others. One size gets bars, not a log axis of one point.
+column against the report's baseline. An engine keeps one colour; acceleration off is hatched or
+dashed; an interval past the axis is clipped with an arrow, so one noisy row cannot squash the rest.
 """
 from __future__ import annotations
 
@@ -36,16 +32,15 @@ class PlotUnavailable(RuntimeError):
 
 
 def plot_runs(frame: pd.DataFrame, comparison: RunComparison, path: Path) -> None:
-    """Write a PNG or SVG (by ``path``'s suffix) of figure_of, through the one writer (trust.writer):
-    matplotlib is handed the open file, never the name, which it would follow through a link."""
+    """Write figure_of as PNG or SVG by suffix, through trust.writer: matplotlib gets the open file,
+    never the name, which it would follow through a link."""
     figure = figure_of(frame, comparison)  # drawn first: a figure that fails leaves the file as it was
     with os.fdopen(open_for_writing(path), "wb") as out:
         _save(figure, out, format=path.suffix.lower().lstrip("."))
 
 
 def svg_of(frame: pd.DataFrame, comparison: RunComparison) -> str:
-    """figure_of as an <svg> element, for a page to hold inline (glyphs drawn as paths: it needs no
-    font and loads nothing)."""
+    """figure_of as an inline <svg> (glyphs as paths: no font, nothing loaded)."""
     out = io.StringIO()
     _save(figure_of(frame, comparison), out, format="svg")
     text = out.getvalue()
@@ -59,10 +54,8 @@ def _save(figure, target, **options) -> None:
 
 
 def _pyplot():
-    """matplotlib's pyplot with matplotlib's own settings alone. Imported, matplotlib reads a
-    matplotlibrc from the current folder first, which may be any user's (root runs `report` in a
-    shared folder): its figure.hooks are callables pyplot calls, usetex runs latex. So it is
-    imported from "/", and whatever a file set before (an earlier import) is reset."""
+    """pyplot with matplotlib's own settings alone: a matplotlibrc in the current folder may be any
+    user's (figure.hooks are called, usetex runs latex), so it is imported from "/" and reset."""
     here = os.open(".", os.O_PATH | os.O_DIRECTORY)
     try:
         os.chdir("/")
@@ -81,8 +74,7 @@ def _pyplot():
 
 
 def figure_of(frame: pd.DataFrame, comparison: RunComparison):
-    """The runs' figure (a matplotlib Figure): the panels, a legend below them, a caption naming the
-    machines and versions."""
+    """The runs' figure: panels, a legend below, a caption naming machines and versions."""
     plt = _pyplot()  # first: it says so where matplotlib is not installed
     import matplotlib.patches
 
@@ -117,7 +109,7 @@ def figure_of(frame: pd.DataFrame, comparison: RunComparison):
 
 
 def _draw_throughput(axis, frame: pd.DataFrame, colours: dict) -> None:
-    # One point per series and size: the newest run's, where several measured the same thing.
+    # The newest run's point per series and size.
     newest = frame.sort_values("started_utc").drop_duplicates(["colour_key", "setting", "message_bytes"], keep="last")
     sizes = sorted(newest.message_bytes.unique())
     axis.set_title("Throughput" + (" (the newest run of each)" if frame.run.nunique() > 1 else ""))
@@ -167,8 +159,7 @@ def _draw_speedups(axis, speedups: list[dict], colours: dict) -> None:
 
 
 def _draw_across(axis, across: list[dict], colours: dict, baseline: str) -> None:
-    """Each ratio as a point with its interval on a log axis around 1 (twice as fast and half as
-    fast equally far from it), clipped where an interval reaches past AXIS_SPAN x the farthest point."""
+    """Each ratio with its interval on a log axis around 1, clipped past AXIS_SPAN x the farthest."""
     axis.set_title(_plain(f"Against {baseline} (ratio of figures)"))
     positions = list(range(len(across)))[::-1]
     farthest = max([1.25 / AXIS_SPAN] + [max(a["ratio"].value, 1 / a["ratio"].value) for a in across])
@@ -193,8 +184,7 @@ def _draw_across(axis, across: list[dict], colours: dict, baseline: str) -> None
 
 def _bars(axis, values: list[float], below: list[float], above: list[float], labels: list[str], colours: list,
           off: list[bool], reference: float | None = None) -> None:
-    """Horizontal bars, top to bottom, each with its interval; the axis spans the figures, and an
-    interval reaching past it is clipped there and marked with an arrow."""
+    """Horizontal bars top to bottom with intervals, clipped with an arrow past the axis."""
     positions = list(range(len(values)))[::-1]
     axis.barh(positions, values, color=colours, hatch=[_OFF_HATCH if o else "" for o in off], edgecolor="black",
               linewidth=0.4)
@@ -213,12 +203,12 @@ def _bars(axis, values: list[float], below: list[float], above: list[float], lab
 
 def _axis_limit(values: list[float], reference: float | None) -> float:
     """AXIS_SPAN past the largest finite figure (or the reference line)."""
-    # Every figure 0 (0-byte messages carry no MB/s): an axis to 1 rather than a singular one.
+    # Every figure 0 (0-byte messages): an axis to 1, not a singular one.
     return AXIS_SPAN * max([v for v in values if math.isfinite(v)] + [reference or 0]) or 1.0
 
 
 def _speedups(frame: pd.DataFrame) -> list[dict]:
-    """Each series measured on and off: its speedup per size (and run, where several), by size."""
+    """Per series measured on and off, its speedup per size (and run), by size."""
     found = []
     several_runs = frame.run.nunique() > 1
     for (size, key, run, shape), rows in frame.groupby(["message_bytes", "colour_key", "run", "shape"], sort=False):
@@ -246,8 +236,7 @@ def _across(comparison: RunComparison) -> list[dict]:
 
 
 def _mb_per_s_interval(rows: pd.DataFrame) -> tuple[list[float], list[float]]:
-    """How far below and above each row's MB/s (as the table shows it) its interval reaches, in
-    MB/s; nothing for a row without one, infinitely far above where its ns/op interval reaches 0."""
+    """How far below and above each row's MB/s its interval reaches; inf above where ns/op reaches 0."""
     error = rows.ns_per_op_error.fillna(0).astype(float)
     mean = rows.ns_per_op.astype(float)
     slowest = rows.message_bytes / (mean + error) * 1e3
@@ -262,9 +251,8 @@ def _wrapped(label: str) -> str:
 
 
 def _plain(text: str) -> str:
-    """Text from hosts, JDKs and run names as the figure should show it: controls escaped as the
-    terminal shows them, and each $ escaped, as matplotlib reads text between two as math (and
-    stops drawing at math it cannot parse)."""
+    """Text from hosts as the figure shows it: controls escaped, and each $ escaped (matplotlib reads
+    text between two as math and stops drawing at math it cannot parse)."""
     return printable(text).replace("$", r"\$")
 
 

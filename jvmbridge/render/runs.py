@@ -13,7 +13,7 @@ from jvmbridge.render.plot import PlotUnavailable, svg_of
 from jvmbridge.render.text import align, as_json, as_lines, csv_of_frame, markdown
 from jvmbridge.report.history import RunComparison, Versus, number_runs
 
-# 1: first format (runs, comparison rows, notes, problems).
+# 1: runs, comparison rows, notes, problems.
 SCHEMA_VERSION = 1
 
 
@@ -29,9 +29,8 @@ def render_table(document: RunsDocument, width: int | None = None) -> str:
 
 
 def wrapped_columns(cells: list[list[str]], width: int | None) -> list[str]:
-    """The table (header first; the configuration, then each column's figure and its "vs" beside
-    it) as one block, or where that is wider than ``width``, as blocks one under another, each with
-    the configurations and as many columns as fit: the columns wrap, never a row."""
+    """The table as one block, or where wider than ``width``, blocks one under another each with the
+    configurations and the columns that fit: columns wrap, never a row."""
     whole = align(cells)
     if width is None or max(map(len, whole)) <= width:
         return whole
@@ -58,8 +57,7 @@ def _column_groups(header: list[str]) -> list[list[int]]:
 
 
 def _blocks(cells: list[list[str]], groups: list[list[int]], width: int) -> list[list[int]]:
-    """``groups`` of columns in blocks, each with as many as fit ``width`` beside the configurations
-    (one group at least)."""
+    """``groups`` of columns in blocks fitting ``width`` beside the configurations (one at least)."""
     blocks: list[list[int]] = [[]]
     for group in groups:
         trial = blocks[-1] + group
@@ -87,7 +85,7 @@ def render_csv(document: RunsDocument) -> str:
 
 def render_json(document: RunsDocument) -> str:
     comparison = document.comparison
-    # Each "vs" cell as numbers (times, low, high, significant), as compare's ratios are.
+    # Each "vs" cell as numbers, as compare's ratios are.
     rows = [{column: value.as_dict() if isinstance(value, Versus) else value for column, value in record.items()}
             for record in comparison.table.to_dict(orient="records")]
     return as_json({"schema_version": SCHEMA_VERSION, "columns": comparison.columns, "comparison": rows,
@@ -95,9 +93,8 @@ def render_json(document: RunsDocument) -> str:
 
 
 def render_jmh(document: RunsDocument) -> str:
-    """Every saved row in JMH's `-rf json` shape (jvmbridge.render.jmh), run by run; where there are
-    several runs a "run" param names each row's (JMH writes a file per run, and the tools that read
-    it tell results apart by benchmark and params)."""
+    """Every saved row in JMH's `-rf json` shape, run by run; a "run" param names each row's run where
+    several (the tools tell results apart by benchmark and params)."""
     if document.frame is None:
         raise ValueError("a JMH rendering needs the runs' rows (RunsDocument.frame)")
     frame = number_runs(document.frame)
@@ -117,8 +114,7 @@ def _cell(value) -> str:
 
 
 def render_html(document: RunsDocument) -> str:
-    """A page: the table with each figure's interval and each ratio coloured by what it says, the
-    figure inline, the notes."""
+    """A page: the table with intervals and coloured ratios, the figure inline, the notes."""
     comparison = document.comparison
     table = comparison.table
     rows = [[_html_cell(comparison, record["configuration"], column, record[column]) for column in table.columns]
@@ -136,7 +132,7 @@ def render_html(document: RunsDocument) -> str:
 
 
 def _html_cell(comparison: RunComparison, configuration: str, column: str, value) -> dict:
-    """A cell as the page shows it: its text, its interval (a figure's), and its kind for the style."""
+    """A cell as the page shows it: text, interval and kind for the style."""
     if isinstance(value, Versus):
         ratio = value.ratio
         kind = "same" if ratio is None or not ratio.significant else "faster" if ratio.value > 1 else "slower"
@@ -149,7 +145,7 @@ def _html_cell(comparison: RunComparison, configuration: str, column: str, value
 
 
 def _ns_per_op_cell(row, value) -> dict:
-    """A figure's cell, with its interval as a share of it where its ``row`` has one."""
+    """A figure's cell, with its interval as a share of it where it has one."""
     if row is None:
         return {"text": "-", "kind": "number", "interval": ""}
     if not value:

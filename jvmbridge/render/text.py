@@ -1,5 +1,4 @@
-"""Plain-text and Markdown tables: columns padded to their widest cell, numbers right-aligned;
-and text from hosts and processes made safe to print."""
+"""Plain-text and Markdown tables, and text from hosts and processes made safe to print."""
 from __future__ import annotations
 
 import csv
@@ -15,11 +14,9 @@ if TYPE_CHECKING:
 
 from jvmbridge import jsontext
 
-# C0 and C1 controls (a terminal acts on ESC, CSI, OSC ...), DEL, the Unicode marks that reorder
-# what is shown (bidirectional overrides), the line and paragraph separators (str.splitlines and
-# some terminals break a line at them, so a host's text could cut a table's row) and the invisible
-# format characters: host names, command lines, flag listings and fleet documents come from
-# machines that may be someone else's.
+# Controls (a terminal acts on ESC, CSI, OSC), DEL, bidirectional overrides, line and paragraph
+# separators (which could cut a table's row) and invisible format characters: host text may be
+# someone else's.
 _MARKS = r"\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
 _UNSAFE = re.compile(r"[\x00-\x1f" + _MARKS + "]")
 _UNSAFE_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f" + _MARKS + "]")
@@ -27,14 +24,12 @@ _NAMED = {"\n": r"\n", "\t": r"\t", "\r": r"\r"}
 
 
 def printable(text: str, lines: bool = False) -> str:
-    """``text`` with every control character written as an escape (``\\x1b``, ``\\n``, ``\\u202e``),
-    so that it reaches a terminal as what it says; with ``lines``, newlines are kept."""
+    """``text`` with every control character written as an escape; with ``lines``, newlines kept."""
     return (_UNSAFE_BUT_NEWLINE if lines else _UNSAFE).sub(_escape, text)
 
 
 def as_lines(lines: list[str]) -> str:
-    """``lines`` as a document for people: each line printable(), so a newline inside one (a value
-    from a host, a JDK or a file) is shown escaped and can never start a line of its own."""
+    """``lines`` for people, each printable(): a newline inside one can never start a line."""
     return "".join(printable(line) + "\n" for line in lines)
 
 
@@ -43,17 +38,15 @@ def _escape(found: re.Match) -> str:
     return _NAMED.get(char) or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
-# A spreadsheet runs a cell that begins with one of these as a formula (=HYPERLINK(...),
-# @SUM(...), -2+3+cmd|' /C calc'!A0): OWASP's "CSV injection". Such a cell gets a ' before it,
-# which the spreadsheet shows as text; a number, or "-" alone (a table's "none"), is left as it is.
+# A cell starting with these runs as a spreadsheet formula (OWASP's "CSV injection"): it gets a ';
+# a number, or "-" alone, is left as it is.
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER_OR_DASH = re.compile(r"-|-?\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell safe to open in a spreadsheet and to print: a text that a spreadsheet would take
-    for a formula prefixed with ', and its control characters escaped (printable) as on a terminal,
-    so a terminal and a pipe get the same text; a value that is not text (a number) as it is."""
+    """A CSV cell safe in a spreadsheet and a terminal: formula-like text prefixed with ', controls
+    escaped (printable); a non-text value as it is."""
     if not isinstance(value, str):
         return value
     if value.startswith(_FORMULA_STARTS) and not _NUMBER_OR_DASH.fullmatch(value):
@@ -74,16 +67,13 @@ def csv_of_frame(frame: pd.DataFrame) -> str:
                                                                                        lineterminator="\n")
 
 
-# A column wrapped to fit a terminal keeps at least this many characters a line; with less room
-# the lines are left long (the terminal wraps them) rather than cut into slivers.
+# A wrapped column keeps at least this many characters a line; with less room lines stay long.
 WRAP_LEAST = 24
 
 
 def align(rows: list[list[str]], right_from: int | None = None, width: int | None = None) -> list[str]:
-    """``rows`` (header first) as lines; columns from ``right_from`` on are right-aligned. With
-    ``width``, where a line would be longer, the text of the widest column (a reason, a path)
-    continues on lines of its own below, the other cells blank there: a row's other cells stay on
-    one line, and every line fits (where the column keeps WRAP_LEAST characters)."""
+    """``rows`` (header first) as lines, right-aligned from ``right_from``. With ``width``, the
+    widest column's text continues on lines of its own below, so every line fits."""
     rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     if width is not None:
@@ -94,8 +84,7 @@ def align(rows: list[list[str]], right_from: int | None = None, width: int | Non
 
 
 def _widest_wrapped(rows: list[list[str]], widths: list[int], width: int) -> tuple[list[list[str]], list[int]]:
-    """``rows`` and their columns' ``widths`` with the widest column wrapped so that every line fits
-    ``width``; as they are where it fits already, or the column would keep less than WRAP_LEAST."""
+    """``rows`` and ``widths`` with the widest column wrapped to fit ``width`` (unless under WRAP_LEAST)."""
     column = widths.index(max(widths))
     room = width - (sum(widths) - widths[column]) - 2 * (len(widths) - 1)
     if not WRAP_LEAST <= room < widths[column]:
@@ -106,9 +95,8 @@ def _widest_wrapped(rows: list[list[str]], widths: list[int], width: int) -> tup
 
 def fitted(rows: list[list[str]], width: int | None, expendable: list[str],
            right_from: int | None = None) -> tuple[list[str], list[str]]:
-    """``rows`` (header first) aligned in ``width`` columns where they can be: the columns named in
-    ``expendable`` (by header, least needed first) left out one by one until every line fits. The
-    lines, and the headers left out. ``width`` None: every column."""
+    """``rows`` aligned in ``width`` columns, ``expendable`` columns (least needed first) dropped until
+    every line fits; the lines and the headers dropped. ``width`` None: every column."""
     left_out: list[str] = []
     while True:
         lines = align(rows, right_from)
@@ -128,15 +116,14 @@ def _without_column(rows: list[list[str]], column: int, right_from: int | None) 
     return [row[:column] + row[column + 1:] for row in rows], right_from
 
 
-# What Markdown reads inside a table cell as more than text: a link or an image (`[`, `](`, `![`),
-# code (backticks), the next cell (`|`), and a backslash before punctuation (which would escape our
-# escape). Each gets a backslash, so a host's `![b](http://evil/b.png)` is shown as written; <, >
-# and & are HTML's (fence_prose); printable's `\x1b` is left as it is (no escape before a letter).
+# Markdown that a table cell would read as more than text: links and images, code, `|`, and a
+# backslash before punctuation. Each gets a backslash, so a host's `![b](http://evil/b.png)` is
+# shown as written; <, > and & are fence_prose's.
 _MARKDOWN_SPECIAL = re.compile(r"[`\[\]|]|\\(?=[!-/:-@\[-`{-~])")
 
 
 def markdown(rows: list[list[str]]) -> list[str]:
-    """``rows`` (header first) as a Markdown table; every cell shown as its text (_MARKDOWN_SPECIAL)."""
+    """``rows`` (header first) as a Markdown table, each cell shown as its text."""
     def line(cells: list[str]) -> str:
         return "| " + " | ".join(_MARKDOWN_SPECIAL.sub(r"\\\g<0>", printable(cell)) for cell in cells) + " |"
 
@@ -152,8 +139,7 @@ def _wrapped(row: list[str], column: int, room: int) -> list[list[str]]:
 
 
 def _pieces(text: str, room: int) -> list[str]:
-    """``text`` in lines of at most ``room`` characters, broken at spaces; a word longer than that
-    (a path) after a "/" where it has one."""
+    """``text`` in lines of at most ``room``, broken at spaces, a long word (a path) after a "/"."""
     pieces = []
     for piece in textwrap.wrap(text, room, break_on_hyphens=False, break_long_words=False) or [""]:
         while len(piece) > room:
@@ -165,23 +151,19 @@ def _pieces(text: str, room: int) -> list[str]:
 
 
 def aligned_block(rows: list[list[str]], indent: str = "  ", width: int | None = None) -> list[str]:
-    """A table inside a document for people: aligned, indented under the line that names it; its
-    widest column wrapped to fit ``width`` (align)."""
+    """A table in a document for people: aligned, indented, its widest column wrapped to ``width``."""
     return [indent + line for line in align(rows, width=None if width is None else width - len(indent))]
 
 
 def markdown_block(rows: list[list[str]], indent: str = "") -> list[str]:
-    """A table inside a Markdown document: set apart by blank lines, where a renderer sees a table
-    (never indented: an indented line is code to it)."""
+    """A table in a Markdown document: set apart by blank lines, never indented (that is code)."""
     return ["", *markdown(rows), ""]
 
 
 def fence_prose(text: str) -> str:
-    """A Markdown document whose tables are tables and whose other lines stay as written: each run
-    of lines that are not a table (a header, a list of notes, a summary) becomes a fenced block, so
-    a renderer neither joins them into one paragraph nor reads a note after a table as its row.
-    In the tables, &, < and > are written as HTML's entities: text from hosts is shown, never
-    run as HTML (inside a fence a renderer shows it as it is)."""
+    """A Markdown document whose tables are tables and whose other lines are fenced, so a renderer
+    neither joins them nor reads a note as a table row. &, < and > in tables become HTML entities:
+    text from hosts is never run as HTML."""
     out: list[str] = []
     block: list[str] = []
 
@@ -191,11 +173,10 @@ def fence_prose(text: str) -> str:
             out.extend([fence + "text", *block, fence])
             block.clear()
 
-    # Split on "\n" alone: a host's text escapes every other character str.splitlines() breaks at.
+    # "\n" alone: a host's text escapes every other character splitlines() breaks at.
     lines, table = text.removesuffix("\n").split("\n"), False
     for number, line in enumerate(lines):
-        # A table is a header and its delimiter row (markdown() writes both), then its rows: a line
-        # of a host's that merely starts with "|" is prose, fenced.
+        # A table is a header and its delimiter row: a host's line merely starting with "|" is prose.
         after = lines[number + 1] if number + 1 < len(lines) else ""
         table = line.startswith("|") and (table or (after.startswith("|---|") and set(after) == {"|", "-"}))
         if table or not line.strip():

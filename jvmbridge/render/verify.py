@@ -1,5 +1,4 @@
-"""A `verify` document: for people a line per JDK and mode, then what was wrong and why, once
-(as text or Markdown); a row per JDK and mode as CSV; the document itself as JSON."""
+"""A `verify` document: a line per JDK and mode then what was wrong (text, Markdown), CSV, JSON."""
 from __future__ import annotations
 
 import functools
@@ -112,8 +111,7 @@ def _problems(mode: dict, patterns_used: set) -> list[str]:
 
 
 def _intrinsic_unchecked(mode: dict) -> list[str]:
-    """Where the bytes were checked but perhaps not on the intrinsic path: the intrinsic off, or its
-    compilation not logged before the last pass began."""
+    """Where bytes were checked but perhaps not on the intrinsic path (off, or not compiled in time)."""
     if mode["intrinsic_off"]:
         return [f"  {mode['mode']}: intrinsic off ({mode['intrinsic_off']}): the Java code was checked"]
     if mode["compiled_passes"] == 0 and mode["passes"]:
