@@ -1,1 +1,1 @@
-"""What root may run (paths: files no other user can change) and reads of what another party wrote (bounded)."""
+"""What root may run (paths no other user can change) and bounded reads of what others wrote."""

@@ -1,9 +1,6 @@
-"""The one way jvmbridge reads what another party could have written (a JDK's release file, saved
-runs, hosts' documents, the host speed reference, a child's result, /proc's files of other
-processes, a JVM's attach reply, a child's replies): at most a stated number of bytes, however much
-the other side has to give, or no longer than a stated time, however long it takes to give it. A
-file is read only where it is a regular file, checked on the open descriptor: a FIFO would block
-for ever, a device never end."""
+"""The one way jvmbridge reads what another party could have written: at most a stated number of
+bytes, or by a stated time, however much or slowly the other side gives. Files only where regular,
+checked on the open descriptor: a FIFO would block for ever, a device never end."""
 from __future__ import annotations
 
 import os
@@ -19,8 +16,7 @@ _CHUNK = 65536
 
 
 def read_at_most(read: Callable[[int], bytes], limit: int) -> bytes:
-    """What ``read(n)`` gives until it gives b"" (the end), but at most ``limit`` + 1 bytes: a
-    result longer than ``limit`` says there was more, which was left unread."""
+    """``read(n)`` until b"", at most ``limit`` + 1 bytes: longer than ``limit`` says there was more."""
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
@@ -33,8 +29,7 @@ def read_at_most(read: Callable[[int], bytes], limit: int) -> bytes:
 
 
 def read_by(fd: int, size: int, deadline: float) -> bytes:
-    """``os.read`` of at most ``size`` bytes of ``fd`` (b"" at its end); TimeoutError where nothing
-    came by ``deadline`` (time.monotonic())."""
+    """``os.read`` of at most ``size`` bytes; TimeoutError where nothing came by ``deadline``."""
     left = deadline - time.monotonic()
     if left <= 0 or not select.select([fd], [], [], left)[0]:
         raise TimeoutError
@@ -42,7 +37,7 @@ def read_by(fd: int, size: int, deadline: float) -> bytes:
 
 
 class NotAFile(ValueError):
-    """A FIFO, a device, a folder: refused unread (a FIFO or /dev/zero would never end)."""
+    """A FIFO, a device, a folder: refused unread (it might never end)."""
 
 
 class TooLarge(ValueError):
@@ -50,14 +45,13 @@ class TooLarge(ValueError):
 
 
 def read_regular_file(path: Path | str, limit: int, own: bool = False) -> bytes:
-    """The bytes of the regular file at ``path``, at most ``limit``: NotAFile or TooLarge, said in
-    words that follow the path; OSError where it cannot be opened. Run as root, reached as
-    trust.paths.open_reached reaches it: never through a link another user placed. ``own``: a file
-    this process had made (a compiler's output), so NotAFile unless it is this user's, with no other name."""
+    """The regular file at ``path``, at most ``limit`` bytes (NotAFile, TooLarge, OSError). As root,
+    reached by trust.paths.open_reached: never through another user's link. ``own``: a file this
+    process made, which must be this user's with no other name."""
     held = open_reached(Path(path))
     try:
-        # O_NONBLOCK: a FIFO's open waits for no writer; O_NOCTTY: a terminal does not become ours.
-        # Reopened through the descriptor reached: the same file, its name not looked up again.
+        # O_NONBLOCK: a FIFO's open waits for no writer; O_NOCTTY: no terminal becomes ours.
+        # Reopened through the descriptor: its name is not looked up again.
         fd = os.open(f"/proc/self/fd/{held}", os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     finally:
         os.close(held)
@@ -71,8 +65,7 @@ def read_regular_file(path: Path | str, limit: int, own: bool = False) -> bytes:
 
 
 def read_open_file(fd: int, limit: int) -> bytes:
-    """The bytes of the regular file open at ``fd`` (left open), at most ``limit``, as
-    :func:`read_regular_file`: for a file found by a walk of its own (jvm.procroot)."""
+    """The regular file open at ``fd`` (left open), as :func:`read_regular_file`."""
     kind = os.fstat(fd).st_mode
     if not stat.S_ISREG(kind):
         raise NotAFile(f"not a regular file ({describe_kind(kind)})")

@@ -1,17 +1,11 @@
 """What root may execute, load or write into: paths that no other user can change.
 
-Run as root, jvmbridge starts JVMs (their launcher, libjvm.so and every library a JDK loads),
-runs javac, loads its own C loop from its cache, and writes runs, crash reports and fleet
-documents into its folders. If a user other than root can write any of those files, the folder
-holding them, or a folder above it (which lets them swap it), by mode bits or by an ACL entry,
-running or writing it as root hands them root. Not run as root, nothing is refused: a user can
-only hurt themself.
+As root, a file another user can write (by mode or ACL), or whose folder or a folder above they
+can, hands them root when run, loaded or written. Not root, nothing is refused.
 
-The rule: a path is resolved once (:func:`trusted_path`, :func:`private_folder`), the real path
-and every folder above it are checked, and only the real path is used from then on, by this
-process and every child. A name that went through someone's link is never opened again, so
-repointing the link after the check changes nothing. A tree (a JDK, a class folder) is checked
-whole, links inside it included (:func:`changeable_by_others`). Files are written by trust.writer.
+A path is resolved once, the real path and every folder above checked, and only the real path used
+from then on by this process and its children: repointing a link after the check changes nothing.
+Trees (a JDK) are checked whole, links inside included. Files are written by trust.writer.
 """
 from __future__ import annotations
 
@@ -31,8 +25,8 @@ class NotTrusted(PermissionError):
 
 
 def trusted_path(path: str | os.PathLike, what: str, whole_tree: bool = False) -> Path:
-    """The real path of ``path``, to be used instead of it from now on. Run as root, NotTrusted
-    when a non-root user can change it, a folder above it, or with ``whole_tree`` anything below."""
+    """The real path of ``path``, used instead of it from now on. As root, NotTrusted where another
+    user can change it, a folder above, or with ``whole_tree`` anything below."""
     real = Path(os.path.realpath(path))
     if os.geteuid() == 0:
         reason = changeable_by_others(real, whole_tree)
@@ -42,12 +36,9 @@ def trusted_path(path: str | os.PathLike, what: str, whole_tree: bool = False) -
 
 
 def private_folder(path: str | os.PathLike, what: str) -> Path:
-    """The real path of a folder jvmbridge keeps its own files in (cache, runs, crash reports,
-    fleet documents), made 0700 where missing. Run as root, NotTrusted when another user can
-    change it or a folder above it: they could plant links where root writes, or swap what it loads.
-    Reached as trust.writer reaches a folder, never by realpath: a link on the way is followed only
-    where no other user can have placed it (with $XDG_CACHE_HOME=/tmp, their /tmp/jvmbridge link is
-    refused, not followed)."""
+    """The real path of a folder of jvmbridge's own files, made 0700 where missing. As root,
+    NotTrusted where another user can change it or a folder above (they could plant links where
+    root writes). Reached as trust.writer does: their /tmp/jvmbridge link is refused, not followed."""
     if os.geteuid() != 0:
         real = Path(os.path.realpath(path))
         real.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -63,7 +54,7 @@ def private_folder(path: str | os.PathLike, what: str) -> Path:
                 wanted = wanted.parent
         try:
             real = Path(os.readlink(f"/proc/self/fd/{held}"))
-            # Checked afresh, not remembered: a folder root uses is checked each time it is asked for.
+            # Checked afresh each time it is asked for, not remembered.
             reason = _unsafe_to_add_to(real) if missing else _changeable(real, False, [True])
             for name in missing:
                 if reason:
@@ -88,17 +79,16 @@ def private_folder(path: str | os.PathLike, what: str) -> Path:
 
 
 class NotWritable(OSError):
-    """A file or folder root will not write (or read: a link another user placed on the way):
-    ``strerror`` says why, ``filename`` names it."""
+    """A file or folder root will not write (or read through another user's link)."""
 
 
 _DIRECTORY = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def open_folder(folder: Path, make: bool = False) -> int:
-    """An O_PATH descriptor of ``folder`` (``make``: its missing folders made 0700), reached from /
-    one name at a time and held, as trust.writer writes: run as root, a link on the way is followed
-    only where no other user can have placed or repointed it. The caller closes it."""
+    """An O_PATH descriptor of ``folder`` (``make``: missing folders made 0700), reached from / one
+    name at a time: as root, a link is followed only where no other user can have placed or
+    repointed it. The caller closes it."""
     if os.geteuid() != 0:
         if make:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -144,10 +134,8 @@ def open_folder(folder: Path, make: bool = False) -> int:
 
 
 def open_reached(path: Path, hops: int = _MOST_LINKS) -> int:
-    """An O_PATH descriptor of what is at ``path`` (a file or a folder), reached as :func:`open_folder`
-    reaches a folder: run as root, a link on the way or at ``path`` itself is followed only where no
-    other user can have placed or repointed it (their link to /etc/shadow is not read for them).
-    The caller closes it."""
+    """An O_PATH descriptor of what is at ``path``, reached as :func:`open_folder`: their link to
+    /etc/shadow is not read for them. The caller closes it."""
     if os.geteuid() != 0:
         return os.open(path, os.O_PATH | os.O_CLOEXEC)
     path = Path(os.path.abspath(path))
@@ -186,8 +174,8 @@ def _placed_by_another(folder_fd: int, folder: Path, link: Path, found: os.stat_
 
 
 def _unsafe_to_add_to(folder: Path) -> str | None:
-    """Why root must not make a folder of its own in ``folder``, or None: a folder no other user can
-    change, or a sticky one of root's (/tmp), where none can replace or rename what root makes."""
+    """Why root must not make a folder in ``folder``: None where no other user can change it, or it
+    is root's sticky /tmp (none can replace what root makes)."""
     for each in [*reversed(folder.parents), folder]:  # /tmp may be on the way, as it may be the folder
         reason = others_can_change(each, os.lstat(each), sticky_ok=True)
         if reason:
@@ -196,18 +184,16 @@ def _unsafe_to_add_to(folder: Path) -> str | None:
 
 
 class _Verdicts:
-    """:func:`changeable_by_others`, remembering the paths found root's alone: only root can change
-    them since. A path that is missing, or a tree holding a missing name, is checked again each
-    time: someone may have made it since."""
+    """:func:`changeable_by_others`, remembering paths found root's alone; a missing name is checked
+    again each time: someone may have made it since."""
 
     def __init__(self) -> None:
         self._alone: set[tuple[Path, bool]] = set()
 
     def __call__(self, path: Path, whole_tree: bool = False) -> str | None:
-        """Why a non-root user can change what is at the real path ``path``, or None if none can.
-        With ``whole_tree``, everything under it too, links included: a link is followed only where
-        no other user can repoint it, to a target none can change, and a folder it leads to is
-        checked whole in turn. A missing name is fine only where no other user can create it."""
+        """Why a non-root user can change what is at real path ``path``, or None. ``whole_tree``: all
+        under it too, links followed only where none can repoint them, to targets none can change. A
+        missing name is fine only where no other user can create it."""
         if (path, whole_tree) in self._alone:
             return None
         complete = [True]
@@ -246,16 +232,14 @@ def _changeable(path: Path, whole_tree: bool, complete: list[bool]) -> str | Non
 
 
 def _creatable(missing: Path, holder: Path) -> str | None:
-    """Why another user could create ``missing`` in the folder ``holder`` (checked, sticky or not),
-    or None where only root can."""
+    """Why another user could create ``missing`` in ``holder``, or None."""
     reason = others_can_change(holder, os.lstat(holder), sticky_ok=False)
     return f"{missing} does not exist and another user can create it ({reason})" if reason else None
 
 
 def _tree(top: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str | None:
-    """Why another user can change anything under the folder ``top`` (root's alone, as checked),
-    or None. Walked by descriptors: a name swapped for a link while walked is never entered.
-    ``seen``: the folders walked already, (device, inode), so links that loop end."""
+    """Why another user can change anything under folder ``top``, or None. Walked by descriptors (a
+    name swapped for a link is never entered); ``seen`` (device, inode) ends loops."""
     try:
         fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     except NotADirectoryError:  # a file: nothing under it
@@ -291,11 +275,9 @@ def _tree(top: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str | 
 
 
 def _linked(link: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str | None:
-    """A link inside a tree (a JDK's conf/ into /etc, Debian's docs into /usr/share): followed one
-    component at a time, each folder on the way and each further link as a tree's own; what it
-    leads to must be root's, and a folder it leads to is checked whole. A dangling link is fine
-    only where no other user can create what it names (Debian's JDKs link src.zip to a package not
-    installed): one into /tmp is theirs to fill once root has looked."""
+    """A link inside a tree (a JDK's conf/ into /etc), followed one component at a time: what it leads
+    to must be root's, a folder checked whole. A dangling one is fine only where no other user can
+    create its target (one into /tmp is theirs to fill once root has looked)."""
     target, reason = _followed(link)
     if reason or target is None:
         complete[0] = complete[0] and target is not None
@@ -307,8 +289,8 @@ def _linked(link: Path, seen: set[tuple[int, int]], complete: list[bool]) -> str
 
 def _followed(path: Path) -> tuple[Path | None, str | None]:
     """Where ``path`` leads, resolved from / one name at a time, and why another user could change
-    where it leads (a folder on the way, or a link they own in a folder others may add to), or
-    None; the place is None where it leads nowhere (a missing name no other user can create, a loop)."""
+    that (a folder on the way, their link in a shared folder); the place is None where it leads
+    nowhere."""
     pending, where, hops = list(path.parts[1:]), Path("/"), _MOST_LINKS
     above = os.lstat(where)
     while pending:
@@ -348,23 +330,21 @@ def _followed(path: Path) -> tuple[Path | None, str | None]:
 
 
 def others_can_change(path: Path, found: os.stat_result, sticky_ok: bool, xattrs_at: str | None = None) -> str | None:
-    """Why a user other than root can change ``path`` (its status ``found``; its ACLs read at
-    ``xattrs_at``, a held descriptor's /proc/self/fd path, else at ``path``), or None. ``sticky_ok``:
-    a sticky folder others may add to (/tmp) counts as root's."""
+    """Why a user other than root can change ``path`` (mode or ACL read at ``xattrs_at``, else
+    ``path``), or None. ``sticky_ok``: a sticky folder (/tmp) counts as root's."""
     if stat.S_ISLNK(found.st_mode):  # a real path holds no link, unless someone swapped one in just now
         return f"{path} became a link while it was checked"
     if found.st_uid != 0:
         return f"{path} is owned by {user_name(found.st_uid)}"
     if found.st_mode & stat.S_IWGRP and found.st_gid != 0:
         return f"{path} is writable by group {_group(found.st_gid)}"
-    # Others may add to a sticky folder (/tmp) but not replace root's entries in it.
+    # Others may add to a sticky folder but not replace root's entries.
     if found.st_mode & stat.S_IWOTH and not (sticky_ok and stat.S_ISDIR(found.st_mode) and found.st_mode & stat.S_ISVTX):
         return f"{path} is writable by every user"
     return _acl_writer(path, stat.S_ISDIR(found.st_mode), xattrs_at)
 
 
-# POSIX ACLs as Linux stores them in the xattrs (acl_ea.h): a version word, then entries of
-# tag, permissions, id. Named users and groups can write past the mode bits `ls -l` shows.
+# POSIX ACLs in xattrs (acl_ea.h): named users and groups can write past the mode bits.
 _ACL_ATTRIBUTES = ("system.posix_acl_access", "system.posix_acl_default")
 _ACL_HEADER, _ACL_ENTRY = struct.Struct("<I"), struct.Struct("<HHI")
 _ACL_USER, _ACL_GROUP, _ACL_MASK = 0x02, 0x08, 0x10
@@ -372,11 +352,10 @@ _ACL_WRITE = 0x02
 
 
 def _acl_writer(path: Path, is_folder: bool, xattrs_at: str | None) -> str | None:
-    """Who other than root may write ``path`` through an ACL entry (a folder's default ACL too,
-    as it is given to what root creates there), or None."""
+    """Who other than root may write ``path`` through an ACL entry (a folder's default ACL too), or None."""
     for attribute in _ACL_ATTRIBUTES[:2 if is_folder else 1]:
         try:
-            # A held descriptor's /proc path is a link to follow; a name, never (it may be a link).
+            # A held descriptor's /proc path is a link to follow; a name never (it may be a link).
             raw = os.getxattr(xattrs_at or path, attribute, follow_symlinks=xattrs_at is not None)
         except OSError:  # no ACL, or a file system without them
             continue

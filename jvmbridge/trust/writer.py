@@ -1,15 +1,11 @@
-"""The one way jvmbridge writes a file: run files, --output, --export-*, report's figure, the host
-speed reference, the cache's jar and library, thread dumps, the fleet's documents.
+"""The one way jvmbridge writes a file.
 
-Run as root, a write must land in the file named and nowhere else, and hand no other user what it
-holds. So the folder is reached from / one name at a time and held open (openat), and nothing
-renamed or linked meanwhile moves the write elsewhere; a link on the way is followed only where no
-other user can have placed or repointed it (a folder only root can change; in /tmp, a link of
-root's); the file's own name is never followed as a link. An existing file is written only where
-it is a regular file of this user with no other name (a hard link), checked on a descriptor before
-it is opened for writing, let alone truncated: a FIFO, a device, a socket or another user's file is
-refused unwritten, in one line. New files are 0600, the owner's alone, unless a caller says (a
-collector's file). Not run as root, links are followed as the user made them; the rest holds.
+As root a write must land in the file named and hand no other user its contents. The folder is
+reached from / one name at a time and held open (openat), so a rename or link meanwhile moves
+nothing; a link is followed only where no other user can have placed it; the file's own name never.
+An existing file is written only if it is this user's regular file with no other name (checked
+before opening it for writing): a FIFO, device or another user's file is refused. New files are
+0600 unless a caller says. Not root, links are followed as the user made them.
 """
 from __future__ import annotations
 
@@ -24,8 +20,7 @@ from jvmbridge.trust.paths import NotWritable, open_folder, others_can_change, u
 
 
 def create_private_file(path: Path, mode: int = 0o600) -> int:
-    """A new file at ``path``, as a descriptor open for writing: never an existing one (O_EXCL),
-    whatever someone planted there."""
+    """A new file at ``path`` open for writing: never an existing one (O_EXCL), whatever is planted."""
     folder = open_folder(path.parent)
     try:
         return _named(path, lambda: os.open(path.name, _NEW, mode, dir_fd=folder))
@@ -37,10 +32,9 @@ _NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def open_for_writing(path: Path, append: bool = False, make_folders: bool = False) -> int:
-    """A file the user named (--output, --export-*, --plot), as a descriptor open for writing: new
-    (0600), or an existing regular file of this user's, emptied unless ``append``. Run as root in a
-    folder another user can change, never the file there: its owner may have renamed a file of root's
-    (a 0644 export) onto the name, so a new 0600 file replaces it, and nothing is appended to."""
+    """A user-named file open for writing: new (0600) or this user's existing regular file, emptied
+    unless ``append``. As root in a folder another user can change, always a new 0600 file renamed
+    over the name: they may have renamed a 0644 file of root's onto it."""
     folder = open_folder(path.parent, make=make_folders)
     try:
         return _named(path, lambda: _open_existing_or_new(folder, path.name, append))
@@ -65,7 +59,7 @@ def _open_existing_or_new(folder: int, name: str, append: bool) -> int:
                     raise NotWritable(errno.EPERM, f"in a folder another user can change ({reason}), root adds to "
                                                    "no file already there: name a new one")
                 return _replacing(folder, name)
-            # Reopened through the descriptor checked: the same file, with no name looked up again.
+            # Reopened through the descriptor checked: no name looked up again.
             fd = os.open(f"/proc/self/fd/{held}", os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY
                          | (os.O_APPEND if append else 0))
         finally:
@@ -76,13 +70,13 @@ def _open_existing_or_new(folder: int, name: str, append: bool) -> int:
 
 
 def _others_change(folder: int) -> str | None:
-    """Why another user can change the folder held at ``folder`` (add, rename, sticky or not), or None."""
+    """Why another user can change the held ``folder``, or None."""
     path = f"/proc/self/fd/{folder}"
     return others_can_change(Path(os.readlink(path)), os.fstat(folder), sticky_ok=False, xattrs_at=path)
 
 
 def _replacing(folder: int, name: str) -> int:
-    """A new 0600 file, renamed over ``name`` in ``folder`` at once: open for writing."""
+    """A new 0600 file renamed over ``name`` at once, open for writing."""
     partial = f".{name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
     fd = os.open(partial, _NEW, 0o600, dir_fd=folder)
     try:
@@ -117,10 +111,9 @@ def _named(path: Path, opening) -> int:
 
 
 def replace_whole(path: Path, data: str | bytes, mode: int = 0o600) -> None:
-    """``data`` written to ``path`` whole: into a new file beside it (``mode``), then renamed over
-    it, so a reader that may come at any moment (node_exporter's textfile collector, a JVM loading
-    a jar) sees the old file or the new one, never half of one, and a crash leaves the old. The new
-    file's name does not end as the target's (.prom), so a collector skips it while it is written."""
+    """``data`` to ``path`` whole: a new file beside it renamed over it, so a reader (node_exporter,
+    a JVM loading a jar) sees old or new, never half. The new name does not end as the target's
+    (.prom), so a collector skips it meanwhile."""
     folder = open_folder(path.parent)
     partial = f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.partial"
     try:
