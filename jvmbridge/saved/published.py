@@ -1,8 +1,6 @@
 """Saved `openssl speed` text as runs of their own, so published figures sit beside measured ones.
-
-Each run in a text keeps its own setting, from what the text shows and nothing else: the CPUINFO
-line OpenSSL printed (read back), else the OPENSSL_ia32cap/OPENSSL_armcap given to the command,
-else OpenSSL 1.0.x's low-level AES path (no AES-NI); where the text does not say, "not stated".
+Each run's setting comes only from what the text shows (CPUINFO line, OPENSSL_ia32cap/armcap, 1.0.x's
+low-level path), else "not stated".
 """
 from __future__ import annotations
 
@@ -30,8 +28,7 @@ class PublishedRun:
 
 
 def speed_text_runs(path: Path, text: str) -> tuple[list[PublishedRun], list[str]]:
-    """The runs of one file of `openssl speed` output, and what was skipped in it (one line);
-    SpeedTextError if it is not such output."""
+    """The runs of one `openssl speed` output file and what was skipped; SpeedTextError if not one."""
     runs = parse_speed_text(text, str(path))
     started = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
     with_aes = [run for run in runs if run.figures]
@@ -48,7 +45,7 @@ def speed_text_runs(path: Path, text: str) -> tuple[list[PublishedRun], list[str
 def _published(path: Path, run: SpeedRun, number: int, count: int, started: datetime.datetime) -> PublishedRun:
     platform = platform_of(run)
     states = [acceleration(run, platform, figure) for figure in run.figures]
-    # Each distinct setting once (a 1.0.x text can hold low-level and EVP rows), then the facts.
+    # Each distinct setting once (a 1.0.x text can hold low-level and EVP rows).
     settings = dict.fromkeys(_setting(platform, *state) for state in states)
     described = "; ".join([*settings, _facts(run)])
     metadata = {"host": f"from {path.name}", "cpu": {"model": NOT_STATED, "features": []},
@@ -90,7 +87,7 @@ def _setting(platform: Platform, accelerated: bool | None, why: str | None = Non
 
 
 def acceleration(run: SpeedRun, platform: Platform, figure: SpeedFigure) -> tuple[bool | None, str]:
-    """Whether the figure's code used the CPU's AES instructions (None: the text does not say), and why."""
+    """Whether the figure's code used AES instructions (None: unsaid), and why."""
     if figure.low_level and (run.version or "").startswith("OpenSSL 1.0."):
         return False, f"{run.version} without -evp: its low-level AES functions have no {platform.accelerator} path"
     if run.cpuinfo:
@@ -117,7 +114,7 @@ def platform_of(run: SpeedRun) -> Platform:
 
 
 def _facts(run: SpeedRun) -> str:
-    """What the text says about how the run ran, each fact once; "not stated" for what it does not."""
+    """What the text says of how the run ran, each fact once; "not stated" for the rest."""
     said, unsaid = _command_facts(run)
     if run.processes is None:
         unsaid.append("-multi")
@@ -139,8 +136,7 @@ def _facts(run: SpeedRun) -> str:
 
 
 def _command_facts(run: SpeedRun) -> tuple[list[str], list[str]]:
-    """The command and the options that choose the implementation: what the text says of them,
-    and those it leaves unsaid."""
+    """The command and implementation-choosing options: what the text says, and what it leaves unsaid."""
     said = [f"`{run.command}`" if run.command else "command not shown"]
     unsaid: list[str] = []
     for option in ("-engine", "-provider", "-async_jobs", "-misalign"):
@@ -154,7 +150,7 @@ def _command_facts(run: SpeedRun) -> tuple[list[str], list[str]]:
 
 
 def _clock(run: SpeedRun) -> str | None:
-    """Which time the figures divide by, as the text says it; None where it does not say."""
+    """Which time the figures divide by, as the text says; None where unsaid."""
     if "-elapsed" in run.options or run.elapsed_notice:
         return "-elapsed: wall-clock time"
     return "user CPU time (no -elapsed)" if run.command else None

@@ -1,30 +1,6 @@
-"""How results are written down: the schema version, the record of one Result (flat: the Result's
-estimate, fork summaries and rounds become fields and lists of their own, as every version saved
-them), reading records written by older versions, and the flat row pandas gets.
-
-Result files and `compare --format json` share this layout and this version. History:
-1 (0.1.0): a row is flat: engine details (provider, jdk_version, java_home, command, ...) beside
-   the figures; notes one string joined with "; "; rows saved before 0.1.0's --cipher lack
-   "cipher" (the run's metadata names it) and "direction" (they encrypted).
-2: the engine details under "details"; notes a list of {"kind", "text"} (kinds: results.NoteKind);
-   "direction" in every row.
-3 (0.3.0): the fork is the unit: ns_per_op is the mean over forks of each fork's lower quartile
-   of undisturbed rounds, ns_per_op_error its interval over forks at `confidence` (95%), named in
-   "statistic"; fork_ns_per_op, levels, disturbed_rounds; per round its fork, lost share and
-   counters and why it was set aside; each fork's steadiness (change points); JMH's pooled mean and
-   99.9% error as jmh_score and jmh_error (ns_per_op_mean is gone). Later in 0.3.0, a measurement
-   record's "position" (beside its row): the row's place in compare's table, which finish order is not;
-   then its "job" (the configuration without the workload's tag) and the row's fork_seconds (each
-   fork's share of its child's wall time) and rounds_basis, by which later runs choose their rounds
-   per fork (comparison.dimensioning); then in_turns (the job whose configurations ran their forks
-   in turns) and fork_turns (each summarized fork's turn), by which ratios pair forks. Rows without
-   them read as [] and "". Then the run's total_time_seconds, where compare had --total-time.
-   Then the end record's "load" and each row's other_cpus (jvmbridge.host.machine); rows without
-   it read as None.
-   Then each row's "interleaved": its rounds are slices run cycle by cycle with the other
-   rows of its in_turns job (jvmbridge.conductor), which ratios pair cycle by cycle, and its
-   "first_stage" (the forks that decided how many ran); the end
-   record's "host_speed" (jvmbridge.comparison.hostspeed). Rows without it read as False.
+"""How results are written down: the schema version, one Result's flat record, upgrading older
+versions' records, and the flat row pandas gets. Result files and `compare --format json` share
+this layout; docs/schema.md lists what each version added.
 """
 from __future__ import annotations
 
@@ -41,11 +17,10 @@ from jvmbridge.stats.summary import Level
 
 SCHEMA_VERSION = 3
 READABLE = (1, 2, 3)
-# What a row saved before 0.3.0 showed (its figure the median of every round, pooled).
+# What a pre-0.3.0 row's figure was.
 POOLED_STATISTIC = ("the median of every round of every fork, pooled (saved before jvmbridge 0.3.0); interval: of "
                     "the mean of those rounds, as JMH's")
-# A row's record, field by field in the order saved; each field means what the Result's field of
-# the same name does, or, where the Result nests it, its part there (row_record says which).
+# A row's record in saved order; each field means the Result's field of that name (row_record).
 _LAYOUT = {
     "engine": str, "implementation": str, "setting": str, "accelerated": bool, "as_requested": bool,
     "verified_state": str, "cipher": str, "direction": str, "shape": str, "message_bytes": int, "threads": int,
@@ -62,15 +37,13 @@ _LAYOUT = {
     "fork_seconds": list[float], "rounds_basis": str, "in_turns": str, "fork_turns": list[int],
     "other_cpus": float | None, "interleaved": bool, "first_stage": int,
 }
-# Fields a row of today's layout may lack (added later in schema 3): their defaults.
+# Fields added later in schema 3, and their defaults.
 _DEFAULTED: dict[str, object] = {"fork_seconds": [], "rounds_basis": "", "in_turns": "", "fork_turns": [],
                                  "other_cpus": None, "interleaved": False, "first_stage": 0}
-# The record's fields a Result holds under the same name, as they are.
 _AS_THEY_ARE = [f.name for f in fields(Result) if f.name in _LAYOUT and f.name != "notes"]
-# Lists of the record with one item per round, or none where rows saved before 0.3.0 lack them.
+# Per-round lists, empty in pre-0.3.0 rows.
 _PER_ROUND = ("round_iterations", "round_fork", "round_lost_share", "round_counters", "round_set_aside")
-# What 0.1.0 (schema 1) added to its rows as it grew, and what a row saved before each addition
-# means; every other field of today's layout is in every schema 1 row (tests/data/run-0.1.0-first.jsonl).
+# What schema 1 added as 0.1.0 grew, and what an older row means (tests/data/run-0.1.0-first.jsonl).
 _ADDED_IN_0_1_0 = {
     "direction": lambda row, workload: "encrypt",  # --direction came later: they encrypted
     "threads": lambda row, workload: 1,  # --threads came later: one loop
@@ -79,14 +52,12 @@ _ADDED_IN_0_1_0 = {
     "ns_per_op_error": lambda row, workload: None,  # no interval then
     "confidence": lambda row, workload: 0.999,  # JMH's, as 0.1.0's intervals were
     "bytes_checked_after_loop": lambda row, workload: False,  # checked from 0.2.0 on
-    # The run's cipher, which every row of a file saved before --cipher shares.
     "cipher": lambda row, workload: workload.get("cipher"),
 }
-# The engine details each engine's rows are named by (jvmbridge.engines: name(), jdk()), by label.
+# The engine details each engine's rows are named by, by label.
 _DETAILS_NAMING = {"JVM": ("provider", "jdk_version"), "AESNITester (whole run)": ("jdk_version",)}
-# What the end record says of the machine's load (host.machine.Load.as_dict), where it was read.
 _LOAD_FIGURES = ("cpus", "other_cpus", "steal_cpus")
-# The run's metadata as readers use it; every version wrote these (the rest is shown where present).
+# Every version wrote these; the rest is shown where present.
 _METADATA_NEEDED = ("jvmbridge_version", "started_utc", "host", "kernel", "cpu", "workload")
 _CPU_NEEDED = ("model", "features")
 
@@ -106,7 +77,6 @@ def row_record(result: Result) -> dict:
         jmh_error=estimate.jmh_error, rsd=estimate.rsd,
         fork_ns_per_op=[fork.ns_per_op for fork in forks], fork_turns=_recorded([fork.turn for fork in forks]),
         round_ns_per_op=[round_.ns_per_op for round_ in rounds],
-        # round_iterations from each Round's iterations, and so on
         **{name: _recorded([getattr(round_, name.removeprefix("round_")) for round_ in rounds]) for name in _PER_ROUND},
         notes=[note.as_dict() for note in result.notes])
     return {name: record[name] for name in _LAYOUT}
@@ -131,8 +101,7 @@ def result_of(record: dict) -> Result:
 
 
 def _or_none(values: list, count: int) -> list:
-    """A list of the record with an item per round (per fork summary), or None for each of ``count``
-    where the row lacks it ([]: saved before it was recorded)."""
+    """A per-round (per-fork) list, or ``count`` Nones where the row lacks it ([])."""
     return values or [None] * count
 
 
@@ -142,8 +111,8 @@ def _recorded(values: list) -> list:
 
 
 def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
-    """A row record of ``version`` in today's layout; ``workload``: its run's metadata["workload"],
-    which names what rows of early 0.1.0 files do not say. RecordError names what is missing or wrong."""
+    """A row record of ``version`` in today's layout; ``workload`` names what early 0.1.0 rows do not
+    say. RecordError names what is missing or wrong."""
     if not isinstance(row, dict):
         raise RecordError(f'"row" is {_shown(row)}, not an object')
     if version == 1:
@@ -155,7 +124,7 @@ def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
 
 
 def _flat_to_nested(row: dict, workload: dict) -> dict:
-    """Schema 1: engine details beside the figures, notes one string; early rows lack later fields."""
+    """Schema 1: engine details beside the figures, notes one string."""
     row = dict(row)
     details = {key: row.pop(key) for key in list(row) if key not in _LAYOUT and key != "ns_per_op_mean"}
     for name, default in _ADDED_IN_0_1_0.items():
@@ -169,7 +138,7 @@ def _v1_notes(notes) -> list[dict]:
     """Schema 1's notes, one text, as today's list of notes."""
     if not isinstance(notes, str):
         raise RecordError(f'"row.notes" is {_shown(notes)}: schema 1 wrote notes as one text')
-    # The hints 0.1.0 appended ("more --rounds ... helps") are now printed once per output.
+    # 0.1.0's appended hints are now printed once per output.
     return [Note(kind=_kind_of_v1_note(text), text=text).as_dict() for text in notes.split("; ")
             if text and not text.startswith("more --")]
 
@@ -192,16 +161,15 @@ def _pooled_to_forks(row: dict) -> dict:
 
 
 def _forks_in_turn(rounds, forks) -> list[int]:
-    """Each round's fork, where forks ran one after another with as many rounds each (before 0.3.0);
-    [] where the rounds do not split so."""
+    """Each round's fork where forks ran in turn with equal rounds (pre-0.3.0); else []."""
     if not isinstance(rounds, list) or not isinstance(forks, int) or forks < 1 or len(rounds) % forks:
         return []
     return [i * forks // len(rounds) for i in range(len(rounds))]
 
 
 def _check_row(row: dict) -> None:
-    """Every field of today's layout there (or defaulted), of its type; each list per round (per fork
-    summary) one item each or none; levels of their two figures; notes of known kinds."""
+    """Every field present (or defaulted) and of its type, per-round lists complete or empty, known
+    note kinds."""
     for name, hint in _LAYOUT.items():
         if name not in row:
             if name in _DEFAULTED:  # written out, so rows of a frame agree on it beside newer ones
@@ -220,7 +188,7 @@ def _check_row(row: dict) -> None:
 
 
 def _check_lengths(row: dict) -> None:
-    """Each list per round (per fork summary) one item each or none."""
+    """Each per-round (per-fork) list one item each or none."""
     for name, per in (*((name, "round_ns_per_op") for name in _PER_ROUND), ("fork_turns", "fork_ns_per_op")):
         if row[name] and len(row[name]) != len(row[per]):
             raise RecordError(f'"row.{name}" has {len(row[name])} items, not one for each of the '
@@ -241,7 +209,7 @@ def _check_notes(row: dict) -> None:
 
 
 def _fits(value, hint) -> bool:
-    """Whether a JSON value is of a record field's type (as far as JSON can say: an int is a float)."""
+    """Whether a JSON value fits a field's type (an int is a float)."""
     origin, parts = typing.get_origin(hint), typing.get_args(hint)
     if origin is list:
         return isinstance(value, list) and all(_fits(item, parts[0]) for item in value)
@@ -297,8 +265,7 @@ def check_load(load) -> None:
 
 
 def upgrade_metadata(metadata: dict, rows: list[dict]) -> dict:
-    """A run's metadata (check_metadata's) with what 0.1.0's first files lacked, the workload's
-    sizes, ciphers and budget, taken from its ``rows``."""
+    """A run's metadata with what 0.1.0's first files lacked, taken from its ``rows``."""
     workload = metadata["workload"]
     return {**metadata, "workload": {
         **workload, "sizes": workload.get("sizes") or sorted({row["message_bytes"] for row in rows}),
@@ -314,8 +281,8 @@ def _budget(workload: dict) -> str:
 
 
 def non_finite(value, where: str = "") -> str | None:
-    """The first place in a parsed record holding NaN or an infinity (JSON has no word for them:
-    jvmbridge writes null), as "row.ns_per_op" or "row.round_ns_per_op[2]"; None: there is none."""
+    """The first place holding NaN or an infinity (JSON has none: we write null), as
+    "row.round_ns_per_op[2]"; None if none."""
     if isinstance(value, float) and not math.isfinite(value):
         return where
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
@@ -335,7 +302,7 @@ def _kind_of_v1_note(text: str) -> NoteKind:
 
 
 def frame_row(row: dict) -> dict:
-    """A row record flattened for a DataFrame: the engine details become columns of their own."""
+    """A row record flattened for a DataFrame: engine details as columns."""
     flat = {key: value for key, value in row.items() if key != "details"}
     flat.update({key: value for key, value in (row.get("details") or {}).items() if key not in flat})
     return flat

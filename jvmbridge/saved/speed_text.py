@@ -1,15 +1,9 @@
 """Find every `openssl speed` run in a text as people publish it (OpenSSL 1.0.2 to 3.x).
 
-A run is what one `openssl speed` printed: the command that started it (with the environment
-assignments before it) where the text shows one, the "Doing" lines, the version block, the table
-(or -mr's +H/+F lines). Texts copied from web pages often lost their line breaks, so the text is
-read as a stream of whitespace-separated tokens, never line by line; a token's line is kept only
-to name it in messages.
-
-Traps: the table's numbers are 1000s of bytes per second ("1045836.29k") except below 10000 B/s,
-where speed.c prints plain bytes per second (`results > 10000 && !mr`); -mr's +F lines are plain
-bytes per second; sizes of 100,000 bytes and more glue to the previous "bytes" ("bytes1048576");
-code blocks copied from documentation sites carry their line numbers glued on ("1openssl speed").
+Texts copied from web pages lose line breaks, so the text is read as whitespace-separated tokens.
+Traps: table figures are 1000s of B/s except under 10000 B/s (plain, speed.c's `results > 10000 &&
+!mr`); -mr's +F lines are plain B/s; sizes from 100,000 glue to "bytes" ("bytes1048576"); copied code
+blocks carry glued line numbers ("1openssl speed").
 """
 from __future__ import annotations
 
@@ -22,17 +16,17 @@ _AES = re.compile(r"^aes-(128|192|256)[- ]([a-z0-9]+)$", re.IGNORECASE)
 _FIGURE = r"\d+\.\d\dk?"  # one table cell: "%11.2fk", or "%11.2f" below 10000 B/s
 _END = r"(?= |$)"  # a pattern must end where a token ends
 _VALUE = r"(?:\"[^\"]*\"|'[^']*'|[^\s\"']\S*)"  # a shell word, quoted or not
-# A whole number read with int(): longer ones are no count or size (and int() refuses 4,300 digits).
+# Longer is no count or size (and int() refuses 4,300 digits).
 _INT = r"\d{1,18}"
 
 _WORD = re.compile(r"\S+")
-# The environment assignments before a command are read one at a time (_ASSIGNMENT), as the text
-# goes: a pattern taking them with the command would read a run of them again from each of its words.
+# Assignments before a command are read one at a time (_ASSIGNMENT): a pattern taking them with the
+# command would read a run of them again from each of its words.
 _COMMAND = re.compile(rf"(?:\S*[>\\/\"'&]|\d+)?(?i:openssl(?:\.exe)?)[\"']? speed{_END}")
 _ASSIGNMENT = re.compile(rf"(?P<name>[A-Za-z_]\w*)=(?P<value>{_VALUE}){_END}")
 _EXPORT = re.compile(rf"(?:\S*>)?(?:export |set |\$env:)(?P<name>OPENSSL_\w+) ?= ?(?P<value>{_VALUE}){_END}")
 _UNSET = re.compile(rf"unset (?P<name>OPENSSL_\w+){_END}")
-# apps' setup_engine: "engine \"%s\" set." in 1.0.2-1.1.1, "Engine ..." from 3.0.
+# "engine \"%s\" set." in 1.0.2-1.1.1, "Engine ..." from 3.0.
 _ENGINE_SET = re.compile(rf"[Ee]ngine \"(?P<id>[^\"\s]+)\" set\.{_END}")
 _ELAPSED = re.compile(rf"You have chosen to measure elapsed time instead of user CPU time\.{_END}")
 _DOING = re.compile(rf"Doing (?P<name>\S+(?: \S+)?) (?:ops )?for (?P<planned>{_INT})s on (?P<size>{_INT}) size blocks: "
@@ -45,14 +39,13 @@ _CHILD = re.compile(rf"Forked child (?P<child>\d+){_END}")
 _VERSION = re.compile(rf"(?:version: (?P<v3>\d\S*)|(?P<v1>OpenSSL \d+\.\d+\.\d+\S*(?: \d\d? [A-Z][a-z]{{2}} \d{{4}})?)){_END}")
 _CPUINFO = re.compile(rf"CPUINFO: (?P<caps>OPENSSL_\w+=\S+(?: env:\S+)?){_END}")
 _TABLE_HEADER = re.compile(rf"type(?P<sizes>(?: ?{_INT} bytes)+){_END}")
-# A table row: one to four name tokens ("aes-256 cbc", "aes-128-cbc-hmac-sha1"), then its cells.
-# Its name tokens are neither cells nor words that begin something else.
+# A table row: one to four name tokens, none a cell or a word that begins something else.
 _NOT_A_NAME = rf"(?!(?:{_FIGURE}|type|Doing|version:|CPUINFO:|The|You|Forked|Got:|\+\S*){_END})"
 _TABLE_ROW = re.compile(rf"(?P<name>(?:{_NOT_A_NAME}\S+ ){{1,4}}?)(?P<figures>{_FIGURE}(?: {_FIGURE})*){_END}")
-# A public-key table row ("rsa 2048 bits 0.000658s ..."): not AES, but listed as skipped.
+# A public-key row: not AES, listed as skipped.
 _KEY_ROW = re.compile(rf"(?P<name>rsa|dsa) ?(?P<bits>\d+) bits \d+\.\d+s \d+\.\d+s{_END}")
 
-# `openssl speed` options that take a value (apps/speed.c), and algorithm names without a digit.
+# Options taking a value (apps/speed.c), and algorithm names without a digit.
 _VALUED = {"-evp", "-hmac", "-cmac", "-multi", "-async_jobs", "-engine", "-provider", "-provider-path",
            "-propquery", "-seconds", "-bytes", "-primes", "-misalign", "-rand", "-writerand", "-kem-algorithms",
            "-signature-algorithms"}
@@ -61,7 +54,7 @@ _PLAIN_NAMES = {"aes", "des", "rsa", "dsa", "ecdsa", "ecdh", "eddsa", "idea", "s
 
 
 class SpeedTextError(ValueError):
-    """Text that is not `openssl speed` output, or a part of it that breaks its format."""
+    """Text that is not `openssl speed` output, or a part breaking its format."""
 
     def __init__(self, message: str, line: int | None = None):
         super().__init__(message)
@@ -96,12 +89,12 @@ class SpeedRun:
 
     @property
     def figures(self) -> list[SpeedFigure]:
-        """The table where the text has it (speed's own summary); else what the "Doing" lines add up to."""
+        """The table where there is one, else what the "Doing" lines add up to."""
         return self.table or self.timed
 
     @property
     def processes(self) -> int | None:
-        """-multi N: the figures are the sum over N processes; None where the text does not say."""
+        """-multi N: the figures sum N processes; None where unsaid."""
         if "-multi" in self.options and self.options["-multi"].isdigit():
             return int(self.options["-multi"])
         if self.children:
@@ -114,13 +107,12 @@ class SpeedRun:
 
     @property
     def engine(self) -> str | None:
-        """The engine whose code ran: as the command asked, else as the output says it was set."""
+        """The engine that ran: as the command asked, else as the output says."""
         return self.options.get("-engine") or self.engine_set
 
 
 def parse_speed_text(text: str, source: str) -> list[SpeedRun]:
-    """Every run in ``text`` that shows figures (AES ones, or rows of other algorithms to list as
-    skipped), in order; SpeedTextError when no run has AES figures."""
+    """Every run in ``text`` showing figures, in order; SpeedTextError when none has AES figures."""
     runs = [run for run in _Reader(text, source).read() if run.figures or run.skipped]
     if not any(run.figures for run in runs):
         raise SpeedTextError(f"{source}: no AES figures from `openssl speed` found")
@@ -158,7 +150,7 @@ class _Reader:
         return self.runs
 
     def _run(self, starts_anew: bool, offset: int) -> SpeedRun:
-        """The run output at ``offset`` belongs to; a new one where the last one's output is complete."""
+        """The run output at ``offset`` belongs to: a new one once the last is complete."""
         if not self.runs or starts_anew:
             self.runs.append(SpeedRun(line=self.line_at(offset), environment=dict(self.session)))
             self.sizes = None
@@ -174,9 +166,8 @@ class _Reader:
                 return read(self, match, self._last())
         return None
 
-    # What each kind of text does to the runs read so far (_READERS pairs each with its pattern):
-    # the offset where it ends, None where it turns out not to be one. A run's output is complete
-    # once the kind of text it already has comes again; the next one then starts a new run.
+    # Readers per kind of text: the offset where it ends, or None. A run is complete once a kind it
+    # already has comes again.
 
     def _export(self, match: re.Match, last: SpeedRun | None) -> int:
         self.session[match["name"]] = _unquote(match["value"])
@@ -191,7 +182,7 @@ class _Reader:
         return match.end()
 
     def _engine_set(self, match: re.Match, last: SpeedRun | None) -> int:
-        # Printed while options are read: before or after -elapsed's line.
+        # Printed while options are read.
         starts_anew = last is None or bool(last.engine_set or last.version or last._doing or last.table)
         self._run(starts_anew, match.start()).engine_set = match["id"]
         return match.end()
@@ -253,7 +244,7 @@ class _Reader:
         return match.end()
 
     def _table_row(self, match: re.Match, last: SpeedRun | None) -> int | None:
-        # A row once a header (or -multi's children) gave the sizes; or AES figures with no sizes, an error.
+        # A row once sizes are known; AES figures without sizes are an error.
         if self.sizes is None and not _AES.match(match["name"].strip()):
             return None
         self._row(match.start(), match["name"], _cells(match))
@@ -270,15 +261,14 @@ class _Reader:
         environment = {**self.session, **{each["name"]: _unquote(each["value"]) for each in env}}
         run = SpeedRun(line=self.line_at(match.start()), environment=environment)
         words, end = self._arguments(run, match.end())
-        # As typed, less the prompt and the path to the program.
+        # As typed, less the prompt and the program's path.
         run.command = " ".join([*(each[0] for each in env), "openssl speed", *words])
         self.runs.append(run)
         self.sizes = None
         return end
 
     def _arguments(self, run: SpeedRun, at: int) -> tuple[list[str], int]:
-        """The words of ``run``'s command from ``at`` on, its options and their values put in
-        run.options, and where the last of them ends (``at`` where there is none)."""
+        """The command's words from ``at``, options into run.options, and where they end."""
         words: list[str] = []
         end = at
         for word in _WORD.finditer(self.flat, at):
@@ -294,7 +284,7 @@ class _Reader:
         return words, end
 
     def _assignments_before(self, at: int) -> list[re.Match]:
-        """The run of NAME=value words that ends just before ``at`` (the word there is their command)."""
+        """The NAME=value words just before ``at`` (their command)."""
         return self.assignments if self.assignments and self.assignments[-1].end() + 1 == at else []
 
     def _child(self, at: int, child: str | None) -> None:
@@ -329,7 +319,7 @@ class _Reader:
         run.table += [_figure(aes, name, size, value) for size, value in zip(self.sizes, figures)]
 
 
-# In the order they are tried: a command line first, a table row (the loosest pattern) last.
+# Tried in order: a command line first, a table row (loosest) last.
 _READERS: list[tuple[re.Pattern, Callable[[_Reader, re.Match, SpeedRun | None], int | None]]] = [
     (_COMMAND, _Reader._command), (_EXPORT, _Reader._export), (_UNSET, _Reader._unset),
     (_ELAPSED, _Reader._elapsed), (_ENGINE_SET, _Reader._engine_set), (_DOING, _Reader._doing_notice),
@@ -340,8 +330,7 @@ _READERS: list[tuple[re.Pattern, Callable[[_Reader, re.Match, SpeedRun | None], 
 
 
 def _without_line_numbers(lines: list[str]) -> list[str]:
-    """``lines`` less the numbers a copied code block glued on: in a stretch of three or more lines
-    that begin with consecutive numbers ("9Doing ...", "10version: ...", a bare "11"), each loses its own."""
+    """``lines`` less glued-on line numbers, in stretches of three or more consecutive numbers."""
     lines = [line.lstrip() for line in lines]  # indentation means nothing here: tokens are read
     start = 0
     while start < len(lines):
@@ -366,7 +355,7 @@ def _figure(aes: re.Match, name: str, size: int, bytes_per_s: float) -> SpeedFig
 
 
 def _algorithm(word: str) -> bool:
-    """Whether ``word`` can be an algorithm argument of `openssl speed` ("aes-128-cbc", "rsa2048")."""
+    """Whether ``word`` can be an `openssl speed` algorithm argument."""
     return bool(re.fullmatch(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*", word)) and (
         any(c.isdigit() for c in word) or word in _PLAIN_NAMES)
 

@@ -1,12 +1,6 @@
-"""Result files: JSON lines, one record per line, flushed as each measurement finishes.
-
-A run that dies halfway (a worker killed, a JVM crash, Ctrl-C, even this process killed) leaves
-every finished measurement readable. Every record carries the schema version (jvmbridge.saved.schema,
-which also reads rows of older versions).
-
-Records: "run" (metadata), "measurement" (one result row), "failure" (a configuration that gave
-no result), "end" (how the run finished); from `verify`, "verification" (one JDK's modes and
-findings) and "verification_end" (host, CPU, exit code).
+"""Result files: JSON lines flushed as each measurement finishes, so a run that dies halfway
+(a JVM crash, Ctrl-C, this process killed) leaves every finished measurement readable. Records:
+run, measurement, failure, end; from `verify`, verification and verification_end.
 """
 from __future__ import annotations
 
@@ -37,12 +31,12 @@ from jvmbridge.trust.writer import create_private_file, open_for_writing
 
 
 def data_dir() -> Path:
-    """$XDG_DATA_HOME/jvmbridge (~/.local/share when unset): what jvmbridge keeps for the user."""
+    """$XDG_DATA_HOME/jvmbridge (~/.local/share when unset)."""
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "jvmbridge"
 
 
 def default_path(started: datetime.datetime, host: str) -> Path:
-    """<data_dir>/runs/<UTC start>-<host>.jsonl, the host's name made safe to be part of a file name."""
+    """<data_dir>/runs/<UTC start>-<host>.jsonl, the host's name made safe."""
     return data_dir() / "runs" / f"{started:%Y%m%dT%H%M%SZ}-{file_name_part(host)}.jsonl"
 
 
@@ -50,19 +44,15 @@ _NOT_IN_FILE_NAMES = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def file_name_part(text: str) -> str:
-    """``text`` (a host's name, which another party may choose) as part of a file name: no folder
-    separators and no leading dot, so "../../x" names no other folder."""
+    """A host's name (another party's choice) as part of a file name: no separators or leading dot,
+    so "../../x" names no other folder."""
     return _NOT_IN_FILE_NAMES.sub("_", text).lstrip(".") or "_"
 
 
 class ResultWriter:
-    """Appends records to one run's file, flushing each so a crash loses nothing finished. A file
-    that cannot be written (a full disk, a folder it may not create) does not stop the run: the
-    first error is kept in ``error`` (one line naming the file) and nothing more is written.
-
-    ``output`` is the file the user named, appended to; without it a new file at
-    :func:`default_path`, in a runs folder that run as root no other user can change
-    (jvmbridge.trust.paths), created afresh (never an existing file or a link someone planted)."""
+    """Appends records to one run's file, flushing each. A write error does not stop the run: the
+    first is kept in ``error`` and nothing more is written. ``output``: the user's file, appended
+    to; else a new file (never a planted link) in a runs folder only root can change, as root."""
 
     def __init__(self, output: Path | None, run_id: str, started: datetime.datetime, host: str):
         self.path, self.run_id = output or default_path(started, host), run_id
@@ -106,7 +96,7 @@ class ResultWriter:
 
 
 def _new_file(path: Path) -> tuple[int, Path]:
-    """A new file named ``path`` or, where a run of the same second has it, ``path`` with "-2", "-3"..."""
+    """A new file at ``path``, or with "-2", "-3"... where a run of the same second has it."""
     folder = private_folder(path.parent, "the runs folder")
     name, number = path.name, 1
     while True:
@@ -130,18 +120,14 @@ class ResultFileError(ValueError):
     """A file with nothing readable in it, or a record in it that no jvmbridge wrote."""
 
 
-# The most a run file may hold. The largest runs here (a sweep of every size and cipher) save a few
-# MB; the cap keeps a device, a FIFO or a huge file from taking the memory of whoever reads it.
+# Large sweeps save a few MB; the cap keeps a device, FIFO or huge file from eating a reader's memory.
 MAX_RUN_FILE_BYTES = 64 * 2**20
 
 
 def read(paths: list[str | Path]) -> Loaded:
-    """Every readable record of ``paths``; lines that are not JSON (a run killed mid-line) are
-    reported in ``problems`` and skipped. A record that no jvmbridge wrote (a field missing or of
-    the wrong type, NaN) refuses the whole file, naming the line and the field: ResultFileError.
-
-    A file that does not start with a JSON record is read as saved `openssl speed` output.
-    """
+    """Every readable record of ``paths``; non-JSON lines (a run killed mid-line) go to ``problems``.
+    A record no jvmbridge wrote refuses its file (ResultFileError naming line and field). A file not
+    starting with a JSON record is read as `openssl speed` output."""
     loaded = Loaded()
     for path in map(Path, paths):
         text = read_text_limited(path)
@@ -153,8 +139,7 @@ def read(paths: list[str | Path]) -> Loaded:
 
 
 def read_text_limited(path: Path, limit: int = MAX_RUN_FILE_BYTES) -> str:
-    """The text of the regular file at ``path``, at most ``limit`` bytes; ResultFileError (one
-    line) for anything else."""
+    """The regular file at ``path``, at most ``limit`` bytes; ResultFileError otherwise."""
     try:
         data = read_regular_file(path, limit)
     except OSError as e:
@@ -191,8 +176,7 @@ def _refuse_rowless_file(loaded: Loaded, path: Path) -> None:
 
 
 def _upgrade_runs(loaded: Loaded, runs: set[str]) -> None:
-    """The metadata of ``runs`` in today's layout, once their rows are read (early 0.1.0 files
-    leave what the workload was to them)."""
+    """Upgrade ``runs``' metadata once their rows are read (early 0.1.0 files need them)."""
     for run_id in runs:
         rows = [row for row in loaded.rows if row["run_id"] == run_id]
         run = loaded.runs[run_id]
@@ -234,8 +218,7 @@ def _read_record(loaded: Loaded, path: Path, number: int, line: str, last: bool,
 
 
 def _record_of(line: str, last: bool) -> tuple[dict | None, str]:
-    """The jvmbridge record on ``line``, of a schema version this jvmbridge reads; else None and
-    why it is skipped."""
+    """The record on ``line`` if of a schema this jvmbridge reads; else None and why it is skipped."""
     try:
         record = json.loads(line)
     except json.JSONDecodeError:
