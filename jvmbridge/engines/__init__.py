@@ -1,10 +1,7 @@
-"""The engines a comparison runs, as plug-ins: what each is called, which shapes and settings it
-measures, and the part it plays in ratios and notes. The runner, ratios and reports loop over
-``ENGINES`` and never name an engine; ``Matrix`` is what a comparison gives them to run.
+"""The engines a comparison runs, as plug-ins: names, shapes, settings and their part in ratios and
+notes. The runner, ratios and reports loop over ``ENGINES`` and never name an engine.
 
-Adding an engine: one module with an :class:`Engine` subclass (jvmbridge.engines.base: ``sliced``,
-its settings as conductor workers, each a worker module serving conductor.slices.serve; ``slices``,
-where its loop can run the default schedule's slices), and its line in ``ENGINES`` below.
+Adding one: a module with an :class:`Engine` subclass (engines.base) and its line in ``ENGINES``.
 """
 from __future__ import annotations
 
@@ -31,9 +28,8 @@ def default_engines() -> tuple[str, ...]:
 
 
 def reference_for(shape: str, engines: Iterable[Engine], paired: Collection[Engine] = ()) -> Engine | None:
-    """The native reference, among ``engines``, that the JVM's rows of ``shape`` are held against:
-    of those whose rows paired with the JVM's slice by slice (``paired``) where there are any, one
-    made for the shape, else the lowest reference rank."""
+    """The native reference the JVM's rows of ``shape`` are held against: among those that paired
+    with the JVM slice by slice (``paired``) where any, one made for the shape, else the lowest rank."""
     return min((engine for engine in engines if engine.reference_rank is not None), default=None,
                key=lambda engine: (engine not in paired if paired else False, shape not in engine.reference_shapes,
                                    engine.reference_rank))
@@ -49,15 +45,12 @@ class Matrix:
     engines: tuple[str, ...] = field(default_factory=default_engines)  # keys of ENGINES
     openssl: str | None = "openssl"
     openssl_args: tuple[str, ...] = ()  # passed to `openssl speed`, e.g. -provider NAME, -engine ID
-    # One JVM per fork measures every workload of a setting: start-up and most of the warm-up paid
-    # once, but each workload after the first runs on code the JIT compiled with the others'
-    # profile too, up to a fifth slower. By default each workload gets JVMs of its own, as JMH forks
-    # per @Param (docs/decisions/0008-a-jvm-per-workload.md).
+    # One JVM per fork for every workload of a setting: cheaper, but later workloads run code compiled
+    # on the others' profile too (docs/decisions/0008-a-jvm-per-workload.md).
     shared_jvm: bool = False
-    # The engines whose loops run a slice when told (Engine.sliced) measured together by the
-    # conductor, interleaved cycle by cycle; False: each engine's forks on their own, in turns.
+    # Sliced engines measured together, interleaved cycle by cycle; False: each engine in turns.
     interleaved: bool = True
-    # --shape named: every engine runs every shape asked; else each its default shapes (Engine.default_shapes).
+    # --shape named: every engine runs every shape asked; else its default shapes.
     shapes_named: bool = True
 
 

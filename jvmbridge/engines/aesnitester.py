@@ -1,8 +1,6 @@
-"""AESNITester's own figure: a fresh `java` per fork running AESNITester's loop and clock
-(the harness class AesniTester), so jvmbridge's steady-state rows can be held next to the
-AESNITester results people publish. What differs from the JVM engine's figure: the clock starts
-with `main` (start-up, class loading, interpreter and JIT included), the String plaintext is
-encoded (`getBytes()`) inside the loop, and a fork is one sample of a fixed message count."""
+"""AESNITester's own figure: a fresh `java` per fork running AESNITester's loop and clock, to hold
+jvmbridge's rows next to published AESNITester results. Unlike the JVM engine, the clock starts with
+`main` (start-up and JIT included), `getBytes()` runs inside the loop, and a fork is one sample."""
 from __future__ import annotations
 
 import functools
@@ -19,9 +17,9 @@ from jvmbridge.results import Measurement
 from jvmbridge.sampling.workload import Workload
 from jvmbridge.stats.summary import summarize
 
-# AESNITester always runs a fixed count; without --iterations, this many messages per fork.
+# Messages per fork without --iterations (AESNITester always runs a fixed count).
 DEFAULT_ITERATIONS = 10**7
-# A JVM's start, before its run's own allowance (Workload.seconds_at_most).
+# A JVM's start, beyond its run's own allowance.
 START_SECONDS = 20.0
 
 

@@ -1,6 +1,5 @@
-"""What an engine is (Engine), its settings as the conductor's workers (Sliced), and what the runner
-measures (Jobs of Parts): the base every engine module builds on, below the registry
-(jvmbridge.engines) that lists them."""
+"""What an engine is (Engine), its settings as conductor workers (Sliced), and what the runner
+measures (Jobs of Parts)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,36 +17,33 @@ if TYPE_CHECKING:
 
 @dataclass
 class Part:
-    """One configuration a job measures: its label (as progress and failures name it) and workload."""
+    """One configuration a job measures: its label and workload."""
     label: str
     workload: Workload
     rank: tuple = ()  # where its row goes in the report, set by plan()
-    # The configuration without the workload's tag ("C loop, AES-NI on"): the same in every run
-    # whatever else it measured, so earlier runs of it can be found (comparison.dimensioning).
+    # The configuration without the workload's tag, the same in every run, for dimensioning to find.
     name: str = ""
     rounds_basis: str = ""  # set where its rounds per fork were chosen from earlier runs: what they said
 
 
 @dataclass
 class Job:
-    """What one round of processes measures: one configuration, or several that share each fork (a
-    JVM measuring every size). ``measure`` gives one outcome per part, in order: its Measurement, or
-    the WorkerError that says why it has none."""
+    """What one round of processes measures: one configuration or several sharing each fork;
+    ``measure`` gives one outcome per part: a Measurement or the WorkerError why not."""
     label: str
     parts: list[Part]
     measure: Callable[[], Sequence["Measurement | Exception"]]
-    # Its parts share one JIT (a JVM measuring several): each after the first runs on code compiled
-    # with the others' profile too.
+    # Its parts share one JIT: each after the first runs on code compiled on the others' profile too.
     shares_jit: bool = False
     engine: str = ""  # its engine's key, set by plan()
     arms: int = 1  # configurations measured, each process measuring its share of the parts
-    # The host's yardstick run beside its parts, fork by fork, where it ran one (comparison.interleaved).
+    # The host's yardstick beside its parts, fork by fork.
     yardstick: list["Forked"] = field(default_factory=list)
-    # How many forks its own loop ran and why it stopped, where one decided for every part (the conductor's).
+    # Forks run and why they stopped, where the conductor decided for every part.
     forks_stopped: str = ""
-    # The forks its own loop set aside as inside a host episode, as the saved run keeps them (comparison.interleaved).
+    # Forks set aside as host episodes, as the saved run keeps them.
     episodes: dict | None = None
-    # Where its forks reached the limit with ratios still wider than the target: why, and how wide.
+    # Why its forks reached the limit with ratios still wide, and how wide.
     forks_limit: str = ""
 
     @property
@@ -58,27 +54,26 @@ class Job:
 
 @dataclass
 class Sliced:
-    """One setting of an engine as a conductor worker: one process measuring every workload in
-    slices when told (jvmbridge.conductor), and how its forks become each workload's row."""
+    """One engine setting as a conductor worker measuring every workload in slices, and how its forks
+    become each workload's row."""
     name: str  # the configuration without the workload's tag: "JVM 17, SunJCE, intrinsics on"
     subject: str  # ... without its setting: what its speedup is about ("JVM 17, SunJCE")
     accelerated: bool
     module: str  # the worker's module (conductor.slices.serve)
     request: Mapping  # what the worker is asked, its parts (one per workload) among it
     workloads: list[tuple[Workload, str]]  # (workload, tag), in the order of its parts
-    # A workload's row from the forks that finished it, and the one that failed it (or None).
+    # A workload's row from its finished forks and the one that failed it (or None).
     measurement: Callable[[Workload, list["Forked"], "ChildOutcome | None"], "Measurement"]
     warmup_min_seconds: float
     warmup_max_seconds: float
     env: Mapping[str, str] | None = None
-    # One line on why the worker failed (a JVM reads its crash report): its error as it is, by default.
+    # One line on why the worker failed (a JVM reads its crash report).
     why_failed: Callable[["ChildOutcome"], str] = lambda failed: failed.error or "the worker failed"
-    # Its loop runs only whole (AESNITester's, `openssl speed -multi`'s): a slice is one whole run, a
-    # fork one slice of it, in the turns schedule (conductor.conduct.Pace.turns).
+    # Its loop runs only whole (AESNITester, `openssl speed -multi`): a fork is one whole run, in turns.
     whole_runs: bool = False
-    # What to save of a worker that gives no answer in time, given its pid (a JVM's threads): where it went.
+    # What to save of a hung worker, given its pid; returns where it went.
     on_hang: Callable[[int], str] | None = None
-    # A worker in this process in place of ``module``'s (a fake engine's, in tests): started for each fork.
+    # An in-process worker instead of ``module``'s (tests' fake engines).
     start: Callable[[], "Worker"] | None = None
 
 
@@ -88,12 +83,10 @@ class Engine:
     short_name = ""  # as ratios and the headline name it, where not by its label: without how it loops
     shapes: tuple[str, ...] = SHAPES  # shapes its loop runs; asked for another, it runs its first, once
     accelerator = ""  # what its on/off setting switches, for ratio labels: "intrinsics", "AES-NI"
-    # None: the engine under question (the JVM). A number: a native reference for it; the lowest
-    # present is the one the JVM is held against, shape by shape after those made for the shape.
+    # None: the engine under question (the JVM); a number: a native reference, the lowest present wins.
     reference_rank: int | None = None
-    # The shapes it is the JVM's first reference for (the C loop: AESNITester's messages; `openssl
-    # speed`: its own stream); where --shape is not named, it leaves its other shapes to the engine
-    # of the run made for them: one native reference per shape (default_shapes).
+    # The shapes it is the JVM's first reference for; without --shape it leaves its others to the
+    # engines made for them: one native reference per shape.
     reference_shapes: tuple[str, ...] = ()
     per_implementation = False  # one speedup ratio per implementation (each JDK and provider)
     wraps: str | None = None  # the key of the engine whose loop this one calls into (Python around C)
@@ -101,13 +94,11 @@ class Engine:
     default = True  # runs unless --engine names others
     runs_a_count = True  # runs exactly --iterations' messages; False: counts what it did in a time (openssl speed)
     runs_on_jvms = False  # measures the JVMs of the request (--java, --all-jdks)
-    # Seconds a fork takes beyond its timed rounds (process start, warm-up): the time-left
-    # forecast's first guess (jvmbridge.sampling.progress), until this engine's own forks have been timed.
+    # Seconds a fork takes beyond its timed rounds: the forecast's first guess until forks are timed.
     fork_overhead_seconds = 0.5
 
     def default_shapes(self, beside: Sequence["Engine"]) -> tuple[str, ...]:
-        """The shapes it runs where --shape is not named, beside ``beside`` (the run's engines whose
-        rows pair with the JVM's, slice by slice): its own, less those another of them is the
+        """Its shapes without --shape, beside ``beside``: its own, less those another of them is the
         reference for and it is not."""
         if not self.reference_shapes:
             return self.shapes
@@ -115,33 +106,32 @@ class Engine:
         return tuple(shape for shape in self.shapes if shape in self.reference_shapes or shape not in taken)
 
     def budget(self, sampling: Sampling) -> str:
-        """How each of its forks measures in turns, in words for the report header."""
+        """How each fork measures in turns, for the report header."""
         return sampling.budget()
 
     def timed_seconds(self, sampling: Sampling) -> float:
-        """How long one fork's timed rounds of one workload are planned to take (with --iterations
-        unknown until measured: the rounds at their default length stand in)."""
+        """Planned seconds of one fork's timed rounds of one workload (default round length under
+        --iterations)."""
         return sampling.rounds * sampling.round_seconds
 
     def unavailable(self, matrix: "Matrix") -> str | None:
-        """Why the engine cannot run here, in one line (it is then left out), or None."""
+        """Why the engine cannot run here, in one line, or None."""
         return None
 
     def slices(self, workloads: Sequence[Workload], matrix: "Matrix") -> bool:
-        """Whether its loop can run ``workloads`` a slice at a time when told; else each slice of its
-        settings (``sliced``) is a whole run (not AESNITester's, which times its run from main)."""
+        """Whether its loop can run ``workloads`` a slice at a time; else a slice is a whole run."""
         return True
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix: "Matrix") -> list[Sliced]:
-        """Its settings as conductor workers, each measuring every (workload, tag) it runs."""
+        """Its settings as conductor workers, each measuring every (workload, tag)."""
         raise NotImplementedError
 
     def name(self, row, with_jdk: bool = True) -> str:
-        """How reports name the row's engine; ``with_jdk``: with the JDK, where it ran on one."""
+        """How reports name the row's engine, ``with_jdk`` where it ran on one."""
         return self.label
 
     def subject(self, implementation: str | None) -> str:
-        """What a ratio of this engine's rows is about: the engine, or one implementation of it."""
+        """What a ratio of its rows is about: the engine, or one implementation."""
         return implementation or self.short_name or self.label
 
     def jdk(self, row) -> str | None:
@@ -153,5 +143,5 @@ class Engine:
         return row.implementation
 
     def origin(self, row) -> str | None:
-        """Where the row's implementation came from, for the report header (a path), if known."""
+        """Where the row's implementation came from (a path), if known."""
         return None

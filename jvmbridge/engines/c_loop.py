@@ -1,7 +1,5 @@
-"""The C loop engine: the JVM's per-message work (reset, update, final with padding or tag) and
-openssl speed's stream, both timed inside C against the system's libcrypto (native/aesloop.c), so
-JVM rows are held against the same work done natively at every size and shape. By default its
-stream is left to `openssl speed` itself where that runs (Engine.default_shapes)."""
+"""The C loop engine: the JVM's per-message work and openssl speed's stream, timed inside C against
+the system's libcrypto (native/aesloop.c), so JVM rows meet the same work done natively."""
 from __future__ import annotations
 
 from jvmbridge.conductor.conduct import slices_by_fork, warmup_chunks
@@ -51,14 +49,13 @@ class CLoopEngine(WorkerEngine):
 
 
 def loop_part(workload: Workload) -> CPart:
-    """What c_worker needs to time ``workload``: its loop request, the bytes each iteration
-    processes and OpenSSL's name of the cipher."""
+    """c_worker's request for ``workload``: its loop, the bytes per iteration, OpenSSL's cipher name."""
     return CPart(**workload.loop_request(), input=workload.operation.loop_input().hex(),
                  cipher=workload.operation.cipher_name)
 
 
 def bytes_error(op: Operation, data: bytes, result: dict) -> str | None:
-    """Where the loop's first output (and, per message, its last) differs from pyca's for the same work."""
+    """Where the loop's first (and per message, last) output differs from pyca's for the same work."""
     decrypt = op.direction == "decrypt"
     if op.shape == "stream":
         checks = [("the first update", result["first"], stream_output(op.key, op.iv, data, 1, op.mode, decrypt))]

@@ -1,5 +1,4 @@
-"""The JVM engine: each JDK with each JCE provider in its settings (SunJCE: intrinsics on and off).
-Parent side: build the worker's request, turn its answer into a Measurement."""
+"""The JVM engine: each JDK with each JCE provider in its settings (SunJCE: intrinsics on and off)."""
 from __future__ import annotations
 
 import functools
@@ -27,9 +26,8 @@ from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.writer import create_private_file
 
 WARMUP_MAX_SECONDS = 15.0
-# Interleaved (the conductor), a fork's row figure is the lower quartile of its 20 slices and its
-# ratios take their fast ends: a loop C2 finishes compiling in its first slices moves neither, so
-# half a second is enough here.
+# Interleaved, forks are summarised by slices' low quantiles: C2 finishing early in the first slices
+# moves neither, so half a second is enough.
 SLICED_WARMUP_MIN_SECONDS = 0.5
 DEFAULT_MAX_RAM_PERCENTAGE = 25.0  # HotSpot's default MaxRAMPercentage: a JVM's heap at most a quarter of RAM
 
@@ -44,13 +42,12 @@ class JvmEngine(Engine):
     def unavailable(self, matrix) -> str | None:
         emulation = cpu_info()["emulation"] or ""
         if emulation.startswith(QEMU_USER):
-            # Seen here: JPype 1.5's startJVM never returned under qemu-user (arm64 on x86, OpenJDK 21),
-            # while `java` itself runs; check and verify use `java` and still work.
+            # JPype 1.5's startJVM never returned under qemu-user (arm64 on x86); `java` itself runs.
             return "JPype cannot start a JVM inside a qemu-user emulated process (it hangs); run on the real CPU"
         return None
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
-        # A JVM per setting and workload (--shared-jvm: per setting, measuring every workload).
+        # --shared-jvm: one JVM per setting for every workload.
         together = [list(workloads)] if matrix.shared_jvm else [[each] for each in workloads]
         jvms = [(java, provider, setting, group) for java in matrix.javas
                 for provider in map(provider_named, matrix.providers) for setting in provider.settings
@@ -88,15 +85,13 @@ class JvmEngine(Engine):
 
 
 def heap_share(jvms: int) -> str:
-    """The option that gives each of ``jvms`` JVMs live at once its share of the heap one JVM would
-    take by default (MaxRAMPercentage 25): each assumes the machine is its own. A size sweep's 28 JVMs
-    on G1 grew young generations of gigabytes each, beyond the machine's memory: system time rose
-    eightfold and whole forks of some JVMs ran never-compiled code (benchmarks/README.md)."""
+    """The option giving each of ``jvms`` live JVMs its share of one JVM's default heap (25%): each
+    assumes the machine is its own, and a 28-JVM sweep outgrew memory (benchmarks/README.md)."""
     return f"-XX:MaxRAMPercentage={DEFAULT_MAX_RAM_PERCENTAGE / jvms:.4g}"
 
 
 def _request(java: JavaInstall, provider: JceProvider, options: tuple[str, ...], classpath: tuple[str, ...]) -> JvmRequest:
-    """What each JVM worker of one setting is asked (its parts beside)."""
+    """What each JVM worker of one setting is asked."""
     return {
         "libjvm": str(java.libjvm),
         "options": [*launch_options(options, java_major(java.release_version)), *messages.crash_file_options()],
@@ -139,8 +134,7 @@ def _measurement(java: JavaInstall, provider: JceProvider, setting: JvmSetting, 
 
 
 def _notes(workload: Workload, flags: dict[str, dict], mismatched: dict[str, str], printed: str) -> list[str]:
-    """The row's notes on how the JVM ran: the flags it does not run as requested, its own warnings,
-    and GHASH's intrinsic still on where AES's are off."""
+    """The row's notes: flags not run as requested, the JVM's warnings, GHASH on with AES off."""
     notes = [f"{name} requested {want}, JVM runs {flags[name]['value'] if name in flags else 'without it'}"
              for name, want in mismatched.items()]
     notes += [f"JVM said: {line}" for line in messages.warnings(printed)]
@@ -151,22 +145,20 @@ def _notes(workload: Workload, flags: dict[str, dict], mismatched: dict[str, str
 
 
 def user_options(extra: tuple[str, ...]) -> dict[str, str]:
-    """The row detail naming the JVM options the user added (--jvm-arg), which make it a
-    configuration of its own when runs are set side by side; none without any."""
+    """The row detail naming --jvm-arg options, which make it a configuration of its own; {} if none."""
     return {"jvm_args": " ".join(extra)} if extra else {}
 
 
 def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[dict[str, str], str]:
-    """The requested flags the JVM does not run as asked (name -> value wanted), and the flags it
-    reported ({name: {"value", "origin"}}) as a row shows them: "UseAES=true UseAESIntrinsics=true"."""
+    """The requested flags not run as asked (name -> wanted), and the reported flags as a row shows
+    them: "UseAES=true UseAESIntrinsics=true"."""
     mismatched = {name: want for name, want in requested_flags(options).items()
                   if flags.get(name, {}).get("value") != want}
     return mismatched, " ".join(f"{name}={flag['value']}" for name, flag in flags.items())
 
 
 def thread_dump(pid: int) -> str:
-    """The hung JVM's threads (Thread.print over its attach socket), saved beside the crash
-    reports: where they went, or why there are none."""
+    """The hung JVM's threads (Thread.print over attach) beside the crash reports: where, or why not."""
     path = messages.crash_reports() / f"threads_pid{pid}-{secrets.token_hex(4)}.txt"
     try:
         threads = jcmd(pid, "Thread.print", timeout=20)
@@ -183,7 +175,7 @@ def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:
     crash = messages.crash_summary(said)
     if crash:
         report = messages.crash_report(said)
-        # A signal inside the JVM (not, say, an OutOfMemoryError) may be a broken intrinsic.
+        # A signal inside the JVM may be a broken intrinsic.
         hint = (f"; `jvmbridge verify --java {java.home}` tests its AES in every call pattern"
                 if any(line.startswith("SIG") for line in crash) else "")
         return (f"{java.home}: the JVM crashed ({failed.how_it_ended}): {'; '.join(crash)}"
@@ -193,19 +185,16 @@ def why_failed(java: JavaInstall, failed: ChildOutcome) -> str:
 
 
 def loop_bytes_error(operation: Operation, after: dict) -> str | None:
-    """None when the bytes the compiled loop gave after the timed rounds equal OpenSSL's for the
-    same work; else where they first differ. (The one-shot ciphertext is checked before the JIT
-    has compiled anything, so it cannot catch an intrinsic that goes wrong once compiled.)"""
+    """None when the compiled loop's bytes after the timed rounds equal OpenSSL's; else where they
+    differ. (The one-shot check runs before the JIT compiles, so it misses a compiled intrinsic.)"""
     key, plaintext, mode = operation.key, operation.plaintext, operation.mode
     iv, decrypt = bytes.fromhex(after["iv"]), operation.direction == "decrypt"
     if "stream" in after:
         data = encrypt_message(key, operation.iv, plaintext, mode) if decrypt else plaintext
         actual, expected = bytes.fromhex(after["stream"]), stream_output(key, iv, data, after["updates"], mode, decrypt)
         what = f"{after['updates']} updates of {len(data)} bytes after the timed rounds"
-        # The JCE may hold back up to a block until the next update or doFinal: a padded decryption's
-        # last block, and (JDK 17's SunJCE) a GCM or CFB encryption's partial one (65504 of 65512 bytes).
-        # Never CTR's: a counter mode gives every byte at once, and one that gives fewer is wrong
-        # (JDK-8292158 lost bytes of short CTR updates).
+        # The JCE may hold back up to a block (a padded decryption's last; JDK 17 SunJCE's GCM or CFB
+        # partial one). Never CTR: it gives every byte at once (JDK-8292158 lost bytes of short updates).
         if mode != "ctr" and expected.startswith(actual) and len(expected) - len(actual) <= 16:
             return None
     else:
@@ -216,7 +205,7 @@ def loop_bytes_error(operation: Operation, after: dict) -> str | None:
 
 
 def _first_difference(actual: bytes, expected: bytes) -> str:
-    """Where the JVM's bytes first differ from the expected ones, and how many it gave where not as many."""
+    """Where the JVM's bytes first differ from the expected ones, and how many it gave if fewer."""
     index = next((i for i, (a, b) in enumerate(zip(actual, expected)) if a != b), min(len(actual), len(expected)))
     return (f"first differs at byte {index} of {len(expected)}"
             + (f" (JVM gave {len(actual)} bytes)" if len(actual) != len(expected) else ""))

@@ -1,5 +1,5 @@
-"""The native engines, each with the CPU's AES acceleration on and off: pyca/cryptography's
-OpenSSL driven by a Python loop in a worker, and `openssl speed`'s C loop run by one."""
+"""The native engines with the CPU's AES acceleration on and off: pyca/cryptography's OpenSSL in a
+Python loop, and `openssl speed`'s C loop."""
 from __future__ import annotations
 
 import os
@@ -19,11 +19,11 @@ from jvmbridge.sampling.workload import Operation, Workload
 from jvmbridge.stats.summary import summarize
 from jvmbridge.trust.launch import environment, run
 
-# The native loops have no JIT to wait for; a short warm-up settles caches and allocator.
+# No JIT to wait for; a short warm-up settles caches and the allocator.
 NATIVE_WARMUP = {"warmup_min_seconds": 0.2, "warmup_max_seconds": 3.0}
 SETTINGS = (True, False)  # acceleration on, then off: the order of a native engine's rows
-# The largest message `openssl speed` runs in slices: its default sizes' largest, 66 us an operation
-# with AES-NI off here, a tenth of a percent of a 50 ms slice (the operation under way is counted whole).
+# The largest message run in slices: 66 us an operation with AES-NI off, a tenth of a percent of a
+# 50 ms slice (the operation under way is counted whole).
 SLICED_BYTES = 16384
 
 
@@ -38,8 +38,7 @@ class NativeEngine(Engine):
     def settings_sliced(self, workloads: list[tuple[Workload, str]], request: dict,
                         row: Callable[[Workload, bool, list[Forked], ChildOutcome | None, tuple[bool, str]],
                                       Measurement], whole_runs: bool = False) -> list[Sliced]:
-        """Acceleration on and off as two conductor workers of ``worker`` asked ``request``;
-        ``row(workload, on, forks finished, fork failed, OpenSSL's state read back)`` makes a row."""
+        """Acceleration on and off as two workers of ``worker`` asked ``request``; ``row`` makes a row."""
         cpu_has_aes = not lacks(cpu_info()["features"], current().aes_feature)
         found = []
         for on in SETTINGS:
@@ -55,16 +54,15 @@ class NativeEngine(Engine):
 
 
 class WorkerEngine(NativeEngine):
-    """A native engine whose loop runs in its worker: acceleration on and off are two of them."""
+    """A native engine whose loop runs in its worker."""
 
     def child_request(self, workloads: list[Workload]) -> tuple[dict, list]:
-        """What every worker is asked (its library), and each workload's part of it."""
+        """What every worker is asked, and each workload's part of it."""
         raise NotImplementedError
 
     def measurement(self, workload: Workload, request: dict, accelerated: bool, outcomes: list[Forked],
                     failed: ChildOutcome | None, read: tuple[bool, str]) -> Measurement:
-        """One workload's row in one setting from the forks that finished it (``read``: as requested,
-        and the state OpenSSL reported)."""
+        """One workload's row in one setting from its finished forks (``read``: OpenSSL's state)."""
         raise NotImplementedError
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
@@ -113,8 +111,7 @@ class OpensslSpeedEngine(NativeEngine):
     short_name = "openssl speed"
     shapes = ("stream",)
     reference_rank = 1
-    # The figure people know for a stream, so the JVM's stream is held against it, paired slice by
-    # slice (each slice a process of its own: speed_worker).
+    # The figure people know for a stream: the JVM's stream is paired against it slice by slice.
     reference_shapes: tuple[str, ...] = ("stream",)
     speed_options: tuple[str, ...] = ()  # what this engine adds to `openssl speed`
     worker = "jvmbridge.native.speed_worker"
@@ -135,13 +132,13 @@ class OpensslSpeedEngine(NativeEngine):
         return max(1, round(sampling.round_seconds))  # a run is one round of whole seconds (_SpeedRuns)
 
     def budget(self, sampling: Sampling) -> str:
-        # Not --iterations' count nor --rounds: it counts what it did in whole seconds.
+        # It counts what it did in whole seconds: neither --iterations nor --rounds.
         counted = " (it cannot run a given count)" if sampling.iterations else ""
         multi = f" of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""
         return f"a run{multi} of {self.timed_seconds(sampling):g} s per fork{counted}, {sampling.forks_budget()}"
 
     def implementation_text(self, row) -> str:
-        """`openssl version`'s line, without its "(Library: ...)" where that names the same version."""
+        """`openssl version`'s line, less a "(Library: ...)" naming the same version."""
         command, _, library = row.implementation.partition(" (Library: ")
         return command if library == f"{command})" else row.implementation
 
@@ -150,16 +147,14 @@ class OpensslSpeedEngine(NativeEngine):
         return command.split()[0] if isinstance(command, str) else None
 
     def slices(self, workloads, matrix) -> bool:
-        # A slice runs for a time and counts what it did: work fixed by --iterations runs whole, and so
-        # do messages whose one operation is a sizeable share of a slice (the one under way when the
-        # signal comes is counted whole), runs of -multi (its parent process has no alarm to stop), and
-        # runs on their own (--no-interleave: `openssl speed` as people run it).
+        # A slice runs for a time: whole runs for --iterations, messages large against a slice (the
+        # one under way counts whole), -multi (its parent has no alarm) and --no-interleave.
         return not (any(w.sampling.iterations or w.sampling.threads > 1 or w.operation.message_bytes > SLICED_BYTES
                         for w in workloads) or "-multi" in matrix.openssl_args or not matrix.interleaved)
 
     def sliced(self, workloads: list[tuple[Workload, str]], matrix) -> list[Sliced]:
         whole = not self.slices([workload for workload, _ in workloads], matrix)
-        # A whole run: its own process of `openssl speed` for whole seconds (-multi: of --threads processes).
+        # A whole run: its own `openssl speed` process for whole seconds (-multi: --threads processes).
         parts = [{"cipher": w.operation.cipher_name, "message_bytes": w.operation.message_bytes,
                   "extra": list(self._extra(w.operation, matrix)), "threads": w.sampling.threads,
                   **({"whole_seconds": self.timed_seconds(w.sampling)} if whole else {})} for w, _ in workloads]
@@ -167,7 +162,7 @@ class OpensslSpeedEngine(NativeEngine):
         def row(workload, on, outcomes, failed, read) -> Measurement:
             sampling = workload.sampling
             multi = f", each of {sampling.threads} processes (-multi)" if sampling.threads > 1 else ""
-            # Why so, and what its set-up weighs: docs/method.md, benchmarks/speed_slices.py.
+            # Why, and what its set-up weighs: docs/method.md, benchmarks/speed_slices.py.
             how = (f"{len(outcomes)} run(s) of {self.timed_seconds(sampling)} s, each its own process: a fork of one round"
                    f"{multi}" if whole else "a process per slice, timed from start line to SIGALRM, set-up included")
             return self._row(workload, outcomes[0].answer, on, read, matrix.openssl_args,
@@ -180,13 +175,13 @@ class OpensslSpeedEngine(NativeEngine):
         return self.settings_sliced(workloads, {"openssl": openssl, "parts": parts}, row, whole_runs=whole)
 
     def _extra(self, op: Operation, matrix) -> tuple[str, ...]:
-        """What a run adds to `openssl speed` before -evp: the user's, this engine's, the direction."""
+        """What a run adds before -evp: the user's, this engine's, the direction."""
         return (*matrix.openssl_args, *self.speed_options, *(("-decrypt",) if op.direction == "decrypt" else ()))
 
     def _row(self, workload: Workload, described: dict, accelerated: bool, read: tuple[bool, str],
              openssl_args: tuple[str, ...], summary, command: str, how: str, failed: str | None,
              **measured) -> Measurement:
-        """A row of ``workload`` in one setting; ``how``: how its runs were made, for its note."""
+        """A row of ``workload`` in one setting; ``how``: how its runs were made."""
         op = workload.operation
         notes = [self.work(op), how]  # apart: rows of every size share the second, said once
         if op.direction == "decrypt" and op.mode == "cbc":
@@ -198,7 +193,7 @@ class OpensslSpeedEngine(NativeEngine):
             setting=current().setting(accelerated), accelerated=accelerated, as_requested=as_requested,
             verified_state=state, **workload.row_fields(), summary=summary,
             details={"openssl_cpuinfo": described["cpuinfo"], "command": command,
-                     # What the user added (--openssl-arg): a configuration of its own beside runs without.
+                     # --openssl-arg makes a configuration of its own.
                      **({"openssl_args": " ".join(openssl_args)} if openssl_args else {})},
             notes=notes, failed_fork=failed, **measured,
         )
@@ -231,12 +226,12 @@ class OpensslAeadEngine(OpensslSpeedEngine):
 
 
 def _gcm_encrypting(workloads: list[tuple[Workload, str]]) -> list[tuple[Workload, str]]:
-    """The workloads `openssl speed -aead` times, GCM encryption only; the others get no rows from it."""
+    """The workloads `openssl speed -aead` times: GCM encryption only."""
     return [(w, tag) for w, tag in workloads if (w.operation.mode, w.operation.direction) == ("gcm", "encrypt")]
 
 
 def read_back(cpuinfo: str, accelerated: bool, cpu_has_aes: bool) -> tuple[bool, str]:
-    """Whether OpenSSL's own CPU settings show the acceleration as asked, and those settings for the report."""
+    """Whether OpenSSL's CPU settings show the acceleration as asked, and those settings."""
     try:
         in_use, shown = current().openssl_state(cpuinfo)
     except ValueError as e:
