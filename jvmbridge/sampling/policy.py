@@ -1,6 +1,5 @@
-"""How many and how long, in one place: every default, a workload's Sampling (a first stage of forks,
-then as many as Stein's procedure says the target takes, up to the limit), and how a run's time
-limit shares its seconds among the jobs (TimeLimit)."""
+"""How many and how long, in one place: every default, a workload's Sampling (a first stage, then
+Stein's procedure up to the limit), and a run's time limit shared among its jobs (TimeLimit)."""
 from __future__ import annotations
 
 import math
@@ -12,46 +11,39 @@ from decimal import Decimal
 from jvmbridge.sampling.progress import Forecast
 from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 
-# Every default of how many and how long, each named once: the conductor, the CLI's help and
-# the docs (written from the help) read these.
+# Every default of how many and how long, named once (the CLI's help and the docs read these).
 FORKS = 5  # the first stage, whose spread decides how many run (docs/decisions/0004-first-stage-and-fork-limit.md)
 FORK_LIMIT = 12  # more forks while a ratio or row is wider than TARGET_ERROR, up to this (ditto)
 TARGET_ERROR = 0.02  # the relative half-width of a 95% interval that stops adding forks
 MAX_FORKS = 100  # the most --forks or --max-forks may ask
-# A run whose forks are the rule's to choose (none of --forks, --max-forks, --iterations given) aims
-# to end within this many seconds: episodes and levels aside, more forks rarely sharpen a ratio enough
-# to be worth the wait (docs/decisions/0009-a-default-run-of-90-seconds.md).
+# Where the rule chooses the forks, more rarely sharpen a ratio enough to be worth the wait
+# (docs/decisions/0009-a-default-run-of-90-seconds.md).
 TOTAL_TIME = 90.0
-# A run's time limit cuts even the first stage, down to this many forks: an interval over two has
-# t(0.975, 1) = 12.7 times the forks' standard error, over three 4.3.
+# A time limit cuts even the first stage, down to this: t(0.975, 1) = 12.7, t(0.975, 2) = 4.3.
 FORKS_IN_TIME = 3
-# Few rounds and more forks: forks differ more than rounds inside one (docs/decisions/0001-the-fork-is-the-unit.md).
+# Few rounds, more forks: forks differ more than rounds (docs/decisions/0001-the-fork-is-the-unit.md).
 ROUNDS = 4
-# A thousand of the default half second is over 8 minutes a fork, and the interval is over forks,
-# not rounds: more is a typo, not a plan.
+# Over 8 minutes a fork at the default round: more is a typo, not a plan.
 MAX_ROUNDS = 1000
-# A timed round this long keeps timer and call costs far below 0.1% and rides out a scheduler hiccup.
+# Keeps timer and call costs far below 0.1%, and rides out a scheduler hiccup.
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
-# Long enough that the timer and the command's round trip are below 0.1% of a slice, short enough
-# that a cycle sees one host speed; fewer cycles spread forks more (docs/decisions/0002-paired-slices.md).
+# Timer and round trip under 0.1%, one host speed a cycle (docs/decisions/0002-paired-slices.md).
 SLICE_SECONDS = 0.05
 CYCLES = 20
-# A slice-run configuration's warm-up, before its fork's first cycle: at most this long, as an
-# engine's own forks in turns wait up to 15 s; one not steady by then shows in its first slices,
-# which its row's figure sets aside (docs/decisions/0006-warm-up.md).
+# A warm-up not steady by then shows in its first slices, set aside (docs/decisions/0006-warm-up.md).
 SLICE_WARMUP_MAX_SECONDS = 3.0
-# A configuration that is no row's (the host's yardstick) times this share of a slice each cycle: its
-# figure needs far less time than a ratio's sides (docs/decisions/0008-a-jvm-per-workload.md).
+# The yardstick's share of a slice: its figure needs far less than a ratio's sides
+# (docs/decisions/0008-a-jvm-per-workload.md).
 UNCOUNTED_SHARE = 0.25
 MAX_THREADS = 256
-# 10^12 messages already take about a day at JVM speed; more is a typo, not a plan.
+# About a day at JVM speed: more is a typo, not a plan.
 MAX_ITERATIONS = 10**12
 
 def check_iterations(count: int | Decimal) -> None:
     """ValueError, in one line however large ``count`` is, unless 1 <= count <= MAX_ITERATIONS."""
     if not 1 <= count <= MAX_ITERATIONS:
-        # Decimal formats any size (a float overflows past 1e308; abs() a Decimal past 1e999999).
+        # Decimal formats any size (a float overflows past 1e308).
         shown = f"{count:,}" if isinstance(count, int) and -10**15 < count < 10**15 else f"{Decimal(count):.3g}"
         raise ValueError(f"iterations must be between 1 and {MAX_ITERATIONS:.0e}, not {shown}")
 
@@ -59,22 +51,18 @@ def check_iterations(count: int | Decimal) -> None:
 @dataclass(frozen=True)
 class Sampling:
     """How an operation is timed: rounds per fork, forks until the interval is narrow, loops at once."""
-    # None: each round runs for about round_seconds (pyperf's calibration); a count: the run's work,
-    # that many messages of each configuration, shared among its first forks (fork_iterations) and
-    # split into their rounds (AESNITester's fixed loop, in one fork with forks=1).
+    # None: rounds of about round_seconds (pyperf's calibration); a count: the run's work, shared
+    # among the first forks and split into their rounds.
     iterations: int | None = None
     rounds: int = ROUNDS
-    # Each configuration's rounds per fork chosen from this host's earlier runs of it where there are
-    # enough (jvmbridge.comparison.dimensioning); ``rounds`` where not. False: ``rounds`` as given.
+    # Rounds per fork from this host's earlier runs where enough (comparison.dimensioning).
     rounds_from_history: bool = False
     forks: int = FORKS  # at least this many fresh processes per configuration (JMH's forks)
-    # More forks, up to max_forks, while the interval is wider than target_error. None: FORK_LIMIT (at
-    # least ``forks``); with a fixed iteration count the user fixed the work, so exactly ``forks``.
+    # None: FORK_LIMIT (at least ``forks``); with a fixed count the user fixed the work: ``forks``.
     max_forks: int | None = None
     target_error: float = TARGET_ERROR
     round_seconds: float = ROUND_SECONDS
-    # Loops running at once, each with its own cipher (`openssl speed -multi`): JVM threads,
-    # pyca processes (the GIL), openssl processes. Figures are then the aggregate of all.
+    # Loops at once, each with its own cipher (JVM threads, pyca and openssl processes); aggregate figures.
     threads: int = 1
 
     def __post_init__(self):
@@ -102,17 +90,16 @@ class Sampling:
 
     @property
     def fork_iterations(self) -> int | None:
-        """Each fork's share of ``iterations`` over the first stage's forks, rounded up; None for timed rounds."""
+        """Each fork's share of ``iterations`` over the first stage, rounded up; None for timed rounds."""
         return None if self.iterations is None else -(-self.iterations // self.first_stage)
 
     @property
     def first_stage(self) -> int:
-        """How many forks decide how many run (forks_planned), whose Stein interval bounds the
-        row's (stats.summary.summarize): ``forks``, and at least two, since one fork shows no spread."""
+        """Forks deciding how many run, whose Stein interval bounds the row's: at least two."""
         return max(self.forks, min(2, self.fork_limit))
 
     def budget(self) -> str:
-        """How long each fork measures, in words for a report header."""
+        """How long each fork measures, for a report header."""
         parallel = f", {self.threads} loops at once" if self.threads > 1 else ""
         forks = self.forks_budget()
         if self.iterations is None:
@@ -123,7 +110,7 @@ class Sampling:
                 f"rounds{parallel}, {forks}")
 
     def forks_budget(self) -> str:
-        """How many forks, in words for a report header: "2 fork(s)", "5 to 12 forks until ±2% ..."."""
+        """"2 fork(s)", "5 to 12 forks until ±2% ...", for a report header."""
         return (f"{self.forks} fork(s)" if self.fork_limit == self.forks else
                 f"{self.forks} to {self.fork_limit} forks until ±{self.target_error * 100:g}% ({CONFIDENCE:.0%}) "
                 "for each ratio (or its levels)")
@@ -134,14 +121,13 @@ class Sampling:
         return Sampling.rounds if self.rounds_from_history else self.rounds
 
     def as_dict(self) -> dict:
-        """As the run's metadata records it: the rounds as asked (rounds_asked)."""
+        """As the run's metadata records it."""
         return {**asdict(self), "rounds": self.rounds_asked, "budget": self.budget()}
 
 
 def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
-    """How many forks in all bring a ratio's interval within ±``target``, from the spread of the
-    fork ratios of its first stage (Stein's two-stage rule: at least as many); None with fewer than
-    two, which show no spread."""
+    """Forks in all bringing a ratio within ±``target`` by Stein's two-stage rule on the first stage's
+    fork ratios; None under two."""
     logs = [math.log(r) for r in first_stage]
     if len(logs) < 2:
         return None
@@ -149,16 +135,13 @@ def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
     return max(len(logs), math.ceil((t * statistics.stdev(logs) / math.log1p(target)) ** 2))
 
 
-# A ratio that needs more than this many times the limit's forks would still be more than twice
-# the target wide at the limit (the half-width goes as 1/sqrt(forks), never narrower than Stein's:
-# conductor.pairing.over_forks): out of reach, it does not drive the forks; nearer, the limit's forks
-# are worth their time (docs/decisions/0004-first-stage-and-fork-limit.md).
+# A ratio needing more than this times the limit's forks stays over twice the target wide at the
+# limit: it does not drive the forks (docs/decisions/0004-first-stage-and-fork-limit.md).
 OUT_OF_REACH = 4
 
 
 def forks_to_run(needs: Iterable[int], first_stage: int, limit: int) -> int:
-    """The forks a run makes for its ratios' ``needs`` (forks_to_reach each): the first stage, then
-    as many as the ratios within reach ask for (out_of_reach), at most ``limit``."""
+    """The first stage, then what the reachable ratios' ``needs`` ask, at most ``limit``."""
     return max([first_stage, *(min(n, limit) for n in needs if not out_of_reach(n, limit))])
 
 
@@ -167,10 +150,8 @@ def out_of_reach(need: int, limit: int) -> bool:
 
 
 class TimeLimit:
-    """A whole run's time limit (compare --total-time) shared among its jobs. Every job runs its first
-    stage; the time left beyond the first stages still to run is shared in proportion to their cost,
-    so each may add the same share of forks (an interval narrows with forks, not seconds), and what a
-    job leaves goes to those after it."""
+    """A run's --total-time shared among its jobs: each runs its first stage; the rest is shared in
+    proportion to cost, so each may add the same share of forks; what one leaves goes on."""
 
     def __init__(self, seconds: float, forecast: Forecast):
         self.seconds, self.forecast = seconds, forecast
@@ -184,9 +165,8 @@ class TimeLimit:
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
-        """The most forks a job of ``share`` seconds may run, ``done`` of them finished ``job_elapsed``
-        in: as many as fit at its pace so far, but at least FORKS_IN_TIME of its first stage (all of
-        it before a fork has finished to time)."""
+        """The most forks a job of ``share`` seconds may run at its pace so far, but at least
+        FORKS_IN_TIME of its first stage (all of it before a fork is timed)."""
         if done == 0:
             return first_stage
         per_fork = max(job_elapsed / done, 1e-9)

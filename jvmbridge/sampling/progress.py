@@ -1,10 +1,6 @@
-"""What a running comparison tells whoever watches it (the CLI's live display, an API caller):
-which configuration runs, its forks and interval so far, and how long the whole run has left.
-
-The conductor reports where a job stands after each cycle (report); the runner listens while a job
-runs (listening), forecasts the time left from what each engine's own forks have cost so far
-(Forecast), holds the run to its time limit (policy.TimeLimit), and hands an Update to its caller's
-Progress.
+"""What a running comparison tells whoever watches it: which configuration runs, its forks and
+interval so far, and the time the run has left (Forecast). The conductor reports after each
+cycle; the runner listens while a job runs and hands Updates to its caller's Progress.
 """
 from __future__ import annotations
 
@@ -26,7 +22,7 @@ class PartSoFar:
 
 @dataclass(frozen=True)
 class RatioSoFar:
-    """A ratio a job pairs its configurations for (the conductor's), over the forks finished so far."""
+    """A ratio a job pairs its configurations for, over the forks so far."""
     label: str
     times: float
     relative_error: float  # the interval's wider side over the ratio; inf before two forks
@@ -35,7 +31,7 @@ class RatioSoFar:
 
 @dataclass(frozen=True)
 class Update:
-    """Where a run stands: sent when a job starts, after each of its forks, and when it ends."""
+    """Where a run stands: at a job's start, after each fork and at its end."""
     job: int  # the running job's index, from 0
     jobs: int  # how many the run has
     label: str  # the running job's
@@ -49,18 +45,17 @@ class Update:
 
 
 Progress = Callable[[Update], None]
-# Where parts stand; the job's own time left, if known; its ratios so far, for a job that pairs its parts.
+# Parts' state, the job's own time left if known, its ratios so far.
 Listener = Callable[[list[PartSoFar], "float | None", "tuple[RatioSoFar, ...] | None"], None]
 _listener: ContextVar[Listener | None] = ContextVar("fork_listener", default=None)
-# The runner's time limit for the running job: the most forks a part may run, given those it has finished.
+# The time limit for the running job: the most forks a part may run, given those finished.
 _fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", default=None)
 
 
 @contextmanager
 def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> Iterator[None]:
-    """While inside, the conductor reports to ``listener`` (the runner, for the job it runs) and
-    plans no more forks than ``cap`` allows (policy.TimeLimit), without a callback passed through
-    the layers between them."""
+    """While inside, the conductor reports to ``listener`` and plans no more forks than ``cap``
+    allows, without a callback threaded through the layers between."""
     tokens = _listener.set(listener), _fork_cap.set(cap)
     try:
         yield
@@ -70,16 +65,13 @@ def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> It
 
 
 def fork_cap() -> Callable[[int], int] | None:
-    """The run's time limit for the running job, where it has one: the most forks it may run, given
-    those it finished (for a loop of its own, as the conductor's)."""
+    """The running job's time limit, if any: the most forks, given those finished."""
     return _fork_cap.get()
 
 
 def report(parts: list[PartSoFar], seconds_left: float | None = None,
            ratios: tuple[RatioSoFar, ...] | None = None) -> None:
-    """Where the running job's parts stand, told to the runner listening (if any); ``seconds_left``:
-    the job's own forecast of its time left, where it has one (the conductor's); ``ratios``: those
-    it pairs its parts for, so far (the conductor's)."""
+    """Tell the listening runner where the job's parts stand, its own time left and ratios if known."""
     listener = _listener.get()
     if listener is not None:
         listener(parts, seconds_left, ratios)
@@ -96,10 +88,9 @@ class JobPlan:
 
 
 class Forecast:
-    """The time a run has left: each job still to run takes as many forks as its engine's jobs
-    took (in proportion to its first stage; before any, every engine's), each its timed seconds plus
-    its engine's measured overhead per fork (start-up, warm-up; before any, the engine's own guess);
-    the running job, its planned forks at the cost its own forks took."""
+    """The time a run has left: jobs to run take as many forks as their engine's did (scaled to the
+    first stage), each its timed seconds plus the engine's measured overhead; the running job, its
+    planned forks at its own forks' cost."""
 
     def __init__(self, jobs: Sequence[JobPlan]):
         self.jobs = list(jobs)
@@ -114,8 +105,7 @@ class Forecast:
         self._fork_ratios.setdefault(plan.engine, []).append(forks / plan.forks)
 
     def seconds_left(self, index: int, job_elapsed: float = 0.0, parts: Sequence[PartSoFar] = ()) -> float:
-        """Job ``index`` runs, ``job_elapsed`` in, its parts where they stand (() before a fork); an
-        index past the last job: none is left."""
+        """Seconds left with job ``index`` ``job_elapsed`` in, its parts as they stand."""
         if index >= len(self.jobs):
             return 0.0
         plan = self.jobs[index]
@@ -137,6 +127,6 @@ class Forecast:
         return plan.timed_seconds + plan.processes * (sum(overheads) / len(overheads) if overheads else plan.overhead_guess)
 
     def _forks(self, plan: JobPlan) -> float:
-        # Its engine's jobs so far; before any, every engine's (a noisy machine adds forks to all).
+        # Before any of its engine's jobs, every engine's: a noisy machine adds forks to all.
         ratios = self._fork_ratios.get(plan.engine) or [r for each in self._fork_ratios.values() for r in each]
         return plan.forks * (sum(ratios) / len(ratios) if ratios else 1.0)

@@ -1,6 +1,5 @@
-"""What every engine computes (Operation: the same key, IV and plaintext, AESNITester's shape by
-default), sampled as sampling.policy says (Workload), and the ciphers and sizes the command line
-names."""
+"""What every engine computes (Operation), how it is sampled (Workload), and the ciphers and sizes
+the command line names."""
 from __future__ import annotations
 
 import hashlib
@@ -12,19 +11,18 @@ from jvmbridge.forks.protocol import LoopRequest
 from jvmbridge.sampling.policy import Sampling, check_iterations
 
 KEY_BITS = (128, 192, 256)
-# Mode -> the JCE transformation of the same operation. Only CBC pads (PKCS#7 = PKCS5Padding).
+# Only CBC pads (PKCS#7 = PKCS5Padding).
 TRANSFORMATIONS = {"cbc": "AES/CBC/PKCS5Padding", "ctr": "AES/CTR/NoPadding",
                    "gcm": "AES/GCM/NoPadding", "cfb": "AES/CFB/NoPadding"}
-# "message": a fresh doFinal per message, with padding (AESNITester); "stream": update into a
-# preallocated buffer, the message never finished (`openssl speed -evp`). Their gap is set-up cost.
+# "message": a doFinal per message with padding (AESNITester); "stream": updates never finished
+# (`openssl speed -evp`). Their gap is set-up cost.
 SHAPES = ("message", "stream")
 DIRECTIONS = ("encrypt", "decrypt")
 AESNITESTER_MESSAGE_BYTES = 38
 # `openssl speed`'s default sizes; the sweep runs them beside AESNITester's 38 bytes.
 SPEED_SIZES = (16, 64, 256, 1024, 8192, 16384)
 SWEEP_SIZES = tuple(sorted((AESNITESTER_MESSAGE_BYTES, *SPEED_SIZES)))
-# Neighbours that bracket sizes where JDKs have changed code path: either side of 8 KiB and 16 KiB,
-# and a 1 MiB one-shot message (against the sweep's 16 KiB).
+# Either side of 8 KiB and 16 KiB, and a 1 MiB one-shot: where JDKs have changed code path.
 CLIFF_SIZES = tuple(sorted({*SWEEP_SIZES, 8191, 8192, 16383, 16384, 1024 * 1024}))
 _TEXT = b"The quick brown fox jumps over the lazy dog. "
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -46,7 +44,7 @@ def parse_count(value: str | int | float) -> int:
 
 @dataclass(frozen=True)
 class Operation:
-    """What every engine computes: one cipher and direction on messages of one size, in one call shape."""
+    """One cipher and direction on messages of one size, in one call shape."""
     key_bits: int = 256
     mode: str = "cbc"
     direction: str = "encrypt"  # decrypt: each iteration decrypts the plaintext's ciphertext
@@ -90,8 +88,8 @@ class Operation:
         return f"aes-{self.key_bits}-{self.mode}"
 
     def loop_input(self) -> bytes:
-        """What each iteration of a native loop processes: the plaintext, or (decrypting) its
-        ciphertext; a GCM stream's without the tag, which a never-finished stream never reaches."""
+        """What each native loop iteration processes: plaintext or (decrypting) ciphertext, a GCM
+        stream's without the tag."""
         if self.direction == "encrypt":
             return self.plaintext
         from jvmbridge.reference import encrypt_message  # pyca: loaded only where decryption is measured
@@ -111,17 +109,15 @@ class Workload:
     sampling: Sampling = Sampling()
 
     def loop_request(self) -> LoopRequest:
-        """What a worker needs to run this workload's timed loop: the inputs, and how long and how wide."""
+        """The worker's timed-loop request: inputs, duration and width."""
         o, s = self.operation, self.sampling
         return LoopRequest(key=o.key.hex(), iv=o.iv.hex(), plaintext=o.plaintext.hex(), shape=o.shape,
                            direction=o.direction, iterations=s.fork_iterations, rounds=s.rounds,
                            round_seconds=s.round_seconds, threads=s.threads)
 
     def seconds_at_most(self, warmup_max_seconds: float) -> float:
-        """A generous bound on one fork's time for this workload, past which its child is taken to
-        hang: the warm-up's limit, then the rounds at three times their planned length (with
-        --iterations, or a message longer than a round, every message at 20 µs plus 50 ns a byte,
-        slower than any AES seen here, Java's own included), and 5 s for the rest."""
+        """A generous bound on one fork's time, past which the child hangs: warm-up limit, rounds at 3x
+        plan (per message 20 µs + 50 ns/byte, slower than any AES seen, where rounds are unsized), 5 s."""
         s = self.sampling
         per_message = 20e-6 + 50e-9 * self.operation.message_bytes
         timed = s.fork_iterations * per_message if s.fork_iterations else s.rounds * max(s.round_seconds, per_message)
@@ -148,8 +144,7 @@ def parse_cipher(name: str) -> tuple[int, str]:
 
 
 def parse_sizes(value: str) -> list[int]:
-    """Message sizes: 38, a list such as 16,64,256, "sweep" (openssl speed's sizes and 38) or
-    "cliffs" (the sweep and the neighbours of known cliffs)."""
+    """Message sizes: 38, a list (16,64,256), "sweep" or "cliffs" (sweep plus known cliffs' neighbours)."""
     named = {"sweep": SWEEP_SIZES, "cliffs": CLIFF_SIZES}.get(value.strip().lower())
     if named:
         return list(named)
@@ -167,8 +162,7 @@ def parse_sizes(value: str) -> list[int]:
 
 def combinations(ciphers: Iterable[tuple[int, str]], directions: Iterable[str], sizes: Iterable[int],
                  shapes: Iterable[str], sampling: Sampling) -> list[Workload]:
-    """One workload per (key bits, mode), direction, size and shape, in that (report) order, all
-    sampled alike."""
+    """One workload per (key bits, mode), direction, size and shape, in report order."""
     return [Workload(operation=Operation(key_bits=bits, mode=mode, direction=direction, message_bytes=size,
                                          shape=shape), sampling=sampling)
             for bits, mode in dict.fromkeys(ciphers) for direction in dict.fromkeys(directions)
