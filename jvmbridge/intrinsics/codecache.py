@@ -1,9 +1,6 @@
-"""What a running JVM's JIT compiled, from its code cache (`jcmd PID Compiler.codelist`, JDK 9+).
-
-Each line is "ID LEVEL STATE package.Class.method(signature) [addresses]" (code/codeCache.cpp,
-CodeCache::print_codelist, JDK 11 to 25): level 4 is C2 (also without tiers, where C2 is the only
-compiler), 1-3 C1, 0 a native wrapper; state 0 is code in use. The text is the JVM's and is read as
-untrusted: split on whitespace, nothing else, so its cost is linear in its length.
+"""What a running JVM's JIT compiled, from `jcmd PID Compiler.codelist` (JDK 9+): lines "ID LEVEL
+STATE Class.method(sig) [addresses]", level 4 C2, state 0 in use. Untrusted text: split on whitespace
+only, linear in its length.
 """
 from __future__ import annotations
 
@@ -15,7 +12,7 @@ from jvmbridge.wholenumber import whole_number
 
 _SUNJCE = "com.sun.crypto.provider."
 _IN_USE = "0"
-# A method's decrypting twin is the same intrinsic path the other way: either shows the mode running hot.
+# A method's decrypting twin is the same intrinsic path: either shows the mode hot.
 _TWINS = (("Decrypt", "Encrypt"),)
 
 
@@ -26,11 +23,11 @@ class CodeCache:
     error: str | None = None  # the list could not be read: why
 
     def intrinsic_levels(self) -> dict[str, int]:
-        """The levels of the methods that become AES intrinsics, of every mode: what a document keeps."""
+        """The levels of every mode's intrinsic methods: what a document keeps."""
         return {name: level for name, level in sorted(self.levels.items()) if name in INTRINSIC_IDS}
 
     def c2_compiled(self, mode: Mode) -> list[str]:
-        """The mode's intrinsic methods C2 compiled, when they prove one of its paths in use; else []."""
+        """The mode's intrinsic methods C2 compiled, where they prove a path in use; else []."""
         at_c2 = {_encrypting(name) for name, level in self.levels.items() if level == C2_LEVEL}
         for path in mode.paths:
             if path.methods <= at_c2:
@@ -67,8 +64,7 @@ def _encrypting(name: str) -> str:
 
 
 def _id(text: str) -> bool:
-    """A compile id as HotSpot counts them (an int, < 2^31): at most 10 ASCII digits, so no reply
-    reaches int()'s limit on a number's length."""
+    """A compile id: at most 10 ASCII digits, so no reply reaches int()'s length limit."""
     return whole_number(text, most_digits=10) is not None
 
 

@@ -1,13 +1,9 @@
-"""Which compilers a JVM runs, from its flags, and so whether its JIT can use the AES intrinsics at all.
+"""Which compilers a JVM runs, from its flags, and so whether its JIT can use the AES intrinsics.
 
-The AES intrinsics are C2's: C1 intrinsifies no crypto method (c1/c1_Compiler.cpp,
-Compiler::is_intrinsic_supported, JDK 11 to 25) and the interpreter none either. A JVM whose flags
-keep C2 from compiling never runs them, whatever UseAES says. HotSpot decides this in
-compiler/compilerDefinitions.inline.hpp (CompilerConfig::is_interpreter_only, is_c1_only,
-is_c2_enabled; JDK 17 to 25) and compilerDefinitions.cpp (CompilationModeFlag::initialize,
-CompilerConfig::ergo_initialize, check_args_consistency), from the flags read here; JDK 11's
-compilerDefinitions.cpp (set_client_compilation_mode, compilation_mode_selected) differs where noted.
-A JVMCI compiler (Graal) has intrinsics of its own: what it does is not told from flags.
+The intrinsics are C2's (C1 and the interpreter have none for crypto): flags keeping C2 from
+compiling turn them off whatever UseAES says. The logic follows HotSpot's CompilerConfig
+(compilerDefinitions, JDK 17-25; JDK 11 where noted). A JVMCI compiler's intrinsics are not told
+from flags.
 """
 from __future__ import annotations
 
@@ -16,10 +12,10 @@ from enum import Enum
 
 from jvmbridge.jvm.printflags import Flag, FlagTable
 
-# Where a flag's value came from (HotSpot's origins) -> where to change it.
+# HotSpot's flag origins -> where to change it.
 ORIGIN_PLACES = {"command line": "the JVM's command line", "environment": "JAVA_TOOL_OPTIONS or _JAVA_OPTIONS",
                  "config file": "the flags file (-XX:Flags=, .hotspotrc)"}
-# Levels of compiler/compilerDefinitions.hpp's CompLevel: 0 interpreter, 1-3 C1, 4 C2 (or JVMCI).
+# CompLevel: 0 interpreter, 1-3 C1, 4 C2 (or JVMCI).
 C2_LEVEL = 4
 
 
@@ -55,7 +51,7 @@ def compilers(flags: FlagTable) -> Compilers:
 
 
 def _built_with(flags: FlagTable, compiler: str) -> bool:
-    """A compiler's own flags are listed with its name in their kind ("C2 product") only in a build that has it."""
+    """Whether this build has ``compiler``: only then its flags' kind names it ("C2 product")."""
     return any(flag.kind.startswith(compiler + " ") for flag in flags.flags.values())
 
 
@@ -74,11 +70,9 @@ def _said(flag: Flag) -> str:
 
 
 def _interpreter_only(flags: FlagTable) -> Compilers | None:
-    # -Xint, -XX:TieredStopAtLevel=0 and -XX:CompileThresholdScaling=0 all end in UseCompiler=false
-    # (CompilerConfig::check_args_consistency, JDK 17+; Arguments::set_mode_flags for -Xint, JDK 11).
+    # -Xint, TieredStopAtLevel=0 and CompileThresholdScaling=0 all end in UseCompiler=false.
     use_compiler = flags.flags.get("UseCompiler")
-    # JDK 11's tiered policy caps every compile at TieredStopAtLevel, leaving UseCompiler on
-    # (tieredThresholdPolicy.cpp, TieredThresholdPolicy::limit_level).
+    # JDK 11 caps compiles at TieredStopAtLevel, leaving UseCompiler on.
     stopped = _value(flags, "TieredStopAtLevel") == "0" and _value(flags, "TieredCompilation") == "true"
     if _value(flags, "UseCompiler") != "false" and not stopped:
         return None
@@ -88,8 +82,7 @@ def _interpreter_only(flags: FlagTable) -> Compilers | None:
     if use_compiler is not None and use_compiler.origin not in ("default", "ergonomic"):
         return Compilers(Compiling.INTERPRETER_ONLY, _said(use_compiler), _remove(use_compiler))
     if _value(flags, "TieredCompilation") == "true":
-        # -Xint turns TieredCompilation off too; with it still on, the JVM stopped compiling as it ran: a
-        # full code cache without flushing (compileBroker.cpp, CompileBroker::disable_compilation_forever).
+        # Still tiered, so it stopped compiling as it ran: a full code cache without flushing.
         return Compilers(Compiling.INTERPRETER_ONLY, "UseCompiler=false, switched off as it ran: its code cache filled up",
                          "give the JVM a larger -XX:ReservedCodeCacheSize (its log says \"CodeCache is full\")")
     return Compilers(Compiling.INTERPRETER_ONLY, "UseCompiler=false: -Xint",
@@ -97,7 +90,7 @@ def _interpreter_only(flags: FlagTable) -> Compilers | None:
 
 
 def _c1_only(flags: FlagTable, has_c1: bool, has_c2: bool) -> Compilers | None:
-    """CompilerConfig::is_c1_only: tiers stopped below C2, the quick-only mode, client emulation, or no C2."""
+    """CompilerConfig::is_c1_only: tiers stopped below C2, quick-only, client emulation, or no C2."""
     if not has_c1:
         return None
     tiers = _set_to(flags, "TieredStopAtLevel", "1", "2", "3")
@@ -107,7 +100,7 @@ def _c1_only(flags: FlagTable, has_c1: bool, has_c2: bool) -> Compilers | None:
         return Compilers(Compiling.C1_ONLY, _said(mode), _remove(mode))
     never_server = _set_to(flags, "NeverActAsServerClassMachine", "true")
     if never_server is not None and not _compilation_mode_selected(flags):
-        # CompilerConfig::ergo_initialize: client emulation (JDK 11 turns TieredCompilation off for it, ergonomic).
+        # Client emulation (JDK 11 turns TieredCompilation off for it).
         return Compilers(Compiling.C1_ONLY, f"client emulation: {_said(never_server)}", _remove(never_server)
                          if never_server.origin in ORIGIN_PLACES else "HotSpot chose client emulation on this machine: "
                          "-XX:-NeverActAsServerClassMachine or -XX:TieredStopAtLevel=4 lifts it")
@@ -149,8 +142,7 @@ def _remove(flag: Flag) -> str:
     return f"remove {option} from {where}" if where else f"undo {option} where it was set ({flag.origin})"
 
 
-# The intrinsic each SunJCE method becomes (classfile/vmIntrinsics.hpp, the do_intrinsic lines;
-# _electronicCodeBook_* JDK 16+, _galoisCounterMode_AESCrypt JDK 18+): what DisableIntrinsic and
+# The intrinsic each SunJCE method becomes (vmIntrinsics.hpp): what DisableIntrinsic and
 # ControlIntrinsic name.
 INTRINSIC_IDS = {"AESCrypt::implEncryptBlock": "_aescrypt_encryptBlock",
                  "AESCrypt::implDecryptBlock": "_aescrypt_decryptBlock",
@@ -164,9 +156,8 @@ INTRINSIC_IDS = {"AESCrypt::implEncryptBlock": "_aescrypt_encryptBlock",
 
 
 def intrinsics_taken_away(flags: FlagTable) -> dict[str, str]:
-    """Intrinsic ID -> the option that turned it off, as compilerDirectives.cpp's
-    DirectiveSet::init_control_intrinsic reads them: ControlIntrinsic's "+id"/"-id" in order (JDK 14+),
-    then every id of DisableIntrinsic off; ids separated by ",", "\\n" (the flag given twice) or " "."""
+    """Intrinsic ID -> the option that turned it off, as DirectiveSet::init_control_intrinsic reads
+    ControlIntrinsic ("+id"/"-id", JDK 14+) then DisableIntrinsic; ids split on ",", "\\n" or " "."""
     control: dict[str, bool] = {}
     for token in _ids(_value(flags, "ControlIntrinsic")):
         if token[:1] in "+-" and len(token) > 1:

@@ -1,9 +1,5 @@
-"""Reading the JIT's inlining log: which crypto methods C2 used as intrinsics.
-
-`-Xlog:jit+inlining=debug` prints each inlining decision, e.g.
-`@ 36   com.sun.crypto.provider.CipherBlockChaining::implEncrypt (104 bytes)   (intrinsic)`,
-and needs no diagnostic unlock. `-XX:+PrintCompilation` would be misleading: it lists the Java
-fallback being compiled and has no intrinsic marker.
+"""Which crypto methods C2 used as intrinsics, from `-Xlog:jit+inlining=debug` (no unlock needed;
+-XX:+PrintCompilation lists the Java fallback and marks no intrinsic).
 """
 from __future__ import annotations
 
@@ -27,7 +23,7 @@ class Evidence:
 
 
 def intrinsic_method(line: str) -> str | None:
-    """"CounterMode::implCrypt" for an inlining-log line that shows it used as an intrinsic."""
+    """"CounterMode::implCrypt" for an inlining-log line showing it used as an intrinsic."""
     match = _INTRINSIC.search(line)
     return match["method"] if match else None
 

@@ -20,7 +20,7 @@ class Mode:
     paths: tuple[Path, ...]
 
     def paths_for(self, java_major: int) -> list[Path]:
-        # An unknown version (0) keeps every path: better to look for too much than to miss one.
+        # Unknown (0) keeps every path: better to look for too much than miss one.
         return [p for p in self.paths if java_major == 0 or java_major >= p.since_java]
 
     def proven_by(self, seen: set[str]) -> bool:
@@ -40,26 +40,25 @@ class Mode:
         return " or ".join(" + ".join(sorted(path.methods)) for path in self.paths)
 
 
-# Each path lists the flags HotSpot's C2 tests before it uses the intrinsic (vmIntrinsics.cpp). The
-# CTR stub answers to UseAESCTRIntrinsics alone: x86 turns that off with UseAES, aarch64 does not, so
-# there -XX:-UseAES leaves CTR (and GCM's CTR + GHASH) accelerated.
+# The flags C2 tests before each intrinsic (vmIntrinsics.cpp). The CTR stub answers to
+# UseAESCTRIntrinsics alone: on aarch64 -XX:-UseAES leaves CTR (and GCM's CTR + GHASH) on.
 MODES = {
     "cbc": Mode(name="CBC", transformation="AES/CBC/PKCS5Padding",
                 paths=(Path(methods=frozenset({"CipherBlockChaining::implEncrypt"}),
                             flags=("UseAES", "UseAESIntrinsics")),)),
     "ctr": Mode(name="CTR", transformation="AES/CTR/NoPadding",
                 paths=(Path(methods=frozenset({"CounterMode::implCrypt"}), flags=("UseAESCTRIntrinsics",)),)),
-    # JDK 18+ has one AVX-512/VAES stub for all of GCM; JDK 17 (or a CPU without it) uses CTR + GHASH.
+    # JDK 18+: one AVX-512/VAES stub for GCM; else CTR + GHASH.
     "gcm": Mode(name="GCM", transformation="AES/GCM/NoPadding",
                 paths=(Path(methods=frozenset({"GaloisCounterMode::implGCMCrypt0"}),
                             flags=("UseAES", "UseAESIntrinsics"), since_java=18),
                        Path(methods=frozenset({"CounterMode::implCrypt", "GHASH::processBlocks"}),
                             flags=("UseAESCTRIntrinsics", "UseGHASHIntrinsics")))),
-    # CFB and ECB have no mode stub of their own on x86 here: the single-block intrinsic proves them.
+    # No mode stub on x86: the single-block intrinsic proves them.
     "cfb": Mode(name="CFB", transformation="AES/CFB/NoPadding",
                 paths=(Path(methods=frozenset({"AESCrypt::implEncryptBlock"}), flags=("UseAES", "UseAESIntrinsics")),)),
     "ecb": Mode(name="ECB", transformation="AES/ECB/PKCS5Padding",
                 paths=(Path(methods=frozenset({"AESCrypt::implEncryptBlock"}), flags=("UseAES", "UseAESIntrinsics")),)),
 }
-# What `check` and `verify` look at unless told otherwise: the modes servers use.
+# The modes servers use.
 DEFAULT_MODES = ("cbc", "ctr", "gcm")

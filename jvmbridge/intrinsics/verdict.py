@@ -15,7 +15,7 @@ from jvmbridge.platforms import current
 
 
 class Spelled(str, Enum):
-    """An enum whose members are the text documents and reports show (a str: JSON writes the text)."""
+    """An enum whose members are their display text (a str: JSON writes the text)."""
 
     def __str__(self) -> str:
         return str.__str__(self)
@@ -36,8 +36,7 @@ class Status(Spelled):
 
     @property
     def exit_code(self) -> int:
-        """As the command documents it: 0 active (or usable and not yet needed), 1 not active or wrong,
-        2 could not tell."""
+        """0 active (or usable, not yet needed), 1 not active or wrong, 2 could not tell."""
         return {Status.ACTIVE: 0, Status.IN_USE: 0, Status.VERIFIED: 0, Status.NOT_IN_USE: 0,
                 Status.NOT_OBSERVED: 2, Status.UNKNOWN: 2}.get(self, 1)
 
@@ -59,10 +58,8 @@ class Verdict:
 
 def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: FlagTable,
            evidence: Evidence | None, code: CodeCache | None = None) -> Verdict:
-    """``evidence`` None means a running JVM, whose ``code`` cache (None: not read) shows what its
-    JIT compiled; ``cpu_features`` None means the CPU's features are unknown (then flags and the
-    JIT decide). The CPU is asked first, then the flags, then the compilers they leave, then the
-    JIT: the first that can tell decides."""
+    """The first of CPU, flags, compilers and JIT evidence that can tell decides. ``evidence`` None:
+    a running JVM, whose ``code`` cache shows what it compiled; ``cpu_features`` None: unknown."""
     paths = mode.paths_for(java_major)
     return (_by_cpu(mode, cpu_features) or _by_flags(mode, paths, flags) or _by_compilers(mode, flags)
             or _by_directives(mode, paths, flags)
@@ -70,7 +67,7 @@ def decide(mode: Mode, java_major: int, cpu_features: list[str] | None, flags: F
 
 
 def _by_cpu(mode: Mode, cpu_features: list[str] | None) -> Verdict | None:
-    """UNSUPPORTED where the CPU lacks the AES instructions; None where it has them or is not known."""
+    """UNSUPPORTED where the CPU lacks AES instructions; else None."""
     here = current()
     if not lacks(cpu_features, here.aes_feature):
         return None
@@ -81,8 +78,7 @@ def _by_cpu(mode: Mode, cpu_features: list[str] | None) -> Verdict | None:
 
 
 def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdict | None:
-    """DISABLED where flags turn every path to the intrinsic off; UNKNOWN where this JVM lists its
-    flags but not a path's; None where the flags leave it on."""
+    """DISABLED where flags turn every path off; UNKNOWN where a path's flag is unlisted; else None."""
     off_per_path = _off_per_path(paths, flags)
     if all(off_per_path):
         off = dict.fromkeys(name for names in off_per_path for name in names)
@@ -98,8 +94,7 @@ def _by_flags(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdi
 
 
 def _by_compilers(mode: Mode, flags: FlagTable) -> Verdict | None:
-    """NOT_USABLE where no C2 compiles (the intrinsics are C2's); UNKNOWN where another compiler
-    does or the JVM does not say; None where C2 compiles."""
+    """NOT_USABLE where no C2 compiles; UNKNOWN where another compiler does or it is unsaid; else None."""
     found = compilers(flags)
     if found.compiling is Compiling.C2:
         return None
@@ -112,7 +107,7 @@ def _by_compilers(mode: Mode, flags: FlagTable) -> Verdict | None:
 
 
 def _by_directives(mode: Mode, paths: list[IntrinsicPath], flags: FlagTable) -> Verdict | None:
-    """DISABLED where -XX:DisableIntrinsic or -XX:ControlIntrinsic takes an intrinsic from every path."""
+    """DISABLED where DisableIntrinsic or ControlIntrinsic takes an intrinsic from every path."""
     taken = intrinsics_taken_away(flags)
     off_per_path = [[INTRINSIC_IDS[method] for method in sorted(path.methods) if INTRINSIC_IDS.get(method) in taken]
                     for path in paths]
@@ -145,7 +140,7 @@ def _unlisted(paths: list[IntrinsicPath], flags: FlagTable) -> list[str]:
 
 
 def _assumed_on(paths: list[IntrinsicPath], flags: FlagTable) -> str:
-    """What an active verdict adds where diagnostic flags went unlisted, so were taken at their default."""
+    """What an active verdict adds where unlisted diagnostic flags were taken at their default."""
     hidden = _unlisted(paths, flags)
     return (f"; {', '.join(hidden)} not listed (no diagnostic unlock), so at its default: on"
             if hidden and flags.diagnostics_hidden else "")
@@ -228,7 +223,6 @@ def exit_code(verdicts: list[Verdict]) -> int:
 
 
 def combined_exit(codes) -> int:
-    """One exit code for many parts: 1 if any is 1 (something is wrong outranks could-not-tell),
-    else the largest; 2 when there are none."""
+    """One exit code for many: 1 if any (wrong outranks could-not-tell), else the largest; 2 if none."""
     codes = set(codes)
     return 1 if 1 in codes else max(codes, default=2)
