@@ -1,1 +1,1 @@
-"""Child processes: the parent and worker sides, the messages between them (protocol), what a worker times (measure)."""
+"""Child processes: parent and worker sides, their messages (protocol), what a worker times (measure)."""

@@ -1,8 +1,5 @@
-"""Warm-up and timed rounds, shared by every engine that can run a loop of N operations.
-
-``run(n)`` performs n operations and returns the elapsed nanoseconds measured inside the
-engine's own loop, so call overhead between Python and the engine stays out of the figure; a loop
-that cannot run exactly n (`openssl speed`, stopped by a signal) returns what it did (Counted).
+"""Warm-up and timed rounds for every engine whose loop runs N operations: ``run(n)`` times itself
+inside the engine, so call overhead stays out; a loop that cannot run exactly n returns Counted.
 """
 from __future__ import annotations
 
@@ -18,26 +15,24 @@ from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
 
 
 class Counted(NamedTuple):
-    """What a loop that stops when told and counts its own operations did (`openssl speed`, which
-    cannot run exactly n): its operations, their nanoseconds, and what it read around them (its
-    process's cpu_ns and wait_ns, the host's steal_ns), which replace the calling thread's reads."""
+    """What a self-counting loop did (`openssl speed`): operations, nanoseconds, and its own
+    process's cpu_ns, wait_ns and the host's steal_ns, replacing the calling thread's reads."""
     operations: int
     ns: int
     counters: dict[str, int]
 
 
-# run(n): n operations, their elapsed nanoseconds; or, from a loop that counts itself, about n.
 RunLoop = Callable[[int], "int | Counted"]
-# A counter that moves while the engine is still changing its code, e.g. the JIT's total
-# compilation time: a plateau of interpreted or C1 code can look steady while C2 is still working.
+# Moves while the engine still changes its code (the JIT's compile time): interpreted or C1 code
+# can look steady while C2 still works.
 Activity = Callable[[], int]
 
-# A warm-up chunk this long keeps the per-chunk timer and call cost negligible.
+# Keeps the per-chunk timer and call cost negligible.
 CHUNK_SECONDS = 0.05
 # Steady when the last STEADY_WINDOW chunks agree within STEADY_TOLERANCE (relative range).
 STEADY_WINDOW = 5
 STEADY_TOLERANCE = 0.05
-# Parallel copies meet at a barrier before each run; one that died would otherwise hang it forever.
+# One dead copy would otherwise hang the barrier forever.
 BARRIER_SECONDS = 60
 
 
@@ -57,7 +52,7 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
             tolerance: float = STEADY_TOLERANCE) -> Warmup:
     """Run chunks until their speed settles within ``tolerance`` and ``activity`` stays still, or
     ``max_seconds`` pass."""
-    # Start at one operation: a single message may already take long (a 64 MiB plaintext).
+    # One operation first: a single message may take long (64 MiB).
     chunk, total = 1, 0
     recent: list[float] = []
     marks: list[float] = []
@@ -95,15 +90,12 @@ def split_iterations(iterations: int, rounds: int) -> list[int]:
 
 def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
                  counters: dict[str, Activity] | None = None) -> list[dict]:
-    """One timed round of each count of operations; ``copies`` loops ran each count at once.
-    ``counters`` (e.g. the JVM's GC and JIT milliseconds) are read around each round, and how far
-    each moved is kept beside the round: what else the process did while it was timed. Always
-    read: the host's steal time; with one copy (the loop runs on this thread), the thread's CPU
-    time and its run-queue wait, which tell a round slowed by other work from a slow loop."""
+    """One timed round per count; ``copies`` loops ran each count at once. ``counters`` (GC, JIT ms)
+    are read around each round, plus steal and, with one copy, the thread's CPU time and run-queue
+    wait: they tell a round slowed by other work from a slow loop."""
 
-    # Read outermost first before the round and last after it: the thread's CPU time innermost, so
-    # that it spans the loop and not the other reads (a JVM's GC and JIT beans are calls into
-    # Java: once they took 0.7 ms, and a 62 ms round's CPU time came out 1.1% above its wall time).
+    # Outermost first before, last after: the thread's CPU time innermost spans the loop alone (a JVM's
+    # beans once took 0.7 ms, putting a 62 ms round's CPU time 1.1% over its wall time).
     order = {**(counters or {}), "steal_ns": steal_ns,
              **({"wait_ns": run_queue_wait_ns, "cpu_ns": time.thread_time_ns} if copies == 1 else {})}
     def timed(n: int) -> dict:
@@ -118,9 +110,7 @@ def timed_rounds(run: RunLoop, counts: list[int], copies: int = 1,
 
 
 def schedstat(path: str = "/proc/thread-self/schedstat") -> tuple[int, int]:
-    """Nanoseconds a thread has run and spent runnable but waiting for a CPU (schedstat's first two
-    fields), this thread's by default, a process's main thread's at /proc/PID/schedstat; (0, 0)
-    where the kernel does not keep them."""
+    """(run, waited for a CPU) nanoseconds from schedstat, this thread's by default; (0, 0) if absent."""
     try:
         with open(path) as f:
             ran, waited = f.read().split()[:2]
@@ -135,15 +125,14 @@ def run_queue_wait_ns() -> int:
 
 
 def steal_ns() -> int:
-    """Nanoseconds the hypervisor has run something else while this guest wanted its vCPUs
-    (/proc/stat's steal), per vCPU on average; 0 where not reported."""
+    """Nanoseconds the hypervisor ran others while this guest wanted its vCPUs, per vCPU; 0 if unreported."""
     return int(steal_ticks(cpu_ticks()) * TICK_NS / (os.cpu_count() or 1))
 
 
 @contextmanager
 def on_cpus(cpus: set[int] | None) -> Iterator[None]:
-    """The calling thread on ``cpus`` meanwhile (None or empty: where it is), then back where it was:
-    a process started meanwhile starts there, and so does every thread that process starts."""
+    """The calling thread on ``cpus`` meanwhile (None: unchanged), then back; processes started
+    meanwhile start there too."""
     own = os.sched_getaffinity(0)
     if cpus:
         os.sched_setaffinity(0, cpus)
@@ -156,10 +145,9 @@ def on_cpus(cpus: set[int] | None) -> Iterator[None]:
 
 @contextmanager
 def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
-    """``run`` in ``copies`` forked processes at once, as `openssl speed -multi`: the loop yielded
-    runs n operations in every copy, started together at a barrier, and returns the wall
-    nanoseconds until the last one finished. For engines without threads of their own (Python's
-    GIL); never for a process that started a JVM, which must not fork. One copy: ``run`` itself."""
+    """``run`` in ``copies`` forked processes at once, as `openssl speed -multi`, started at a barrier,
+    returning wall ns until the last finished. For engines without threads (the GIL); never after a
+    JVM started, which must not fork. One copy: ``run`` itself."""
     if copies == 1:
         yield run
         return
@@ -168,8 +156,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
     links = [context.Pipe() for _ in range(copies)]
 
     def copy_loop(link) -> None:
-        # The caller's ends closed here: where the caller's process ends without a word (a worker's
-        # os._exit, a kill), this copy reads the end of its pipe and ends too.
+        # Closing the caller's ends: if the caller dies silently, this copy reads EOF and ends too.
         for parent, _ in links:
             parent.close()
         try:
@@ -208,8 +195,7 @@ def in_processes(run: RunLoop, copies: int) -> Iterator[RunLoop]:
 
 
 def merge_warmups(warmups: list[dict]) -> dict:
-    """One account of several forks' warm-ups: totals, and steady only if every fork got there
-    (each fork's chunks stay with its rounds: jvmbridge.stats.steady)."""
+    """One account of several forks' warm-ups: totals, steady only if every fork got there."""
     return {"iterations": sum(w["iterations"] for w in warmups), "seconds": sum(w["seconds"] for w in warmups),
             "steady": all(w["steady"] for w in warmups), "ns_per_op": warmups[-1]["ns_per_op"],
             "forks": len(warmups), "unsteady_forks": sum(not w["steady"] for w in warmups),

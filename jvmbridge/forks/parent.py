@@ -1,8 +1,7 @@
-"""What the parent keeps of a worker process: why it failed (WorkerError), how it ended and what
-it printed (ChildOutcome), and what a killed JVM leaves in /tmp (remove_jvm_files).
+"""What the parent keeps of a worker: why it failed, how it ended, and the JVM files it left.
 
-Why a process each: JPype starts one JVM per process, never restarts it, and a failed start
-poisons the process; OpenSSL reads OPENSSL_ia32cap once, at load (the workers: conductor.slices).
+A process each: JPype starts one JVM per process, never again, and a failed start poisons it;
+OpenSSL reads OPENSSL_ia32cap once, at load.
 """
 from __future__ import annotations
 
@@ -13,14 +12,13 @@ import signal
 from dataclasses import dataclass
 from pathlib import Path
 
-# Why a configuration has no more forks after Ctrl-C; the ones that finished stay its measurement.
+# Finished forks stay the configuration's measurement.
 INTERRUPTED = "interrupted (Ctrl-C)"
 
 
 class WorkerError(Exception):
-    """A failure the worker understood; its message is meant for the user as it is. ``ended``: where
-    the worker's process died, how (its exit status, what it printed), for an engine to read its
-    crash report from (engines.jvm.why_failed)."""
+    """A failure the worker understood, its message for the user as is; ``ended``: how the process
+    died, for an engine to read its crash report."""
 
     def __init__(self, message: str | None, ended: ChildOutcome | None = None):
         super().__init__(message)
@@ -28,8 +26,7 @@ class WorkerError(Exception):
 
 
 class PartFailed(WorkerError):
-    """A failure of one part of a worker (its loop refused the work, or threw): the worker and its
-    other parts go on."""
+    """A failure of one part (its loop refused or threw): the worker and its other parts go on."""
 
 
 @dataclass
@@ -42,7 +39,7 @@ class ChildOutcome:
 
     @classmethod
     def interrupted(cls) -> ChildOutcome:
-        """A fork Ctrl-C cut short: what a part that got no more forks failed with."""
+        """A fork Ctrl-C cut short."""
         return cls(result={"error": INTERRUPTED}, returncode=-signal.SIGINT, stdout="", stderr="")
 
     @property
@@ -65,10 +62,8 @@ class ChildOutcome:
 
 
 def remove_jvm_files(pid: int) -> None:
-    """Remove what a HotSpot JVM in process ``pid`` leaves in /tmp unless it exits of itself: its
-    perf data, /tmp/hsperfdata_<user>/<pid> (/tmp whatever TMPDIR says, as HotSpot on Linux does),
-    and the attach socket /tmp/.java_pid<pid> an attach made it open. Only in this user's own
-    hsperfdata folder, not through a link: a folder of that name is anyone's to make in /tmp."""
+    """Remove what a killed HotSpot JVM leaves in /tmp: hsperfdata_<user>/<pid> and .java_pid<pid>.
+    Only in this user's own hsperfdata folder, not through a link: anyone can make that name in /tmp."""
     Path(f"/tmp/.java_pid{pid}").unlink(missing_ok=True)
     try:
         folder = os.open(f"/tmp/hsperfdata_{pwd.getpwuid(os.geteuid()).pw_name}",

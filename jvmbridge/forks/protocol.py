@@ -1,13 +1,11 @@
-"""What the engines ask a conductor worker to measure, as the JSON between them: typed here so that
-mypy holds both ends to the same fields (the workers, serving conductor.slices, are jvm/worker.py,
-native/pyca_worker.py and native/c_worker.py)."""
+"""The JSON the engines send conductor workers, typed so mypy holds both ends to the same fields."""
 from __future__ import annotations
 
 from typing import TypedDict
 
 
 class LoopRequest(TypedDict):
-    """One workload's timed loop (Workload.loop_request): the inputs in hex, and how long and how wide."""
+    """One workload's timed loop: inputs in hex, duration and width."""
     key: str
     iv: str
     plaintext: str

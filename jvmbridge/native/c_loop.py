@@ -1,6 +1,5 @@
-"""The C loop (aesloop.c): compiled on first use with the system C compiler against the system's
-libcrypto (Debian: libssl-dev), cached per user, loaded with ctypes. Where it cannot be built the
-reason is one line (CLoopUnavailable) and the C engine is left out."""
+"""The C loop (aesloop.c): compiled on first use against the system's libcrypto, cached per user,
+loaded with ctypes; where it cannot be built, CLoopUnavailable says why in a line."""
 from __future__ import annotations
 
 import ctypes
@@ -16,13 +15,13 @@ from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.trust.writer import replace_whole
 
 SOURCE = Path(__file__).with_name("aesloop.c")
-# The source is a few KiB and the library built from it a few dozen; more is not ours.
+# The source is a few KiB and its library a few dozen: more is not ours.
 _SOURCE_LIMIT = 1 << 20
 _LIBRARY_LIMIT = 64 << 20
 
 
 class CLoopUnavailable(RuntimeError):
-    """No C compiler, no OpenSSL headers, or a build that failed: the message says which."""
+    """No C compiler, no OpenSSL headers, or a failed build: the message says which."""
 
 
 def library_path() -> Path:
@@ -47,8 +46,7 @@ def library_path() -> Path:
                 raise CLoopUnavailable("no OpenSSL headers to build the C loop; Debian: apt install libssl-dev")
             last = done.stderr.strip().splitlines()[-1:] or ["no output"]
             raise CLoopUnavailable(f"the C loop did not build: {last[0]}")
-        # Whole or not at all: a half-written library never gets loaded. Only the compiler's own
-        # output (own=True: this user's, no other name, no link), never a file someone put in its place.
+        # Whole or not at all, and only the compiler's own output, never a file put in its place.
         try:
             replace_whole(built, read_regular_file(partial, _LIBRARY_LIMIT, own=True))
         except (OSError, ValueError) as e:
@@ -60,8 +58,7 @@ def library_path() -> Path:
 
 
 def _compiler() -> Path:
-    """$CC, else cc or else gcc; CLoopUnavailable where there is none or, run as root, one that
-    another user can change (find_program)."""
+    """$CC, else cc or gcc; CLoopUnavailable if none, or as root one another user can change."""
     try:  # gcc's own programs (as, ld) come from the launcher's PATH: folders root alone can change
         compiler = (find_program(os.environ.get("CC") or "cc", "the C compiler")
                     or (None if "CC" in os.environ else find_program("gcc", "the C compiler")))

@@ -1,6 +1,5 @@
-"""Worker process for the conductor (conductor.slices): the C loop (aesloop.c) of each part through
-ctypes, timed a slice at a time when told; in its own process so that OpenSSL reads its CPU mask
-(OPENSSL_ia32cap, OPENSSL_armcap: AES-NI on or off) from this process's environment as it loads."""
+"""Worker process for the conductor: the C loop of each part through ctypes, a slice at a time; its
+own process, as OpenSSL reads its CPU mask from the environment at load."""
 from __future__ import annotations
 
 import ctypes
@@ -20,8 +19,7 @@ def open_loops(request: dict) -> Opened:
 
 
 def loop(library, request: CPart) -> Loop:
-    """The C loop of ``request``'s work, and its evidence: the first message (or update), before
-    any timing, and the last of the latest run."""
+    """The C loop of ``request``'s work, with its first output (before timing) and latest last as evidence."""
     key, iv, data = (bytes.fromhex(request[k]) for k in ("key", "iv", "input"))
     stream, decrypt = request["shape"] == "stream", request["direction"] == "decrypt"
     out, out_len = ctypes.create_string_buffer(len(data) + 32), ctypes.c_int(0)

@@ -1,7 +1,5 @@
-"""The `openssl speed` C loop: OpenSSL's own figure with no Python in the timed path.
-
-`openssl speed -evp` calls EVP_EncryptUpdate on a preallocated buffer of the message size, with
-no per-message init or padding: a stream figure, the floor a per-message loop can approach.
+"""The `openssl speed` C loop: OpenSSL's own stream figure (EVP updates into a preallocated buffer,
+no per-message init or padding), with no Python in the timed path.
 """
 from __future__ import annotations
 
@@ -19,9 +17,8 @@ from jvmbridge.forks.parent import WorkerError
 from jvmbridge.trust.bounded import read_by
 from jvmbridge.trust.launch import launch, run
 
-# -mr writes, on stderr, "+DT:<cipher>:<seconds>:<size>" as it starts a size and then
-# "+R:<operations>:<cipher>:<seconds>" (with -multi N, one such pair from each of the N processes).
-# Every part stays inside its line, so the text costs linear time whatever it holds.
+# -mr's stderr: "+DT:<cipher>:<seconds>:<size>" at a size's start, then "+R:<ops>:<cipher>:<seconds>"
+# per process. Every part stays inside its line, so matching is linear.
 _LINE = re.compile(r"^\+DT:[^:\n]+:\d+:(\d+)[^\S\n]*$|^\+R:(\d+):([^:\n]+):([0-9.]+)[^\S\n]*$", re.MULTILINE)
 
 
@@ -35,17 +32,15 @@ def describe(openssl: str, env: dict[str, str]) -> dict:
 
 def speed_command(openssl: str, cipher: str, message_bytes: int, seconds: int,
                   extra: tuple[str, ...] = (), processes: int = 1) -> list[str]:
-    """One size's run. ``extra`` goes before -evp: -provider NAME or -engine ID for another implementation."""
+    """One size's run; ``extra`` before -evp (-provider NAME, -engine ID)."""
     multi = ("-multi", str(processes)) if processes > 1 else ()
     return [openssl, "speed", "-elapsed", "-mr", "-seconds", str(seconds), *multi, "-bytes", str(message_bytes),
             *extra, "-evp", cipher]
 
 
 def speed_rounds(command: list[str], env: dict[str, str], processes: int = 1) -> dict[int, dict]:
-    """One timed round of ``command`` (a speed_command) per size it ran: operations done in how many
-    nanoseconds, all ``processes`` together (their rates summed, as `-multi` does). A run of one
-    size in one process also says what its process shows: its CPU time and the time it spent off
-    the CPU (wall time less CPU time, its start included) as wait_ns; every run the host's steal."""
+    """One timed round per size of ``command``: operations and ns of all ``processes`` (rates summed,
+    as -multi). One size in one process adds its CPU time and wait (wall less CPU); always steal."""
     before, started, stolen = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter_ns(), steal_ns()
     done = _run(command, env)
     wall, stolen, after = time.perf_counter_ns() - started, steal_ns() - stolen, resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -73,10 +68,9 @@ def _results_by_size(stderr: str) -> dict[int, list[tuple[int, float]]]:
 
 
 def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:
-    """_stopped_once, run again (twice at most) where its count cannot stand for the slice: it
-    counted no operation (its process had no vCPU before the signal came: a slice of 10 ms on a busy
-    host), or its loop ran on past the signal (the signal came before `openssl speed` armed its own
-    alarm, which then cleared the stop: the count is of the whole -seconds, the slice's time not)."""
+    """_stopped_once, rerun (twice at most) where its count cannot stand for the slice: no operation
+    counted (no vCPU before the signal), or the loop ran past a signal that came before speed armed
+    its own alarm (the count is then of the whole -seconds)."""
     for _ in range(3):
         done = _stopped_once(command, seconds, wait_on)
         if done is not None:
@@ -85,21 +79,15 @@ def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = N
                       "it did no operation, or ran on past the signal that ends its loop")
 
 
-# How much longer than this process timed it `openssl speed` may say its loop ran (its clock ticks
-# 10 ms; it may take a while to see the signal) before the signal is taken as lost.
+# Speed's clock ticks 10 ms and it may see the signal late: beyond this the signal is taken as lost.
 _LOST_SIGNAL_SECONDS = 0.5
 
 
 def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted | None:
-    """``command`` (a speed_command of one size in one process) stopped after about ``seconds`` of
-    its loop, on the calling thread's vCPUs: `openssl speed` ends a size's loop on SIGALRM, the
-    signal of its own alarm, and reports the operations done. Timed here, from its start line to
-    the signal: its own clock counts ticks of 10 ms (times(): apps/lib/apps.c), a fifth of a 50 ms
-    slice. Its main thread's CPU and run-queue time over the same span come from its schedstat.
-    ``wait_on``: the vCPUs this thread waits on meanwhile, so that its waking up to time and stop
-    the loop does not take the loop's vCPU from it; the time it then waited for one of them after
-    the start line came (its own run-queue wait) is taken off the start, as the loop ran meanwhile.
-    None where the count cannot stand for the slice (stopped_run)."""
+    """``command`` (one size, one process) stopped by SIGALRM after about ``seconds`` of its loop,
+    timed here from its start line to the signal (its own clock ticks 10 ms, a fifth of a slice);
+    CPU and run-queue time from its schedstat. ``wait_on``: the vCPUs this thread waits on, off the
+    loop's; its own wait after the start line comes off the start. None: see stopped_run."""
     try:  # started from this thread, on its vCPUs
         process = launch(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=os.environ)  # this worker's own: its parent's launcher built it, with OpenSSL's mask
@@ -132,16 +120,14 @@ def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None =
 
 
 def seconds_beyond(seconds: float) -> int:
-    """The whole seconds to ask of a run stopped after ``seconds``: its own alarm never comes first,
-    and ends it soon after where its worker was killed mid-slice (a child that died with its parent
-    would have to be forked rather than spawned: in a sweep, 40% of the slices beside warm-ups aside
-    were disturbed then, against 5-16% without)."""
+    """Whole seconds to ask of a run stopped after ``seconds``: its own alarm never comes first, and
+    ends it soon after a killed worker (forking to die with the parent disturbed 40% of slices, not
+    5-16%)."""
     return math.ceil(seconds) + 2
 
 
 def _line_starting(prefix: str, process: subprocess.Popen, deadline_seconds: float) -> str:
-    """What ``process`` wrote on stderr up to the end of a line starting with ``prefix``; each line
-    is looked at once, when it ends, so this costs linear time in what was written."""
+    """``process``'s stderr up to the end of a line starting with ``prefix``, each line looked at once."""
     assert process.stderr is not None
     said, deadline, line = bytearray(), time.monotonic() + deadline_seconds, 0  # `line`: where the next one starts
     while True:
@@ -178,8 +164,7 @@ def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess
 
 
 def _deadline(command: list[str]) -> float:
-    """How long a command may take before it is taken to hang: `speed -seconds N -bytes B` runs N
-    seconds, taken three times over; anything else 30 s."""
+    """Seconds before a command is taken to hang: three times `-seconds N`; anything else 30 s."""
     if "-seconds" not in command:
         return 30.0
     return 30.0 + 3 * float(command[command.index("-seconds") + 1])

@@ -1,10 +1,6 @@
-"""Worker process for the conductor (conductor.slices): OpenSSL through pyca/cryptography, per
-message or as a stream, timed a slice at a time when told.
-
-Message shape: each message gets a new encryptor and PKCS#7 padding, the closest Python gets
-to ``doFinal``. Stream shape: `update_into` on one encryptor, as `openssl speed -evp`.
-At small sizes the Python calls (microseconds) dominate OpenSSL's own work (tens of ns): the
-report says so and sets the `openssl speed` C loop beside it.
+"""Worker process for the conductor: OpenSSL through pyca/cryptography, a slice at a time. Message:
+a new encryptor and PKCS#7 padding each (Python's doFinal); stream: `update_into`, as speed -evp.
+At small sizes Python's calls dominate OpenSSL's work, which the report says.
 """
 from __future__ import annotations
 
@@ -15,12 +11,12 @@ from cryptography.hazmat.bindings.openssl.binding import Binding
 from jvmbridge.conductor.slices import Loop, Opened, copies, serve
 from jvmbridge.reference import decrypt_message, encrypt_message, library, openssl_version, stream_context
 
-# OPENSSL_CPU_INFO, the OpenSSL_version() selector for the "CPUINFO: OPENSSL_ia32cap=…" text.
+# OpenSSL_version()'s selector for the "CPUINFO: ..." text.
 _OPENSSL_CPU_INFO = 9
 
 
 def stream_loop(key: bytes, iv: bytes, data: bytes, mode: str, decrypt: bool):
-    """A loop of `update_into` on one never-finished cipher context, as `openssl speed -evp`."""
+    """`update_into` on one never-finished context, as `openssl speed -evp`."""
     context = stream_context(key, iv, mode, decrypt)
     out = bytearray(len(data) + 15)
 

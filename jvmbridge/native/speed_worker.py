@@ -1,11 +1,8 @@
-"""Worker process for the conductor: `openssl speed -evp` of each part (a size), its CPU mask read
-from this process's environment (AES-NI on or off), a slice at a time when told (conductor.slices).
-A slice is an `openssl speed` process of its own, stopped by the signal of its own alarm once the
-slice's time is up (openssl_cli.stopped_run): speed counts operations for as long as it runs and
-cannot run exactly n, so a slice asked for n runs as long as n took at its warm-up's speed: the
-slice's length the conductor sized n for, whatever the runs since measured. A part of whole runs
-(one with "whole_seconds": `-multi`, sizes beyond a slice) runs a whole `openssl speed` of that
-many seconds a slice, whatever n."""
+"""Worker process for the conductor: `openssl speed -evp` per part (a size), AES-NI as this process's
+environment sets it. A slice is its own speed process stopped by its alarm (openssl_cli.stopped_run):
+speed cannot run exactly n, so a slice runs as long as n took at warm-up speed. Whole-run parts
+(-multi, sizes beyond a slice) run `whole_seconds` a slice.
+"""
 from __future__ import annotations
 
 import os
@@ -16,7 +13,7 @@ from jvmbridge.forks.measure import Counted, Warmup
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.native import openssl_cli
 
-# The first run of a part, before its speed is known: longer than the process's start (5 ms here).
+# Before a part's speed is known: longer than the process's start (5 ms here).
 FIRST_SECONDS = 0.01
 
 
@@ -28,7 +25,7 @@ def open_loops(request: dict) -> Opened:
 
 
 def _whole(request: dict, part: dict) -> Loop:
-    """A part whose every slice is a whole run of ``whole_seconds``, of ``threads`` processes (-multi)."""
+    """A part whose slices are whole runs of ``whole_seconds`` in ``threads`` processes (-multi)."""
     command = openssl_cli.speed_command(request["openssl"], part["cipher"], part["message_bytes"],
                                         part["whole_seconds"], tuple(part["extra"]), part["threads"])
 
@@ -41,7 +38,7 @@ def _whole(request: dict, part: dict) -> Loop:
         return Counted(operations=figure["iterations"], ns=figure["ns"], counters=counters)
 
     def warm(min_seconds: float, max_seconds: float) -> Warmup:
-        """None: a run's first operations are its own (the conductor sizes one run a slice by this speed)."""
+        """None: a run's first operations are its own."""
         return Warmup(iterations=0, seconds=0.0, steady=True, ns_per_op=part["whole_seconds"] * 1e9, chunks=[])
 
     return Loop(run=run, evidence=lambda: {"command": " ".join(command)}, warm=warm)
@@ -55,7 +52,7 @@ def _loop(request: dict, part: dict, others: set[int]) -> Loop:
         seconds = max(FIRST_SECONDS, n * ns_per_op[0] / 1e9)
         command = openssl_cli.speed_command(request["openssl"], part["cipher"], part["message_bytes"],
                                             openssl_cli.seconds_beyond(seconds), tuple(part["extra"]))
-        # Where this thread is the measuring vCPU's (a slice), it waits for the loop on the others.
+        # On the measuring vCPU (a slice), this thread waits for the loop on the others.
         measuring = os.sched_getaffinity(0) == {request.get("measuring_cpu")}
         done = openssl_cli.stopped_run(command, seconds, others if measuring and others else None)
         shown = " ".join(command)
@@ -64,9 +61,8 @@ def _loop(request: dict, part: dict, others: set[int]) -> Loop:
         return done
 
     def warm(min_seconds: float, max_seconds: float) -> Warmup:
-        """One short run, for the speed slices are sized by: each slice is a process of its own, so
-        nothing carries over from one to the next to settle (a warm-up until five runs agreed took
-        0.3-0.6 s a configuration and fork)."""
+        """One short run to size slices: each slice is its own process, so nothing settles across
+        them (warming until five runs agreed cost 0.3-0.6 s a fork)."""
         started = time.perf_counter()
         done = run(0)
         ns_per_op[0] = done.ns / max(done.operations, 1)

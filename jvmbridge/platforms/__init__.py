@@ -1,9 +1,6 @@
-"""CPU architectures: the AES features that matter on each, how OpenSSL's use of them is switched
-off and read back, and what users call them. Code elsewhere asks :func:`current` instead of
-testing the architecture.
-
-Adding a platform: one module subclassing :class:`Platform` (jvmbridge.platforms.base), and its
-line in :func:`known`.
+"""CPU architectures: the AES features on each, how OpenSSL's use is switched off and read back,
+and their names. Code elsewhere asks :func:`current` instead of testing the architecture. A new
+platform: a :class:`Platform` subclass and its line in :func:`known`.
 """
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ def known() -> list[Platform]:
 
 
 def current() -> Platform:
-    """This machine's platform; an unknown architecture gets the base class: no switch, no names."""
+    """This machine's platform; an unknown one gets the base class: no switch, no names."""
     machine = _host.machine().lower()
     for platform in known():
         if machine in platform.machines:

@@ -1,10 +1,6 @@
-"""AArch64 (Graviton, Ampere, ...): the ARMv8 Crypto Extensions; OpenSSL's use of them is set with
-OPENSSL_armcap and read back from its CPUINFO line ("CPUINFO: OPENSSL_armcap=0xfd", "env:0x59"
-when set).
-
-OpenSSL takes OPENSSL_armcap as the whole capability word, not a mask (crypto/armcap.c), so
-switching AES off means giving every other capability this CPU has: the word is built from the
-kernel's feature list, as OpenSSL's own detection does (getauxval).
+"""AArch64: the ARMv8 Crypto Extensions, set with OPENSSL_armcap and read back from CPUINFO.
+OPENSSL_armcap is the whole capability word, not a mask (crypto/armcap.c): switching AES off means
+giving every other capability, built from the kernel's features as OpenSSL's getauxval does.
 """
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ import re
 from jvmbridge.platforms.base import QEMU_USER, Platform
 from jvmbridge.platforms.cpuinfo import cpuinfo_fields
 
-# /proc/cpuinfo "Features" -> what it enables, in the order reports list them.
+# /proc/cpuinfo "Features" -> what it enables, in report order.
 AES_FEATURES = {
     "aes": "AESE/AESD round instructions (ARMv8 Crypto Extensions)",
     "pmull": "polynomial multiply, for GCM's GHASH",
@@ -26,7 +22,7 @@ AES_FEATURES = {
 # OpenSSL's capability bits (crypto/arm_arch.h) and the kernel features that set them.
 NEON, AES, SHA1, SHA256, PMULL, SHA512, CPUID = 1 << 0, 1 << 2, 1 << 3, 1 << 4, 1 << 5, 1 << 6, 1 << 7
 _BITS = {"asimd": NEON, "aes": AES, "sha1": SHA1, "sha2": SHA256, "pmull": PMULL, "sha512": SHA512, "cpuid": CPUID}
-# (implementer, part) -> core, from Linux's arch/arm64/include/asm/cputype.h; the clouds' names beside.
+# (implementer, part) -> core, from Linux's asm/cputype.h; the clouds' names beside.
 CORES = {
     (0x41, 0xD05): "Arm Cortex-A55", (0x41, 0xD08): "Arm Cortex-A72 (AWS Graviton)",
     (0x41, 0xD0B): "Arm Cortex-A76", (0x41, 0xD0C): "Arm Neoverse N1 (AWS Graviton2, Ampere Altra)",
@@ -76,10 +72,8 @@ class AArch64(Platform):
         in_use = bool(word & AES)
         return in_use, f"ARMv8 AES {'used' if in_use else 'unused'}, armcap={word:#x}"
 
-    # The aarch64 CTR stub (GCM uses it too), from OpenJDK's sources and reviews: JDK 11 and 17 as
-    # released force UseAESCTRIntrinsics off ("AES/CTR intrinsics are not available on this CPU");
-    # JDK-8271567 added the stub in JDK 18, on by default; its 11u/17u backports (late 2021) left it
-    # off by default, and JDK-8297656 switched it on there (integrated December 2022).
+    # The aarch64 CTR stub (GCM too): JDK 11 and 17 force it off; JDK 18 added it on (JDK-8271567);
+    # the 11u/17u backports left it off until JDK-8297656 (December 2022).
     def off_by_default(self, name: str) -> str:
         if name != "UseAESCTRIntrinsics":
             return super().off_by_default(name)
@@ -93,7 +87,7 @@ class AArch64(Platform):
                 "JDK-8271567 backport (late 2021) have it")
 
     def emulation(self, fields: dict[str, str]) -> str | None:
-        # qemu-user passes the host's /proc/cpuinfo through: an aarch64 process reading x86 text.
+        # qemu-user passes the host's /proc/cpuinfo through: x86 text to an aarch64 process.
         if self.features_key not in fields and ("vendor_id" in fields or "flags" in fields):
             return f"{QEMU_USER} (an aarch64 process on an x86 host: /proc/cpuinfo is the host's)"
         return super().emulation(fields)

@@ -1,5 +1,4 @@
-"""/proc/cpuinfo read as the kernel writes it: below the platforms, which name its fields, and
-jvmbridge.host.cpu, which asks them what the fields mean."""
+"""/proc/cpuinfo read as the kernel writes it, below the platforms that name its fields."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,8 +7,7 @@ CPUINFO = Path("/proc/cpuinfo")
 
 
 def cpuinfo_fields(cpuinfo_path: Path = CPUINFO) -> dict[str, str]:
-    """The first block of /proc/cpuinfo as key -> value (every core repeats the same block, and
-    aarch64 puts its features there too); empty where the file is absent."""
+    """The first block of /proc/cpuinfo (every core repeats it) as key -> value; {} where absent."""
     fields: dict[str, str] = {}
     if cpuinfo_path.is_file():
         for line in cpuinfo_path.read_text(errors="replace").splitlines():

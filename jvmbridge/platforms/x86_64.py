@@ -1,7 +1,5 @@
-"""x86-64: AES-NI and its vector forms; OpenSSL's AES-NI is switched off with OPENSSL_ia32cap and
-read back from its CPUINFO line.
-
-OpenSSL reads OPENSSL_ia32cap once, when the library loads, so each setting needs its own process.
+"""x86-64: AES-NI and its vector forms; OpenSSL's AES-NI is switched off with OPENSSL_ia32cap (read
+once at load: a process per setting) and read back from its CPUINFO line.
 """
 from __future__ import annotations
 
@@ -21,10 +19,8 @@ AES_FEATURES = {
     "avx512f": "512-bit vectors (with VAES: 4 blocks per instruction)",
 }
 
-# Clear AES-NI (word 0 bit 57) and PCLMULQDQ (bit 33), then VAES and VPCLMULQDQ (word 1 bits 41,
-# 42). Every further word is given as ~0 (unchanged): a word left out is zeroed, which would also
-# switch off AVX2/AVX-512 and skew the figure. OpenSSL 3.0 reads two words and ignores the rest;
-# OpenSSL 4 reads five.
+# Clear AES-NI (word 0 bit 57), PCLMULQDQ (bit 33), VAES and VPCLMULQDQ (word 1 bits 41, 42); later
+# words ~0, as an omitted word is zeroed, which would also switch off AVX2/AVX-512.
 AESNI_OFF_MASK = "~0x200000200000000:~0x60000000000:~0:~0:~0"
 AESNI_BIT = 57
 PCLMULQDQ_BIT = 33
@@ -49,10 +45,9 @@ def cpuinfo_value(cpuinfo: str) -> str:
     return ":".join(f"0x{word:x}" for word in capability_words(cpuinfo))
 
 
-# The UseSSE level HotSpot's x86 AES stubs need (vm_version_x86.cpp; seen on JDK 17: UseSSE=2 turns
-# all three off without a warning, UseSSE=3 leaves CTR off).
+# The UseSSE level HotSpot's x86 AES stubs need (vm_version_x86.cpp): lower turns them off silently.
 SSE_NEEDED = {"UseAESIntrinsics": 3, "UseGHASHIntrinsics": 3, "UseAESCTRIntrinsics": 4}
-# UseAVX=3 is what the AVX-512/VAES stubs (CBC decryption, CTR, GCM) need.
+# UseAVX=3 for the AVX-512/VAES stubs.
 AVX512_STUBS = ("avx512f", "vaes")
 
 
@@ -63,7 +58,7 @@ class X86_64(Platform):
     aes_features = AES_FEATURES
     openssl_variable = "OPENSSL_ia32cap"
     accp_classifier = "linux-x86_64"
-    # Without UseAESIntrinsics HotSpot turns the CTR intrinsic off as well (aarch64 does not).
+    # Without UseAESIntrinsics HotSpot turns CTR off too (aarch64 does not).
     implied_off = {"UseAESIntrinsics": ("UseAES",), "UseAESCTRIntrinsics": ("UseAES", "UseAESIntrinsics")}
 
     def openssl_off_value(self) -> str:
@@ -89,7 +84,7 @@ class X86_64(Platform):
         return avx if level is not None and level < 3 and has_stubs else None
 
     def openssl_value_off(self, value):
-        # The first word is ANDed with what follows "~", or replaced by a plain value (crypto/cpuid.c).
+        # The first word is ANDed after "~", else replaced (crypto/cpuid.c).
         first = value.split(":")[0]
         try:
             bits = int(first.lstrip("~"), 0) if first else None

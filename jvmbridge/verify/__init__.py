@@ -1,3 +1,2 @@
-"""`verify`, the conformance sweep: plan (the cases, OpenSSL's bytes for each), sweep (one watched
-JVM through them), attribute (a failure's smallest case, the flags that turn it off, known bugs),
-run (per host)."""
+"""`verify`, the conformance sweep: plan, sweep, attribute (a failure's smallest case, the flag that
+cures it, known bugs), run (per host)."""

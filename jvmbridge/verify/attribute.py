@@ -1,5 +1,5 @@
-"""From divergences to findings: the smallest failing case per call pattern, reproduced in a fresh
-JVM, and blamed on the intrinsic whose flag, switched off, makes the same case come out right."""
+"""From divergences to findings: each call pattern's smallest failing case, reproduced in a fresh
+JVM and blamed on the intrinsic whose flag, off, makes it right."""
 from __future__ import annotations
 
 import tempfile
@@ -14,7 +14,7 @@ from jvmbridge.verify.sweep import Crash, Divergence, SweepOutcome, Target, run_
 
 # Product flags need no diagnostic unlock; the intrinsic flags do (JDK 9+).
 _PRODUCT_FLAGS = {"UseAES"}
-# A reproduction is small: it needs only long enough for C2 and a few passes.
+# Enough for C2 and a few passes.
 REPRODUCE_BUDGET = 15.0
 
 
@@ -74,9 +74,8 @@ def findings(mode: Mode, outcome: SweepOutcome) -> list[Finding]:
 
 
 def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case], cpu_features: list[str]) -> None:
-    """Run the findings' cases (each with the smaller cases of its group before it, as in the
-    sweep) in a fresh JVM as it was, then with each of the mode's intrinsic flags off in turn;
-    one JVM per step serves every finding of the mode."""
+    """Run the findings' cases (with their groups' smaller cases) in fresh JVMs, as is and with each
+    intrinsic flag off in turn; one JVM per step serves every finding of the mode."""
     group = _with_smaller(found, cases)
     with tempfile.TemporaryDirectory(prefix="jvmbridge-reproduce-") as scratch:
         plan = Path(scratch) / "plan.bin"
@@ -91,13 +90,12 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
             wrong = {d.pattern for d in outcome.divergences}
             return [f for f in todo if f.pattern in wrong or outcome.crash], outcome.passes
 
-        # Until each pattern goes wrong again or the budget is spent, not for a set number of
-        # passes: beside other work, the JIT may take more passes to go wrong than in the sweep.
+        # Until each goes wrong again or the budget is spent: beside other work the JIT may take
+        # more passes than in the sweep.
         again, passes = still_failing(found, (), True, None)
         for finding in found:
             finding.reproduced = finding in again
-        # With the intrinsic off nothing is logged as compiled: run at least as many passes as it
-        # took to go wrong with it on.
+        # Nothing is logged with the intrinsic off: run as many passes as going wrong took.
         for flag in _suspects(mode):
             if not again:
                 return
@@ -110,12 +108,12 @@ def attribute(found: list[Finding], target: Target, mode: Mode, cases: list[Case
 
 
 def _with_smaller(found: list[Finding], cases: list[Case]) -> list[Case]:
-    """The findings' cases, each with the smaller cases of its group (key size, direction), in ``cases``' order."""
+    """The findings' cases with their groups' smaller cases, in ``cases``' order."""
     wanted = {(f.case.key_bits, f.case.direction, f.pattern): f.case.size for f in found}
     return [c for c in cases if any((c.key_bits, c.direction) == key[:2] and c.size <= size
                                     for key, size in wanted.items())]
 
 
 def _suspects(mode: Mode) -> list[str]:
-    """The mode's own intrinsic flags first (the narrowest workaround), UseAES, the big switch, last."""
+    """The mode's own intrinsic flags first (the narrowest workaround), UseAES last."""
     return sorted(mode.flags - _PRODUCT_FLAGS) + sorted(mode.flags & _PRODUCT_FLAGS)

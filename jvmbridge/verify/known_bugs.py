@@ -1,7 +1,5 @@
-"""JDK bugs that make AES intrinsics compute wrong bytes, to name when a divergence matches one.
-
-Only what was read in OpenJDK's own records (bug titles, backport pull requests) is stated;
-a field nobody could confirm is None and printed as "unknown".
+"""JDK bugs that make AES intrinsics compute wrong bytes, named when a divergence matches one; only
+what OpenJDK's records confirm is stated, the rest is None ("unknown").
 """
 from __future__ import annotations
 
@@ -39,10 +37,9 @@ class KnownBug:
         return f"{self.id} ({self.title}; {fixed})"
 
 
-# JDK-8292158: introduced with the AVX-512 CTR stub (JDK-8233741); the fix went into JDK 20 and
-# was backported to 11.0.18, 17.0.6 and 19.0.2 (openjdk/jdk PR 9635, jdk17u-dev PR 787,
-# jdk11u-dev PR 1406, jdk19u PR 51). JDK-8371864: the JDK 25 AVX2/AVX-512 GCM stubs, backported
-# to 25 updates; the first fixed 25.0.x was not confirmed here.
+# JDK-8292158: the AVX-512 CTR stub (JDK-8233741); fixed in 20, backported to 11.0.18, 17.0.6, 19.0.2
+# (openjdk/jdk PR 9635, jdk17u-dev PR 787, jdk11u-dev PR 1406, jdk19u PR 51).
+# JDK-8371864: JDK 25's AVX2/AVX-512 GCM stubs; the first fixed 25.0.x is unconfirmed.
 KNOWN_BUGS = (
     KnownBug(id="JDK-8292158", title="AES-CTR cipher state corruption with AVX-512, calls of fewer than 16 bytes",
              mode="ctr", flag="UseAESCTRIntrinsics", cpu_features=("avx512f", "vaes"),
@@ -54,14 +51,12 @@ KNOWN_BUGS = (
 
 
 def matching(mode: str, flag: str, version: str, cpu_features: list[str] | None) -> KnownBug | None:
-    """The known bug that fits a divergence the ``flag`` switch cures, unless the JDK is known
-    to be fixed or the CPU lacks what the buggy stub needs."""
+    """The known bug fitting a divergence ``flag`` cures, unless the JDK is fixed or the CPU lacks the stub."""
     return next((bug for bug in candidates(mode, version, cpu_features) if bug.flag == flag), None)
 
 
 def candidates(mode: str, version: str, cpu_features: list[str] | None) -> list[KnownBug]:
-    """The known bugs a wrong answer in ``mode`` may be, on this JDK version and CPU (which switch
-    cures it, as `verify` finds, tells them apart)."""
+    """The known bugs a wrong ``mode`` answer may be on this JDK and CPU."""
     return [bug for bug in KNOWN_BUGS if bug.mode == mode and bug.affects(version) is not False
             and not any(lacks(cpu_features, feature) for feature in bug.cpu_features)]
 

@@ -1,8 +1,5 @@
-"""What `verify` feeds the JVM: cases (key size, direction, size) with inputs and OpenSSL's answers.
-
-The plan travels to the Java side (Conformance.java) as one binary file: big-endian, each byte
-string preceded by its length, read there with DataInputStream. The expected bytes come from
-OpenSSL through pyca/cryptography, so the JVM is judged against an independent implementation.
+"""What `verify` feeds the JVM: cases with inputs and OpenSSL's answers (through pyca: an
+independent implementation), as one big-endian, length-prefixed file for Conformance.java.
 """
 from __future__ import annotations
 
@@ -24,10 +21,8 @@ LARGE = 1024 * 1024 + 5
 
 
 def sweep_sizes() -> list[int]:
-    """Every size 0..1040, then the edges of the intrinsics' internal block loops: HotSpot's x86
-    stubs work in 512- and 768-byte strides (32 and 48 blocks), so k x 512 and k x 768 give or
-    take 1..17 bytes, the sizes where a stride's tail is handled; then 7680, 8192, 16384, 64 KiB
-    give or take one, and one large input."""
+    """Every size 0..1040, then k x 512 and k x 768 ± 1..17 (the x86 stubs' stride tails), 7680,
+    8192, 16384, 64 KiB ± 1, and one large input."""
     sizes = set(range(1041))
     for stride in (512, 768):
         for k in range(2, 11):
@@ -37,8 +32,7 @@ def sweep_sizes() -> list[int]:
 
 
 def quick_sizes() -> list[int]:
-    """A short pass for `check`: every size 0..80 (the partial-block and 1..15-byte cases) and
-    the stride edges around 512, 768 and 1536."""
+    """A short pass for `check`: 0..80 and the stride edges around 512, 768 and 1536."""
     return sorted(set(range(81)) | {stride + offset for stride in (512, 768, 1536) for offset in (-17, -1, 0, 1, 17)})
 
 
@@ -64,8 +58,7 @@ class Inputs:
 
 def cases(sizes: Iterable[int], key_bits: Iterable[int] = KEY_BITS,
           directions: Iterable[str] = DIRECTIONS) -> list[Case]:
-    """Grouped by key size and direction, each group smallest size first (the Java side reports
-    a group's first divergence in a pass, which is then that pass's smallest)."""
+    """Grouped by key size and direction, smallest first (a pass's first divergence is its smallest)."""
     sizes = sorted(set(sizes))
     grouped = [(bits, direction, size) for bits in key_bits for direction in directions for size in sizes]
     return [Case(id=number, key_bits=bits, direction=direction, size=size)
@@ -73,8 +66,7 @@ def cases(sizes: Iterable[int], key_bits: Iterable[int] = KEY_BITS,
 
 
 def inputs(mode: Mode, case: Case) -> Inputs:
-    """The case's key, IV, AAD and plaintext (the same on every run: seeded by mode and case) and
-    what OpenSSL makes of them."""
+    """The case's seeded key, IV, AAD and plaintext, and what OpenSSL makes of them."""
     rng = random.Random(f"{mode.key}:{case.key_bits}:{case.direction}:{case.size}")
     key = rng.randbytes(case.key_bits // 8)
     iv = rng.randbytes(12 if mode.key == "gcm" else 16)
@@ -83,7 +75,7 @@ def inputs(mode: Mode, case: Case) -> Inputs:
     ciphertext = encrypt_message(key, iv, plaintext, mode.key, aad)
     if case.direction == "encrypt":
         return Inputs(key=key, iv=iv, aad=aad, input=plaintext, expected=ciphertext)
-    # Decryption takes OpenSSL's ciphertext, so a wrong JVM is never blamed for an encryption it did not run.
+    # OpenSSL's ciphertext: a wrong JVM is never blamed for an encryption it did not run.
     return Inputs(key=key, iv=iv, aad=aad, input=ciphertext, expected=plaintext)
 
 

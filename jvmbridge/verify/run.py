@@ -21,14 +21,14 @@ from jvmbridge.verify.plan import DIRECTIONS, KEY_BITS, Case, cases, write_plan
 from jvmbridge.verify.sweep import PATTERNS, SweepOutcome, Target, run_sweep
 from jvmbridge.version import __version__
 
-# 1: first format (host, cpu, jdks with modes, exit_code).
+# 1: host, cpu, jdks with modes, exit_code.
 SCHEMA_VERSION = 1
 
 
 class Outcome(Spelled):
     """What a mode's sweep found."""
     CORRECT = "correct"
-    # Right bytes, but no pass ran after the intrinsic was logged as compiled (switched off, or slow).
+    # Right bytes, but no pass after the intrinsic compiled (switched off, or slow).
     UNCOMPILED = "correct, intrinsic not compiled"
     WRONG = "WRONG"
     CRASHED = "CRASHED"
@@ -55,7 +55,7 @@ class Sweep:
 
 def verify_host(targets: list[Target], modes: list[Mode], sweep: Sweep, progress: Progress | None = None,
                 on_jdk: Callable[[dict], None] | None = None) -> dict:
-    """``on_jdk`` receives each JDK's part as soon as it is done (to save it before the next)."""
+    """``on_jdk`` gets each JDK's part when done, to save it before the next."""
     cpu = cpu_info()
     jdks = []
     for target in targets:
@@ -89,8 +89,7 @@ def verify_jdk(target: Target, modes: list[Mode], sweep: Sweep, cpu_features: li
 
 
 def _intrinsics_off(target: Target, modes: list[Mode], cpu_features: list[str]) -> dict[str, str]:
-    """Mode name -> why its intrinsic cannot run in this JVM (a flag, the CPU), read from
-    PrintFlagsFinal; then there is no compilation to wait for. Unreadable flags: nothing known."""
+    """Mode -> why its intrinsic cannot run here (a flag, the CPU): no compile to wait for."""
     try:
         table = parse(print_flags_final(target.java, target.options), source=str(target.java.home))
     except (WorkerError, FlagsParseError):
@@ -103,8 +102,7 @@ def _intrinsics_off(target: Target, modes: list[Mode], cpu_features: list[str]) 
 
 def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, budget: float,
                 cpu_features: list[str], progress: Progress | None = None, intrinsic_off: str | None = None) -> dict:
-    """``intrinsic_off``: why the mode's intrinsic cannot run, if it cannot: then the Java code is
-    checked for as many passes as the sweep wants, without waiting for a compilation."""
+    """``intrinsic_off``: why the intrinsic cannot run; the Java code is then checked without waiting."""
     by_id = {c.id: c for c in planned}
     with tempfile.TemporaryDirectory(prefix="jvmbridge-verify-") as scratch:
         plan = Path(scratch) / "plan.bin"
@@ -114,7 +112,7 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
                             sweep.compiled_passes + (0 if prove else 1), prove=prove)
         found = findings(mode, outcome)
         if outcome.crash:
-            # Which case? Run the same sweep again, each case announced before it runs.
+            # Which case? Rerun, each case announced first.
             traced = run_sweep(target, mode, plan, by_id, sweep.patterns, budget, sweep.compiled_passes,
                                trace=True)
             found.append(_crash_finding(mode, outcome, traced, by_id))
@@ -128,15 +126,14 @@ def verify_mode(target: Target, mode: Mode, planned: list[Case], sweep: Sweep, b
 
 def _reproduced_together(found: list[Finding]) -> list[list[Finding]]:
     """The findings in the batches they are reproduced in, each batch in fresh JVMs."""
-    # A crash takes every pattern of its JVM down: crashes are reproduced on their own; one whose
-    # case is unknown cannot be.
+    # A crash takes its JVM's patterns down: crashes are reproduced alone, if their case is known.
     batches = [[f for f in found if not f.crash], *([f] for f in found if f.crash and f.pattern in PATTERNS)]
     return [batch for batch in batches if batch]
 
 
 def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:
-    """The case the JVM died in, as the traced re-run saw it; if that run did not crash, the
-    first run's crash against the largest case (which case is then unknown, and said so)."""
+    """The case the JVM died in per the traced rerun; else the first crash against the largest case
+    (said to be unknown)."""
     if traced.crash and traced.last_traced:
         case, pattern = traced.last_traced
         return Finding(mode=mode.key, pattern=pattern, case=case, divergence=None, crash=traced.crash, groups=1)

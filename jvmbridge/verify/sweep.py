@@ -1,10 +1,6 @@
-"""One run of the Java sweep (Conformance.java) in a fresh JVM, watched from here.
-
-The JVM logs its inlining decisions on stderr (`-Xlog:jit+inlining=debug`), which proves when
-C2 has compiled the mode's intrinsics; the sweep reports passes and divergences on stdout. Passes
-that began after the proof are the ones that tested the intrinsic; the sweep is stopped once
-enough of them have run, or when the time budget is spent. A JVM that dies is a result too: its
-crash report's first lines are kept.
+"""One run of the Java sweep in a fresh JVM, watched from here: the inlining log proves when C2
+compiled the mode's intrinsics, and passes begun after it tested them. It stops after enough such
+passes or at the budget; a JVM that dies is a result too.
 """
 from __future__ import annotations
 
@@ -37,7 +33,7 @@ PATTERN_MEANING = {
     "direct": "doFinal(ByteBuffer, ByteBuffer), direct buffers",
     "reuse": "one Cipher re-initialised per message, doFinal twice (compare's loop)",
 }
-# After the JVM is told to stop, how long the pass under way may take to finish.
+# How long the pass under way may finish after the JVM is told to stop.
 _STOP_GRACE_SECONDS = 20
 
 
@@ -102,10 +98,8 @@ class SweepOutcome:
 def run_sweep(target: Target, mode: Mode, plan_path: Path, cases: dict[int, Case],
               patterns: tuple[str, ...], budget: float, compiled_passes: int | None, prove: bool = True,
               trace: bool = False, until_wrong: frozenset[str] = frozenset()) -> SweepOutcome:
-    """Run passes until ``compiled_passes`` passes have begun after the intrinsics were proven
-    (None: no such limit), or ``budget`` seconds are spent. Without ``prove`` (an intrinsic
-    switched off, so never logged) every pass counts; once every pattern in ``until_wrong`` has
-    diverged, the pass under way is the last."""
+    """Run passes until ``compiled_passes`` began after the intrinsics were proven, or ``budget``
+    seconds. Without ``prove`` every pass counts; once each of ``until_wrong`` diverged, stop."""
     command = messages.java_command(
         target.java.home, UNLOCK_DIAGNOSTIC, *target.options, "-Xlog:jit+inlining=debug:stderr",
         "-cp", os.pathsep.join([str(harness_jar()), *target.classpath]), "jvmbridge.harness.Conformance",
@@ -157,7 +151,7 @@ class _Watch:
         for line in stream:
             method = intrinsic_method(line)
             if method is None:
-                # Not an inlining line: keep the last few, they say why a JVM refused to start.
+                # Keep the last few: they say why a JVM refused to start.
                 if not is_inlining_log(line):
                     self.stderr_tail = (self.stderr_tail + [line.rstrip()])[-20:]
                 continue
@@ -188,7 +182,7 @@ class _Watch:
             self._diverged(self._divergence(kind, fields), process)
 
     def _pass_begins(self, number: int, process: subprocess.Popen) -> None:
-        """Note whether pass ``number`` runs compiled (or needs not), and stop after it where it is the last wanted."""
+        """Note whether pass ``number`` runs compiled, and stop after it if it is the last wanted."""
         self.compiled_at_begin[number] = self.outcome.proven or not self.prove
         if self.wanted is not None and sum(self.compiled_at_begin.values()) >= self.wanted:
             self._stop(process)  # the JVM reads it between passes: this one is the last
@@ -227,16 +221,16 @@ class _Watch:
         if returncode == 0 or self.outcome.error:
             return
         if self.killed:
-            # The passes that finished stand; with none, nothing was checked after all.
+            # Finished passes stand; with none, nothing was checked.
             if self.outcome.passes == 0:
-                # Said in both commands' words: this runs under verify and under check.
+                # In both commands' words: this runs under verify and check.
                 self.outcome.error = (f"no pass finished within {self.budget + _STOP_GRACE_SECONDS:.0f} s: "
                                       "more time helps (verify --jdk-time, check --verify-time)")
             return
         crash_lines = [line for line in self.other_stdout if line.startswith("#")]
         output = "\n".join(crash_lines)
         if not crash_lines and self.outcome.passes == 0 and not self.compiled_at_begin:
-            # It never ran: a refused option or a broken JVM, which says why on stderr before any JIT log.
+            # It never ran: a refused option or broken JVM says why on stderr.
             self.outcome.error = self._last_said(returncode)
             return
         self.outcome.crash = Crash(returncode=returncode, lines=messages.crash_summary(output),
