@@ -1,5 +1,4 @@
-"""Evidence that C2 really compiled an AES intrinsic: the harness loop run with inlining logged
-(read by jvmbridge.intrinsics.jitlog)."""
+"""Evidence that C2 compiled an AES intrinsic: the harness loop run with inlining logged."""
 from __future__ import annotations
 
 import subprocess
@@ -13,7 +12,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.options import UNLOCK_DIAGNOSTIC
 from jvmbridge.trust.launch import launch
 
-# 4 KiB messages reach C2 and its intrinsics within a second or two on JDK 17 and 25.
+# Reaches C2 and its intrinsics within a second or two on JDK 17 and 25.
 MESSAGE_BYTES = 4096
 
 

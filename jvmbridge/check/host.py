@@ -1,6 +1,5 @@
-"""One document per host: CPU, each JDK's flags and JIT evidence, running JVMs, and verdicts.
-
-Meant to be collected from many servers and merged, so every part is plain JSON data.
+"""One document per host (CPU, each JDK's flags and JIT evidence, running JVMs, verdicts), plain JSON
+to be collected from many servers and merged.
 """
 from __future__ import annotations
 
@@ -39,18 +38,12 @@ from jvmbridge.verify.run import Outcome, Sweep, verify_mode
 from jvmbridge.verify.sweep import Target
 from jvmbridge.version import __version__
 
-# 1: first format (host, cpu, jdks, live_jvms, exit_code).
-# 2: jdks[].verification: mode -> a `verify` mode result; verdicts "active, verified", "active but WRONG".
-# 3: live_jvms[].version, the JDK version the running JVM reports (VM.version over its attach socket).
-# 4: live_jvms[].guard, what a guard agent in the JVM found (jvmbridge.guard.state), [] where none runs.
-# 5: duration_seconds, how long the check took (a metric: a check that takes ever longer is seen).
-# 6: verdicts "not usable" (no C2 compiles), "active, in use" and "usable, not in use yet" (a running
-#    JVM's code cache); live_jvms[].code_cache, what it showed or why it could not be read.
-# 7: live_jvms[].arguments, the JVM's arguments as the kernel gives them (an argument may hold spaces).
+# What each version added: 2 jdks[].verification, 3 live_jvms[].version, 4 live_jvms[].guard,
+# 5 duration_seconds, 6 the "not usable" and "in use" verdicts and live_jvms[].code_cache,
+# 7 live_jvms[].arguments (as the kernel gives them: an argument may hold spaces).
 SCHEMA_VERSION = 7
 Progress = Callable[[str], None]
-# What reading every running JVM may take in all: each JVM may make us wait 30 s per reply, so a
-# user starting many slow fakes would otherwise hold the timer's check for hours.
+# Each JVM may make us wait 30 s a reply: many slow fakes must not hold the timer's check for hours.
 SCAN_SECONDS = 120.0
 
 
@@ -79,7 +72,7 @@ class JdkPart(_Checked, total=False):
 
 
 class LivePart(_Checked, total=False):
-    """One running JVM, read over its attach socket; ``error`` instead of the rest where it could not be."""
+    """One running JVM, read over its attach socket; ``error`` instead where it could not be."""
     pid: int
     java_home: str  # ending " (deleted)" where the JDK was removed or replaced since the JVM started
     version: str
@@ -109,12 +102,10 @@ def check_host(javas: list[JavaInstall], jvm_options: tuple[str, ...], modes: li
                progress: Progress | None = None, verify: Sweep | None = None,
                host_name: str | None = None, left_out: list[SkippedJdk] | tuple[()] = (),
                scan_seconds: float = SCAN_SECONDS) -> CheckDocument:
-    """``verify``: the short sweep each active mode gets, or None to trust the JIT log alone;
-    ``host_name``: what the document calls this host (default: its hostname); ``left_out``: JDKs
-    found but not run (as root, another user can change them), each reported as not checked;
-    ``all_jvms``: running JVMs found, each UncheckableJvm among them reported as not checked, each that
-    ended before it was read left out (on a server JVMs come and go: not a failure); ``scan_seconds``:
-    what reading them all may take, after which the rest are not checked, saying so."""
+    """``verify``: the short sweep each active mode gets (None: the JIT log alone); ``left_out``:
+    JDKs not run (as root, another user can change them); ``all_jvms``: running JVMs, those ended
+    before being read left out; ``scan_seconds``: the budget for reading them, after which the
+    rest are not checked."""
     started = time.monotonic()
     cpu = cpu_info()
     jdks = [_check_jdk(java, jvm_options, modes, cpu["features"], max_seconds, progress, verify) for java in javas]
@@ -176,7 +167,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
         if verdict.status == Status.ACTIVE and verify:
             if progress:
                 progress(f"{java.label}: checking {mode.name}'s bytes against OpenSSL")
-            # The sweep's budget is per JDK, shared by the modes as in `verify`.
+            # The sweep's budget is per JDK, shared by the modes.
             verified[mode.name] = verify_mode(Target(java=java, options=options), mode, planned, verify,
                                               verify.budget / len(modes), features)
             verdict = with_verification(verdict, verified[mode.name])
@@ -188,8 +179,8 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
 
 def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str],
                 deadline: float) -> LivePart | None:
-    """One JVM, whose replies are another party's text: a reply no reader expected (ValueError, a
-    UnicodeError among them) makes this JVM not checked, never the scan of every other."""
+    """One JVM, whose replies are another party's text: an unexpected reply (ValueError) makes this
+    JVM not checked, never the scan."""
     try:
         return _read_live(asked, modes, features, deadline)
     except ValueError as e:
@@ -224,9 +215,8 @@ def _read_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], feature
 
 
 def _turns_of_owners(asked: list[int | LiveJvm | UncheckableJvm]) -> list[int]:
-    """The order to read ``asked`` in (their indices): the pids named first, then the JVMs found,
-    each owner's first, then each one's second, ...: one user's many slow JVMs spend the scan's
-    budget after every other user's JVMs had their turn, not before them."""
+    """The order to read ``asked``: named pids first, then found JVMs round-robin by owner, so one
+    user's many slow JVMs spend the budget after everyone else's."""
     owners: dict[int | None, list[int]] = {}
     for index, one in enumerate(asked):
         owner = -1 if isinstance(one, int) else one.process.uid if isinstance(one, LiveJvm) else None
@@ -236,7 +226,7 @@ def _turns_of_owners(asked: list[int | LiveJvm | UncheckableJvm]) -> list[int]:
 
 
 def _time_left(deadline: float) -> float:
-    """How long the next reply may take: 30 s at most, and never past the scan's deadline."""
+    """The next reply's limit: 30 s, never past the scan's deadline."""
     left = deadline - time.monotonic()
     if left <= 0:
         raise ScanTimeUp("not checked: the scan's time ran out (every running JVM's reply shares one budget)")
@@ -252,8 +242,8 @@ def _code_cache(live: LiveJvm, deadline: float) -> CodeCache:
 
 
 def _with_guard(verdict: Verdict, guard: list[guard_state.ModeState]) -> Verdict:
-    """The guard agent's proof, inside the JVM, wins over what its flags and code cache suggest: a
-    mode it found WRONG is wrong; one it verified (after C2 compiled SunJCE's code) is verified."""
+    """The guard agent's proof inside the JVM wins over flags and code cache: WRONG is wrong, verified
+    (after C2 compiled SunJCE) is verified."""
     said = next((state for state in guard if state.mode == verdict.mode), None)
     if said is None:
         return verdict
@@ -272,7 +262,7 @@ def _unchecked_live(pid: int, reason: str, modes: list[Mode]) -> LivePart:
 
 
 def with_verification(verdict: Verdict, verified: dict) -> Verdict:
-    """An active verdict, with what a `verify` sweep of the mode (its document part) found."""
+    """An active verdict with what a `verify` sweep of the mode found."""
     outcome = Outcome(verified["status"])
     if outcome is Outcome.CORRECT:
         return Verdict(mode=verdict.mode, status=Status.VERIFIED,

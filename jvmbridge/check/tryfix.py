@@ -1,8 +1,6 @@
-"""Try a disabled verdict's fix on the JVM itself before telling anyone to use it.
-
-A flag that is off by default may be a switch waiting to be thrown, or HotSpot's way of saying it
-has no such stub for this CPU: PrintFlagsFinal shows both as "{default}". Asking the JVM to switch
-it on, and reading back what it then reports, tells them apart in one start of the JVM.
+"""Try a disabled verdict's fix on the JVM before telling anyone to use it: PrintFlagsFinal shows a
+switch waiting to be thrown and a missing stub alike as "{default}"; asking the JVM to switch it on
+and reading back tells them apart.
 """
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from jvmbridge.platforms import current
 
 
 def tried(verdict: Verdict, mode: Mode, java: JavaInstall, options: tuple[str, ...], flags: FlagTable) -> Verdict:
-    """``verdict`` with its fix confirmed by a run, or replaced by what the JVM said when asked."""
+    """``verdict`` with its fix confirmed, or replaced by what the JVM said when asked."""
     here = current()
     held = here.held_off(flags.flags)
     wanted = [name for name in sorted(mode.flags) if name in flags.flags and name not in held
