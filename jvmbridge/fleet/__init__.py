@@ -1,2 +1,1 @@
-"""Many hosts: `check` run on each through Ansible (playbook.yml, run.py), and one report over
-the documents that come back (report.py)."""
+"""Many hosts: `check` on each through Ansible (run), one report over the documents (report)."""

@@ -1,9 +1,7 @@
-"""Many hosts' `check` documents as one fleet report: a row per host x JDK or running JVM x mode.
+"""Many hosts' `check` documents as one fleet report: a row per host x JDK or JVM x mode.
 
-A host that could not be checked is a document too ({"host": ..., "unchecked": why}, written by
-`jvmbridge fleet`), so a saved fleet directory reports the same later and nothing is dropped. A
-document that is not a complete `check` document (a hostile host's, a truncated or hand-edited one)
-makes its host "not checked", with the reason; every other host is still reported.
+A host not checked is a document too ({"host", "unchecked"}); an incomplete or hostile document
+makes its host "not checked" with the reason, and every other host is still reported.
 """
 from __future__ import annotations
 
@@ -17,12 +15,10 @@ from jvmbridge.intrinsics.verdict import Status, Verdict, combined_exit
 from jvmbridge.intrinsics.verdict import exit_code as verdicts_exit
 from jvmbridge.trust.bounded import NotAFile, TooLarge, read_regular_file
 
-# A `check` document is a few kB per JDK or JVM it checked; one larger than this came from no
-# jvmbridge, and is not read further (a host's file must not cost the controller its memory).
+# Real documents are a few kB per JDK: larger came from no jvmbridge (and must not eat memory).
 MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
-# Bytes alone do not bound memory: 31 MiB of `{},` is ten million dicts (942 MB). A `check` document
-# holds a few hundred values per JDK or JVM; the values (each after a "," or opening a "{" or "[",
-# counted on the bytes before any is built) and the JDKs and JVMs are capped well above that.
+# Bytes alone do not bound memory (31 MiB of `{},` is 942 MB of dicts): values are counted on the
+# bytes before parsing and capped far above a real document's few hundred per JDK.
 MAX_VALUES = 500_000
 MAX_ENTRIES = 5_000
 
@@ -32,8 +28,7 @@ class FleetFileError(ValueError):
 
 
 def read_document(path: Path) -> dict:
-    """The `check` document (or record of a host not checked) at ``path``; FleetFileError saying
-    why the file is not one."""
+    """The `check` document (or unchecked-host record) at ``path``; FleetFileError saying why not."""
     data = _document_bytes(path)
     try:
         document = json.loads(data)
@@ -51,8 +46,7 @@ def read_document(path: Path) -> dict:
 
 
 def _document_bytes(path: Path) -> bytes:
-    """The bytes of the regular file at ``path`` if within MAX_DOCUMENT_BYTES and MAX_VALUES;
-    FleetFileError else."""
+    """The regular file's bytes within MAX_DOCUMENT_BYTES and MAX_VALUES; FleetFileError else."""
     try:
         data = read_regular_file(Path(path), MAX_DOCUMENT_BYTES)
     except OSError as e:
@@ -68,7 +62,7 @@ def _document_bytes(path: Path) -> bytes:
 
 
 def is_check_document(path: Path) -> bool:
-    """A JSON file holding one `check` document (or a fleet record of a host not checked)."""
+    """A JSON file holding one `check` document (or an unchecked-host record)."""
     try:
         read_document(path)
     except FleetFileError:
@@ -77,9 +71,8 @@ def is_check_document(path: Path) -> bool:
 
 
 def read_documents(paths: Sequence[Path]) -> Iterator[dict]:
-    """The documents at ``paths``, read one at a time as they are asked for (fleet_of keeps only
-    each one's rows, so one document at most is held at once); one that is not a `check` document
-    becomes the record of a host not checked, with why (fleet_of names each host by its file)."""
+    """The documents at ``paths`` one at a time (one held at once); a non-`check` one becomes an
+    unchecked-host record saying why."""
     for path in paths:
         try:
             yield read_document(path)
@@ -95,8 +88,7 @@ class FleetRow:
     status: Status
     reason: str
     fix: str
-    # For a running JVM: what its guard agent found ("guard: CTR verified 10:02"), "no guard"; "" for
-    # a JDK, or a document from before guards were read.
+    # A running JVM's guard finding ("guard: CTR verified 10:02", "no guard"); "" for a JDK.
     guard: str = ""
 
     @property
@@ -112,14 +104,13 @@ class Fleet:
 
     @property
     def without_jvms(self) -> list[str]:
-        """Hosts checked that had no JDK or running JVM to check (a row each, never left out)."""
+        """Hosts checked that had no JDK or running JVM (a row each)."""
         seen = {r.host for r in self.rows}
         return [host for host in self.hosts if host not in seen and host not in self.unchecked]
 
     @property
     def exit_code(self) -> int:
-        """As `check`'s, over every host: 1 something not active or wrong, 2 could not tell (a
-        host not checked included), 0 all active."""
+        """As `check`'s over every host: 1 not active or wrong, 2 could not tell, 0 all active."""
         verdicts = [Verdict(mode=r.mode, status=r.status, reason=r.reason, fix=r.fix) for r in self.rows]
         return combined_exit([*([verdicts_exit(verdicts)] if verdicts else []), *([2] if self.unchecked else [])])
 
@@ -137,8 +128,7 @@ class Fleet:
 
 
 def _troubles(rows: list[FleetRow]) -> list[str]:
-    """The summary's parts naming the JDKs and JVMs computing WRONG bytes, then those with AES
-    acceleration not active; none where there are none."""
+    """The summary's parts naming the JDKs and JVMs computing WRONG bytes, then those not active."""
     wrong = sorted({(r.host, r.jvm) for r in rows if r.status == Status.WRONG})
     off = sorted({(r.host, r.jvm) for r in rows if not r.active and r.status not in (Status.WRONG, Status.NOT_IN_USE)})
     return [f"{len(jvms)} {what}: " + ", ".join(f"{h} {j}" for h, j in jvms)
@@ -146,10 +136,8 @@ def _troubles(rows: list[FleetRow]) -> list[str]:
 
 
 def fleet_of(documents: Iterable[dict], sources: Sequence[object] = ()) -> Fleet:
-    """The fleet of ``documents``; one that is not a complete `check` document makes its host not
-    checked, the reason naming its file (from ``sources``, the files they were read from). A host
-    read from a file is named by the file (`jvmbridge fleet` saves each as <inventory name>.json),
-    never by what its document says: a host's text cannot pass for another host, or hide its own."""
+    """The fleet of ``documents``; an incomplete one makes its host not checked. A host is named by
+    its file (<inventory name>.json), never by its document: its text cannot pass for another host."""
     rows, unchecked, hosts = [], {}, []
     for index, document in enumerate(documents):
         host = (Path(str(sources[index])).stem if index < len(sources) else
@@ -166,8 +154,7 @@ def fleet_of(documents: Iterable[dict], sources: Sequence[object] = ()) -> Fleet
 
 
 def _host_rows(host: str, document: dict) -> list[FleetRow]:
-    """A checked host's rows; FleetFileError where the document lacks what a `check` document has
-    (a hand-edited file, one from another tool, or a hostile host's)."""
+    """A checked host's rows; FleetFileError where the document lacks what `check` writes."""
     rows = []
     try:
         for jdk in document.get("jdks", []):
@@ -196,8 +183,7 @@ def _guard_state(state: dict) -> ModeState:
 
 
 def _text(part: dict, key: str, default: str | None = None) -> str:
-    """``part[key]``, which the report shows as text: a FleetFileError if it is anything else (a
-    null, a number, a list)."""
+    """``part[key]`` as text; FleetFileError if anything else (null, number, list)."""
     value = part[key] if default is None else part.get(key, default)
     if not isinstance(value, str):
         raise FleetFileError(f"not a complete `jvmbridge check` document ({key!r} is "

@@ -1,5 +1,4 @@
-"""Run the fleet playbook with Ansible's own `ansible-playbook`, then record every host that gave
-no document (unreachable, or its check failed) with Ansible's reason."""
+"""Run the fleet playbook with `ansible-playbook`, then record each host that gave no document."""
 from __future__ import annotations
 
 import json
@@ -14,12 +13,11 @@ from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.trust.writer import create_private_file
 
 PLAYBOOK = Path(__file__).resolve().with_name("playbook.yml")
-# Ansible reads the first of $ANSIBLE_CONFIG, ./ansible.cfg, ~/.ansible.cfg, /etc/ansible/ansible.cfg:
-# the play names its own, so none of the caller's folder or home configures (or loads plugins into) it.
+# The play names its own config, so nothing in the caller's folder or home configures Ansible.
 SETTINGS = PLAYBOOK.with_name("ansible.cfg")
-# Where the play's callback (callback_plugins/, beside it) leaves why a host gave no document.
+# Where the play's callback leaves why a host gave no document.
 RESULTS = ".ansible-results"
-# A note is Ansible's message and stderr for one host; past this it is not read (the host is "failed").
+# One host's message and stderr; past this the host is "failed" unread.
 _NOTE_LIMIT = 1 << 20
 
 
@@ -29,9 +27,8 @@ class FleetError(RuntimeError):
 
 def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None,
                  compare: bool = False) -> int:
-    """``ansible-playbook`` on the fleet play; its output goes to stderr as it comes (stdout is the
-    report's). Returns its exit code; the documents (and records of hosts not checked) are then in
-    ``fetch_dir``, a folder trust.paths.private_folder made."""
+    """``ansible-playbook`` on the fleet play, output to stderr (stdout is the report's); its exit
+    code. The documents are then in ``fetch_dir``, a private folder."""
     try:
         check_play_files(inventory, ansible_args, wheel)
         playbook = find_program("ansible-playbook", "ansible-playbook")
@@ -41,7 +38,7 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
         raise FleetError("ansible-playbook not found: install Ansible (pip install ansible-core)")
     results = fetch_dir / RESULTS
     shutil.rmtree(results, ignore_errors=True)
-    # In the launcher's working folder, not the caller's: paths the play is given are whole.
+    # In the launcher's cwd, not the caller's: the play's paths are absolute.
     env = environment({"JVMBRIDGE_FLEET_RESULTS": str(results.resolve()), "ANSIBLE_CONFIG": str(SETTINGS)},
                       inherit=("SSH_AUTH_SOCK",))  # the user's SSH agent, for the keys that reach the hosts
     whole = inventory if "," in inventory else str(Path(inventory).resolve())  # "host1,host2," names hosts
@@ -53,18 +50,17 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     return status
 
 
-# ansible-playbook's options whose value is a file or folder it reads as code or settings: more
-# inventories, extra variables (@file), a module path, vault password files (run when executable).
+# Options naming files Ansible reads as code or settings (inventories, @vars, module paths, vault
+# password files, run when executable).
 _FILE_OPTIONS = ("-i", "--inventory", "--inventory-file", "-e", "--extra-vars", "-M", "--module-path",
                  "--vault-password-file", "--vault-pass-file", "--vault-id", "--playbook-dir",
                  "--become-password-file", "--connection-password-file")
 
 
 def check_play_files(inventory: str, ansible_args: tuple[str, ...], wheel: Path | None) -> None:
-    """Run as root, NotTrusted where another user can change a file the play reads as code: the
-    inventory (`ansible_python_interpreter=`, lookups, ProxyCommand run on the controller as root),
-    the group_vars/ and host_vars/ beside it, the files of Ansible options that name one, and the
-    wheel installed and run on every host. A relative path is taken from the play's folder, as Ansible takes it."""
+    """As root, NotTrusted where another user can change a file the play reads as code: the inventory
+    (its ProxyCommand runs on the controller as root), group_vars/host_vars, option files, and the
+    wheel run on every host. Relative paths from the play's folder, as Ansible takes them."""
     given = [] if "," in inventory else [("the inventory", os.path.abspath(inventory), True)]  # the caller's
     for what, path, inventory_like in [*given, *_named_files(ansible_args)]:
         whole = Path(WORKING_FOLDER, path)
@@ -123,7 +119,7 @@ def _trusted_play_file(what: str, path: Path, whole_tree: bool = False) -> None:
 
 
 def record_unchecked(fetch_dir: Path, results: Path) -> list[str]:
-    """A {"host", "unchecked"} document for each host Ansible reached (or tried to) that gave none."""
+    """A {"host", "unchecked"} document for each host Ansible tried that gave none."""
     recorded = []
     for result in sorted(results.glob("*")) if results.is_dir() else []:
         host = result.name

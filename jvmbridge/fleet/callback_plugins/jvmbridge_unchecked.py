@@ -1,6 +1,5 @@
-"""An Ansible callback, loaded because it sits beside the fleet playbook: for each host that was
-unreachable or whose task failed, the last such result as JSON in $JVMBRIDGE_FLEET_RESULTS/<host>,
-so `jvmbridge fleet` can say why that host has no document."""
+"""An Ansible callback beside the fleet playbook: each unreachable or failed host's last result as
+JSON in $JVMBRIDGE_FLEET_RESULTS/<host>, so `jvmbridge fleet` can say why it has no document."""
 from __future__ import annotations
 
 import json
