@@ -1,3 +1,2 @@
-"""The guard: a -javaagent (java/src/main/java/jvmbridge/guard) that proves, inside a server's own
-JVM and after its JIT, that the AES it uses computes the right bytes. Here: what its state says
-(state), and `jvmbridge guard --java`'s demonstration of it in a JVM of its own (demo)."""
+"""The guard: a -javaagent proving, inside a server's JVM after its JIT, that its AES computes the
+right bytes. Here: its state (state) and `jvmbridge guard --java`'s demonstration (demo)."""

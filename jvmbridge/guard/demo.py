@@ -1,6 +1,5 @@
-"""`jvmbridge guard --java PATH`: a JVM of its own started with the guard and a small AES
-workload (the harness's AesWorkload), its guard read from outside as `check --pid` reads a
-server's (the attach protocol's system properties), until every mode has an answer."""
+"""`jvmbridge guard --java PATH`: a JVM started with the guard and a small AES workload, its guard
+read from outside as `check --pid` reads a server's, until every mode has an answer."""
 from __future__ import annotations
 
 import os
@@ -18,7 +17,7 @@ from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.jvm.live import live_property
 from jvmbridge.trust.launch import launch
 
-# The workload's seconds: long enough for C2 to compile the JCE's AES as a server's would.
+# Long enough for C2 to compile the JCE's AES as a server's would.
 WORKLOAD_SECONDS = 5.0
 _POLL_SECONDS = 1.0
 
@@ -37,9 +36,8 @@ class Demonstration:
 
 def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tuple[str, ...] = (),
                 classpath: tuple[str, ...] = ()) -> Demonstration:
-    """Start ``java`` with the guard (``options`` after "=") and the workload; read its property
-    until every mode is settled or ``timeout`` seconds have passed; stop the JVM, leaving nothing
-    of it behind (its flight recorder repository is a scratch folder, its attach socket removed)."""
+    """Start ``java`` with the guard and the workload, read its property until every mode settles or
+    ``timeout``, then stop it leaving nothing behind."""
     with tempfile.TemporaryDirectory(prefix="jvmbridge-guard-") as repository:
         own = (f"-XX:FlightRecorderOptions:repository={repository}",
                f"-javaagent:{guard_jar()}" + (f"={options}" if options else ""))
@@ -47,8 +45,7 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
             java.home, *jvm_options, "-cp", os.pathsep.join([str(harness_jar()), *classpath]),
             "jvmbridge.harness.AesWorkload", str(WORKLOAD_SECONDS), own=own)
         started = time.monotonic()
-        # A crash report (and the flight recorder's emergency dump, which the guard's stream makes)
-        # lands with jvmbridge's other crash reports, not wherever the command was run.
+        # Crash reports and JFR's emergency dump go with jvmbridge's crash reports, not to the cwd.
         process = launch(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                          cwd=messages.crash_reports())
         try:
@@ -68,8 +65,7 @@ def demonstrate(java: JavaInstall, options: str, timeout: float, jvm_options: tu
 
 
 def _guard_states(process: subprocess.Popen, deadline: float) -> list[ModeState]:
-    """The guard's modes as its property last said them, read until every mode is settled, the JVM
-    ends or the monotonic clock reaches ``deadline``."""
+    """The guard's modes as last said, read until all settle, the JVM ends or ``deadline``."""
     states: list[ModeState] = []
     while time.monotonic() < deadline and process.poll() is None:
         time.sleep(_POLL_SECONDS)
@@ -84,8 +80,8 @@ def _guard_states(process: subprocess.Popen, deadline: float) -> list[ModeState]
 
 
 def _stop(process: subprocess.Popen) -> str:
-    """End the JVM as a server is ended (SIGTERM: its shutdown removes its perf data), killed only if
-    it will not; then the attach socket our reads made it open. What it printed."""
+    """SIGTERM as a server is ended (its shutdown removes its perf data), kill if need be, then remove
+    the attach socket our reads opened. What it printed."""
     process.terminate()
     try:
         output, _ = process.communicate(timeout=15)

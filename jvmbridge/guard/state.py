@@ -1,14 +1,13 @@
-"""What a guard says about its JVM, as its system property (jvmbridge.guard) carries it:
-"CBC verified <UTC time>Z (...); CTR WRONG <UTC time>Z (updates pattern, ...)", times as yyyy-mm-ddThh:mm:ss."""
+"""What a guard says of its JVM in its system property: "CBC verified <time>Z (...); CTR WRONG ..."."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
 PROPERTY = "jvmbridge.guard"
-# A mode's state while the guard is still at it; any other is where it ended.
+# Still at it; any other state is final.
 UNDER_WAY = ("waiting", "testing")
-# Where it ended: its provider serves no such Cipher, so there is nothing to prove right or wrong.
+# Its provider has no such Cipher: nothing to prove right or wrong.
 NOT_APPLICABLE = "not applicable"
 STATUSES = ("not proven", NOT_APPLICABLE, "verified", "WRONG", *UNDER_WAY)
 
@@ -40,16 +39,15 @@ def parse(text: str) -> list[ModeState]:
 
 
 def summary(states: list[ModeState]) -> str:
-    """For a report's row: "guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)"; the
-    case is said where a mode is wrong, why where it is not applicable, the time alone otherwise."""
+    """"guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)": the case where wrong,
+    why where not applicable, else the time."""
     return "guard: " + ", ".join(f"{s.status} ({s.detail})" if not s.mode else  # a guard not running
                                  f"{s.mode} {s.status} {_clock(s.detail, s.status in ('WRONG', NOT_APPLICABLE))}".strip()
                                  for s in states)
 
 
 def _clock(detail: str, with_case: bool) -> str:
-    """"yyyy-mm-ddT10:02:44Z (...)" -> "10:02", or "10:02 (...)" ``with_case``; "since yyyy-...Z" ->
-    "since 10:02"."""
+    """"yyyy-mm-ddT10:02:44Z (...)" -> "10:02" (with the case: "10:02 (...)")."""
     shown = _STAMP.sub(lambda found: found.group(1), detail, count=1)
     return shown if with_case else shown.split(" (")[0]
 
