@@ -1,1 +1,1 @@
-"""Host readings: the CPU and its AES features (cpu), what else ran on the machine meanwhile (machine)."""
+"""Host readings: the CPU and its AES features (cpu), other load meanwhile (machine)."""

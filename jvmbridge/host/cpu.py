@@ -10,9 +10,8 @@ from jvmbridge.platforms.cpuinfo import CPUINFO, cpuinfo_fields
 
 
 def cpu_info(cpuinfo_path: Path = CPUINFO, here: Platform | None = None) -> dict:
-    """Model and the AES-relevant features, as ``here`` (default: this machine's platform) names them.
-    Features are None, unknown, where /proc/cpuinfo has no feature line for this platform (qemu-user
-    shows an aarch64 process the x86 host's text): absent is then not a fact to report."""
+    """Model and AES features as ``here`` names them; features None where /proc/cpuinfo has no line
+    for this platform (qemu-user shows the x86 host's text): absence is then no fact."""
     here = here or current()
     fields = cpuinfo_fields(cpuinfo_path)
     listed = fields.get(here.features_key)

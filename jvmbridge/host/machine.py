@@ -1,11 +1,8 @@
-"""What else ran on the machine while jvmbridge measured: other processes here, and the host.
+"""What else ran on the machine while jvmbridge measured: other processes, and the host.
 
-A round that other work delayed on its own CPU shows it as run-queue wait and is set aside
-(stats.summary.disturbed), but work on the *other* vCPUs delays nothing a counter of the loop sees, and
-still slows it through the caches and memory they share (tests/integration/test_round_telemetry.py: hogs on
-both vCPUs moved a C loop's figure 0.7-1.1% beyond what quiet runs span, rounds set aside). So a run says how busy the rest of the machine
-was: every CPU's busy time in /proc/stat less what this process and its children used, and the
-host's steal, each as vCPUs kept busy on average.
+Work on the *other* vCPUs delays no counter of the loop but slows it through shared caches and
+memory (hogs on both moved a C loop 0.7-1.1%: tests/integration/test_round_telemetry.py). So a run
+says how many vCPUs others kept busy: /proc/stat less this process tree, and the host's steal.
 """
 from __future__ import annotations
 
@@ -15,15 +12,15 @@ import time
 from dataclasses import dataclass
 
 TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
-# /proc/stat's first line: "cpu user nice system idle iowait irq softirq steal ...", in ticks.
+# /proc/stat's "cpu" line, in ticks.
 _BUSY_FIELDS = (0, 1, 2, 5, 6)  # user, nice, system, irq, softirq (guest time is inside user)
 _STEAL_FIELD = 7
-# Other work averaging at least this share of one vCPU while a row's job ran is worth a note on it.
+# Other work averaging this share of a vCPU during a row's job gets a note.
 NOTICEABLE_CPUS = 0.1
 
 
 def cpu_ticks() -> list[int] | None:
-    """The machine's CPU time by kind, summed over CPUs (/proc/stat's "cpu" line); None where unreadable."""
+    """The machine's CPU time by kind, over all CPUs; None where unreadable."""
     try:
         with open("/proc/stat") as f:
             fields = f.readline().split()
@@ -37,7 +34,7 @@ def steal_ticks(ticks: list[int] | None) -> int:
 
 
 def _own_cpu_ns() -> int:
-    """CPU time of this process and of its children that have ended (each reaped, as run_child does)."""
+    """CPU time of this process and its reaped children."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return round((own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime) * 1e9)
 
@@ -55,8 +52,8 @@ class Load:
 
 
 class LoadWatch:
-    """Started where a run starts; ``since()`` gives the Load from then (None where /proc/stat is unreadable).
-    Children still running at ``since()`` count as others: call it once they have all ended."""
+    """Started with a run; ``since()`` gives the Load from then (None if unreadable). Children still
+    running then count as others: call it once they have ended."""
 
     def __init__(self) -> None:
         self._wall, self._ticks, self._own = time.perf_counter_ns(), cpu_ticks(), _own_cpu_ns()
@@ -80,7 +77,7 @@ def load_text(load: dict) -> str:
 
 
 def shared_text(load: Load) -> str | None:
-    """What a row says of the other processes that ran beside its job; None where they were too few to matter."""
+    """A row's note on the processes beside its job; None where too few to matter."""
     if load.other_cpus < NOTICEABLE_CPUS:
         return None
     return f"other processes kept {load.other_cpus:.2f} of the {load.cpus} vCPUs busy on average while it ran"
