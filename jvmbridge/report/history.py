@@ -15,7 +15,7 @@ from jvmbridge.saved.schema import frame_of
 from jvmbridge.saved.store import Loaded
 from jvmbridge.wholenumber import whole_number
 
-# Run metadata copied onto every row, so a frame can be sliced without the files.
+# Run metadata on every row, so a frame can be sliced without the files.
 _RUN_COLUMNS = {"host": ("host",), "cpu_model": ("cpu", "model"), "cpu_features": ("cpu", "features"),
                 "cores": ("cores",), "kernel": ("kernel",), "jvmbridge_version": ("jvmbridge_version",),
                 "started_utc": ("started_utc",), "cipher": ("workload", "cipher"), "key_bits": ("workload", "key_bits"),
@@ -47,8 +47,7 @@ def _dig(metadata: dict, keys: tuple[str, ...]):
 
 def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threads: bool = True,
                   with_setting: bool = True) -> str:
-    """What was measured, independent of where and when: engine, provider, JDK, setting, cipher, size,
-    and how many loops ran at once."""
+    """What was measured, independent of where and when."""
     engine = name_of(row, with_jdk)
     size = f" {row.message_bytes} B" if with_size else ""
     direction = getattr(row, "direction", None)
@@ -59,14 +58,14 @@ def configuration(row, with_jdk: bool = True, with_size: bool = True, with_threa
 
 
 def threads(row) -> int:
-    """Loops that ran at once; rows saved before --threads existed ran one (NaN beside newer rows)."""
+    """Loops at once; older rows ran one (NaN beside newer rows)."""
     value = getattr(row, "threads", None)
     return 1 if value is None or missing(value) else int(value)
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a "run" column: each run's name (compare --name), else "run 1", "run 2", ... in
-    order of start time; a name two runs share gets the number beside it."""
+    """``frame`` with a "run" column: compare --name, else "run 1", "run 2"... by start; shared names
+    numbered."""
     runs = frame.drop_duplicates("run_id").sort_values("started_utc", kind="stable")
     given = runs.run_name if "run_name" in runs else pd.Series([None] * len(runs), index=runs.index)
     taken = given.value_counts()
@@ -77,16 +76,14 @@ def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def describe_runs(frame: pd.DataFrame) -> list[str]:
-    """One line per run: its number, host, start time and file; for a published text, the file, which
-    run of it and what the text says about how it ran (its start time is not known)."""
+    """One line per run: number, host, start and file; a published text's run and what it says."""
     runs = frame.drop_duplicates("run").sort_values("run_order")
     return [f"{r.run}: {r.file}, {r.published}" if isinstance(r.published, str)
             else f"{r.run}: {r.host}, started {r.started_utc}, {r.file}{_host_speed(r)}" for r in runs.itertuples()]
 
 
 def _host_speed(run) -> str:
-    """"; the host at 0.93 of its best speed (±1%)" where the run measured it (comparison.hostspeed):
-    absolute figures of runs of different hours differ by that much for the host's sake alone."""
+    """"; the host at 0.93 of its best speed (±1%)": runs of different hours differ by that alone."""
     speed = getattr(run, "host_speed", None)
     if speed is None or missing(speed):
         return ""
@@ -99,16 +96,15 @@ class RunComparison:
     columns: list[str]  # column labels, in the order shown
     table: pd.DataFrame  # configuration, then per column: ns/op; per later column: vs baseline
     notes: list[str]
-    # (configuration, column label) -> the measurement shown there (a row of the tidy frame)
+    # (configuration, column label) -> the tidy frame's row shown there
     cells: dict[tuple[str, str], Any] = field(default_factory=dict)
     baseline: str = ""  # the column the others are compared with
 
 
 def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None = None) -> RunComparison:
-    """Rows by configuration, a column per ``columns``; every other column against ``baseline`` (a
-    column's label, or a file given whose run's column it is; pyperf's compare_to, hyperfine's
-    --reference), the first column by default. ValueError for a baseline that names no column."""
-    # In run order, so that where a configuration repeats in a column the latest run's is kept.
+    """Rows by configuration, a column per ``columns``, each against ``baseline`` (a label, or a given
+    file's run; pyperf's compare_to), the first by default. ValueError if it names no column."""
+    # In run order: a configuration repeated in a column keeps the latest run's.
     frame = number_runs(frame).sort_values("started_utc", kind="stable", na_position="first")
     by_jdk, by_threads, by_setting, by_size = (columns == kind for kind in ("jdk", "threads", "setting", "size"))
     labels_of = [configuration(r, with_jdk=not by_jdk, with_threads=not by_threads, with_setting=not by_setting,
@@ -125,14 +121,14 @@ def compare_runs(frame: pd.DataFrame, columns: str = "run", baseline: str | None
                      "the latest run's is shown")
     records, shown = _records(_in_workload_order(frame[~duplicated]), labels, base_label, by_size)
     table = pd.DataFrame(records)
-    # A "vs" column with nothing to compare (native rows have no JDK twin) is only noise.
+    # A "vs" column with nothing to compare is noise.
     empty = [c for c in table.columns if " vs " in c and all(cell.ratio is None for cell in table[c])]
     return RunComparison(columns=labels, table=table.drop(columns=empty), notes=notes, cells=shown, baseline=base_label)
 
 
 def _column_labels(frame: pd.DataFrame, columns: str) -> list[str]:
     """Each column's label once, in the order shown."""
-    # Runs, hosts and settings in the order their runs started; JDKs, thread counts and sizes in natural order.
+    # Runs, hosts and settings by start; JDKs, threads and sizes in natural order.
     if columns in ("run", "host", "setting"):
         ordered = frame.sort_values("run_order", kind="stable")
     else:
@@ -142,7 +138,7 @@ def _column_labels(frame: pd.DataFrame, columns: str) -> list[str]:
 
 def _records(frame: pd.DataFrame, labels: list[str], base_label: str,
              by_size: bool) -> tuple[list[dict[str, Any]], dict[tuple[str, str], Any]]:
-    """The table's records, a configuration each, and the row each of their cells shows."""
+    """The table's records, one per configuration, and the row behind each cell."""
     records, shown = [], {}
     by_configuration: dict[str, list] = {}  # grouped as tuples: itertuples() of each pandas group took ms
     for row in frame.itertuples():
@@ -155,7 +151,7 @@ def _records(frame: pd.DataFrame, labels: list[str], base_label: str,
 
 
 def _record(config: str, cells: dict[str, Any], labels: list[str], base_label: str, by_size: bool) -> dict[str, Any]:
-    """A configuration's record: per column its figure and, but for the baseline's, its "vs" the baseline."""
+    """A configuration's record: each column's figure and its "vs" the baseline."""
     record: dict[str, Any] = {"configuration": config}
     base = cells.get(base_label)
     for label in labels:
@@ -170,8 +166,7 @@ def _record(config: str, cells: dict[str, Any], labels: list[str], base_label: s
 
 
 def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> str:
-    """The column the others are compared with: ``baseline`` as a column's label, or as a file that
-    was given (its first run's column); the first column where none is named."""
+    """The baseline column: ``baseline`` as a label or a given file's first run; else the first."""
     if baseline is None:
         return labels[0]
     if baseline in labels:
@@ -184,10 +179,8 @@ def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> s
 
 
 def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows as `compare` prints them (a run file holds them as they finished): by the place each
-    row's record names. Rows saved without one (before it was saved): by cipher, direction (each as
-    first seen) and size; within, engines in registry order (one this version does not know last),
-    accelerated before not, then shape, the rest (JDKs, providers) as first seen."""
+    """Rows as `compare` prints them, by their saved place; older rows by cipher, direction, size,
+    then engine registry order, accelerated first, shape, the rest as first seen."""
     if "position" in frame and frame.position.map(lambda p: isinstance(p, list)).all():
         return frame.iloc[sorted(range(len(frame)), key=lambda i: frame.position.iloc[i])]
     engines = {engine.label: i for i, engine in enumerate(ENGINES.values())}
@@ -201,20 +194,18 @@ def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _first_seen_ranks(frame: pd.DataFrame, columns: tuple[str, ...]) -> dict[str, pd.Series]:
-    """Each of ``columns`` the frame has, its values as their rank in the order first seen."""
+    """Each of ``columns`` present, its values ranked in first-seen order."""
     return {column: frame[column].map({v: i for i, v in enumerate(dict.fromkeys(frame[column]))})
             for column in columns if column in frame}
 
 
-# What else makes two rows different configurations, named in a label only where rows share the
-# rest: the shape (a C loop run of message and stream), the user's JVM options (--jvm-arg) and
-# openssl options (--openssl-arg -engine X); with what a row lacking one is called.
+# What else tells rows apart, named only where rows share the rest; and what a row lacking it is called.
 _TOLD_APART_BY = {"shape": "", "jvm_args": "no --jvm-arg", "openssl_args": "no --openssl-arg"}
 
 
 def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
-    """``labels`` with, where rows share one but differ in a _TOLD_APART_BY field, the words of
-    that field that not all of them have: "... 38 B stream", "... 38 B [-Xmx64m]"."""
+    """``labels`` with, where rows share one, the words of a _TOLD_APART_BY field that not all have:
+    "... 38 B stream", "... 38 B [-Xmx64m]"."""
     for column, without in ((c, w) for c, w in _TOLD_APART_BY.items() if c in frame):
         values = [value if isinstance(value, str) else "" for value in frame[column]]
         groups: dict[str, list[int]] = {}
@@ -226,8 +217,7 @@ def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
 
 
 def _tell_apart_group(labels: list[str], members: list[int], values: list[str], without: str) -> None:
-    """Where the rows ``members`` (which share a label) differ in ``values``, each's label with the
-    words of its value that not all of them have."""
+    """Where ``members`` sharing a label differ in ``values``, add each one's distinguishing words."""
     if len({values[i] for i in members}) < 2:
         return
     common = set.intersection(*(set(values[i].split()) for i in members))
@@ -237,8 +227,7 @@ def _tell_apart_group(labels: list[str], members: list[int], values: list[str], 
 
 
 def _statistic_notes(frame: pd.DataFrame) -> list[str]:
-    """Once, where runs computed their figures differently (runs saved before 0.3.0 pooled every
-    round): their ratios then set one statistic against another."""
+    """Once, where runs computed figures differently (pre-0.3.0 pooled): such ratios mix statistics."""
     if "statistic" not in frame:
         return []
     worded = frame.statistic.map(same_statistic)
@@ -262,9 +251,8 @@ def _column(row, columns: str) -> str:
 
 
 def _natural(labels: pd.Series) -> pd.Series:
-    """"JDK 17..." before "JDK 25..."; "2 thread(s)" before "10 thread(s)"; "native" last. Labels
-    hold hosts' text (a run file's JDK version, a host name): a number is a number only as
-    whole_number reads it, and a number and a word compare as (0, n) and (1, word), never int to str."""
+    """Natural order ("JDK 17" before "JDK 25", "native" last). Labels are hosts' text: numbers only
+    as whole_number reads them, keyed (0, n) or (1, word), never int against str."""
     def key(part: str) -> tuple[int, int, str]:
         number = whole_number(part)
         return (1, 0, part) if number is None else (0, number, "")
@@ -272,7 +260,7 @@ def _natural(labels: pd.Series) -> pd.Series:
     return labels.map(lambda text: (text == "native", [key(part) for part in text.replace(".", " ").split()]))
 @dataclass(frozen=True)
 class Versus:
-    """A cell comparing a column's row with the first column's: text for people, numbers for JSON."""
+    """A cell comparing a row with the baseline's: text for people, numbers for JSON."""
     ratio: Ratio | None  # None: nothing to compare (no row on one side)
 
     def __str__(self) -> str:  # "1.23x [1.10-1.37] faster", or "... not significant", or "-"
