@@ -5,8 +5,7 @@ __all__ = ["compare", "load"]
 
 
 def __getattr__(name: str):
-    """``compare`` and ``load`` from jvmbridge.api, with their real signatures, imported on first
-    use so worker processes start light (no pandas)."""
+    """``compare`` and ``load`` imported on first use, so worker processes start without pandas."""
     if name in __all__:
         from jvmbridge import api
 

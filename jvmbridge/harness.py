@@ -1,7 +1,5 @@
-"""Locate the compiled Java harness, compiling it from ``java/`` when running from a checkout.
-
-Standard library only, and jvmbridge.trust imported late: ``setup.py`` loads this file (with its tree on
-sys.path) to build the jar that wheels carry.
+"""Locate the compiled Java harness, compiling it from ``java/`` in a checkout. Standard library
+only (jvmbridge.trust imported late): ``setup.py`` loads this file to build the wheels' jar.
 """
 from __future__ import annotations
 
@@ -16,17 +14,17 @@ from pathlib import Path
 
 JAR_NAME = "jvmbridge-harness.jar"
 PACKAGED_JAR = Path(__file__).resolve().parent / "_harness" / JAR_NAME
-# The -javaagent a server runs (jvmbridge guard): its own classes and the known-answer cases' (which
-# verify's harness shares) only, with the agent's manifest; build.gradle's guardJar takes the same.
+# The -javaagent a server runs: its classes and the known-answer cases' only, with its manifest
+# (as build.gradle's guardJar).
 GUARD_JAR_NAME = "jvmbridge-guard.jar"
 PACKAGED_GUARD_JAR = PACKAGED_JAR.parent / GUARD_JAR_NAME
 GUARD_PACKAGES = ("jvmbridge/guard", "jvmbridge/vectors")
 GUARD_MANIFEST = ("Manifest-Version: 1.0\nPremain-Class: jvmbridge.guard.GuardAgent\n"
                   "Agent-Class: jvmbridge.guard.GuardAgent\n")
 SOURCE_ROOT = Path(__file__).resolve().parent.parent / "java" / "src" / "main" / "java"
-# JPype 1.7 itself needs Java 11+, so the harness targets the same floor.
+# JPype 1.7 needs Java 11+: the harness targets the same floor.
 JAVA_RELEASE = "11"
-# A source of ours is a few KiB; more is not one.
+# A source of ours is a few KiB.
 _SOURCE_LIMIT = 1 << 20
 
 
@@ -42,12 +40,11 @@ def java_sources(root: Path = SOURCE_ROOT, packages: Sequence[str] = ()) -> list
 
 def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None,
               packages: Sequence[str] = (), manifest: str | None = None) -> Path:
-    """Compile the harness sources with ``javac --release 11`` into a jar at ``destination``; with
-    ``packages`` (GUARD_PACKAGES), those packages' sources alone, with ``manifest`` as the jar's."""
+    """Compile the sources with ``javac --release 11`` into a jar at ``destination``; ``packages``:
+    those alone, with ``manifest``."""
     sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
-    # Imported late, as the others: setup.py loads this file by path.
     from jvmbridge.trust.launch import run
     from jvmbridge.trust.writer import open_folder, replace_whole
 
@@ -57,15 +54,14 @@ def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | N
                    text=True)
         if done.returncode != 0:
             raise HarnessUnavailable(f"javac failed: {done.stderr.strip()}")
-        # A jar is a zip; made here, it needs no JDK's `jar` tool.
+        # Made here, a jar (a zip) needs no JDK `jar` tool.
         with zipfile.ZipFile(built := io.BytesIO(), "w", zipfile.ZIP_DEFLATED) as jar:
             if manifest:
                 jar.writestr("META-INF/MANIFEST.MF", manifest)
             for path in sorted(Path(classes).rglob("*.class")):
                 jar.write(path, path.relative_to(classes).as_posix())
     os.close(open_folder(destination.parent, make=True))  # setup.py's build folder may not be there yet
-    # Whole or not at all, so no JVM loads half a jar; readable by all, as the guard's agent jar is
-    # loaded by servers' JVMs of any user (the cache's folder is its user's alone).
+    # Whole, so no JVM loads half a jar; world-readable: servers' JVMs of any user load the guard jar.
     replace_whole(destination, built.getvalue(), mode=0o644)
     return destination
 
@@ -81,10 +77,8 @@ def guard_jar() -> Path:
 
 
 def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, packages: Sequence[str] = ()) -> Path:
-    """The jar of a checkout's sources in ``cache`` (default :func:`cache_dir`), compiled there
-    when missing; named by the sources' digest, so an edited source gets a new jar. Run as root,
-    a cache another user can change is refused: the JVMs would load their classes. ``packages``
-    (GUARD_PACKAGES): the guard's agent jar instead (those packages alone, its manifest)."""
+    """A checkout's jar in ``cache``, compiled when missing, named by the sources' digest. As root, a
+    cache another user can change is refused: JVMs would load their classes."""
     sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(
@@ -104,8 +98,8 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
 
 
 def cache_dir() -> Path:
-    """$XDG_CACHE_HOME/jvmbridge (~/.cache when unset), resolved and made 0700 if new: what
-    jvmbridge builds on this machine. Run as root, HarnessUnavailable where another user can change it."""
+    """$XDG_CACHE_HOME/jvmbridge (~/.cache), made 0700; as root, HarnessUnavailable where another
+    user can change it."""
     from jvmbridge.trust.paths import NotTrusted, private_folder  # imported late: setup.py loads this file alone
 
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -116,8 +110,7 @@ def cache_dir() -> Path:
 
 
 def _trusted(path: Path, what: str, whole_tree: bool = False) -> Path:
-    """``path``'s real path; run as root, HarnessUnavailable where another user can change it
-    (jvmbridge.trust.paths)."""
+    """``path``'s real path; as root, HarnessUnavailable where another user can change it."""
     from jvmbridge.trust.paths import NotTrusted, trusted_path  # imported late: setup.py loads this file alone
 
     try:

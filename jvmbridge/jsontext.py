@@ -1,6 +1,4 @@
-"""JSON as strict parsers read it (JavaScript's JSON.parse, Go's encoding/json): Python writes
-NaN and Infinity, which JSON has no word for. A number that is not finite (an interval's bound
-with one sample, a ratio over it) is written null: not defined."""
+"""JSON as strict parsers read it: a non-finite number (Python's NaN, Infinity) is written null."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,4 @@
-"""OpenSSL's bytes for an operation, through pyca/cryptography: the reference every engine's
-output (the JVM's after its JIT, the native loops') is checked against."""
+"""OpenSSL's bytes for an operation through pyca/cryptography: every engine's reference."""
 from __future__ import annotations
 
 from typing import Callable
@@ -25,9 +24,8 @@ def _mode(mode: str, iv: bytes, tag: bytes | None = None):
 
 
 def encrypt_message(key: bytes, iv: bytes, plaintext: bytes, mode: str = "cbc", aad: bytes = b"") -> bytes:
-    """What the JCE's doFinal gives for the same transformation: CBC and ECB with PKCS#7 padding
-    (PKCS5Padding), GCM (authenticating ``aad``) with its 16-byte tag appended, CTR and CFB as
-    they are."""
+    """What the JCE's doFinal gives: CBC and ECB with PKCS#7, GCM with its 16-byte tag appended (over
+    ``aad``), CTR and CFB as they are."""
     if mode in _PADDED:
         padder = PKCS7(128).padder()
         plaintext = padder.update(plaintext) + padder.finalize()

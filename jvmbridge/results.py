@@ -1,9 +1,6 @@
-"""Results: what an engine measured (Measurement), and the typed row derived from it (Result),
-with its figures in every unit and notes on what makes them doubtful.
-
-Units: ns/op is nanoseconds per message; MB/s is 10^6 bytes of plaintext per second; "kB/s
-(openssl)" is the 1000s-of-bytes-per-second unit of `openssl speed`'s table. How a Result is
-saved, and how older saved rows are read, is jvmbridge.saved.schema's business.
+"""Results: what an engine measured (Measurement) and the typed row derived from it (Result), with
+figures in every unit and notes on what makes them doubtful. ns/op is per message; MB/s is 10^6
+plaintext bytes a second; "kB/s (openssl)" is `openssl speed`'s 1000s of bytes a second.
 """
 from __future__ import annotations
 
@@ -17,13 +14,12 @@ from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, FORK_STATISTIC, Level
 
 # A Python-loop figure this many times slower than the C loop it wraps is mostly Python.
 OVERHEAD_DOMINATED = 2.0
-# GC pauses taking this share of the timed rounds are worth saying (allocation is part of doFinal's cost).
+# Worth saying: allocation is part of doFinal's cost.
 GC_SHARE_NOTED = 0.01
 
 
 class NoteKind(Enum):
-    """What a note says about a row; the kind decides how loudly it is shown and which hint goes
-    with it (printed once per output, however many rows it applies to)."""
+    """What a note says of a row; its kind sets how loudly it shows and its hint (printed once)."""
     INVALID = "invalid"  # the loop computed wrong bytes: the figures time broken code
     NOT_AS_REQUESTED = "not-as-requested"  # the running state read back differs from the request
     NOISY = "noisy"  # rounds inside forks vary more than NOISY_RSD
@@ -46,7 +42,7 @@ class NoteKind(Enum):
         return _HINTS.get(self)
 
 
-# Noisy rounds alone need no advice: the interval is over forks, and IMPRECISE says when it missed.
+# Noisy rounds need no advice: the interval is over forks, and IMPRECISE says when it missed.
 _HINTS = {NoteKind.IMPRECISE: "more --forks (a larger first stage to decide from) or --max-forks, or a quieter machine, helps",
           NoteKind.OUT_OF_REACH: "more forks would not reach the target at this spread: a quieter machine "
                                  "would, or a wider --target-error",
@@ -83,28 +79,24 @@ class Measurement:
     threads: int = 1
     warmup: dict | None = None
     ciphertext: str | None = None  # one message, before the timed loop
-    # The bytes the loop itself gave after its timed rounds (JIT-compiled by then), against OpenSSL:
-    # checked or not, and where they differed.
+    # The JIT-compiled loop's own bytes after the timed rounds, checked against OpenSSL.
     loop_bytes_checked: bool = False
     loop_bytes_error: str | None = None
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)  # the engine's remarks on its figure
     failed_fork: str | None = None  # why the fork after the finished ones failed
-    # Milliseconds the process spent on other work while its rounds were timed: {"gc_ms": .., "jit_ms": ..}.
+    # Ms the process spent on other work while timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
-    # The job its forks ran in (the conductor's), and each fork's number; ratios pair the slices of two
-    # rows of one job fork by fork (comparison.ratios).
+    # Its job and each fork's number: ratios pair two rows of one job fork by fork.
     in_turns: str = ""
     fork_turns: list[int] = field(default_factory=list)
-    # Its forks ran every configuration of its job at once in slices, interleaved cycle by cycle
-    # (jvmbridge.conductor): ratios pair its slices cycle by cycle, not only its forks.
+    # Slices interleaved cycle by cycle with its job's others: ratios pair cycles, not only forks.
     interleaved: bool = False
 
     def result(self, expected_ciphertext: str, rounds_basis: str = "", forks_cut: int = 0) -> "Result":
-        """The figures in every unit, with notes on what may make them doubtful; ``rounds_basis``: where the
-        rounds per fork were chosen from earlier runs, what they said (comparison.dimensioning);
-        ``forks_cut``: forks its stopping rule wanted that the run's time limit left unrun."""
+        """The figures in every unit with notes; ``rounds_basis``: what chose the rounds per fork;
+        ``forks_cut``: forks the time limit left unrun."""
         s = self.summary
         ops_per_s = 1e9 / s.figure_ns
         one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
@@ -125,7 +117,7 @@ class Measurement:
             ciphertext_ok=(one_shot_ok is not False and self.loop_bytes_error is None
                            if self.loop_bytes_checked else one_shot_ok),
             bytes_checked_after_loop=self.loop_bytes_checked,
-            # A row's forks ran for its ratios (the conductor's): its interval is said, not held against a target.
+            # Its forks ran for its ratios: its interval is said, not held against a target.
             notes=self._notes(forks_cut)
             + ([Note(kind=NoteKind.ROUNDS, text=rounds_basis)] if rounds_basis else []),
             details=dict(self.details), rounds_basis=rounds_basis, in_turns=self.in_turns,
@@ -152,8 +144,7 @@ class Measurement:
         return notes
 
     def _validity_notes(self) -> list[Note]:
-        """What puts the row's figures in doubt before its rounds are read: wrong bytes, a failed fork,
-        a state other than the one asked for."""
+        """What doubts the figures before rounds are read: wrong bytes, a failed fork, another state."""
         s, notes = self.summary, []
         if self.loop_bytes_error:
             notes.append(Note(kind=NoteKind.INVALID, text=f"INVALID: the measured loop computed WRONG bytes "
@@ -168,7 +159,7 @@ class Measurement:
         return notes
 
     def _busy_note(self) -> Note | None:
-        """What the JVM's GC and JIT did during the timed rounds, where it is worth saying."""
+        """The GC and JIT's activity during the timed rounds, where worth saying."""
         if not self.busy:
             return None
         s = self.summary
@@ -181,7 +172,7 @@ class Measurement:
 
 
 def _precision(s: Summary) -> Note | None:
-    """How far the row's interval can be read: its levels, or too few forks for one; None: as it is."""
+    """How far the interval can be read: levels, or too few forks; None: as it is."""
     if s.levels:
         shown = ", ".join(f"{level.ns_per_op:,.1f}{' ns/op' if i == 0 else ''} in {level.forks} fork"
                           f"{'s' if level.forks > 1 else ''}" for i, level in enumerate(s.levels))
@@ -194,8 +185,7 @@ def _precision(s: Summary) -> Note | None:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A row's figure and its interval, with the fork as the unit (``statistic`` says how), and
-    JMH's pooled view of the same rounds beside them; ns per message."""
+    """A row's figure and interval over forks (``statistic`` says how), with JMH's pooled view; ns/op."""
     ns_per_op: float  # the figure: mean over forks of each fork's lower quartile of undisturbed rounds
     error: float | None  # half-width of the `confidence` interval over forks; None: fewer than 2
     confidence: float
@@ -210,16 +200,14 @@ class Estimate:
 
 @dataclass(frozen=True)
 class ForkSummary:
-    """One fork in the figure; a fork whose every round was set aside has none (with every fork so,
-    the row's one summary is of its least disturbed rounds, of no one fork)."""
+    """One fork in the figure; none where every round was set aside."""
     ns_per_op: float  # the lower quartile of its undisturbed rounds
     turn: int | None  # its turn beside the forks of its job's other configurations; None: not run in turns
 
 
 @dataclass(frozen=True)
 class Round:
-    """One timed round. Rows saved before 0.3.0 recorded only its ns/op and, where their rounds
-    split evenly over their forks, its fork: None for the rest."""
+    """One timed round; pre-0.3.0 rows keep only its ns/op and perhaps its fork (None elsewhere)."""
     ns_per_op: float
     iterations: int | None  # messages in it
     fork: int | None  # 0, 1, ...
@@ -230,9 +218,8 @@ class Round:
 
 @dataclass(frozen=True)
 class Result:
-    """One measured configuration, as reported. Times are ns per message; rates are per second,
-    from the estimate's ns_per_op. jvmbridge.saved.schema flattens it into the record that is saved,
-    exported and given to pandas, and builds it back from one."""
+    """One measured configuration as reported: ns per message, rates per second; saved.schema
+    flattens it for saving and pandas, and builds it back."""
     engine: str
     implementation: str
     setting: str
@@ -248,8 +235,7 @@ class Result:
     forks: int  # run, including any whose every round was set aside
     first_stage: int  # the forks that decided how many ran (Stein's first stage); 0: not saved
     fork_summaries: tuple[ForkSummary, ...]  # in run order
-    # Per fork run, in run order, where recorded (else []): its steadiness (flat, warm-up, slowdown or
-    # no steady state) and its share of its child's wall time.
+    # Per fork run, where recorded: its steadiness and its share of its child's wall time.
     fork_steadiness: list[str]
     fork_seconds: list[float]
     rounds: int
@@ -269,7 +255,7 @@ class Result:
     rounds_basis: str  # where rounds per fork came from earlier runs here: what they said; "": as asked
     in_turns: str  # the job whose configurations ran their forks in turns; "": none
     interleaved: bool  # its rounds are slices run cycle by cycle with the other rows of in_turns
-    # vCPUs other processes kept busy on average while its job ran (jvmbridge.host.machine); None: not read
+    # vCPUs others kept busy while its job ran (host.machine); None: not read.
     other_cpus: float | None
 
 
@@ -280,7 +266,7 @@ def _estimate(s: Summary) -> Estimate:
 
 
 def _fork_summaries(s: Summary, turns: list[int]) -> tuple[ForkSummary, ...]:
-    """Each summarized fork's figure, with its turn where its forks ran in turns (``turns``: per fork run)."""
+    """Each summarized fork's figure, with its turn where forks ran in turns."""
     if not s.fork_of:  # every round set aside: one summary, of no one fork
         return tuple(ForkSummary(ns_per_op=ns, turn=None) for ns in s.fork_ns)
     return tuple(ForkSummary(ns_per_op=ns, turn=turns[fork] if turns else None)
@@ -300,9 +286,8 @@ def wrong_bytes(row) -> bool:
 
 
 def rounds_per_fork(round_fork: list[int], rounds: int, forks: int) -> list[int]:
-    """How many rounds each fork ran, in fork order. Forks differ where some ran spare rounds in
-    place of disturbed ones (forks.measure.timed_rounds), so the fewest is the count each was asked for;
-    rows saved before rounds named their fork: their rounds over their forks."""
+    """Rounds each fork ran; spare rounds for disturbed ones make them differ, so the fewest is the
+    count asked; older rows: rounds over forks."""
     counts = Counter(round_fork)
     return [counts[fork] for fork in sorted(counts)] or [rounds // max(forks, 1)]
 
@@ -313,16 +298,14 @@ def missing(value) -> bool:
 
 
 def ran_interleaved(row) -> bool:
-    """Whether a frame's row (pandas row or itertuples() tuple) is of an interleaved job's slices;
-    False for rows saved before the conductor, which lack the column."""
+    """Whether a frame's row is an interleaved job's slices (False for rows lacking the column)."""
     flag = getattr(row, "interleaved", None)
     return not missing(flag) and bool(flag)
 
 
-# Said once in the header; what "undisturbed" means and how the interval is made: the JSON's units.
+# Said once in the header; "undisturbed" and the interval are explained in the JSON's units.
 STATISTIC = f"the mean of each fork's {FORK_STATISTIC} of undisturbed rounds"
-# The same statistic as earlier 0.3.0 builds worded it, saved with their runs: `report` must not
-# take a rewording for another statistic (report.history).
+# Earlier 0.3.0 wordings of the same statistic: `report` must not take a rewording for another.
 EARLIER_WORDINGS = frozenset({
     "the mean over forks of each fork's lower quartile of rounds, rounds that lost more than 2% of their time to "
     "other work set aside; interval: Student's t over forks at 95%",
@@ -333,14 +316,13 @@ EARLIER_WORDINGS = frozenset({
 
 
 def same_statistic(statistic: str) -> str:
-    """A row's statistic as this version words it, where an earlier build worded the same one otherwise."""
+    """A row's statistic as this version words it."""
     return STATISTIC if statistic in EARLIER_WORDINGS else statistic
 
 
 def few_samples(s: Summary) -> str:
-    """What a row of too few forks for an interval shows instead: the forks' own range, and how
-    many more would give an interval worth reading (AESNITester's 2 forks of 1 round gave ±5630%,
-    a figure no one can use)."""
+    """For too few forks: the forks' own range and how many more would give a usable interval
+    (AESNITester's 2 forks of 1 round gave ±5630%)."""
     forks = len(s.fork_ns)
     more = FEW_FORKS - forks
     spread = f"; they range {min(s.fork_ns):,.1f}-{max(s.fork_ns):,.1f} ns/op" if forks > 1 else ""
@@ -349,7 +331,7 @@ def few_samples(s: Summary) -> str:
 
 
 def disturbed(s: Summary) -> str:
-    """Which rounds were set aside, and how much of them other work took."""
+    """Which rounds were set aside, and how much other work took of them."""
     causes: dict[str, list[float]] = {}
     for share, counters, why in zip(s.round_lost_share, s.round_counters, s.set_aside):
         if why == "disturbed":  # one before its fork settled is counted as warm-up
@@ -364,8 +346,8 @@ def disturbed(s: Summary) -> str:
 
 
 def unsteady(s: Summary) -> str | None:
-    """What the change points found (jvmbridge.stats.steady), where a fork did not simply warm up before
-    its timed rounds: forks that slowed down or never settled, and timed rounds set aside as warm-up."""
+    """What the change points found beyond a plain warm-up: forks that slowed or never settled, and
+    timed rounds set aside as warm-up."""
     odd = {kind: s.steadiness.count(kind) for kind in (Steadiness.SLOWDOWN, Steadiness.NO_STEADY_STATE)
            if kind in s.steadiness}
     said = [f"{count} of {len(s.steadiness)} forks {'slowed down, then settled' if kind is Steadiness.SLOWDOWN else 'never settled (no steady state)'}"
@@ -380,6 +362,6 @@ def _finite(value: float) -> float | None:
 
 
 def _warmup_ran_out(warmup: dict) -> str:
-    """In how many forks the warm-up ran out before the speed settled (forks.measure.merge_warmups)."""
+    """In how many forks warm-up ran out before the speed settled."""
     return (f"the warm-up ran out before the speed settled in {warmup['unsteady_forks']} of {warmup['forks']} "
             f"fork(s) (the longest {warmup['longest_seconds']:.1f} s)")
