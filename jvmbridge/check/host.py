@@ -1,6 +1,4 @@
-"""One document per host (CPU, each JDK's flags and JIT evidence, running JVMs, verdicts), plain JSON
-to be collected from many servers and merged.
-"""
+"""One document per host (CPU, JDKs' flags and JIT evidence, running JVMs, verdicts), plain JSON to merge."""
 from __future__ import annotations
 
 import datetime
@@ -179,8 +177,7 @@ def _check_jdk(java: JavaInstall, options: tuple[str, ...], modes: list[Mode], f
 
 def _check_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], features: list[str],
                 deadline: float) -> LivePart | None:
-    """One JVM, whose replies are another party's text: an unexpected reply (ValueError) makes this
-    JVM not checked, never the scan."""
+    """One JVM, whose replies are another party's text: a bad reply unchecks this JVM, never the scan."""
     try:
         return _read_live(asked, modes, features, deadline)
     except ValueError as e:
@@ -215,8 +212,8 @@ def _read_live(asked: int | LiveJvm | UncheckableJvm, modes: list[Mode], feature
 
 
 def _turns_of_owners(asked: list[int | LiveJvm | UncheckableJvm]) -> list[int]:
-    """The order to read ``asked``: named pids first, then found JVMs round-robin by owner, so one
-    user's many slow JVMs spend the budget after everyone else's."""
+    """The order to read ``asked``: named pids first, then round-robin by owner (one user's many slow
+    JVMs spend the budget last)."""
     owners: dict[int | None, list[int]] = {}
     for index, one in enumerate(asked):
         owner = -1 if isinstance(one, int) else one.process.uid if isinstance(one, LiveJvm) else None
@@ -242,8 +239,7 @@ def _code_cache(live: LiveJvm, deadline: float) -> CodeCache:
 
 
 def _with_guard(verdict: Verdict, guard: list[guard_state.ModeState]) -> Verdict:
-    """The guard agent's proof inside the JVM wins over flags and code cache: WRONG is wrong, verified
-    (after C2 compiled SunJCE) is verified."""
+    """The guard agent's proof inside the JVM wins over flags and code cache."""
     said = next((state for state in guard if state.mode == verdict.mode), None)
     if said is None:
         return verdict

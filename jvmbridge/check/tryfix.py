@@ -1,7 +1,5 @@
-"""Try a disabled verdict's fix on the JVM before telling anyone to use it: PrintFlagsFinal shows a
-switch waiting to be thrown and a missing stub alike as "{default}"; asking the JVM to switch it on
-and reading back tells them apart.
-"""
+"""Try a disabled verdict's fix on the JVM first: PrintFlagsFinal shows a switch waiting to be thrown
+and a missing stub alike as "{default}"; switching it on and reading back tells them apart."""
 from __future__ import annotations
 
 from dataclasses import replace
