@@ -1,7 +1,5 @@
-"""Cliffs in a size sweep: between adjacent sizes, a larger message taking less time or a cost per
-byte that rises, beyond the intervals and by more than CLIFF_FACTOR: a different code path, as JDK
-bugs have shown for GCM below 8 KiB and for large one-shot calls.
-"""
+"""Cliffs in a size sweep: a larger message taking less time, or a rising cost per byte, beyond the
+intervals and CLIFF_FACTOR: a different code path, as JDK bugs showed for GCM below 8 KiB."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,11 +1,8 @@
-"""Rounds per fork from this host's earlier runs of a configuration: Kalibera & Jones'
-dimensioning (ISMM 2013) for the turns schedule.
+"""Rounds per fork from this host's earlier runs: Kalibera & Jones' dimensioning (ISMM 2013).
 
-A row's variance is (s_b^2 + w^2 / r) / n (between forks, within a fork over r rounds); with the
-costs of a fork and a round, r is the count reaching the target soonest. Every fork of a row runs
-the same r (Stein's two stages assume one variance); without MIN_RUNS earlier runs, or where no r
-reaches the target, --rounds' default stays.
-"""
+A row's variance is (s_b^2 + w^2 / r) / n; with the costs of a fork and a round, r is the count
+reaching the target soonest. Every fork of a row runs one r (Stein assumes one variance); without
+MIN_RUNS earlier runs, or where no r reaches the target, --rounds' default stays."""
 from __future__ import annotations
 
 import math
@@ -49,8 +46,7 @@ class Components:
         return forks, forks * (self.fork_seconds + rounds * self.round_seconds)
 
     def best_rounds(self, sampling: Sampling) -> int | None:
-        """The rounds per fork that reach the target soonest (fewer on a tie); None where none does
-        within the forks allowed, or with a first stage of one fork."""
+        """The rounds per fork reaching the target soonest (fewer on a tie); None where none can."""
         if sampling.first_stage < 2:
             return None
         costs = {rounds: self.forks_and_seconds(rounds, sampling) for rounds in range(ROUNDS_FLOOR, ROUNDS_CEILING + 1)}
@@ -160,8 +156,7 @@ def _round_seconds(row: dict) -> float:
 
 
 def within_variance(forks: list[list[float]]) -> float:
-    """w^2 from the data, not a noise model (one-sided noise moves a lower quartile less): each
-    fork's rounds resampled, their lower quartile's variance times the rounds, averaged over forks."""
+    """w^2 from the data, not a noise model: each fork's rounds resampled, averaged over forks."""
 
     draw = numpy.random.default_rng(0)
     per_fork = [float(numpy.quantile(draw.choice(rounds, (BOOTSTRAP, len(rounds))), 0.25, axis=1).var(ddof=1))

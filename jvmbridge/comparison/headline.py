@@ -1,6 +1,5 @@
-"""The answer first: at most six plain lines above a compare run's table (intrinsics active and
-what they give, the JVM against native OpenSSL, what AES-NI gives OpenSSL, the host's speed), each
-from a ratio's figure and the wider side of its interval."""
+"""The answer first: at most six plain lines above a compare run's table, each from a ratio's figure
+and the wider side of its interval."""
 from __future__ import annotations
 
 from jvmbridge.comparison.hostspeed import describe
@@ -23,8 +22,7 @@ def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
 
 
 def answered(ratios: list[Ratio], metadata: dict) -> list[Ratio]:
-    """The ratios the headline states, in its order (intrinsics, JVM against native, native
-    acceleration), as many as fit beside the host speed's and fork limit's lines."""
+    """The ratios the headline states in its order, as many as fit beside its other lines."""
     room = MAX_LINES - bool(metadata.get("host_speed")) - bool(metadata.get("forks_limit"))
     asked = [r for place in range(3) for r in ratios if _headline_place(r) == place]
     return asked if len(asked) == len(ratios) and len(asked) <= room else asked[:room - 1]

@@ -1,6 +1,5 @@
-"""How fast the host ran during a run: a fixed yardstick timed in the same cycles, against the
-fastest this host ever ran it. No counter in a cloud guest shows a host slowed for hours; ratios do
-not need it, absolute figures of different hours do."""
+"""How fast the host ran: a fixed yardstick in the same cycles against the fastest this host ever ran
+it (no counter in a cloud guest shows a host slowed for hours; absolute figures need it)."""
 from __future__ import annotations
 
 import json
@@ -20,8 +19,7 @@ def reference_path() -> Path:
 
 
 def host_speed(yardstick: list[Forked], what: str, reference: Path | None = None) -> dict | None:
-    """The yardstick's figure (ns/op) and interval against the fastest this host ran it before
-    (``reference``, keyed by yardstick, OpenSSL and CPU), replaced where faster. None without one."""
+    """The yardstick's figure and interval against the fastest this host ran it, replaced where faster."""
     if not yardstick:
         return None
     summary = summarize(slices_by_fork(yardstick))
@@ -60,8 +58,7 @@ REFERENCE_MAX_BYTES = 1 << 20
 
 
 def _read(path: Path) -> dict:
-    """The reference at ``path`` in the user's own private folder (root runs it too); {} where
-    missing or unsafe (a FIFO, a folder another user can change, too large)."""
+    """The reference at ``path`` in the user's own private folder; {} where missing or unsafe."""
     try:
         found = json.loads(read_regular_file(private_folder(path.parent, "the host speed reference") / path.name,
                                              REFERENCE_MAX_BYTES))

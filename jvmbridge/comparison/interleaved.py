@@ -119,8 +119,7 @@ def budget(job: InterleavedJob) -> str:
 
 
 def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "") -> str:
-    """"7 (5 to 12): 2 set aside, the host slowed 15-40% during them; the first 5's spread asked 7
-    for every ratio within ±2%": forks run, allowed, set aside and why no more."""
+    """"7 (5 to 12): 2 set aside, ...; the first 5's spread asked 7 for every ratio within ±2%"."""
     allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
     return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped
 
@@ -176,8 +175,7 @@ def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
 
 
 def asked(settings: list[tuple[str, Sliced]], groups: list[list[Part]]) -> list[Asked]:
-    """The ratios the forks go on until sharp: each engine's acceleration on against off, and the
-    JVM against its shape's native reference in each state; per workload."""
+    """The ratios the forks go on until sharp: speedups, and the JVM against its native reference."""
     rows = _rows(settings, groups)
     found = []
     for row in rows:

@@ -55,8 +55,7 @@ class Ratio:
         return self.levels.said(self.levels_when) if self.levels else ""
 
     def describe(self, how: bool = True) -> str:
-        """"1.23x [1.10-1.37]", "not significant" when it holds 1, "(paired slices, 6 forks)", or
-        "(no interval)"; ``how`` False where the kind and forks are said once for all."""
+        """"1.23x [1.10-1.37]", "not significant" when it holds 1, "(paired slices, 6 forks)"."""
         if math.isinf(self.high):
             return f"{self.value:.2f}x (no interval)"
         shown = f"{self.value:.2f}x [{self.low:.2f}-{self.high:.2f}]" + ("" if self.significant else " not significant")
@@ -68,11 +67,8 @@ class Ratio:
 
 def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
             set_aside: Collection[int] = (), beside: Beside | None = None) -> Ratio:
-    """How many times faster ``faster`` runs than ``slower``: over the paired slices of the forks
-    both ran (conductor.pairing.over_forks, at least two) when ``one_run`` paired them, else the
-    quotient of their figures. ``set_aside``: episode forks to leave out; ``beside``: the sliced
-    rows levels are read from. Rows without an interval are not significant.
-    """
+    """How many times faster ``faster`` runs than ``slower``: over the forks' paired slices when
+    ``one_run`` paired them (conductor.pairing.over_forks), else the quotient of their figures."""
     if wrong_bytes(faster) or wrong_bytes(slower):
         label += " (INVALID: wrong bytes)"
     interleaved = one_run and _interleaved(slower, faster)
@@ -160,8 +156,7 @@ def operation_keys(frame: pd.DataFrame) -> list[str]:
 
 
 def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
-    """Per row index: where a loop calling another engine's (pyca around OpenSSL) is that many
-    times slower than it."""
+    """Per row index: where a loop calling another engine's (pyca around OpenSSL) is mostly wrapping."""
     keys, found = operation_keys(frame), {}
     for wrapper in ENGINES.values():
         if wrapper.wraps is None:
@@ -181,8 +176,7 @@ def overhead_notes(frame: pd.DataFrame) -> dict[int, Note]:
 
 
 def ratios(frame: pd.DataFrame, set_aside: Collection[int] = ()) -> list[Ratio]:
-    """Each engine's speedup and the JVM against its native reference, per operation, in one run's
-    ``frame``, without the forks ``set_aside``."""
+    """Speedups and the JVM against its native reference per operation, without ``set_aside`` forks."""
     return [ratio for ratio, _, _ in ratio_rows(frame, set_aside)]
 
 
@@ -238,8 +232,7 @@ class _OneOperation:
         return found
 
     def versus_native(self) -> list[tuple[Ratio, object, object]]:
-        """The JVM against each shape's native reference, per acceleration state, in its own shape
-        where the reference ran it, else the reference's; with its rows."""
+        """The JVM against each shape's native reference, per acceleration state, with its rows."""
         natives = self._natives()
         found = []
         for engine in (e for e in self.engines if e.reference_rank is None):

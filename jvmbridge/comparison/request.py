@@ -1,6 +1,4 @@
-"""One `compare` request, from the command line or Python: operations, sampling and the matrix.
-Validated once here (a one-line ValueError); ``resolve_matrix`` finds what it asks on this machine.
-"""
+"""One `compare` request, from the command line or Python, validated once (a one-line ValueError)."""
 from __future__ import annotations
 
 import shutil
@@ -73,8 +71,7 @@ class CompareRequest:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds the run aims for: --total-time, else policy.TOTAL_TIME where the rule picks the
-        forks; None: no limit."""
+        """Seconds the run aims for: --total-time, else TOTAL_TIME where the rule picks; None: none."""
         if self.total_time is not None:
             return self.total_time
         chosen = self.forks is not None or self.max_forks is not None or self.iterations is not None
@@ -111,8 +108,8 @@ class CompareRequest:
 
 
 def resolve_matrix(request: CompareRequest) -> Matrix:
-    """The engines, JVMs and tools ``request`` runs as found here (JDKs discovered and trusted, real
-    paths). Runs each JDK once with --jvm-arg: a one-line ValueError for any it cannot use."""
+    """The engines, JVMs and tools ``request`` runs as found here; each JDK run once with --jvm-arg,
+    a one-line ValueError for any it cannot use."""
     javas = find_javas(request.java, request.all_jdks, request.trust_jdk_owner) if request.runs_jvms else []
     for java in javas if request.jvm_arg else ():
         # A tenth of a second each: refused before minutes of other work, in java's words.
@@ -128,8 +125,7 @@ def resolve_matrix(request: CompareRequest) -> Matrix:
 
 
 def _trusted_command(name: str, what: str) -> str:
-    """The real path of command ``name``, run by that path alone from here on (``name`` if none). As
-    root, a ValueError where another user can change it (jvmbridge.trust.paths)."""
+    """The real path of command ``name``, used from here on; as root, refused if others can change it."""
     found = shutil.which(name)
     try:
         return str(trusted_path(found, what)) if found else name

@@ -54,8 +54,7 @@ class Comparison:
 
 
 def plan(workloads: list[Workload], matrix: Matrix) -> list[Job]:
-    """For each workload, each chosen engine's configurations in registry order; an engine measures
-    its own shape where it cannot run the one asked; engines that cannot run here are left out."""
+    """Each workload's chosen engines' configurations in registry order; unrunnable engines left out."""
     varying = {name for name, values in _distinct(workloads).items() if len(values) > 1}
     out = left_out(matrix)
     engines = [engine for key, engine in ENGINES.items() if key in matrix.engines and key not in out]
@@ -106,8 +105,7 @@ def _rank(jobs: list[Job], position: dict[Workload, int], engine_index: int) -> 
 
 
 def _positions(engine: Engine, workloads: list[Workload], left: set[str]) -> dict[Workload, int]:
-    """What ``engine`` runs -> the workload row it fills (the first asking for it, else one asking in a
-    shape it cannot run); ``left``: shapes it leaves to others."""
+    """What ``engine`` runs -> the workload row it fills; ``left``: shapes it leaves to others."""
     position: dict[Workload, int] = {}
     for index, workload in enumerate(workloads):
         if workload.operation.shape not in left:
@@ -124,8 +122,8 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
         host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
-    """Run ``jobs`` in order, recording failures and going on; each record goes to ``output`` at
-    once. Under ``total_time`` the cheapest run first: what one leaves goes to those after it."""
+    """Run ``jobs`` in order, saving each record at once; a failure does not stop the rest. Under
+    ``total_time`` the cheapest run first: what one leaves goes to those after it."""
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
     metadata = _run_metadata(jobs, started, host_name, name, total_time)
     if total_time:
@@ -233,8 +231,7 @@ class _Record:
 
 def comparison_of(rows: list[Result], failures: list[tuple[str, str]], metadata: dict, interrupted: bool = False,
                   output: Path | None = None, save_error: str | None = None) -> Comparison:
-    """A comparison of ``rows`` (in table order) as a run ends and as `report` shows it again,
-    without the forks set aside as host episodes."""
+    """A comparison of ``rows`` (table order) without episode forks, as a run ends or `report` shows it."""
     frame = frame_of([row_record(result) for result in rows])
     aside = (metadata.get("episodes") or {}).get("set_aside") or ()
     return Comparison(results=rows, frame=frame, ratios=ratios(frame, set(aside)) if rows else [],
@@ -286,8 +283,7 @@ def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | 
 
 
 def _budget(jobs: list[Job]) -> str:
-    """How each fork measures, for the header: the interleaved job's way first, then each other way
-    with its engines."""
+    """How each fork measures, for the header: the interleaved job's way first."""
     together = next((job for job in jobs if isinstance(job, InterleavedJob) and not job.turns), None)
     first = interleaved_budget(together) if together else _engine_budget(jobs[0]) if jobs else ""
     others: dict[str, list[str]] = {}
