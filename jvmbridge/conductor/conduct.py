@@ -1,13 +1,8 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
-slices in a fresh random order (Abedi & Brecht 2017, at slice level), forks added until every
-reachable ratio is within the target error, or the limit. A fork the yardsticks alone see in a host
-episode is set aside and replaced, within the limit (stats.episodes).
-
-Per fork: workers start at once, each configuration warms up in turn, then ``cycles`` cycles of one
-slice each, sized to ``slice_seconds`` at the warmed-up speed (or a share of ``iterations``). From
-the third fork, after a near-undisturbed fork, the next fork's workers warm up on the other vCPUs
-while this one's slices run (docs/decisions/0005-next-fork-warmed-aside.md).
-"""
+slices in a fresh random order (Abedi & Brecht 2017), forks added until every reachable ratio is
+within the target, or the limit. Forks the yardsticks see in a host episode are set aside and
+replaced. From the third fork, the next fork warms up on the other vCPUs while this one's slices run
+(docs/decisions/0005-next-fork-warmed-aside.md)."""
 from __future__ import annotations
 
 import contextlib
@@ -63,8 +58,7 @@ class Configuration:
     label: str
     worker: str  # the key of its WorkerSpec
     part: int
-    # Under Pace.iterations, whether it runs exactly that count a fork (a row) or default slices (the
-    # yardstick: the same cheap work every run).
+    # Under Pace.iterations: exactly that count a fork (a row), or default slices (the yardstick).
     counted: bool = True
 
 
@@ -86,8 +80,7 @@ class Pace:
     target_error: float = policy.TARGET_ERROR
     # Whether another vCPU than the measuring one can warm the next fork up meanwhile.
     warm_aside: bool = True
-    # Turns: one worker at a time per fork, its configurations warmed and timed back to back
-    # (--no-interleave, --threads, whole-run loops).
+    # One worker at a time per fork (--no-interleave, --threads, whole-run loops).
     turns: bool = False
 
     @property
@@ -122,8 +115,7 @@ class Fork:
 
 @dataclass(frozen=True)
 class Forked:
-    """One configuration's fork as its row reads it: identity, evidence, warm-up, slices, fork number
-    and seconds, and what the process printed."""
+    """One configuration's fork as its row reads it."""
     number: int
     answer: dict
     warmup: dict
@@ -172,9 +164,8 @@ class Status:
 
 def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configuration], asked: Sequence[Asked],
             pace: Pace = Pace(), progress: Callable[[Status], None] | None = None) -> Conducted:
-    """Forks until every reachable asked ratio is within ``pace.target_error`` (after ``min_forks``),
-    or ``max_forks``, or the time limit. A failed worker fails its configurations for the rest; the
-    others go on. Ctrl-C keeps the finished forks."""
+    """Forks until every reachable asked ratio is within ``pace.target_error``, or ``max_forks``, or the
+    time limit. A failed worker fails its configurations; the others go on."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
     try:
         while (why := run.enough()) is None:
@@ -260,8 +251,7 @@ class _Run:
         return wanted if cap is None else min(wanted, cap(len(self.forks)))
 
     def forks_wanted(self) -> int:
-        """The first stage, then what its spread asks (sampling.policy.forks_to_run) counting kept
-        forks, plus one per fork set aside, within the limit."""
+        """The first stage, then what its spread asks counting kept forks, plus set-aside replacements."""
         aside = len(self.episodes().set_aside)
         kept = len(self.forks) - aside
         wanted = self.pace.min_forks if kept < self.pace.min_forks else self._spread_asks()
@@ -272,8 +262,7 @@ class _Run:
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio not said as levels, the forks its first stage asks for (the limit where
-        it shows no spread)."""
+        """Per live ratio not said as levels, the forks its first stage asks for."""
         first, live, levels = self.pace.min_forks, {c.label for c in self.live()}, self.levels()
         return {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
                 or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live and r.label not in levels}
@@ -356,8 +345,8 @@ class _Run:
 
     def seconds_left(self, fork_started: float, share_done: float, planned: int,
                      warmed_ahead: bool = False) -> float | None:
-        """Time for the forks still wanted at the pace so far. Only a fork warming up in line pays its
-        pre-cycle time: this one unless ``warmed_ahead``, the next unless warming aside now."""
+        """Time for the forks still wanted at the pace so far; only a fork warming up in line pays its
+        pre-cycle time."""
         this_fork = time.monotonic() - fork_started
         if not self.forks:
             return max(0.0, this_fork / share_done * planned - this_fork) if share_done > 0 else None
@@ -415,8 +404,7 @@ class _Run:
         self.forks.append(fork)
 
     def _fork_in_turns(self) -> None:
-        """A turns fork: worker after worker in a drawn order, each started alone, warmed up, timed
-        and stopped."""
+        """A turns fork: worker after worker in a drawn order, each alone."""
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
@@ -438,8 +426,7 @@ class _Run:
 
     def _worker_turns(self, fork: Fork, key: str, waiting: list[Configuration],
                       turned: Callable[[], None]) -> list[Configuration]:
-        """The turns of ``waiting`` in one process of worker ``key``; if it dies, that configuration
-        fails and those after are returned for a process of their own."""
+        """The turns of ``waiting`` in one process of worker ``key``; if it dies, those after are returned."""
         errors: dict[str, WorkerError] = {}
         said: dict[str, dict] = {}  # what this process says of itself (a fresh one, again)
         handles = self._start(errors, [key])
@@ -464,8 +451,8 @@ class _Run:
         return []
 
     def _turn(self, fork: Fork, c: Configuration, worker: Worker) -> None:
-        """One configuration's turn: warmed up, its slices back to back, and up to as many again while
-        fewer than asked ran undisturbed (not for a count asked or a whole run)."""
+        """One configuration's turn: warmed up, its slices back to back, and spares while too few ran
+        undisturbed."""
         spec = self.workers[c.worker]
         fork.warmups[c.label] = worker.warm(c.part, spec.warmup_min_seconds,
                                             min(spec.warmup_max_seconds, policy.SLICE_WARMUP_MAX_SECONDS))
@@ -529,8 +516,7 @@ class _Run:
         return handles
 
     def _likely_more(self) -> bool:
-        """At the first stage's last fork, whether the forks so far already ask for more (the next
-        fork's workers are then readied, and stopped unused if the whole stage asks no more)."""
+        """At the first stage's last fork, whether the forks so far already ask for more."""
         first = self.pace.min_forks
         if not 2 <= len(self.forks) == first - 1:
             return False
@@ -555,8 +541,7 @@ class _Run:
 
     def _warm_up(self, number: int, handles: Mapping[str, Worker],
                  cancel: threading.Event | None = None) -> tuple[dict[str, dict], dict[str, WorkerError]]:
-        """Warm each live configuration of ``handles`` in a drawn order, aside (beside the fork
-        before) when ``cancel`` is given, until it is set; the warm-ups and failures."""
+        """Warm each live configuration in a drawn order, aside when ``cancel`` is given."""
         order = [c for c in self.live() if c.worker in handles]
         random.Random(f"{number}/warm").shuffle(order)
         warmups: dict[str, dict] = {}
@@ -667,9 +652,8 @@ def _lasting(wanted_ns: float, ns_per_op: float) -> int:
 
 
 def _set_up(handles: Mapping[str, Worker], identity: dict[str, dict], aside: bool = False) -> dict[str, WorkerError]:
-    """Wait for each worker not in ``identity`` to be set up, adding what it says; return failures.
-    ``aside``: moved off the measuring vCPU once set up, as a JVM goes on compiling and loading
-    after reporting ready (docs/decisions/0005-next-fork-warmed-aside.md)."""
+    """Wait for each worker not in ``identity`` to be set up; return failures. ``aside``: moved off the
+    measuring vCPU once set up (docs/decisions/0005-next-fork-warmed-aside.md)."""
     errors: dict[str, WorkerError] = {}
     for key in [key for key in handles if key not in identity]:
         try:

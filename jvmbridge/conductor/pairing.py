@@ -1,8 +1,6 @@
-"""Ratios of slices that ran moments apart: per fork the ratio of the two sides' fast ends, over
-forks a Student's t interval of their logs. Interleaved slices drift together, so host drift stays
-out; what differs between forks (JIT, layout) stays in. A fast end, not each cycle's ratio: unseen
-noise only slows slices (docs/decisions/0003-fork-ratio-statistic.md).
-"""
+"""Ratios of slices moments apart: per fork the ratio of the two sides' fast ends, over forks a
+Student's t interval of their logs: host drift cancels, fork-to-fork differences stay
+(docs/decisions/0003-fork-ratio-statistic.md)."""
 from __future__ import annotations
 
 import math
@@ -35,9 +33,8 @@ BUSY_FAST_END = 5
 
 
 def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
-    """``top``'s ns/op over ``bottom``'s in one fork: the ratio of their undisturbed slices' fast ends,
-    or where a side has fewer than half undisturbed, of every slice less its wait at BUSY_FAST_END.
-    None where a side has none; a slice with no time left after its wait is left out."""
+    """``top``'s ns/op over ``bottom``'s in one fork from their undisturbed slices' fast ends (too few
+    undisturbed: every slice at BUSY_FAST_END); None where a side has none."""
     over, under = _running(top), _running(bottom)
     if not over or not under:
         return None
@@ -48,16 +45,14 @@ def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
 
 
 def fork_reading(slices: Sequence[dict]) -> float | None:
-    """One configuration's figure in a calm fork (ns/op), as a ratio's side takes it; None if none.
-    A yardstick's reading, for stats.episodes."""
+    """One configuration's figure in a calm fork (a yardstick's reading, for stats.episodes)."""
     calm = _undisturbed(_running(slices))
     return fast_end(calm) if calm else None
 
 
 def levels_over(fork_ratios: Sequence[tuple[int, float]],
                 slices: Mapping[str, Mapping[int, Sequence[dict]]]) -> RatioLevels | None:
-    """A ratio's levels (stats.levels) over ``fork_ratios`` ((fork, ratio)) as its rows explain them:
-    ``slices``, per counted row, its slices by fork; rows lacking a fork's figure are left out."""
+    """A ratio's levels over ``fork_ratios`` as its rows' ``slices`` explain them (stats.levels)."""
     forks = [fork for fork, _ in fork_ratios]
     rows, within_rsd = {}, {}
     for label, own in slices.items():
@@ -110,9 +105,8 @@ class Interval:
 
 
 def over_forks(fork_ratios: Sequence[float], first_stage: int = 0) -> Interval:
-    """The ratio over ``fork_ratios`` with Student's t of their logs, never narrower than Stein's from
-    the ``first_stage`` forks that chose the count (a rule stopping on a small-looking spread would
-    cover the ratio less often than it says)."""
+    """The ratio over ``fork_ratios`` (Student's t of logs), never narrower than Stein's from the
+    ``first_stage`` (a rule stopping on luck would cover the ratio less often than it says)."""
     logs = [math.log(r) for r in fork_ratios]
     value = math.exp(statistics.fmean(logs))
     half = paired_log_half_width(list(fork_ratios))

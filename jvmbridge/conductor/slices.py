@@ -1,9 +1,5 @@
-"""The conversation between the conductor and a worker process, both sides.
-
-A worker holds one configuration's process and its parts' loops, and only does what it is told:
-warm up, time a slice of N operations, give the bytes computed. Commands are JSON lines on stdin;
-replies go to a pipe of their own, as a JVM prints what it likes on stdout and stderr.
-"""
+"""The conversation between the conductor and a worker process, both sides: JSON-line commands on
+stdin, replies on a pipe of their own (a JVM prints what it likes on stdout and stderr)."""
 from __future__ import annotations
 
 import contextlib
@@ -70,8 +66,7 @@ Opened = tuple[dict, Sequence[Loop]]  # (the worker's identity: versions, flags 
 
 
 def serve(open_loops: Callable[[dict], Opened], harness_threads: tuple[str, ...] = ()) -> None:
-    """A worker's main: ``open_loops`` of stdin's first line, then each command until "finish".
-    ``harness_threads``: /proc names of the harness's threads, kept off the measuring vCPU."""
+    """A worker's main: ``open_loops`` of stdin's first line, then each command until "finish"."""
     replies = os.fdopen(int(sys.argv[1]), "w", buffering=1)
 
     def reply(message: dict) -> None:
@@ -124,8 +119,7 @@ def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
 
 
 class _Cpus:
-    """Where a worker's threads run: the measuring vCPU (None: unpinned), the vCPUs it may use, the
-    harness's thread names, and whether aside now."""
+    """Where a worker's threads run: the measuring vCPU (None: unpinned), the others, and its harness's."""
 
     def __init__(self, measuring: int | None, allowed: set[int], harness: tuple[str, ...] = ()):
         self.measuring, self.allowed, self.harness, self.away = measuring, allowed, harness, False
@@ -151,9 +145,8 @@ class _Cpus:
                         os.sched_setaffinity(int(thread), cpus)
 
     def set_aside(self, aside: bool) -> None:
-        """Every thread off the measuring vCPU (readied while the fork before times there), or back
-        with the measuring thread pinned. The JVM chose its GC and compiler threads at its start,
-        seeing every vCPU; moving them later changes neither."""
+        """Every thread off the measuring vCPU (readied while the fork before times there), or back.
+        The JVM sized its GC and compiler threads at its start; moving them later changes neither."""
         others = self.allowed - {self.measuring}
         if self.measuring is None or not others or aside == self.away:
             return
