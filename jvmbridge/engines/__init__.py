@@ -1,8 +1,5 @@
-"""The engines a comparison runs, as plug-ins: names, shapes, settings and their part in ratios and
-notes. The runner, ratios and reports loop over ``ENGINES`` and never name an engine.
-
-Adding one: a module with an :class:`Engine` subclass (engines.base) and its line in ``ENGINES``.
-"""
+"""The engines a comparison runs, as plug-ins: the runner, ratios and reports loop over ``ENGINES``
+and never name an engine. Adding one: an :class:`Engine` subclass and its line in ``ENGINES``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -28,8 +25,7 @@ def default_engines() -> tuple[str, ...]:
 
 
 def reference_for(shape: str, engines: Iterable[Engine], paired: Collection[Engine] = ()) -> Engine | None:
-    """The native reference the JVM's rows of ``shape`` are held against: among those that paired
-    with the JVM slice by slice (``paired``) where any, one made for the shape, else the lowest rank."""
+    """The native reference for the JVM's ``shape``: among ``paired`` if any, one made for it, else the lowest rank."""
     return min((engine for engine in engines if engine.reference_rank is not None), default=None,
                key=lambda engine: (engine not in paired if paired else False, shape not in engine.reference_shapes,
                                    engine.reference_rank))

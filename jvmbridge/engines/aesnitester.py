@@ -1,6 +1,5 @@
-"""AESNITester's own figure: a fresh `java` per fork running AESNITester's loop and clock, to hold
-jvmbridge's rows next to published AESNITester results. Unlike the JVM engine, the clock starts with
-`main` (start-up and JIT included), `getBytes()` runs inside the loop, and a fork is one sample."""
+"""AESNITester's own figure, to hold jvmbridge's rows next to published AESNITester results: a fresh
+`java` per fork, clock from `main` (start-up and JIT included), `getBytes()` in the loop."""
 from __future__ import annotations
 
 import functools

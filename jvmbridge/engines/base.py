@@ -1,5 +1,4 @@
-"""What an engine is (Engine), its settings as conductor workers (Sliced), and what the runner
-measures (Jobs of Parts)."""
+"""What an engine is (Engine), its settings as conductor workers (Sliced), and the runner's Jobs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -28,8 +27,7 @@ class Part:
 
 @dataclass
 class Job:
-    """What one round of processes measures: one configuration or several sharing each fork;
-    ``measure`` gives one outcome per part: a Measurement or the WorkerError why not."""
+    """What one round of processes measures; ``measure`` gives each part a Measurement or WorkerError."""
     label: str
     parts: list[Part]
     measure: Callable[[], Sequence["Measurement | Exception"]]
@@ -54,8 +52,7 @@ class Job:
 
 @dataclass
 class Sliced:
-    """One engine setting as a conductor worker measuring every workload in slices, and how its forks
-    become each workload's row."""
+    """One engine setting as a conductor worker, and how its forks become each workload's row."""
     name: str  # the configuration without the workload's tag: "JVM 17, SunJCE, intrinsics on"
     subject: str  # ... without its setting: what its speedup is about ("JVM 17, SunJCE")
     accelerated: bool
@@ -98,8 +95,7 @@ class Engine:
     fork_overhead_seconds = 0.5
 
     def default_shapes(self, beside: Sequence["Engine"]) -> tuple[str, ...]:
-        """Its shapes without --shape, beside ``beside``: its own, less those another of them is the
-        reference for and it is not."""
+        """Its shapes without --shape: its own, less those another of ``beside`` is the reference for."""
         if not self.reference_shapes:
             return self.shapes
         taken = {shape for engine in beside if engine is not self for shape in engine.reference_shapes}
@@ -110,8 +106,7 @@ class Engine:
         return sampling.budget()
 
     def timed_seconds(self, sampling: Sampling) -> float:
-        """Planned seconds of one fork's timed rounds of one workload (default round length under
-        --iterations)."""
+        """Planned seconds of one fork's timed rounds of one workload."""
         return sampling.rounds * sampling.round_seconds
 
     def unavailable(self, matrix: "Matrix") -> str | None:

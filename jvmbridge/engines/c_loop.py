@@ -1,5 +1,4 @@
-"""The C loop engine: the JVM's per-message work and openssl speed's stream, timed inside C against
-the system's libcrypto (native/aesloop.c), so JVM rows meet the same work done natively."""
+"""The C loop engine: the JVM's per-message work and speed's stream, timed in C against libcrypto."""
 from __future__ import annotations
 
 from jvmbridge.conductor.conduct import slices_by_fork, warmup_chunks

@@ -150,8 +150,7 @@ def user_options(extra: tuple[str, ...]) -> dict[str, str]:
 
 
 def flags_read_back(options: tuple[str, ...], flags: dict[str, dict]) -> tuple[dict[str, str], str]:
-    """The requested flags not run as asked (name -> wanted), and the reported flags as a row shows
-    them: "UseAES=true UseAESIntrinsics=true"."""
+    """The requested flags not run as asked, and the reported flags as a row shows them."""
     mismatched = {name: want for name, want in requested_flags(options).items()
                   if flags.get(name, {}).get("value") != want}
     return mismatched, " ".join(f"{name}={flag['value']}" for name, flag in flags.items())

@@ -1,5 +1,4 @@
-"""The native engines with the CPU's AES acceleration on and off: pyca/cryptography's OpenSSL in a
-Python loop, and `openssl speed`'s C loop."""
+"""The native engines, AES acceleration on and off: pyca's OpenSSL in Python, `openssl speed`'s C loop."""
 from __future__ import annotations
 
 import os
