@@ -71,8 +71,7 @@ def is_check_document(path: Path) -> bool:
 
 
 def read_documents(paths: Sequence[Path]) -> Iterator[dict]:
-    """The documents at ``paths`` one at a time (one held at once); a non-`check` one becomes an
-    unchecked-host record saying why."""
+    """The documents at ``paths`` one at a time; a non-`check` one becomes an unchecked-host record."""
     for path in paths:
         try:
             yield read_document(path)

@@ -27,8 +27,7 @@ class FleetError(RuntimeError):
 
 def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None,
                  compare: bool = False) -> int:
-    """``ansible-playbook`` on the fleet play, output to stderr (stdout is the report's); its exit
-    code. The documents are then in ``fetch_dir``, a private folder."""
+    """``ansible-playbook`` on the fleet play (output to stderr); its exit code."""
     try:
         check_play_files(inventory, ansible_args, wheel)
         playbook = find_program("ansible-playbook", "ansible-playbook")
