@@ -15,8 +15,7 @@ from jvmbridge.host.machine import TICK_NS, cpu_ticks, steal_ticks
 
 
 class Counted(NamedTuple):
-    """What a self-counting loop did (`openssl speed`): operations, nanoseconds, and its own
-    process's cpu_ns, wait_ns and the host's steal_ns, replacing the calling thread's reads."""
+    """What a self-counting loop did (`openssl speed`): operations, ns, and its own process's readings."""
     operations: int
     ns: int
     counters: dict[str, int]
@@ -50,8 +49,7 @@ class Warmup:
 
 def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None,
             tolerance: float = STEADY_TOLERANCE) -> Warmup:
-    """Run chunks until their speed settles within ``tolerance`` and ``activity`` stays still, or
-    ``max_seconds`` pass."""
+    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass."""
     # One operation first: a single message may take long (64 MiB).
     chunk, total = 1, 0
     recent: list[float] = []
@@ -131,8 +129,7 @@ def steal_ns() -> int:
 
 @contextmanager
 def on_cpus(cpus: set[int] | None) -> Iterator[None]:
-    """The calling thread on ``cpus`` meanwhile (None: unchanged), then back; processes started
-    meanwhile start there too."""
+    """The calling thread (and processes started meanwhile) on ``cpus``, then back."""
     own = os.sched_getaffinity(0)
     if cpus:
         os.sched_setaffinity(0, cpus)

@@ -17,8 +17,7 @@ INTERRUPTED = "interrupted (Ctrl-C)"
 
 
 class WorkerError(Exception):
-    """A failure the worker understood, its message for the user as is; ``ended``: how the process
-    died, for an engine to read its crash report."""
+    """A failure the worker understood, its message for the user; ``ended``: how the process died."""
 
     def __init__(self, message: str | None, ended: ChildOutcome | None = None):
         super().__init__(message)
