@@ -1,5 +1,4 @@
-"""`jvmbridge guard --java PATH`: a JVM started with the guard and a small AES workload, its guard
-read from outside as `check --pid` reads a server's, until every mode has an answer."""
+"""`jvmbridge guard --java PATH`: the guard in a JVM of its own, read as `check --pid` reads a server's."""
 from __future__ import annotations
 
 import os
@@ -80,8 +79,7 @@ def _guard_states(process: subprocess.Popen, deadline: float) -> list[ModeState]
 
 
 def _stop(process: subprocess.Popen) -> str:
-    """SIGTERM as a server is ended (its shutdown removes its perf data), kill if need be, then remove
-    the attach socket our reads opened. What it printed."""
+    """SIGTERM (its shutdown removes its perf data), kill if need be, remove the attach socket; its output."""
     process.terminate()
     try:
         output, _ = process.communicate(timeout=15)

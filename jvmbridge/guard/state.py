@@ -39,8 +39,7 @@ def parse(text: str) -> list[ModeState]:
 
 
 def summary(states: list[ModeState]) -> str:
-    """"guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)": the case where wrong,
-    why where not applicable, else the time."""
+    """"guard: CBC verified 10:02, CTR WRONG 10:03 (updates pattern, ...)", for a report's row."""
     return "guard: " + ", ".join(f"{s.status} ({s.detail})" if not s.mode else  # a guard not running
                                  f"{s.mode} {s.status} {_clock(s.detail, s.status in ('WRONG', NOT_APPLICABLE))}".strip()
                                  for s in states)
