@@ -1,2 +1,1 @@
-"""What `check` and `verify` share about the JVM's AES intrinsics: modes, compilers, the JIT log,
-the code cache, and the verdict per mode."""
+"""What `check` and `verify` share about the JVM's AES intrinsics."""

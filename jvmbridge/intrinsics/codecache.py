@@ -1,7 +1,5 @@
-"""What a running JVM's JIT compiled, from `jcmd PID Compiler.codelist` (JDK 9+): lines "ID LEVEL
-STATE Class.method(sig) [addresses]", level 4 C2, state 0 in use. Untrusted text: split on whitespace
-only, linear in its length.
-"""
+"""What a running JVM's JIT compiled, from `jcmd PID Compiler.codelist` (JDK 9+): level 4 is C2,
+state 0 in use. Untrusted text: split on whitespace only, linear in its length."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,10 +1,7 @@
 """Which compilers a JVM runs, from its flags, and so whether its JIT can use the AES intrinsics.
 
-The intrinsics are C2's (C1 and the interpreter have none for crypto): flags keeping C2 from
-compiling turn them off whatever UseAES says. The logic follows HotSpot's CompilerConfig
-(compilerDefinitions, JDK 17-25; JDK 11 where noted). A JVMCI compiler's intrinsics are not told
-from flags.
-"""
+The intrinsics are C2's: flags keeping C2 from compiling turn them off whatever UseAES says. The
+logic follows HotSpot's CompilerConfig (JDK 17-25; JDK 11 where noted); JVMCI is not told from flags."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,5 @@
 """Which crypto methods C2 used as intrinsics, from `-Xlog:jit+inlining=debug` (no unlock needed;
--XX:+PrintCompilation lists the Java fallback and marks no intrinsic).
-"""
+-XX:+PrintCompilation lists the Java fallback and marks no intrinsic)."""
 from __future__ import annotations
 
 import re

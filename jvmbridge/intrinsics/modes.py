@@ -1,5 +1,4 @@
-"""The AES modes `check` and `verify` look at: the JIT intrinsics that prove each, and the flags
-that gate them."""
+"""The AES modes `check` and `verify` look at, the intrinsics proving each and the flags gating them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
