@@ -1,13 +1,9 @@
-"""HotSpot's attach protocol spoken from Python (the diagnostic commands jcmd sends), running
+"""HotSpot's attach protocol spoken from Python, as jcmd does (attachListener_linux.cpp), running
 nothing of the JVM's own installation, which may be anyone's program.
 
-As attachListener_linux.cpp: create ``.attach_pid<pid>`` in the JVM's cwd or /tmp, SIGQUIT, wait for
-``/tmp/.java_pid<pid>`` (pid and /tmp the JVM's own, reached through /proc/PID/root); protocol 1.
-
 As root, a forked child drops to the JVM's uid and gid first, so the JVM's owner gains nothing from
-us. SIGQUIT is sent only to a JVM catching it (-Xrs would be killed), through its pidfd, so a pid
-reused meanwhile gets nothing. Replies are read up to MAX_REPLY_BYTES.
-"""
+us. SIGQUIT goes only to a JVM catching it (-Xrs would be killed), through its pidfd, so a reused
+pid gets nothing; replies are read up to MAX_REPLY_BYTES."""
 from __future__ import annotations
 
 import contextlib
@@ -92,9 +88,8 @@ def code_list(process: int | TrackedProcess, timeout: float = 30.0) -> str:
 
 
 def _clear_squatters(target: Target) -> None:
-    """As root: remove another user's entries at the JVM's socket names in its /tmp (sticky: the JVM
-    could not remove them, nor ever open its socket). Entries of the JVM's uid stay, as does one that may be
-    another JVM's socket (:func:`_named_for_another`)."""
+    """As root: remove another user's entries at the JVM's socket names in its sticky /tmp (the JVM
+    could never open its socket); entries of its uid stay, as may another JVM's (:func:`_named_for_another`)."""
     if os.geteuid() != 0:
         return
     try:

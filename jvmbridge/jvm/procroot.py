@@ -1,9 +1,6 @@
-"""Paths inside another process's root (/proc/PID/root), followed as that process would and never
-out of it: through /proc/PID/root the kernel resolves an absolute link against *our* root, so a
-container linking its /tmp to /root would send a plain ``open`` onto the host's /root. Each
-component is opened with O_NOFOLLOW and links walked again from the process's root; ``..`` stops
-at the root.
-"""
+"""Paths inside another process's root, never out of it: through /proc/PID/root the kernel resolves an
+absolute link against *our* root (a container's /tmp linked to /root would open the host's /root).
+Each component is opened with O_NOFOLLOW, links walked again from its root; ``..`` stops there."""
 from __future__ import annotations
 
 import os
@@ -16,8 +13,7 @@ class OutsideRoot(OSError):
 
 
 def open_inside(root: Path, path: str, hops: int = 40) -> tuple[int, str]:
-    """An O_PATH descriptor of ``path`` in ``root`` and the path it stands at there, links resolved.
-    The caller closes it."""
+    """An O_PATH descriptor of ``path`` in ``root`` and its resolved path there; the caller closes it."""
     root_fd = os.open(root, os.O_PATH | os.O_DIRECTORY)
     try:
         return _walk(root_fd, [p for p in path.split("/") if p], hops)

@@ -1,5 +1,4 @@
-"""Worker process for the conductor: one JVM started through JPype with one setting's flags, read
-back, and each part's harness loops timed a slice at a time."""
+"""Worker process for the conductor: one JPype JVM with one setting's flags, its parts timed in slices."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,8 +13,7 @@ from jvmbridge.jvm.optionfiles import admitted_options
 
 
 def _admitted(options: list[str]) -> list[str]:
-    """``options`` as the JVM gets them: jvmbridge's crash files as they are, the rest admitted
-    (jvm.optionfiles) as java_command does."""
+    """``options`` as the JVM gets them: crash files as they are, the rest admitted (jvm.optionfiles)."""
     try:
         own = messages.crash_file_options()
     except HarnessUnavailable as e:
@@ -77,8 +75,7 @@ def _jvm_identity(jpype, collectors: list) -> dict:
 
 
 def _loop(jpype, harness_class, copies: list, stream: bool):
-    """(the Java object whose sink() holds results, its timed loop) for one harness or several
-    started together on threads (ParallelHarness)."""
+    """(the Java object whose sink() holds results, its timed loop), threads started together."""
     if len(copies) == 1:
         (harness,) = copies
         return harness, harness.runStream if stream else harness.run
@@ -196,9 +193,8 @@ def _refused(transformation: str, exception) -> str:
 
 def _jit_activity(jpype, jit_milliseconds: Callable[[], int]) -> Callable[[], int]:
     """A counter moving while the JIT still changes code: compile time plus one per reading with a
-    compile running or queued (compilerQueue). Compile time alone stands still through a long C2
-    compile, and warm-up took C1's code for steady (forks whose first 50 ms slices ran 10-35% slow).
-    Without the MBean (not HotSpot), compile time alone."""
+    compile queued. Compile time alone stands still through a long C2 compile, and warm-up took C1's
+    code for steady (first 50 ms slices ran 10-35% slow). Not HotSpot: compile time alone."""
     management = jpype.JClass("java.lang.management.ManagementFactory")
     name = jpype.JClass("javax.management.ObjectName")("com.sun.management:type=DiagnosticCommand")
     server = management.getPlatformMBeanServer()
