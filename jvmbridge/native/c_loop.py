@@ -1,5 +1,4 @@
-"""The C loop (aesloop.c): compiled on first use against the system's libcrypto, cached per user,
-loaded with ctypes; where it cannot be built, CLoopUnavailable says why in a line."""
+"""The C loop (aesloop.c): compiled on first use against libcrypto, cached per user, loaded with ctypes."""
 from __future__ import annotations
 
 import ctypes

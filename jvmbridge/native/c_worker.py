@@ -1,5 +1,4 @@
-"""Worker process for the conductor: the C loop of each part through ctypes, a slice at a time; its
-own process, as OpenSSL reads its CPU mask from the environment at load."""
+"""Worker process for the conductor: the C loop through ctypes, in its own process for its CPU mask."""
 from __future__ import annotations
 
 import ctypes

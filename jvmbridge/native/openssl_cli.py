@@ -1,6 +1,5 @@
 """The `openssl speed` C loop: OpenSSL's own stream figure (EVP updates into a preallocated buffer,
-no per-message init or padding), with no Python in the timed path.
-"""
+no per-message init or padding), with no Python in the timed path."""
 from __future__ import annotations
 
 import contextlib
@@ -69,8 +68,7 @@ def _results_by_size(stderr: str) -> dict[int, list[tuple[int, float]]]:
 
 def stopped_run(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted:
     """_stopped_once, rerun (twice at most) where its count cannot stand for the slice: no operation
-    counted (no vCPU before the signal), or the loop ran past a signal that came before speed armed
-    its own alarm (the count is then of the whole -seconds)."""
+    counted, or the loop ran past a signal that came before speed armed its alarm."""
     for _ in range(3):
         done = _stopped_once(command, seconds, wait_on)
         if done is not None:
@@ -84,10 +82,9 @@ _LOST_SIGNAL_SECONDS = 0.5
 
 
 def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None = None) -> Counted | None:
-    """``command`` (one size, one process) stopped by SIGALRM after about ``seconds`` of its loop,
-    timed here from its start line to the signal (its own clock ticks 10 ms, a fifth of a slice);
-    CPU and run-queue time from its schedstat. ``wait_on``: the vCPUs this thread waits on, off the
-    loop's; its own wait after the start line comes off the start. None: see stopped_run."""
+    """``command`` (one size, one process) stopped by SIGALRM after about ``seconds``, timed here from
+    its start line (its own clock ticks 10 ms, a fifth of a slice). ``wait_on``: the vCPUs this thread
+    waits on, off the loop's. None where the count cannot stand for the slice."""
     try:  # started from this thread, on its vCPUs
         process = launch(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=os.environ)  # this worker's own: its parent's launcher built it, with OpenSSL's mask
@@ -120,9 +117,8 @@ def _stopped_once(command: list[str], seconds: float, wait_on: set[int] | None =
 
 
 def seconds_beyond(seconds: float) -> int:
-    """Whole seconds to ask of a run stopped after ``seconds``: its own alarm never comes first, and
-    ends it soon after a killed worker (forking to die with the parent disturbed 40% of slices, not
-    5-16%)."""
+    """Whole seconds to ask of a run stopped after ``seconds``: its own alarm comes later, and ends it
+    soon after a killed worker (forking to die with the parent disturbed 40% of slices, not 5-16%)."""
     return math.ceil(seconds) + 2
 
 

@@ -1,7 +1,5 @@
 """Worker process for the conductor: OpenSSL through pyca/cryptography, a slice at a time. Message:
-a new encryptor and PKCS#7 padding each (Python's doFinal); stream: `update_into`, as speed -evp.
-At small sizes Python's calls dominate OpenSSL's work, which the report says.
-"""
+a new encryptor and PKCS#7 padding each (Python's doFinal); stream: `update_into`, as speed -evp."""
 from __future__ import annotations
 
 import time

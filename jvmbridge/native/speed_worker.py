@@ -1,8 +1,6 @@
-"""Worker process for the conductor: `openssl speed -evp` per part (a size), AES-NI as this process's
-environment sets it. A slice is its own speed process stopped by its alarm (openssl_cli.stopped_run):
-speed cannot run exactly n, so a slice runs as long as n took at warm-up speed. Whole-run parts
-(-multi, sizes beyond a slice) run `whole_seconds` a slice.
-"""
+"""Worker process for the conductor: `openssl speed -evp` per part, AES-NI as the environment sets it.
+A slice is its own speed process stopped by its alarm (speed cannot run exactly n), as long as n took
+at warm-up speed; whole-run parts (-multi, large sizes) run `whole_seconds` a slice."""
 from __future__ import annotations
 
 import os
