@@ -1,7 +1,5 @@
-"""CPU architectures: the AES features on each, how OpenSSL's use is switched off and read back,
-and their names. Code elsewhere asks :func:`current` instead of testing the architecture. A new
-platform: a :class:`Platform` subclass and its line in :func:`known`.
-"""
+"""CPU architectures: the AES features on each, how OpenSSL's use is switched off and read back, and
+their names. Code elsewhere asks :func:`current`; a new platform is a :class:`Platform` subclass."""
 from __future__ import annotations
 
 import platform as _host

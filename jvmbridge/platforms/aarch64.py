@@ -1,7 +1,6 @@
-"""AArch64: the ARMv8 Crypto Extensions, set with OPENSSL_armcap and read back from CPUINFO.
-OPENSSL_armcap is the whole capability word, not a mask (crypto/armcap.c): switching AES off means
-giving every other capability, built from the kernel's features as OpenSSL's getauxval does.
-"""
+"""AArch64: the ARMv8 Crypto Extensions, set with OPENSSL_armcap and read back from CPUINFO. The
+variable is the whole capability word, not a mask (crypto/armcap.c): switching AES off means giving
+every other capability, built from the kernel's features as OpenSSL's getauxval does."""
 from __future__ import annotations
 
 import re

@@ -49,8 +49,7 @@ class Platform:
         return fields.get("model name")
 
     def emulation(self, fields: dict[str, str]) -> str | None:
-        """How this CPU is emulated in software (timings then mean nothing), or None for hardware
-        (a VM on a real CPU included)."""
+        """How this CPU is emulated in software (timings then mean nothing), or None."""
         model = fields.get("model name", "")
         return f"QEMU's software CPU ({model})" if model.startswith("QEMU Virtual CPU") else None
 
@@ -83,6 +82,5 @@ class Platform:
         return None
 
     def openssl_state(self, cpuinfo: str) -> tuple[bool, str]:
-        """From OpenSSL's "CPUINFO: ..." line: whether it uses AES instructions, and that state as shown.
-        ValueError where the line says nothing readable."""
+        """From OpenSSL's "CPUINFO: ..." line: whether it uses AES instructions, and that state."""
         raise ValueError(f"jvmbridge cannot read OpenSSL's CPU settings on {self.name}")

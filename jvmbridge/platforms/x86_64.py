@@ -1,6 +1,5 @@
 """x86-64: AES-NI and its vector forms; OpenSSL's AES-NI is switched off with OPENSSL_ia32cap (read
-once at load: a process per setting) and read back from its CPUINFO line.
-"""
+once at load: a process per setting) and read back from its CPUINFO line."""
 from __future__ import annotations
 
 import re
