@@ -1,8 +1,5 @@
-"""Every document jvmbridge prints, in every format it offers: one registry.
-
-Each document has a module here with one `render_<format>(document) -> str` per format; a
-command's --format choices come from this table, so a format added for one changes no other.
-"""
+"""Every document jvmbridge prints, in every format: one registry. A command's --format choices come
+from a document's `render_<format>` functions, so a format added for one changes no other."""
 from __future__ import annotations
 
 import importlib

@@ -1,6 +1,5 @@
-"""Metrics as Prometheus reads them, valid both as its text format 0.0.4 (the textfile collector)
-and as OpenMetrics 1.0: gauges only, no timestamps, help texts free of characters the two escape
-differently."""
+"""Metrics as Prometheus reads them, valid as both its text format 0.0.4 and OpenMetrics 1.0: gauges
+only, no timestamps, help texts free of characters the two escape differently."""
 from __future__ import annotations
 
 import math
@@ -37,8 +36,7 @@ class Gauge:
 
 
 def label_value(value: object) -> str:
-    """``value`` quoted as a label value: controls and non-UTF-8 escaped printably, then the format's
-    own three escapes."""
+    """``value`` as a quoted label value, controls and non-UTF-8 escaped printably."""
     text = printable(str(value))
     if len(text) > MAX_LABEL_CHARS:
         text = text[:MAX_LABEL_CHARS - 1] + "…"

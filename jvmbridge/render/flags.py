@@ -23,8 +23,7 @@ class FlagsDocument:
 
 
 def flags_frame(tables: dict[str, FlagTable], show_all: bool, names: tuple[str, ...]) -> pd.DataFrame:
-    """Tidy rows of the crypto flags (every flag with ``show_all``), or those whose name contains
-    any of ``names`` (case-insensitive)."""
+    """Tidy rows of the crypto flags (every flag with ``show_all``), or those matching ``names``."""
     rows = []
     for source, table in tables.items():
         chosen = sorted(table.flags.values(), key=lambda f: f.name) if show_all else table.crypto()

@@ -1,10 +1,7 @@
 """jvmbridge's rows in JMH's `-rf json` shape for the tools that read JMH results
-(github-action-benchmark, jmh-visualizer).
-
-The primary metric is JMH's own pooled mean and 99.9% error from the same rounds (rawData by fork);
-jvmbridge's figure is a secondary metric. Names avoid what those tools split on: no dot inside a
-`benchmark` part, no space or "=" in `params`, which tell every row apart; undefined error is "NaN".
-"""
+(github-action-benchmark, jmh-visualizer): JMH's pooled mean and 99.9% error from the same rounds as
+the primary metric, jvmbridge's figure as a secondary one. Names avoid what those tools split on (no
+dot inside a `benchmark` part, no space or "=" in `params`); undefined error is "NaN"."""
 from __future__ import annotations
 
 import re

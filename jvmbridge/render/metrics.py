@@ -1,6 +1,5 @@
 """`check` and `fleet` documents as Prometheus metrics. Names, labels and states are the interface of
-monitoring/jvmbridge-alerts.yml and of jmx-exporter-guard.yml (jvmbridge_guard_mode_state): a change
-here changes every rule written against them."""
+monitoring/jvmbridge-alerts.yml and jmx-exporter-guard.yml: a change here changes every rule on them."""
 from __future__ import annotations
 
 import datetime
@@ -108,8 +107,7 @@ def _guard(families: _Families, states: list[dict], target: dict[str, str]) -> N
 
 
 def fleet_metrics(fleet: Fleet) -> str:
-    """A fleet's metrics for pushing: per host whether it was checked, and each row's verdict (the
-    guard's states are in each host's own `check` metrics)."""
+    """A fleet's metrics for pushing: per host whether checked, and each row's verdict."""
     families = _Families()
     families.build.set(1, version=__version__)
     for host in fleet.hosts:

@@ -1,7 +1,5 @@
-"""Figures of saved runs (matplotlib): throughput, the speedup from AES instructions, and each
-column against the report's baseline. An engine keeps one colour; acceleration off is hatched or
-dashed; an interval past the axis is clipped with an arrow, so one noisy row cannot squash the rest.
-"""
+"""Figures of saved runs (matplotlib): throughput, the AES speedup, and each column against the
+report's baseline. Intervals past the axis are clipped with an arrow: one noisy row squashes nothing."""
 from __future__ import annotations
 
 import io

@@ -29,8 +29,7 @@ def render_table(document: RunsDocument, width: int | None = None) -> str:
 
 
 def wrapped_columns(cells: list[list[str]], width: int | None) -> list[str]:
-    """The table as one block, or where wider than ``width``, blocks one under another each with the
-    configurations and the columns that fit: columns wrap, never a row."""
+    """The table in blocks that fit ``width``, each with the configurations: columns wrap, never a row."""
     whole = align(cells)
     if width is None or max(map(len, whole)) <= width:
         return whole
@@ -93,8 +92,7 @@ def render_json(document: RunsDocument) -> str:
 
 
 def render_jmh(document: RunsDocument) -> str:
-    """Every saved row in JMH's `-rf json` shape, run by run; a "run" param names each row's run where
-    several (the tools tell results apart by benchmark and params)."""
+    """Every saved row in JMH's `-rf json` shape, a "run" param naming its run where several."""
     if document.frame is None:
         raise ValueError("a JMH rendering needs the runs' rows (RunsDocument.frame)")
     frame = number_runs(document.frame)

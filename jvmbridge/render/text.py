@@ -14,9 +14,8 @@ if TYPE_CHECKING:
 
 from jvmbridge import jsontext
 
-# Controls (a terminal acts on ESC, CSI, OSC), DEL, bidirectional overrides, line and paragraph
-# separators (which could cut a table's row) and invisible format characters: host text may be
-# someone else's.
+# Controls (a terminal acts on ESC, CSI, OSC), DEL, bidirectional overrides, line separators (which
+# could cut a table row) and invisible format characters: host text may be someone else's.
 _MARKS = r"\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
 _UNSAFE = re.compile(r"[\x00-\x1f" + _MARKS + "]")
 _UNSAFE_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f" + _MARKS + "]")
@@ -45,8 +44,7 @@ _NUMBER_OR_DASH = re.compile(r"-|-?\d+(\.\d*)?([eE][-+]?\d+)?")
 
 
 def csv_cell(value: Any) -> Any:
-    """A CSV cell safe in a spreadsheet and a terminal: formula-like text prefixed with ', controls
-    escaped (printable); a non-text value as it is."""
+    """A CSV cell safe in a spreadsheet and a terminal; a non-text value as it is."""
     if not isinstance(value, str):
         return value
     if value.startswith(_FORMULA_STARTS) and not _NUMBER_OR_DASH.fullmatch(value):
@@ -72,8 +70,7 @@ WRAP_LEAST = 24
 
 
 def align(rows: list[list[str]], right_from: int | None = None, width: int | None = None) -> list[str]:
-    """``rows`` (header first) as lines, right-aligned from ``right_from``. With ``width``, the
-    widest column's text continues on lines of its own below, so every line fits."""
+    """``rows`` as lines, right-aligned from ``right_from``; the widest column wraps to ``width``."""
     rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     if width is not None:
@@ -116,9 +113,8 @@ def _without_column(rows: list[list[str]], column: int, right_from: int | None) 
     return [row[:column] + row[column + 1:] for row in rows], right_from
 
 
-# Markdown that a table cell would read as more than text: links and images, code, `|`, and a
-# backslash before punctuation. Each gets a backslash, so a host's `![b](http://evil/b.png)` is
-# shown as written; <, > and & are fence_prose's.
+# What a Markdown table cell reads as more than text (links, images, code, `|`, backslash before
+# punctuation) gets a backslash: a host's `![b](http://evil/b.png)` shows as written.
 _MARKDOWN_SPECIAL = re.compile(r"[`\[\]|]|\\(?=[!-/:-@\[-`{-~])")
 
 
@@ -161,9 +157,8 @@ def markdown_block(rows: list[list[str]], indent: str = "") -> list[str]:
 
 
 def fence_prose(text: str) -> str:
-    """A Markdown document whose tables are tables and whose other lines are fenced, so a renderer
-    neither joins them nor reads a note as a table row. &, < and > in tables become HTML entities:
-    text from hosts is never run as HTML."""
+    """A Markdown document whose non-table lines are fenced (never joined or read as rows), its tables'
+    &, < and > as HTML entities: text from hosts is never run as HTML."""
     out: list[str] = []
     block: list[str] = []
 
