@@ -64,8 +64,7 @@ def threads(row) -> int:
 
 
 def number_runs(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with a "run" column: compare --name, else "run 1", "run 2"... by start; shared names
-    numbered."""
+    """``frame`` with a "run" column: compare --name, else "run 1", "run 2"... by start."""
     runs = frame.drop_duplicates("run_id").sort_values("started_utc", kind="stable")
     given = runs.run_name if "run_name" in runs else pd.Series([None] * len(runs), index=runs.index)
     taken = given.value_counts()
@@ -179,8 +178,7 @@ def _baseline(frame: pd.DataFrame, labels: list[str], baseline: str | None) -> s
 
 
 def _in_workload_order(frame: pd.DataFrame) -> pd.DataFrame:
-    """Rows as `compare` prints them, by their saved place; older rows by cipher, direction, size,
-    then engine registry order, accelerated first, shape, the rest as first seen."""
+    """Rows as `compare` prints them, by their saved place (older rows by workload, then engine)."""
     if "position" in frame and frame.position.map(lambda p: isinstance(p, list)).all():
         return frame.iloc[sorted(range(len(frame)), key=lambda i: frame.position.iloc[i])]
     engines = {engine.label: i for i, engine in enumerate(ENGINES.values())}
@@ -204,8 +202,7 @@ _TOLD_APART_BY = {"shape": "", "jvm_args": "no --jvm-arg", "openssl_args": "no -
 
 
 def _told_apart(frame: pd.DataFrame, labels: list[str]) -> list[str]:
-    """``labels`` with, where rows share one, the words of a _TOLD_APART_BY field that not all have:
-    "... 38 B stream", "... 38 B [-Xmx64m]"."""
+    """``labels`` extended where rows share one: "... 38 B stream", "... 38 B [-Xmx64m]"."""
     for column, without in ((c, w) for c, w in _TOLD_APART_BY.items() if c in frame):
         values = [value if isinstance(value, str) else "" for value in frame[column]]
         groups: dict[str, list[int]] = {}
