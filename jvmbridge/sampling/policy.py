@@ -126,8 +126,7 @@ class Sampling:
 
 
 def forks_to_reach(first_stage: Sequence[float], target: float) -> int | None:
-    """Forks in all bringing a ratio within ±``target`` by Stein's two-stage rule on the first stage's
-    fork ratios; None under two."""
+    """Forks in all for a ratio within ±``target``, by Stein's rule on the first stage; None under two."""
     logs = [math.log(r) for r in first_stage]
     if len(logs) < 2:
         return None
@@ -165,8 +164,7 @@ class TimeLimit:
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
-        """The most forks a job of ``share`` seconds may run at its pace so far, but at least
-        FORKS_IN_TIME of its first stage (all of it before a fork is timed)."""
+        """The most forks a job of ``share`` seconds may run at its pace, at least FORKS_IN_TIME."""
         if done == 0:
             return first_stage
         per_fork = max(job_elapsed / done, 1e-9)

@@ -1,5 +1,4 @@
-"""What every engine computes (Operation), how it is sampled (Workload), and the ciphers and sizes
-the command line names."""
+"""What every engine computes (Operation), how it is sampled (Workload), the ciphers and sizes."""
 from __future__ import annotations
 
 import hashlib
@@ -88,8 +87,7 @@ class Operation:
         return f"aes-{self.key_bits}-{self.mode}"
 
     def loop_input(self) -> bytes:
-        """What each native loop iteration processes: plaintext or (decrypting) ciphertext, a GCM
-        stream's without the tag."""
+        """What each native loop iteration processes (a GCM stream's ciphertext without the tag)."""
         if self.direction == "encrypt":
             return self.plaintext
         from jvmbridge.reference import encrypt_message  # pyca: loaded only where decryption is measured
