@@ -1,2 +1,1 @@
-"""Saved runs: the record layout (schema), JSON-lines files (store), and published `openssl speed`
-text read as runs of their own (speed_text, published)."""
+"""Saved runs: the record layout, JSON-lines files, and published `openssl speed` text as runs."""

@@ -111,8 +111,7 @@ def _recorded(values: list) -> list:
 
 
 def upgrade_row(row: dict, version: int, workload: dict | None = None) -> dict:
-    """A row record of ``version`` in today's layout; ``workload`` names what early 0.1.0 rows do not
-    say. RecordError names what is missing or wrong."""
+    """A row record of ``version`` in today's layout; RecordError names what is missing or wrong."""
     if not isinstance(row, dict):
         raise RecordError(f'"row" is {_shown(row)}, not an object')
     if version == 1:
@@ -168,8 +167,7 @@ def _forks_in_turn(rounds, forks) -> list[int]:
 
 
 def _check_row(row: dict) -> None:
-    """Every field present (or defaulted) and of its type, per-round lists complete or empty, known
-    note kinds."""
+    """Every field present or defaulted, of its type; per-round lists complete or empty."""
     for name, hint in _LAYOUT.items():
         if name not in row:
             if name in _DEFAULTED:  # written out, so rows of a frame agree on it beside newer ones
@@ -281,8 +279,7 @@ def _budget(workload: dict) -> str:
 
 
 def non_finite(value, where: str = "") -> str | None:
-    """The first place holding NaN or an infinity (JSON has none: we write null), as
-    "row.round_ns_per_op[2]"; None if none."""
+    """The first place holding NaN or infinity ("row.round_ns_per_op[2]"), or None."""
     if isinstance(value, float) and not math.isfinite(value):
         return where
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
