@@ -55,10 +55,7 @@ class RatioLevels:
 def ratio_levels(fork_ratios: Sequence[float], rows: Mapping[str, Sequence[float]],
                  within_rsd: Mapping[str, float]) -> RatioLevels | None:
     """The ratio's levels where one row's forks part into levels, the other rows stay within
-    OTHERS_SHARE of its move and the ratio parts with them; else None.
-
-    ``rows``: each row's fork figures (ns/op) in the same forks; ``within_rsd``: each row's robust
-    spread inside forks (relative)."""
+    OTHERS_SHARE of its move and the ratio parts with them; else None."""
     best: tuple[float, RatioLevels] | None = None
     for label, values in rows.items():
         grouping = _grouping(values, within_rsd.get(label, 0.0))

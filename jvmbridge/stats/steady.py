@@ -1,12 +1,7 @@
-"""Whether a fork reached a steady state: change points in the speed of its warm-up chunks and
-timed rounds, by PELT on mean and variance (Barrett et al., OOPSLA 2017; ruptures). Their penalty
-15 log n suits 2000 iterations; at 20-50 points it missed a 30% decay (tests/unit/test_stats.py),
-so the penalty is BIC's for three parameters: 3 log n.
-
-A fork is *flat*, *warm-up* (faster after its last change), *slowdown* (slower after it) or has
-*no steady state* (its last change among its last STEADY_ROUNDS rounds). Rounds before the last
-change are set aside as warm-up.
-"""
+"""Whether a fork reached a steady state: change points of its warm-up chunks and timed rounds, by
+PELT (Barrett et al., OOPSLA 2017; ruptures) with BIC's penalty 3 log n: theirs, 15 log n, missed a
+30% decay at 20-50 points (tests/unit/test_stats.py). A fork is flat, warm-up, slowdown or has no
+steady state; rounds before the last change are set aside as warm-up."""
 from __future__ import annotations
 
 import functools

@@ -1,12 +1,9 @@
 """Summaries of timed rounds with the fork (a fresh process) as the unit (Kalibera & Jones, ISMM
-2013): rounds in one fork share its JIT decisions and memory layout, so they are not independent.
+2013): rounds in one fork share its JIT decisions and layout, so they are not independent.
 
-A *disturbed* round (over DISTURBED_SHARE of its wall time lost to others or steal) stays in the
-record, out of the figure. A fork's figure is FORK_STATISTIC of its undisturbed rounds
-(docs/decisions/0001-the-fork-is-the-unit.md); the row's is the mean over forks with Student's t,
-never narrower than Stein's interval from the first stage (an interval on the spread so far would
-stop on luck). JMH's pooled Score ± Error is kept beside, for reading next to JMH output.
-"""
+Disturbed rounds stay in the record, out of the figure; a fork's figure is FORK_STATISTIC of the
+rest (docs/decisions/0001-the-fork-is-the-unit.md); the row's interval is Student's t over forks,
+never narrower than Stein's from the first stage. JMH's pooled Score ± Error is kept beside."""
 from __future__ import annotations
 
 import functools
@@ -90,8 +87,7 @@ class Summary:
 
 
 def lost_share(round_: dict) -> float:
-    """Share of a round's wall time lost to the run queue (schedstat) or steal (per vCPU); 0 where
-    neither was measured."""
+    """Share of a round's wall time lost to the run queue or steal; 0 where neither was measured."""
     return (round_.get("wait_ns", 0) + round_.get("steal_ns", 0)) / max(round_["ns"], 1)
 
 
@@ -113,8 +109,7 @@ def low_quantile(values: Sequence[float], n: int) -> float:
 
 def summarize(forks: list[list[dict]], first_stage: int | None = None,
               warmups: list[list[float]] | None = None) -> Summary:
-    """``forks``: each fork's rounds ({"iterations", "ns", "wait_ns", ...}); ``first_stage``: forks
-    that chose the count, whose Stein interval bounds the row's; ``warmups``: warm-up chunks (ns/op)."""
+    """``forks``: each fork's rounds; ``first_stage``: forks whose Stein interval bounds the row's."""
     every = list(chain.from_iterable(forks))
     per_fork = [[r["ns"] / r["iterations"] for r in rounds] for rounds in forks]  # ns/op of each round
     per_op = list(chain.from_iterable(per_fork))
@@ -169,8 +164,7 @@ def _least_lost(per_op: list[float], lost: list[float]) -> list[float]:
 
 
 def _interval(fork_ns: list[float], first_stage: int | None) -> tuple[float, int]:
-    """The CONFIDENCE half-width over forks, at least the first stage's Stein interval; and that
-    stage's fork count (0: none)."""
+    """The CONFIDENCE half-width over forks, at least the first stage's Stein one; that stage's size."""
     error = half_width(statistics.stdev(fork_ns), len(fork_ns)) if len(fork_ns) > 1 else math.inf
     stage = first_stage if first_stage and 1 < first_stage < len(fork_ns) else 0
     if stage:
@@ -199,8 +193,7 @@ def robust_within_rsd(forks: list[list[float]]) -> float:
 
 
 def levels(fork_ns: list[float], within_rsd: float) -> tuple[Level, ...]:
-    """Groups of fork summaries split by gaps over LEVEL_GAP and LEVEL_SPREADS in-fork spreads, at
-    least LEVEL_FORKS each; () otherwise."""
+    """Groups of fork summaries apart by LEVEL_GAP and LEVEL_SPREADS, LEVEL_FORKS each; () otherwise."""
     if len(fork_ns) < 2:
         return ()
     gap = max(LEVEL_GAP, LEVEL_SPREADS * within_rsd) * statistics.fmean(fork_ns)
