@@ -97,8 +97,7 @@ def _root_home() -> str:
 
 
 def environment_left_out() -> list[str]:
-    """Names of the JVM option variables present, which no child gets: names alone, as a value may
-    hold a -D...password=."""
+    """Names (never values: a -D...password=) of the JVM option variables present, which no child gets."""
     return [name for name in JVM_OPTION_VARIABLES if name in os.environ]
 
 
@@ -112,16 +111,14 @@ def search_path() -> list[str]:
 
 
 def find_program(name: str, what: str) -> Path | None:
-    """The checked real path of program ``name``, or None. As root, NotTrusted where another user can
-    change it or a folder above it."""
+    """The checked real path of program ``name``, or None; as root, NotTrusted if others can change it."""
     found = shutil.which(name, path=os.pathsep.join(search_path()))  # a path given is taken as it is
     return trusted_path(found, what) if found else None
 
 
 def launch(command: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | os.PathLike = WORKING_FOLDER,
            **options: Any) -> subprocess.Popen:
-    """``command`` started as by subprocess.Popen: ``command[0]`` absolute (never looked up), ``env``
-    from :func:`environment`, in ``cwd``."""
+    """``command`` started as by Popen: ``command[0]`` absolute, ``env`` from :func:`environment`."""
     return subprocess.Popen(_checked(command, options), env=environment() if env is None else dict(env), cwd=cwd,
                             **options)
 

@@ -1,12 +1,9 @@
 """What root may execute, load or write into: paths that no other user can change.
 
-As root, a file another user can write (by mode or ACL), or whose folder or a folder above they
-can, hands them root when run, loaded or written. Not root, nothing is refused.
-
-A path is resolved once, the real path and every folder above checked, and only the real path used
-from then on by this process and its children: repointing a link after the check changes nothing.
-Trees (a JDK) are checked whole, links inside included. Files are written by trust.writer.
-"""
+As root, a file another user can write (mode or ACL), or a folder above it, hands them root when run,
+loaded or written. A path is resolved once, it and every folder above checked, and only the real
+path used from then on: repointing a link after the check changes nothing. Trees (a JDK) are checked
+whole. Not root, nothing is refused."""
 from __future__ import annotations
 
 import errno
@@ -25,8 +22,7 @@ class NotTrusted(PermissionError):
 
 
 def trusted_path(path: str | os.PathLike, what: str, whole_tree: bool = False) -> Path:
-    """The real path of ``path``, used instead of it from now on. As root, NotTrusted where another
-    user can change it, a folder above, or with ``whole_tree`` anything below."""
+    """The real path of ``path``, used from now on; as root, NotTrusted if others can change it or above."""
     real = Path(os.path.realpath(path))
     if os.geteuid() == 0:
         reason = changeable_by_others(real, whole_tree)
@@ -174,8 +170,7 @@ def _placed_by_another(folder_fd: int, folder: Path, link: Path, found: os.stat_
 
 
 def _unsafe_to_add_to(folder: Path) -> str | None:
-    """Why root must not make a folder in ``folder``: None where no other user can change it, or it
-    is root's sticky /tmp (none can replace what root makes)."""
+    """Why root must not make a folder in ``folder`` (None: only root can change it, or sticky /tmp)."""
     for each in [*reversed(folder.parents), folder]:  # /tmp may be on the way, as it may be the folder
         reason = others_can_change(each, os.lstat(each), sticky_ok=True)
         if reason:
@@ -184,8 +179,7 @@ def _unsafe_to_add_to(folder: Path) -> str | None:
 
 
 class _Verdicts:
-    """:func:`changeable_by_others`, remembering paths found root's alone; a missing name is checked
-    again each time: someone may have made it since."""
+    """:func:`changeable_by_others`, remembering root-only paths; missing names are checked every time."""
 
     def __init__(self) -> None:
         self._alone: set[tuple[Path, bool]] = set()

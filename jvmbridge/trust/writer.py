@@ -1,12 +1,9 @@
-"""The one way jvmbridge writes a file.
+"""The one way jvmbridge writes a file: as root, into the file named and no other user's hands.
 
-As root a write must land in the file named and hand no other user its contents. The folder is
-reached from / one name at a time and held open (openat), so a rename or link meanwhile moves
-nothing; a link is followed only where no other user can have placed it; the file's own name never.
-An existing file is written only if it is this user's regular file with no other name (checked
-before opening it for writing): a FIFO, device or another user's file is refused. New files are
-0600 unless a caller says. Not root, links are followed as the user made them.
-"""
+The folder is reached from / one name at a time and held open, so a rename or link meanwhile moves
+nothing; links only where no other user can have placed them, the file's own name never. An existing
+file must be this user's regular file with no other name (a FIFO, device or others' file is refused).
+New files are 0600 unless a caller says. Not root, links are followed as the user made them."""
 from __future__ import annotations
 
 import errno
