@@ -1,2 +1,1 @@
-"""`verify`, the conformance sweep: plan, sweep, attribute (a failure's smallest case, the flag that
-cures it, known bugs), run (per host)."""
+"""`verify`, the conformance sweep: plan, sweep, attribute (findings and known bugs), run (per host)."""

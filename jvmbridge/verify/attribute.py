@@ -1,5 +1,4 @@
-"""From divergences to findings: each call pattern's smallest failing case, reproduced in a fresh
-JVM and blamed on the intrinsic whose flag, off, makes it right."""
+"""From divergences to findings: each pattern's smallest failing case, blamed on the curing flag."""
 from __future__ import annotations
 
 import tempfile

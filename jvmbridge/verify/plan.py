@@ -1,6 +1,5 @@
-"""What `verify` feeds the JVM: cases with inputs and OpenSSL's answers (through pyca: an
-independent implementation), as one big-endian, length-prefixed file for Conformance.java.
-"""
+"""What `verify` feeds the JVM: cases with inputs and OpenSSL's answers (pyca: an independent
+implementation), in one length-prefixed file for Conformance.java."""
 from __future__ import annotations
 
 import os

@@ -132,8 +132,7 @@ def _reproduced_together(found: list[Finding]) -> list[list[Finding]]:
 
 
 def _crash_finding(mode: Mode, outcome: SweepOutcome, traced: SweepOutcome, by_id: dict[int, Case]) -> Finding:
-    """The case the JVM died in per the traced rerun; else the first crash against the largest case
-    (said to be unknown)."""
+    """The case the JVM died in per the traced rerun; else the first crash, case unknown."""
     if traced.crash and traced.last_traced:
         case, pattern = traced.last_traced
         return Finding(mode=mode.key, pattern=pattern, case=case, divergence=None, crash=traced.crash, groups=1)

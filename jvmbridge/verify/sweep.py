@@ -1,7 +1,5 @@
-"""One run of the Java sweep in a fresh JVM, watched from here: the inlining log proves when C2
-compiled the mode's intrinsics, and passes begun after it tested them. It stops after enough such
-passes or at the budget; a JVM that dies is a result too.
-"""
+"""One run of the Java sweep in a fresh JVM, watched: passes begun after the inlining log proves C2
+compiled the intrinsics tested them; a JVM that dies is a result too."""
 from __future__ import annotations
 
 import dataclasses
