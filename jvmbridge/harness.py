@@ -1,6 +1,5 @@
 """Locate the compiled Java harness, compiling it from ``java/`` in a checkout. Standard library
-only (jvmbridge.trust imported late): ``setup.py`` loads this file to build the wheels' jar.
-"""
+only (jvmbridge.trust imported late): ``setup.py`` loads this file to build the wheels' jar."""
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +13,7 @@ from pathlib import Path
 
 JAR_NAME = "jvmbridge-harness.jar"
 PACKAGED_JAR = Path(__file__).resolve().parent / "_harness" / JAR_NAME
-# The -javaagent a server runs: its classes and the known-answer cases' only, with its manifest
-# (as build.gradle's guardJar).
+# The -javaagent a server runs: its classes and the known-answer cases' only (as build.gradle's guardJar).
 GUARD_JAR_NAME = "jvmbridge-guard.jar"
 PACKAGED_GUARD_JAR = PACKAGED_JAR.parent / GUARD_JAR_NAME
 GUARD_PACKAGES = ("jvmbridge/guard", "jvmbridge/vectors")
@@ -40,8 +38,7 @@ def java_sources(root: Path = SOURCE_ROOT, packages: Sequence[str] = ()) -> list
 
 def build_jar(destination: Path, source_root: Path = SOURCE_ROOT, javac: str | None = None,
               packages: Sequence[str] = (), manifest: str | None = None) -> Path:
-    """Compile the sources with ``javac --release 11`` into a jar at ``destination``; ``packages``:
-    those alone, with ``manifest``."""
+    """Compile the sources with ``javac --release 11`` into a jar (``packages``: those alone)."""
     sources = java_sources(source_root, packages)
     if not sources:
         raise HarnessUnavailable(f"no Java sources under {source_root}")
@@ -98,8 +95,7 @@ def checkout_jar(cache: Path | None = None, source_root: Path = SOURCE_ROOT, pac
 
 
 def cache_dir() -> Path:
-    """$XDG_CACHE_HOME/jvmbridge (~/.cache), made 0700; as root, HarnessUnavailable where another
-    user can change it."""
+    """$XDG_CACHE_HOME/jvmbridge, made 0700; as root, refused where another user can change it."""
     from jvmbridge.trust.paths import NotTrusted, private_folder  # imported late: setup.py loads this file alone
 
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

@@ -1,7 +1,6 @@
-"""Results: what an engine measured (Measurement) and the typed row derived from it (Result), with
-figures in every unit and notes on what makes them doubtful. ns/op is per message; MB/s is 10^6
-plaintext bytes a second; "kB/s (openssl)" is `openssl speed`'s 1000s of bytes a second.
-"""
+"""Results: what an engine measured (Measurement) and the row derived from it (Result), with notes on
+what makes it doubtful. ns/op is per message; MB/s is 10^6 plaintext bytes a second; "kB/s (openssl)"
+is `openssl speed`'s 1000s of bytes a second."""
 from __future__ import annotations
 
 import math
@@ -95,8 +94,7 @@ class Measurement:
     interleaved: bool = False
 
     def result(self, expected_ciphertext: str, rounds_basis: str = "", forks_cut: int = 0) -> "Result":
-        """The figures in every unit with notes; ``rounds_basis``: what chose the rounds per fork;
-        ``forks_cut``: forks the time limit left unrun."""
+        """The figures in every unit with their notes."""
         s = self.summary
         ops_per_s = 1e9 / s.figure_ns
         one_shot_ok = None if self.ciphertext is None else self.ciphertext == expected_ciphertext
@@ -218,8 +216,7 @@ class Round:
 
 @dataclass(frozen=True)
 class Result:
-    """One measured configuration as reported: ns per message, rates per second; saved.schema
-    flattens it for saving and pandas, and builds it back."""
+    """One measured configuration as reported: ns per message, rates per second."""
     engine: str
     implementation: str
     setting: str
@@ -346,8 +343,7 @@ def disturbed(s: Summary) -> str:
 
 
 def unsteady(s: Summary) -> str | None:
-    """What the change points found beyond a plain warm-up: forks that slowed or never settled, and
-    timed rounds set aside as warm-up."""
+    """Forks that slowed or never settled, and timed rounds set aside as warm-up; None if none."""
     odd = {kind: s.steadiness.count(kind) for kind in (Steadiness.SLOWDOWN, Steadiness.NO_STEADY_STATE)
            if kind in s.steadiness}
     said = [f"{count} of {len(s.steadiness)} forks {'slowed down, then settled' if kind is Steadiness.SLOWDOWN else 'never settled (no steady state)'}"
