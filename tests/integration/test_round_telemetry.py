@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import NamedTuple
 
 import pytest
 from helpers import rounds_per_fork, run_json
@@ -18,12 +19,45 @@ QUICK = ["--round-time", "0.2", "--rounds", "4", "--quiet", "--no-interleave"]  
 UNSEEN = 0.03  # the share of a figure the hogs may move where no counter sees them (see below)
 
 
-def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal():
-    # One shape: the counters are read around each round whatever loop it runs (forks.measure.timed_rounds).
-    done, data = run_json("compare", *QUICK, "--shape", "message", "--engine", "c-loop", "--engine", "pyca",
-                          "--engine", "jvm", "--forks", "2", "--max-forks", "2")
+class CLoopRuns(NamedTuple):
+    """Three C-loop compares one after another: quiet, beside CPU hogs of the test's own, quiet again."""
+    before: dict
+    busy: dict
+    after: dict
+
+
+C_LOOP_RUN = ["compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.25",
+              "--rounds", "4", "--forks", "4", "--max-forks", "4", "--quiet"]
+
+
+@pytest.fixture(scope="module")
+def c_loop_runs() -> CLoopRuns:
+    """The hog test's three runs, back to back (hogs on every vCPU for 5 s of the second); the quiet
+    two's C-loop rounds are the every-round test's too, which runs the other engines itself."""
+    done, before = run_json(*C_LOOP_RUN)
     assert done.returncode == 0, done.stderr
-    for row in data["results"]:
+    hogs = _hogs_for(seconds=5, after=1.5)
+    try:
+        done, busy = run_json(*C_LOOP_RUN)
+    finally:
+        hogs.join()
+    assert done.returncode == 0, done.stderr
+    done, after = run_json(*C_LOOP_RUN)
+    assert done.returncode == 0, done.stderr
+    return CLoopRuns(before, busy, after)
+
+
+def test_every_timed_round_carries_its_cpu_time_run_queue_wait_and_steal(c_loop_runs):
+    # One shape: the counters are read around each round whatever loop it runs (forks.measure.timed_rounds).
+    # The C loop's rounds: those of the hog test's two quiet runs (4 forks of 4 rounds of 0.25 s each),
+    # read here rather than timed again beside pyca's and the JVM's.
+    done, data = run_json("compare", *QUICK, "--shape", "message", "--engine", "pyca", "--engine", "jvm",
+                          "--forks", "2", "--max-forks", "2")
+    assert done.returncode == 0, done.stderr
+    c_loop = [row for run in (c_loop_runs.before, c_loop_runs.after) for row in run["results"]]
+    assert len(c_loop) == 4 and all(row["engine"].startswith("OpenSSL C loop") for row in c_loop)
+    assert {row["engine"].split(" ")[0] for row in data["results"]} == {"JVM", "OpenSSL"}
+    for row in [*data["results"], *c_loop]:
         assert len(row["round_counters"]) == len(row["round_ns_per_op"]) == row["rounds"]
         assert row["round_fork"] == [fork for fork, rounds in enumerate(rounds_per_fork(row, 4)) for _ in range(rounds)]
         for ns, counters in zip(_round_ns(row), row["round_counters"]):
@@ -65,19 +99,8 @@ def _hogs_for(seconds: float, after: float) -> threading.Thread:
     return thread
 
 
-def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_holds():
-    common = ["compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--round-time", "0.25", "--rounds", "4", "--forks", "4",
-              "--max-forks", "4", "--quiet"]
-    done, before = run_json(*common)
-    assert done.returncode == 0, done.stderr
-    hogs = _hogs_for(seconds=5, after=1.5)
-    try:
-        done, busy = run_json(*common)
-    finally:
-        hogs.join()
-    assert done.returncode == 0, done.stderr
-    done, after = run_json(*common)
-    assert done.returncode == 0, done.stderr
+def test_rounds_disturbed_by_cpu_hogs_are_named_and_set_aside_and_the_figure_holds(c_loop_runs):
+    before, busy, after = c_loop_runs
     disturbed = [row for row in busy["results"] if row["disturbed_rounds"]]
     assert disturbed, [row["round_lost_share"] for row in busy["results"]]
     causes = []
