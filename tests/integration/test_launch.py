@@ -45,8 +45,8 @@ def test_root_in_a_users_folder_runs_jvmbridge_not_their_jvmbridge_package(folde
         f"import os\nopen({str(marker)!r}, 'a').write(f'{{os.getuid()}}\\n')\n")
     _theirs(folder)
     done = _as_a_user_runs_it("compare", "--no-interleave", "--shape", "message", "--engine", "c-loop", "--sizes", "16",
-                              "--round-time", "0.05", "--rounds", "2", "--max-forks", "2", "--quiet", "--format",
-                              "json", "-o", str(tmp_path / "run.jsonl"), cwd=folder)
+                              "--round-time", "0.05", "--rounds", "2", "--forks", "1", "--max-forks", "1", "--quiet",
+                              "--format", "json", "-o", str(tmp_path / "run.jsonl"), cwd=folder)
     assert not marker.exists(), f"their package ran as uid {marker.read_text()}"
     assert done.returncode == 0, done.stderr
     assert {row["engine"] for row in json.loads(done.stdout)["results"]} == {"OpenSSL C loop (jvmbridge)"}
