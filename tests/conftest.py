@@ -299,6 +299,12 @@ def arm64_python_root() -> Path:
         if warm.returncode != 0:
             cannot(f"arm64 python3 could not import jvmbridge's dependencies: {warm.stderr.strip()[-300:]}")
         (root / "ready").touch()
+    # The JDK's truststore, which ca-certificates-java's script makes (no script ran): lib/security/cacerts
+    # links to it, and a JDK whose tree holds a missing name is walked again by each command that trusts
+    # it (jvmbridge.trust.paths), 3-9 s a command emulated. Empty: nothing here uses TLS.
+    truststore = root / "etc" / "ssl" / "certs" / "java" / "cacerts"
+    if not truststore.exists():
+        truststore.touch()
     # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
     checkout_jar(root / "root" / ".cache" / "jvmbridge", REPO / "java" / "src" / "main" / "java")
     return root
