@@ -304,6 +304,7 @@ def arm64_python_root() -> Path:
     # it (jvmbridge.trust.paths), 3-9 s a command emulated. Empty: nothing here uses TLS.
     truststore = root / "etc" / "ssl" / "certs" / "java" / "cacerts"
     if not truststore.exists():
+        truststore.parent.mkdir(parents=True, exist_ok=True)
         truststore.touch()
     # The Java harness, compiled here (the root has no javac) where jvmbridge in the root looks for it.
     checkout_jar(root / "root" / ".cache" / "jvmbridge", REPO / "java" / "src" / "main" / "java")
