@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -202,7 +203,7 @@ def test_a_socket_of_another_users_process_whose_own_pid_is_the_jvms_is_kept(ten
             f"s.bind('{name}'); print('bound', flush=True); time.sleep(120)")
     # The shell is pid 1 there; the next pid given is the one after ns_last_pid.
     script = (f"echo {pid - 1} > /proc/sys/kernel/ns_last_pid; setpriv --reuid={TENANT + 1} --regid={TENANT + 1} "
-              f"--clear-groups {sys.executable} -c \"{bind}\" & wait")
+              f"--clear-groups {shlex.quote(sys.executable)} -c \"{bind}\" & wait")
     other = subprocess.Popen(["unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c", script],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

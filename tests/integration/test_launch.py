@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -130,7 +131,7 @@ def test_a_fleet_inventory_or_file_another_user_can_change_runs_nothing_as_root(
     if not shutil.which("ansible-playbook", path=path):
         cannot("needs ansible-playbook: pip install '.[fleet]'")
     marker = folder / "ran-as"
-    (folder / "py.sh").write_text(f'#!/bin/sh\nid -u >> {marker}\nexec {sys.executable} "$@"\n')
+    (folder / "py.sh").write_text(f'#!/bin/sh\nid -u >> {marker}\nexec {shlex.quote(sys.executable)} "$@"\n')
     (folder / "py.sh").chmod(0o755)
     code = f"ansible_python_interpreter={folder / 'py.sh'}"
     ours = tmp_path / "inventory"

@@ -4,6 +4,7 @@ processes burn real CPU here; the runner's engines are fakes (what is tested is 
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -39,7 +40,7 @@ def _other_cpu_seconds(during) -> float:
 def _another_process(seconds: float) -> None:
     """A process that is not ours (orphaned at once, as a shell's background job whose shell exited)
     burns ``seconds`` of CPU; waited for by the time it must have ended."""
-    subprocess.run(["sh", "-c", f"{sys.executable} -c '{BURN.format(seconds=seconds)}' &"], check=True)
+    subprocess.run(["sh", "-c", f"{shlex.quote(sys.executable)} -c '{BURN.format(seconds=seconds)}' &"], check=True)
     time.sleep(seconds + 0.3)
 
 
