@@ -178,6 +178,14 @@ def _seen_by_others(path: Path) -> bool:
         os.stat(path).st_mode & stat.S_IROTH)
 
 
+def _open_file(fd: Path) -> str:
+    """What another process's open file descriptor points at; "" where it closed meanwhile."""
+    try:
+        return os.readlink(fd)
+    except FileNotFoundError:
+        return ""
+
+
 @pytest.mark.parametrize("java", ["java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"])
 def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(java):
     # Issue 64, item 9: the default repository, /tmp/DATE_PID/*.jfr, 0644, listed the compiled methods.
@@ -188,8 +196,8 @@ def test_the_guards_flight_recording_is_the_jvm_users_alone_and_gone_at_exit(jav
         deadline, recordings = time.monotonic() + 60, []
         while not recordings and time.monotonic() < deadline:
             time.sleep(0.5)
-            recordings = {Path(os.readlink(fd)) for fd in Path(f"/proc/{guarded.pid}/fd").iterdir()
-                          if os.readlink(fd).endswith(".jfr")}
+            recordings = {Path(target) for fd in Path(f"/proc/{guarded.pid}/fd").iterdir()
+                          if (target := _open_file(fd)).endswith(".jfr")}
         assert recordings, "the guard streamed no recording"
         assert not any(_seen_by_others(recording) for recording in recordings), recordings
     finally:

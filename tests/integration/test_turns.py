@@ -63,7 +63,10 @@ def test_a_total_time_stops_the_turns_of_a_real_engine_and_its_rows_say_so():
                        "--total-time", "3")
         assert done.returncode == 0, done.stderr
         document = json.loads(done.stdout)
-        spreads.append(statistics.stdev(_first_speedups(document)))
+        speedups = _first_speedups(document)
+        if len(speedups) < 2:  # the limit left one paired turn (a busy host): no spread to set the next target from
+            continue
+        spreads.append(statistics.stdev(speedups))
         on, off = document["results"]
         if on["forks"] < (t * spreads[-1] / target) ** 2 <= 400:
             break
