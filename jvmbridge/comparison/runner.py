@@ -260,10 +260,13 @@ def _saved_metadata(saved: dict, end: dict) -> dict:
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:
-    """With --iterations, the run's work at each row's ns/op, over the engines running a count."""
+    """With --iterations, the run's work: each row's messages at its ns/op, the count asked or, where the
+    engine runs for a time instead (openssl speed), the messages it timed."""
     asked = workload.get("iterations")
-    counted = (row for row in rows if (engine := by_label(row.engine)) is None or engine.runs_a_count)
-    return sum(asked * row.estimate.ns_per_op for row in counted) / 1e9 if asked else None
+    if not asked:
+        return None
+    return sum((asked if (engine := by_label(row.engine)) is None or engine.runs_a_count else row.iterations)
+               * row.estimate.ns_per_op for row in rows) / 1e9
 
 
 def _run_metadata(jobs: list[Job], started: datetime.datetime, host_name: str | None, name: str | None,

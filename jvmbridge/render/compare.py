@@ -39,7 +39,8 @@ UNITS = {
                      "time less jvmbridge's and its children's); steal_cpus: vCPUs the host took (steal); seconds: "
                      "the run's wall time; null where /proc/stat is unreadable",
     "metadata.work_seconds": "with --iterations, the run's work: each row's messages at its ns_per_op, summed over "
-                             "the rows of engines that run a given count (openssl speed counts what it did); s",
+                             "the rows (the count asked, or the messages timed where an engine runs for a time: "
+                             "openssl speed); s",
     "other_cpus": "vCPUs other processes kept busy on average while the row's job ran (null: not read)",
     "ratios.times": "how many times faster (ratio of ns_per_op); low/high from the rows' intervals",
     "null": "a figure that is not defined, e.g. an interval's bound from a single sample",
@@ -173,7 +174,8 @@ def _circumstances(meta: dict) -> list[str]:
         lines.append(f"Forks    {meta['forks_stopped']}")
     if meta.get("work_seconds"):  # --iterations: the work asked, against the time the run took
         work, run = meta["work_seconds"], (meta.get("load") or {}).get("seconds")
-        lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row at its ns/op: {work:.1f} s"
+        lines.append(f"Work     {meta['workload']['iterations']:,} messages of each row (those timed where it runs "
+                     f"for a time) at its ns/op: {work:.1f} s"
                      + (f"; the run took {run:.0f} s ({run / work:.2f}x)" if run else ""))
     if meta.get("environment_left_out"):  # runs saved before it was recorded do not say
         # Names alone: older runs hold values too (a dict).

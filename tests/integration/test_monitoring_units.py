@@ -5,6 +5,7 @@ unshare and setpriv), reads another user's JVM and writes its metrics; without t
 the unit keeps, it cannot. Needs root, as the service does."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -94,6 +95,10 @@ _SANDBOX = ('writable=$0; caps=$1; shift; mount --make-rprivate / && mount --bin
             'shift; done; shift; exec setpriv --no-new-privs --bounding-set="$caps" --inh-caps=-all -- "$@"')
 
 
+# What systemd gives a unit without Environment=PATH: not the test's own, whose folders may be under /tmp.
+SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
+
+
 def run_sandboxed(command: list[str], writable: Path, capabilities: str) -> subprocess.CompletedProcess:
     bounding = ",".join(["-all", *(f"+{cap.lower().removeprefix('cap_')}" for cap in capabilities.split())])
     needed = sorted({Path(folder).resolve() for folder in (REPO, sys.prefix, sys.base_prefix)})
@@ -101,7 +106,7 @@ def run_sandboxed(command: list[str], writable: Path, capabilities: str) -> subp
     return subprocess.run(["unshare", "--mount", "--net", "--fork", "sh", "-c", _SANDBOX, str(writable), bounding,
                            *in_tmp, "--", "env", f"PYTHONPATH={REPO}", f"XDG_DATA_HOME={writable}/state",
                            f"XDG_CACHE_HOME={writable}/cache", *command],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+                          capture_output=True, text=True, timeout=300, cwd=REPO, env={**os.environ, "PATH": SYSTEMD_PATH})
 
 
 @needs_root

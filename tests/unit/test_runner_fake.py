@@ -510,17 +510,19 @@ def test_a_significant_ratio_near_one_keeps_the_decimal_that_shows_which_way():
     assert line(1.17).endswith(": 1.17x faster (±0.1%)")
 
 
-def test_with_iterations_the_run_says_its_work_each_rows_messages_at_its_speed_over_the_engines_that_count(
+def test_with_iterations_the_run_says_its_work_each_rows_messages_at_its_speed_those_timed_where_it_runs_a_time(
         engines, monkeypatch, tmp_path):
     monkeypatch.setattr(engines["c"], "runs_a_count", False)  # as openssl speed: it counts what it did in a time
     jobs = plan(workloads(iterations=10**6, forks=2), Matrix(engines=("subject", "c")))
     comparison = run(jobs, output=tmp_path / "run.jsonl")
-    counted = [row.estimate.ns_per_op for row in comparison.results if row.engine == "fake subject"]
-    assert len(counted) == 4 and len(comparison.results) == 8
-    assert comparison.metadata["work_seconds"] == pytest.approx(10**6 * sum(counted) / 1e9)
+    counted = [row.estimate.ns_per_op * 10**6 for row in comparison.results if row.engine == "fake subject"]
+    timed = [row.estimate.ns_per_op * row.iterations for row in comparison.results if row.engine != "fake subject"]
+    assert len(counted) == len(timed) == 4
+    assert comparison.metadata["work_seconds"] == pytest.approx((sum(counted) + sum(timed)) / 1e9)
     assert comparison.metadata["workload"]["budget"].startswith("1,000,000 messages of each row, 500,000 a fork")
     work = next(line for line in render("compare", "table", comparison).splitlines() if line.startswith("Work"))
-    assert work.startswith(f"Work     1,000,000 messages of each row at its ns/op: {10**6 * sum(counted) / 1e9:.1f} s")
+    assert work.startswith("Work     1,000,000 messages of each row (those timed where it runs for a time) at its "
+                           f"ns/op: {(sum(counted) + sum(timed)) / 1e9:.1f} s")
     assert run(plan(workloads(forks=2), Matrix(engines=("subject",))), output=tmp_path / "timed.jsonl"
                ).metadata["work_seconds"] is None  # timed rounds: no work was asked
 
