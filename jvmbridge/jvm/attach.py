@@ -236,7 +236,8 @@ def _start_listener(tmp: int, target: Target) -> int:
                 return found
             pause = min(pause * 2, 0.2)
     finally:
-        os.unlink(name, dir_fd=where)
+        with contextlib.suppress(FileNotFoundError):  # another attacher of this JVM (jcmd, a second check) took it
+            os.unlink(name, dir_fd=where)
         os.close(where)
     raise AttachError(f"the JVM opened no attach socket within {SOCKET_WAIT_SECONDS:g} s of SIGQUIT "
                       "(started with -XX:+DisableAttachMechanism?)")
