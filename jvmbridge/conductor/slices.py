@@ -112,7 +112,8 @@ def _answer(command: dict, loop: Loop, cpus: _Cpus) -> dict:
     if command["do"] == "warm":  # where the worker is: aside if told so (serve), else in place
         if loop.warm is not None:
             return {"warmup": loop.warm(command["min_seconds"], command["max_seconds"]).as_dict()}
-        return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity).as_dict()}
+        return {"warmup": warm_up(loop.run, command["min_seconds"], command["max_seconds"], loop.activity,
+                                  in_this_thread=loop.copies == 1).as_dict()}
     cpus.set_aside(False)
     (slice_,) = timed_rounds(loop.run, [command["iterations"]], loop.copies, loop.counters)
     return {"slice": slice_}

@@ -48,25 +48,34 @@ class Warmup:
 
 
 def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None,
-            tolerance: float = STEADY_TOLERANCE) -> Warmup:
-    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass."""
+            tolerance: float = STEADY_TOLERANCE, in_this_thread: bool = True) -> Warmup:
+    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass.
+    ``in_this_thread``: the loop runs on this thread, whose CPU time per operation then judges the
+    speed settled; it leaves out the waits other work on the host causes, which no warm-up outlasts
+    (docs/decisions/0011-warm-ups-judged-by-cpu-time.md)."""
     # One operation first: a single message may take long (64 MiB).
     chunk, total = 1, 0
     recent: list[float] = []
+    paces: list[float] = []
     marks: list[float] = []
     full: list[float] = []
     started = time.perf_counter()
     while True:
-        done, elapsed_ns = _done(chunk, run(chunk))
+        cpu_ns = time.thread_time_ns()
+        result = run(chunk)
+        cpu_ns = time.thread_time_ns() - cpu_ns
+        done, elapsed_ns = _done(chunk, result)
         elapsed_ns = max(elapsed_ns, 1)
         total += done
         recent = (recent + [elapsed_ns / done])[-STEADY_WINDOW:]
+        on_cpu = in_this_thread and not isinstance(result, Counted)  # a self-counting loop runs elsewhere
+        paces = (paces + [max(cpu_ns, 1) / done if on_cpu else elapsed_ns / done])[-STEADY_WINDOW:]
         if elapsed_ns >= CHUNK_SECONDS * 1e9 / 2:  # shorter ones are the timer's and the first calls' noise
             full.append(elapsed_ns / done)
         marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
-        steady = (len(recent) == STEADY_WINDOW and marks[0] == marks[-1]
-                  and (max(recent) - min(recent)) / min(recent) <= tolerance)
+        steady = (len(paces) == STEADY_WINDOW and marks[0] == marks[-1]
+                  and (max(paces) - min(paces)) / min(paces) <= tolerance)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
             return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=recent[-1], chunks=full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:

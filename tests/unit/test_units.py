@@ -1,6 +1,9 @@
 """Pure functions whose mistakes would skew every figure: counts, masks, flags, rounds."""
 from __future__ import annotations
 
+import itertools
+import time
+
 import pytest
 
 from jvmbridge.forks.measure import split_iterations
@@ -223,3 +226,20 @@ def test_the_host_speeds_interval_below_one_percent_is_not_shown_as_zero():
 
     assert (plus_minus(0.0012), plus_minus(0.03)) == ("±0.1%", "±3%")
     assert describe({"speed": 0.95, "relative_error": 0.0012}).endswith("0.95 of its best speed during this run (±0.1%)")
+
+
+def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_elsewhere_does_not():
+    from jvmbridge.forks.measure import warm_up
+
+    waits = itertools.cycle([0.0, 1.0, 0.5])  # every few chunks one waits as long again
+
+    def run(n: int) -> int:  # the same work per operation; ns of wall time, as an engine's loop returns
+        started, cpu = time.perf_counter_ns(), time.thread_time_ns()
+        sum(i * i for i in range(20 * n))
+        time.sleep((time.thread_time_ns() - cpu) / 1e9 * next(waits))  # as if queued behind other work
+        return time.perf_counter_ns() - started
+
+    here = warm_up(run, 0.1, 3.0, tolerance=0.25)
+    assert here.steady and here.seconds < 2.0, here.seconds
+    elsewhere = warm_up(run, 0.1, 1.0, tolerance=0.25, in_this_thread=False)  # as copies in other processes
+    assert not elsewhere.steady and elsewhere.seconds >= 1.0
