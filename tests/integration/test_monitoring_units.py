@@ -95,8 +95,9 @@ _SANDBOX = ('writable=$0; caps=$1; shift; mount --make-rprivate / && mount --bin
             'shift; done; shift; exec setpriv --no-new-privs --bounding-set="$caps" --inh-caps=-all -- "$@"')
 
 
-# What systemd gives a unit without Environment=PATH: not the test's own, whose folders may be under /tmp.
-SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin"
+# What systemd gives a unit without Environment=PATH (`systemd-path search-binaries-default`), not the
+# test's own, whose folders may be under /tmp.
+SYSTEMD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def run_sandboxed(command: list[str], writable: Path, capabilities: str) -> subprocess.CompletedProcess:

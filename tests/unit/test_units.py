@@ -231,15 +231,14 @@ def test_the_host_speeds_interval_below_one_percent_is_not_shown_as_zero():
 def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_elsewhere_does_not():
     from jvmbridge.forks.measure import warm_up
 
-    waits = itertools.cycle([0.0, 1.0, 0.5])  # every few chunks one waits as long again
+    waits = itertools.cycle([0.0, 3.0, 1.5])  # every few chunks one waits three times as long as it runs
 
-    def run(n: int) -> int:  # the same work per operation; ns of wall time, as an engine's loop returns
+    def run(n: int) -> int:  # the same work per operation; its wall time as if queued behind other work
         started, cpu = time.perf_counter_ns(), time.thread_time_ns()
         sum(i * i for i in range(20 * n))
-        time.sleep((time.thread_time_ns() - cpu) / 1e9 * next(waits))  # as if queued behind other work
-        return time.perf_counter_ns() - started
+        return time.perf_counter_ns() - started + round((time.thread_time_ns() - cpu) * next(waits))
 
-    here = warm_up(run, 0.1, 3.0, tolerance=0.25)
-    assert here.steady and here.seconds < 2.0, here.seconds
-    elsewhere = warm_up(run, 0.1, 1.0, tolerance=0.25, in_this_thread=False)  # as copies in other processes
-    assert not elsewhere.steady and elsewhere.seconds >= 1.0
+    here = warm_up(run, 0.1, 3.0, tolerance=0.25, in_this_thread=True)
+    assert here.steady and here.ns_per_op <= here.chunks[-1], here  # sized from the fastest recent chunk
+    elsewhere = warm_up(run, 0.1, 0.5, tolerance=0.25)  # as loops on other threads: their wall time
+    assert not elsewhere.steady and elsewhere.seconds >= 0.5
