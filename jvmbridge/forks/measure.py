@@ -61,27 +61,37 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
     full: list[float] = []
     started = time.perf_counter()
     while True:
-        cpu_ns = time.thread_time_ns()
-        result = run(chunk)
-        cpu_ns = time.thread_time_ns() - cpu_ns
-        done, elapsed_ns = _done(chunk, result)
-        elapsed_ns = max(elapsed_ns, 1)
+        done, elapsed_ns, pace = _chunk(run, chunk, in_this_thread)
         total += done
         recent = (recent + [elapsed_ns / done])[-STEADY_WINDOW:]
-        on_cpu = in_this_thread and not isinstance(result, Counted)  # a self-counting loop runs elsewhere
-        paces = (paces + [max(cpu_ns, 1) / done if on_cpu else elapsed_ns / done])[-STEADY_WINDOW:]
+        paces = (paces + [pace])[-STEADY_WINDOW:]
         if elapsed_ns >= CHUNK_SECONDS * 1e9 / 2:  # shorter ones are the timer's and the first calls' noise
             full.append(elapsed_ns / done)
         marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
-        steady = (len(paces) == STEADY_WINDOW and marks[0] == marks[-1]
-                  and (max(paces) - min(paces)) / min(paces) <= tolerance)
+        steady = _agree(paces, tolerance) and marks[0] == marks[-1]
         if (steady and spent >= min_seconds) or spent >= max_seconds:
             # The fastest recent chunk sizes the slices: the last may have waited (steadiness no longer says).
             return Warmup(iterations=total, seconds=spent, steady=steady, ns_per_op=min(recent), chunks=full)
         if elapsed_ns < CHUNK_SECONDS * 1e9:
             # At most tenfold a step: early chunks run interpreted code and mislead the estimate.
             chunk = max(chunk, min(done * 10, int(done * CHUNK_SECONDS * 1e9 / elapsed_ns)))
+
+
+def _chunk(run: RunLoop, asked: int, in_this_thread: bool) -> tuple[int, int, float]:
+    """(operations, wall ns, ns per operation the steadiness judges) of one warm-up chunk."""
+    cpu_ns = time.thread_time_ns()
+    result = run(asked)
+    cpu_ns = time.thread_time_ns() - cpu_ns
+    done, elapsed_ns = _done(asked, result)
+    elapsed_ns = max(elapsed_ns, 1)
+    on_cpu = in_this_thread and not isinstance(result, Counted)  # a self-counting loop runs elsewhere
+    return done, elapsed_ns, (max(cpu_ns, 1) if on_cpu else elapsed_ns) / done
+
+
+def _agree(paces: list[float], tolerance: float) -> bool:
+    """Whether a full window of chunks agree within ``tolerance`` (relative range)."""
+    return len(paces) == STEADY_WINDOW and (max(paces) - min(paces)) / min(paces) <= tolerance
 
 
 def _done(asked: int, result: "int | Counted") -> tuple[int, int]:
