@@ -57,7 +57,7 @@ class Plan:
 # Quick mode: the message shape, one JMH fork of one 100 ms round, one size, a fork of two 10 ms rounds a row.
 QUICK = Plan(shapes=("message",), jmh_args=("-f", "1", "-wi", "0", "-i", "1", "-r", "100ms"), sizes=(16,),
              speed_seconds=1, jvmbridge=tuple(_common.jvmbridge_command(quick=True)),
-             compare_options=("--forks", "1", "--max-forks", "1", "--rounds", "2", "--round-time", "0.01"))
+             compare_options=("--forks", "1", "--max-forks", "1", "--rounds", "2", "--round-time", "0.1"))
 
 
 def timed(command: list[str], **kwargs) -> tuple[subprocess.CompletedProcess, float]:
