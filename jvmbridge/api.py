@@ -20,11 +20,13 @@ from jvmbridge.trust.launch import settle_scratch_folder
 
 
 def run_comparison(request: CompareRequest, matrix: Matrix, progress: Progress | None = None,
-                   output: Path | None = None, host_name: str | None = None, name: str | None = None) -> Comparison:
-    """``request``'s workloads on ``matrix``, what resolve_matrix found for it."""
+                   output: Path | None = None, host_name: str | None = None, name: str | None = None,
+                   began: float | None = None) -> Comparison:
+    """``request``'s workloads on ``matrix``, what resolve_matrix found for it; its time limit counted
+    from ``began`` (time.monotonic()), else from now."""
     jobs = plan(list(request.workloads), matrix)
     choose_rounds(jobs, host_name)
-    return run(jobs, progress, output, host_name, name, request.time_limit)
+    return run(jobs, progress, output, host_name, name, request.time_limit, began)
 
 
 def compare(iterations: int | float | str | None = None, *, round_time: float = ROUND_SECONDS,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 
 import click
 
@@ -139,6 +140,7 @@ from jvmbridge.sampling.workload import (
                                              "hyperfine's --command-name; default: \"run N\", by start time).")
 def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbose, quiet, host_name, name, **options):
     """JVM AES (intrinsics on/off) against native OpenSSL (AES-NI on/off)."""
+    began = time.monotonic()  # --total-time counts the whole command
     from jvmbridge.api import run_comparison
 
     request, matrix = _request_or_usage_error(java_paths, options)
@@ -147,7 +149,7 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbo
     live = CompareProgress() if wanted(quiet) else None
     try:
         with live or contextlib.nullcontext():
-            comparison = run_comparison(request, matrix, live, output, host_name, name)
+            comparison = run_comparison(request, matrix, live, output, host_name, name, began)
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
     comparison.jmh_columns, comparison.verbose = jmh_columns, verbose

@@ -121,9 +121,11 @@ def left_out(matrix: Matrix) -> dict[str, str]:
 
 
 def run(jobs: list[Job], progress: Progress | None = None, output: Path | None = None,
-        host_name: str | None = None, name: str | None = None, total_time: float | None = None) -> Comparison:
+        host_name: str | None = None, name: str | None = None, total_time: float | None = None,
+        began: float | None = None) -> Comparison:
     """Run ``jobs`` in order, saving each record at once; a failure does not stop the rest. Under
-    ``total_time`` the cheapest run first: what one leaves goes to those after it."""
+    ``total_time`` (counted from ``began``, a time.monotonic(), else now) the cheapest run first: what
+    one leaves goes to those after it."""
     started, load = datetime.datetime.now(datetime.timezone.utc), LoadWatch()
     metadata = _run_metadata(jobs, started, host_name, name, total_time)
     if total_time:
@@ -132,7 +134,7 @@ def run(jobs: list[Job], progress: Progress | None = None, output: Path | None =
     writer.write("run", metadata=metadata)
     record = _Record(writer)
     interrupted = False
-    watch = _Watch(jobs, progress or (lambda update: None), total_time)
+    watch = _Watch(jobs, progress or (lambda update: None), total_time, began)
     try:
         with _CtrlC() as ctrl_c:
             for index, job in enumerate(jobs):
@@ -308,8 +310,9 @@ def _engine_budget(job: Job) -> str:
 class _Watch:
     """Tells ``progress`` where the run stands and holds each job to its share of the time limit."""
 
-    def __init__(self, jobs: list[Job], progress: Progress, total_time: float | None = None):
-        self.jobs, self.progress, self.started = jobs, progress, time.monotonic()
+    def __init__(self, jobs: list[Job], progress: Progress, total_time: float | None = None,
+                 began: float | None = None):
+        self.jobs, self.progress, self.started = jobs, progress, time.monotonic() if began is None else began
         self.forecast = Forecast([_job_plan(job) for job in jobs])
         self.total_time = TimeLimit(total_time, self.forecast) if total_time else None
 
@@ -322,8 +325,8 @@ class _Watch:
         if self.total_time is not None:
             share, first_stage = self.total_time.share(index, job_started - self.started), self.forecast.jobs[index].forks
 
-            def cap(done: int) -> int:
-                return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started)
+            def cap(done: int, next_fork: float | None = None) -> int:
+                return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started, next_fork)
 
         def tell(parts: list[PartSoFar], own_left: float | None = None, ratios: tuple[RatioSoFar, ...] | None = None,
                  finished: bool = False) -> None:

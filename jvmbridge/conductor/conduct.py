@@ -248,7 +248,16 @@ class _Run:
     def forks_planned(self, wanted: int) -> int:
         """``wanted`` forks, at most what --total-time leaves this job."""
         cap = fork_cap()
-        return wanted if cap is None else min(wanted, cap(len(self.forks)))
+        return wanted if cap is None else min(wanted, cap(len(self.forks), self._next_fork_seconds()))
+
+    def _next_fork_seconds(self) -> float | None:
+        """The next fork's seconds as its slowest like it so far: its cycles, and its warm-up where it
+        warms in line; None before a fork."""
+        if not self.forks:
+            return None
+        cycles = max(f.seconds - f.inline_seconds for f in self.forks)
+        in_line = [f.inline_seconds for f in self.forks if not f.warmed_ahead]
+        return cycles + (0.0 if self._warmed_ahead() or not in_line else max(in_line))
 
     def forks_wanted(self) -> int:
         """The first stage, then what its spread asks counting kept forks, plus set-aside replacements."""

@@ -19,6 +19,9 @@ MAX_FORKS = 100  # the most --forks or --max-forks may ask
 # Where the rule chooses the forks, more rarely sharpen a ratio enough to be worth the wait
 # (docs/decisions/0009-a-default-run-of-90-seconds.md).
 TOTAL_TIME = 90.0
+# A time limit leaves this after the last fork: the figures, the table, the saved run
+# (docs/decisions/0009-a-default-run-of-90-seconds.md).
+FINISH_SECONDS = 1.5
 # A time limit cuts even the first stage, down to this: t(0.975, 1) = 12.7, t(0.975, 2) = 4.3.
 FORKS_IN_TIME = 3
 # Few rounds, more forks: forks differ more than rounds (docs/decisions/0001-the-fork-is-the-unit.md).
@@ -159,13 +162,16 @@ class TimeLimit:
         """The seconds job ``index`` may take, starting ``run_elapsed`` into the run."""
         first_stages = [self.forecast.first_stage_seconds(i) for i in range(index, len(self.forecast.jobs))]
         total = sum(first_stages)
-        spare = max(0.0, self.seconds - run_elapsed - total)
+        spare = max(0.0, self.seconds - FINISH_SECONDS - run_elapsed - total)
         return first_stages[0] * (1 + spare / total) if total else spare
 
     @staticmethod
-    def forks(share: float, first_stage: int, done: int, job_elapsed: float) -> int:
-        """The most forks a job of ``share`` seconds may run at its pace, at least FORKS_IN_TIME."""
+    def forks(share: float, first_stage: int, done: int, job_elapsed: float, next_fork: float | None = None) -> int:
+        """The most forks a job of ``share`` seconds may run, at least FORKS_IN_TIME: the next where
+        ``next_fork`` (its forecast seconds; None: the pace so far) fits, then more at the pace so far."""
         if done == 0:
             return first_stage
         per_fork = max(job_elapsed / done, 1e-9)
-        return max(min(first_stage, FORKS_IN_TIME), done + math.floor((share - job_elapsed) / per_fork))
+        left = share - job_elapsed - (per_fork if next_fork is None else next_fork)
+        more = 0 if left < 0 else 1 + math.floor(left / per_fork)
+        return max(min(first_stage, FORKS_IN_TIME), done + more)

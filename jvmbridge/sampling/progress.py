@@ -48,12 +48,14 @@ Progress = Callable[[Update], None]
 # Parts' state, the job's own time left if known, its ratios so far.
 Listener = Callable[[list[PartSoFar], "float | None", "tuple[RatioSoFar, ...] | None"], None]
 _listener: ContextVar[Listener | None] = ContextVar("fork_listener", default=None)
-# The time limit for the running job: the most forks a part may run, given those finished.
-_fork_cap: ContextVar[Callable[[int], int] | None] = ContextVar("fork_cap", default=None)
+# The time limit for the running job: the most forks a part may run, given those finished and the
+# next one's forecast seconds (None: at the pace so far).
+ForkCap = Callable[[int, "float | None"], int]
+_fork_cap: ContextVar[ForkCap | None] = ContextVar("fork_cap", default=None)
 
 
 @contextmanager
-def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> Iterator[None]:
+def listening(listener: Listener, cap: ForkCap | None = None) -> Iterator[None]:
     """While inside, the conductor reports to ``listener`` and plans no more forks than ``cap``
     allows, without a callback threaded through the layers between."""
     tokens = _listener.set(listener), _fork_cap.set(cap)
@@ -64,8 +66,8 @@ def listening(listener: Listener, cap: Callable[[int], int] | None = None) -> It
         _fork_cap.reset(tokens[1])
 
 
-def fork_cap() -> Callable[[int], int] | None:
-    """The running job's time limit, if any: the most forks, given those finished."""
+def fork_cap() -> ForkCap | None:
+    """The running job's time limit, if any: the most forks, given those finished and the next's cost."""
     return _fork_cap.get()
 
 

@@ -176,9 +176,19 @@ def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progr
     wants 12."""
     host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)
     seen: list[Status] = []
-    with listening(lambda parts, seconds_left, ratios: None, cap=lambda done: 7):
+    asked: list[tuple[int, float | None]] = []
+
+    def cap(done: int, next_fork: float | None) -> int:
+        asked.append((done, next_fork))
+        return 7
+
+    with listening(lambda parts, seconds_left, ratios: None, cap=cap):
         conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
+    # The next fork is forecast as the slowest so far: none before the first; never less than a fork's cycles.
+    assert all(next_fork is None for done, next_fork in asked if done == 0)
+    assert all(next_fork >= max(f.seconds - f.inline_seconds for f in conducted.forks[:done])
+               for done, next_fork in asked if done)
     assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
     assert conducted.cut_from == 12  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
 

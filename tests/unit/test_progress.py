@@ -16,7 +16,7 @@ from jvmbridge.comparison.runner import plan, run
 from jvmbridge.engines import ENGINES, Matrix
 from jvmbridge.render import render
 from jvmbridge.results import NoteKind
-from jvmbridge.sampling.policy import Sampling, TimeLimit
+from jvmbridge.sampling.policy import FINISH_SECONDS, Sampling, TimeLimit
 from jvmbridge.sampling.progress import Forecast, JobPlan, PartSoFar, RatioSoFar, Update
 from jvmbridge.sampling.workload import combinations
 
@@ -83,14 +83,15 @@ def test_a_fork_of_settings_in_turns_costs_each_process_its_overhead():
 
 def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to_three_forks():
     # Three jobs of 4 forks first, 1 s a fork: 12 s of first stages; a 30 s limit leaves 18 s.
+    # (The limit's last FINISH_SECONDS are the run's figures, table and file's.)
     forecast = Forecast([JobPlan("c-loop", 1.0, 4, 0.0)] * 3)
-    limit = TimeLimit(30, forecast)
+    limit = TimeLimit(30 + FINISH_SECONDS, forecast)
     assert limit.share(0, 0) == pytest.approx(4 + 18 / 3)  # its first stage, a third of what is left
     assert limit.share(1, 5) == pytest.approx(4 + (25 - 8) / 2)  # the first left 5 s: they go to the others
     assert TimeLimit(5, forecast).share(0, 0) == pytest.approx(4)  # too short: the first stage all the same
     # A JVM job of forks at 3 s, then a C loop's at 1 s: 16 s of first stages, 16 s spare for 32 s.
     # Shared by cost, each may double its forks; shared equally, the JVM's 8 s would buy it 2 forks.
-    dear_and_cheap = TimeLimit(32, Forecast([JobPlan("jvm", 1.0, 4, 2.0), JobPlan("c-loop", 1.0, 4, 0.0)]))
+    dear_and_cheap = TimeLimit(32 + FINISH_SECONDS, Forecast([JobPlan("jvm", 1.0, 4, 2.0), JobPlan("c-loop", 1.0, 4, 0.0)]))
     assert dear_and_cheap.share(0, 0) == pytest.approx(24)
     assert TimeLimit.forks(dear_and_cheap.share(0, 0), 4, 4, 12.0) == 8
     assert TimeLimit.forks(10, 4, 0, 1.0) == 4  # before a fork finished: the first stage
@@ -98,7 +99,10 @@ def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to
     assert TimeLimit.forks(10, 5, 2, 8.0) == 3  # 4 s a fork: the first stage cut, to three forks
     assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
     assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
-    assert TimeLimit.forks(3, 4, 4, 8.0) == 3  # over its share already: no more
+    assert TimeLimit.forks(3, 4, 4, 8.0) == 4  # over its share already: no more
+    # The next fork forecast dearer than the pace so far (its warm-up in line): it must fit itself.
+    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=7.0) == 4
+    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=2.0) == 9  # 2 s, then 4 more at 1 s
 
 
 class SlowForkingFake(ForkingFake):
