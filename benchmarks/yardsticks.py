@@ -1,9 +1,10 @@
 """Which yardstick feels what the rows feel? A default compare's configurations run in the
 conductor's forks as compare runs them, with candidate yardsticks in the same cycles (a quarter
 slice each, as compare's): compare's own two, the AES-NI C loop in cache and the same loop with
-AES-NI masked (OpenSSL's table-based AES, what the JVM falls back to), and two more: a copy of 1 MiB blocks through
-64 MiB (memory bandwidth), and a pointer chase through a random cycle of 64 MiB (a cache and TLB
-miss a step). Per fork, each configuration's figure is its reading as the conductor takes a
+AES-NI masked (OpenSSL's table-based AES, what the JVM falls back to), the same two on 38-byte
+messages (an init, update and final each, as the message rows), and two more: a copy of 1 MiB blocks
+through 64 MiB (memory bandwidth), and a pointer chase through a random cycle of 64 MiB (a cache and
+TLB miss a step). Per fork, each configuration's figure is its reading as the conductor takes a
 yardstick's (conductor.pairing.fork_reading: the lower quartile of its undisturbed slices) and its
 slowdown that figure over its median over the run's forks.
 
@@ -12,10 +13,14 @@ by fork), and of the forks the rows call slowed (every row more than SLOWED slow
 the rows' own account), how many stats.episodes sets aside from that yardstick's readings alone,
 and how many calm forks it sets aside. The choice of yardsticks is made from these figures.
 
-A host's bad moments are rare on a quiet machine; --hog ON,OFF makes some: a memory-bandwidth hog
-(the copy loop below) on every vCPU but the measuring one for ON seconds of every ON+OFF.
+A host's bad moments are rare on a quiet machine; --hog ON,OFF makes some: a hog on every vCPU but
+the measuring one for ON seconds of every ON+OFF: the copy loop below (memory bandwidth), or with
+--hog-kind alloc a Python loop copying 256 MiB into a fresh object each time (page faults, the
+kernel zeroing and freeing memory: the hog beside which default compares had every row slowed);
+--hog-anywhere lets it run on any vCPU, the measuring one too, as another program of the host would.
 
-    python benchmarks/yardsticks.py [FORKS] [--hog ON,OFF]   (default 30 forks; --quick: 2 forks of the C loop)
+    python benchmarks/yardsticks.py [FORKS] [--hog ON,OFF] [--hog-kind copy|alloc] [--hog-anywhere]
+        (default 30 forks, a copy hog; --quick: 2 forks of the C loop)
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ from jvmbridge.comparison.interleaved import (
     TABLE_YARDSTICK_NAME,
     YARDSTICK_NAME,
     InterleavedJob,
+    _spec,
     conducting,
     measuring_cpu,
 )
@@ -53,6 +59,9 @@ from jvmbridge.trust.launch import find_program, launch, run
 
 # A fork whose every row ran this much slower than its median over the run is slowed (an episode).
 SLOWED = 0.05
+MESSAGE_YARDSTICK = Workload(Operation(key_bits=128, mode="cbc", message_bytes=38, shape="message"), Sampling())
+MESSAGE_NAME = "yardstick: C loop, AES-128-CBC, 38-byte messages, AES-NI as the CPU offers"
+MESSAGE_TABLE_NAME = "yardstick: C loop, AES-128-CBC, 38-byte messages, AES-NI masked (table-based AES)"
 MEMORY_NAME = "yardstick: copy 1 MiB blocks through 64 MiB (memory bandwidth)"
 CHASE_NAME = "yardstick: pointer chase through a random cycle of 64 MiB (a cache miss a step)"
 MEMORY_BYTES = 64 << 20
@@ -158,11 +167,12 @@ class InProcess:
         pass
 
 
-def hogging(library: Path, cpus: set[int], on_seconds: float, off_seconds: float) -> Callable[[], None]:
-    """A memory-bandwidth hog on ``cpus`` for ``on_seconds`` of every ``on_seconds + off_seconds``,
-    until the function returned is called."""
-    code = (f"import ctypes, os\nos.sched_setaffinity(0, {sorted(cpus)})\nloops = ctypes.CDLL({str(library)!r})\n"
-            f"loops.setup({MEMORY_BYTES})\nwhile True: loops.copy_blocks(64)")
+def hogging(library: Path, cpus: set[int], on_seconds: float, off_seconds: float, kind: str) -> Callable[[], None]:
+    """A hog of ``kind`` (copy, alloc: see the module's doc) on ``cpus`` for ``on_seconds`` of every
+    ``on_seconds + off_seconds``, until the function returned is called."""
+    loop = (f"loops = ctypes.CDLL({str(library)!r})\nloops.setup({MEMORY_BYTES})\nwhile True: loops.copy_blocks(64)"
+            if kind == "copy" else "held = bytearray(256 << 20)\nwhile True: copied = bytes(held)")
+    code = f"import ctypes, os\nos.sched_setaffinity(0, {sorted(cpus)})\n{loop}"
     done = threading.Event()
 
     def alternate() -> None:
@@ -203,6 +213,8 @@ def main() -> None:
     parser = _common.parser(__doc__)
     parser.add_argument("forks", nargs="?", type=int, default=30)
     parser.add_argument("--hog", metavar="ON,OFF", help="a memory hog on the other vCPUs ON s of every ON+OFF s")
+    parser.add_argument("--hog-kind", choices=("copy", "alloc"), default="copy", help="the hog's loop (default copy)")
+    parser.add_argument("--hog-anywhere", action="store_true", help="the hog on any vCPU, not only the others")
     args = parser.parse_args()
     _common.begin(args)
     _common.own_data_home()
@@ -220,19 +232,22 @@ def main() -> None:
             loops = memory_loops(Path(scratch))
         except CLoopUnavailable as e:
             _common.skip(args, str(e))
-        workers = {**given.workers, MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
+        messages = dict(zip((MESSAGE_NAME, MESSAGE_TABLE_NAME), c_loop.sliced([(MESSAGE_YARDSTICK, "")], matrix)))
+        workers = {**given.workers, **{name: _spec(stick, cpu) for name, stick in messages.items()},
+                   MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
         configurations = [*given.configurations, *(Configuration(label=name, worker=name, part=0, counted=False)
-                                                   for name in (MEMORY_NAME, CHASE_NAME))]
+                                                   for name in (*messages, MEMORY_NAME, CHASE_NAME))]
         stop_hog = None
         if args.hog and cpu is not None:
             on_seconds, off_seconds = (float(part) for part in args.hog.split(","))
-            stop_hog = hogging(Path(scratch) / "memory_loops.so", os.sched_getaffinity(0) - {cpu}, on_seconds, off_seconds)
+            cpus = os.sched_getaffinity(0) - (set() if args.hog_anywhere else {cpu})
+            stop_hog = hogging(Path(scratch) / "memory_loops.so", cpus, on_seconds, off_seconds, args.hog_kind)
         try:
             conducted = conduct(workers, configurations, given.asked, Pace(min_forks=forks, max_forks=forks))
         finally:
             if stop_hog is not None:
                 stop_hog()
-    yardsticks = [YARDSTICK_NAME, TABLE_YARDSTICK_NAME, MEMORY_NAME, CHASE_NAME]
+    yardsticks = [YARDSTICK_NAME, TABLE_YARDSTICK_NAME, MESSAGE_NAME, MESSAGE_TABLE_NAME, MEMORY_NAME, CHASE_NAME]
     figures = {label: [fork_reading(f.slices[label]) if label in f.slices else None for f in conducted.forks]
                for label in rows + yardsticks}
     _common.save(args, {"forks": len(conducted.forks), "figures": figures})  # kept should the analysis fail
