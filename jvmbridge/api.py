@@ -1,6 +1,7 @@
 """The Python API: the same comparison as `jvmbridge compare`, returned as a pandas DataFrame."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -51,6 +52,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
 
     Raises ValueError for bad arguments (including a path that is not a JVM).
     """
+    began = time.monotonic()  # a time limit counts the whole call
     settle_scratch_folder()  # as the command line does: run as root, no scratch folder in a user's $TMPDIR
     trust_any_jvm_arg(trust_jvm_arg)  # run as root, jvm_arg of any form (jvm.optionfiles), as --trust-jvm-arg
     request = CompareRequest(
@@ -63,7 +65,7 @@ def compare(iterations: int | float | str | None = None, *, round_time: float = 
         classpath=_values(classpath), openssl=openssl, openssl_arg=_values(openssl_arg), shared_jvm=shared_jvm,
         interleave=interleave)
     comparison = run_comparison(request, resolve_matrix(request), progress, Path(output) if output else None,
-                                host_name, name)
+                                host_name, name, began)
     frame = comparison.frame
     frame.attrs.update(metadata=comparison.metadata, ratios=[r.as_dict() for r in comparison.ratios],
                        findings={index: note.as_dict() for index, note in comparison.overhead.items()},

@@ -245,19 +245,14 @@ class _Run:
         return {ratio.label: over_forks([r for _, r in per_fork], self.pace.min_forks)
                 for ratio in self.asked if (per_fork := self.per_fork(ratio))}
 
-    def forks_planned(self, wanted: int) -> int:
-        """``wanted`` forks, at most what --total-time leaves this job."""
+    def forks_planned(self, wanted: int, warmed_ahead: bool | None = None) -> int:
+        """``wanted`` forks, at most what --total-time leaves this job; ``warmed_ahead``: whether the
+        fork about to run was warmed up aside (default: as the run stands between forks)."""
         cap = fork_cap()
-        return wanted if cap is None else min(wanted, cap(len(self.forks), self._next_fork_seconds()))
-
-    def _next_fork_seconds(self) -> float | None:
-        """The next fork's seconds as its slowest like it so far: its cycles, and its warm-up where it
-        warms in line; None before a fork."""
-        if not self.forks:
-            return None
-        cycles = max(f.seconds - f.inline_seconds for f in self.forks)
-        in_line = [f.inline_seconds for f in self.forks if not f.warmed_ahead]
-        return cycles + (0.0 if self._warmed_ahead() or not in_line else max(in_line))
+        if cap is None:
+            return wanted
+        ahead = self._warmed_ahead() if warmed_ahead is None else warmed_ahead
+        return min(wanted, cap(len(self.forks), next_fork_seconds(self.forks, ahead)))
 
     def forks_wanted(self) -> int:
         """The first stage, then what its spread asks counting kept forks, plus set-aside replacements."""
@@ -377,7 +372,7 @@ class _Run:
         try:
             self._fail_all(_set_up(handles, fork.identity))
             ready = _ready(handles, fork.identity)
-            another = self._another_follows(planned)
+            another = self._another_follows(planned, warmed_ahead)
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead()  # they start while this fork warms up
             if not warmed_ahead:
@@ -401,9 +396,9 @@ class _Run:
         """Whether the next fork's workers were warmed up during the fork before."""
         return self.ahead is not None and self.ahead.warming is not None
 
-    def _another_follows(self, planned: int) -> bool:
-        """Whether another fork follows the one now starting: planned, or likely."""
-        return len(self.forks) + 1 < planned or self._likely_more()
+    def _another_follows(self, planned: int, warmed_ahead: bool) -> bool:
+        """Whether another fork follows the one now starting (``warmed_ahead`` or not): planned, or likely."""
+        return len(self.forks) + 1 < planned or self._likely_more(warmed_ahead)
 
     def _keep(self, fork: Fork, started: float) -> None:
         """Add ``fork`` to the run's forks."""
@@ -524,12 +519,12 @@ class _Run:
                 errors[key] = e
         return handles
 
-    def _likely_more(self) -> bool:
-        """At the first stage's last fork, whether the forks so far already ask for more."""
+    def _likely_more(self, warmed_ahead: bool) -> bool:
+        """At the first stage's last fork (``warmed_ahead`` or not), whether the forks so far already ask for more."""
         first = self.pace.min_forks
         if not 2 <= len(self.forks) == first - 1:
             return False
-        return self.forks_planned(self._spread_asks()) > first
+        return self.forks_planned(self._spread_asks(), warmed_ahead) > first
 
     def _undisturbed(self) -> bool:
         """Whether the fork before ran undisturbed enough to warm the next aside: warm-ups on the other
@@ -641,6 +636,15 @@ class _Run:
                          interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
+
+
+def next_fork_seconds(forks: Sequence[Fork], warmed_ahead: bool) -> float | None:
+    """A fork's seconds as the slowest finished fork warmed up as it is (aside, or in line), else the
+    slowest of all; None before the first. The time limit admits a fork by this."""
+    if not forks:
+        return None
+    alike = [f.seconds for f in forks if f.warmed_ahead == warmed_ahead]
+    return max(alike or [f.seconds for f in forks])
 
 
 def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[str, Worker]:

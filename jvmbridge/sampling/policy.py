@@ -167,11 +167,9 @@ class TimeLimit:
 
     @staticmethod
     def forks(share: float, first_stage: int, done: int, job_elapsed: float, next_fork: float | None = None) -> int:
-        """The most forks a job of ``share`` seconds may run, at least FORKS_IN_TIME: the next where
-        ``next_fork`` (its forecast seconds; None: the pace so far) fits, then more at the pace so far."""
+        """The most forks a job of ``share`` seconds may run, each at ``next_fork`` seconds (the next
+        fork's forecast; None: the pace so far), at least FORKS_IN_TIME."""
         if done == 0:
             return first_stage
-        per_fork = max(job_elapsed / done, 1e-9)
-        left = share - job_elapsed - (per_fork if next_fork is None else next_fork)
-        more = 0 if left < 0 else 1 + math.floor(left / per_fork)
-        return max(min(first_stage, FORKS_IN_TIME), done + more)
+        per_fork = max(job_elapsed / done if next_fork is None else next_fork, 1e-9)
+        return max(min(first_stage, FORKS_IN_TIME), done + math.floor((share - job_elapsed) / per_fork))

@@ -13,7 +13,7 @@ import statistics
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import Asked, Configuration, Pace, Status, WorkerSpec, conduct
+from jvmbridge.conductor.conduct import Asked, Configuration, Fork, Pace, Status, WorkerSpec, conduct, next_fork_seconds
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
@@ -185,12 +185,24 @@ def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progr
     with listening(lambda parts, seconds_left, ratios: None, cap=cap):
         conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
-    # The next fork is forecast as the slowest so far: none before the first; never less than a fork's cycles.
-    assert all(next_fork is None for done, next_fork in asked if done == 0)
-    assert all(next_fork >= max(f.seconds - f.inline_seconds for f in conducted.forks[:done])
-               for done, next_fork in asked if done)
+    # The cap is told each next fork's forecast (conduct.next_fork_seconds): none before the first fork.
+    assert [next_fork is None for done, next_fork in asked] == [done == 0 for done, _ in asked]
     assert seen[-1].forks_planned == 7 and seen[-1].forks_wanted == 12
     assert conducted.cut_from == 12  # what the rows' notes say the limit cut (comparison.interleaved._tell_done)
+
+
+def test_a_fork_is_forecast_as_the_slowest_finished_fork_warmed_up_as_it_will_be():
+    """What the time limit admits a fork by: a fork warmed up in line (its warm-ups before its cycles)
+    costs more than one warmed up aside during the fork before; the slowest of its kind, else of all."""
+    def fork(seconds: float, warmed_ahead: bool) -> Fork:
+        return Fork(number=0, seconds=seconds, inline_seconds=4.0 if not warmed_ahead else 1.0, warmed_ahead=warmed_ahead)
+
+    assert next_fork_seconds([], warmed_ahead=False) is None
+    first = fork(15.0, warmed_ahead=False)
+    assert next_fork_seconds([first], warmed_ahead=True) == 15.0  # none warmed aside yet: the slowest of all
+    forks = [first, fork(11.0, True), fork(10.5, True), fork(12.0, True), fork(17.0, False)]
+    assert next_fork_seconds(forks, warmed_ahead=True) == 12.0
+    assert next_fork_seconds(forks, warmed_ahead=False) == 17.0
 
 
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():

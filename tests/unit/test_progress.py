@@ -99,10 +99,12 @@ def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to
     assert TimeLimit.forks(10, 5, 2, 8.0) == 3  # 4 s a fork: the first stage cut, to three forks
     assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
     assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
-    assert TimeLimit.forks(3, 4, 4, 8.0) == 4  # over its share already: no more
-    # The next fork forecast dearer than the pace so far (its warm-up in line): it must fit itself.
+    assert TimeLimit.forks(3, 4, 4, 8.0) == 3  # over its share already: no more
+    # Forks forecast dearer than the pace so far (warm-ups in line): the next must fit at that.
     assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=7.0) == 4
-    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=2.0) == 9  # 2 s, then 4 more at 1 s
+    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=2.0) == 7  # 6 s left, 2 s each
+    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=6.0) == 5  # exactly fits
+    assert TimeLimit.forks(10, 5, 2, 8.0, next_fork=9.0) == 3  # never under three forks, though it would not fit
 
 
 class SlowForkingFake(ForkingFake):
