@@ -90,8 +90,8 @@ def test_fleet_reports_exactly_the_hosts_and_jvms_that_are_off_wrong_or_unreacha
         "app-1": f"jvmbridge_command='{here}' jvmbridge_check_args='--pid {aes_off_jvm}'",
         # A JDK whose CTR intrinsic computes wrong bytes on this CPU (Temurin 17.0.3, JDK-8292158).
         "batch-1": f"jvmbridge_command='{here}' jvmbridge_check_args='--java {known_bad_jdk} --mode ctr'",
-        # No jvmbridge yet: the play installs the wheel into a venv first.
-        "new-1": f"jvmbridge_venv={tmp_path / 'venv'} jvmbridge_python={sys.executable} "
+        # No jvmbridge yet: the play installs the wheel into a venv first (its path has a space).
+        "new-1": f"jvmbridge_venv='{tmp_path / 'a venv'}' jvmbridge_python={sys.executable} "
                  "jvmbridge_check_args='--no-verify --mode cbc'",
     }
     lines = [f"{name} ansible_host=127.0.0.1 ansible_port={start()} {variables}" for name, variables in hosts.items()]
@@ -124,6 +124,7 @@ def test_fleet_reports_exactly_the_hosts_and_jvms_that_are_off_wrong_or_unreacha
     assert verdicts[("app-1", "CBC")]["jvm"].startswith(f"pid {aes_off_jvm} ")
     assert {verdicts[("web-1", mode)]["status"] for mode in ("CBC", "CTR", "GCM")} == {"active"}
     assert verdicts[("new-1", "CBC")]["status"] == "active"
+    assert (tmp_path / "a venv" / "bin" / "jvmbridge").exists()  # checked by the wheel installed there
     assert report["summary"].startswith("5 hosts, 4 JDKs and JVMs checked; 1 computing WRONG bytes: batch-1 ")
     assert "1 host not checked: gone-1" in report["summary"]
     # The saved folder reports the same later, as a table.
