@@ -631,9 +631,8 @@ class _Run:
                 for label, ns in speeds.items()}
 
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
-        wanted = self.forks_wanted()
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted, cut_from=wanted if wanted > self.forks_planned(wanted) else 0,
+                         interrupted=interrupted, cut_from=self.forks_wanted() if self.out_of_time else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
 
