@@ -40,9 +40,9 @@ from jvmbridge.comparison.interleaved import (
     TABLE_YARDSTICK_NAME,
     YARDSTICK_NAME,
     InterleavedJob,
-    _spec,
     conducting,
     measuring_cpu,
+    worker_spec,
 )
 from jvmbridge.comparison.runner import plan
 from jvmbridge.conductor.conduct import Configuration, Pace, WorkerSpec, conduct
@@ -233,7 +233,7 @@ def main() -> None:
         except CLoopUnavailable as e:
             _common.skip(args, str(e))
         messages = dict(zip((MESSAGE_NAME, MESSAGE_TABLE_NAME), c_loop.sliced([(MESSAGE_YARDSTICK, "")], matrix)))
-        workers = {**given.workers, **{name: _spec(stick, cpu) for name, stick in messages.items()},
+        workers = {**given.workers, **{name: worker_spec(stick, cpu) for name, stick in messages.items()},
                    MEMORY_NAME: in_process_spec(loops.copy_blocks, cpu), CHASE_NAME: in_process_spec(loops.chase, cpu)}
         configurations = [*given.configurations, *(Configuration(label=name, worker=name, part=0, counted=False)
                                                    for name in (*messages, MEMORY_NAME, CHASE_NAME))]

@@ -88,11 +88,11 @@ def conducting(job: InterleavedJob) -> Conducting:
     # In turns one worker runs at a time on every vCPU: pinning a JVM would size its collector for one.
     cpu = None if job.turns else measuring_cpu()
     groups = _parts_by_setting(job)
-    workers = {str(i): _spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
+    workers = {str(i): worker_spec(setting, cpu) for i, (_, setting) in enumerate(job.settings)}
     configurations = [Configuration(label=part.label, worker=str(i), part=index) for i, parts in enumerate(groups)
                       for index, part in enumerate(parts)]
     for name, stick in zip((YARDSTICK_NAME, TABLE_YARDSTICK_NAME), yardsticks(job)):
-        workers[name] = _spec(stick, cpu)
+        workers[name] = worker_spec(stick, cpu)
         configurations.append(Configuration(label=name, worker=name, part=0, counted=False))
     return Conducting(workers=workers, configurations=configurations, asked=asked(job.settings, groups), groups=groups)
 
@@ -166,7 +166,8 @@ def _parts_by_setting(job: InterleavedJob) -> list[list[Part]]:
     return [list(itertools.islice(parts, len(setting.workloads))) for _, setting in job.settings]
 
 
-def _spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
+def worker_spec(setting: Sliced, cpu: int | None) -> WorkerSpec:
+    """How the conductor starts ``setting``'s worker, its measuring thread on ``cpu``."""
     def start() -> WorkerProcess:
         return WorkerProcess(setting.module, {**setting.request, "measuring_cpu": cpu}, setting.env, setting.on_hang)
 
