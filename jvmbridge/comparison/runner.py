@@ -325,7 +325,7 @@ class _Watch:
         if self.total_time is not None:
             share, first_stage = self.total_time.share(index, job_started - self.started), self.forecast.jobs[index].forks
 
-            def cap(done: int, next_fork: float | None = None) -> int:
+            def cap(done: int, next_fork: float | None) -> int:
                 return TimeLimit.forks(share, first_stage, done, time.monotonic() - job_started, next_fork)
 
         def tell(parts: list[PartSoFar], own_left: float | None = None, ratios: tuple[RatioSoFar, ...] | None = None,

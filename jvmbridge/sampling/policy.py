@@ -166,10 +166,9 @@ class TimeLimit:
         return first_stages[0] * (1 + spare / total) if total else spare
 
     @staticmethod
-    def forks(share: float, first_stage: int, done: int, job_elapsed: float, next_fork: float | None = None) -> int:
+    def forks(share: float, first_stage: int, done: int, job_elapsed: float, next_fork: float | None) -> int:
         """The most forks a job of ``share`` seconds may run, each at ``next_fork`` seconds (the next
-        fork's forecast; None: the pace so far), at least FORKS_IN_TIME."""
-        if done == 0:
+        fork's forecast; None before the first fork: the first stage), at least FORKS_IN_TIME."""
+        if done == 0 or next_fork is None:
             return first_stage
-        per_fork = max(job_elapsed / done if next_fork is None else next_fork, 1e-9)
-        return max(min(first_stage, FORKS_IN_TIME), done + math.floor((share - job_elapsed) / per_fork))
+        return max(min(first_stage, FORKS_IN_TIME), done + math.floor((share - job_elapsed) / max(next_fork, 1e-9)))

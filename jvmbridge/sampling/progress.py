@@ -49,7 +49,7 @@ Progress = Callable[[Update], None]
 Listener = Callable[[list[PartSoFar], "float | None", "tuple[RatioSoFar, ...] | None"], None]
 _listener: ContextVar[Listener | None] = ContextVar("fork_listener", default=None)
 # The time limit for the running job: the most forks a part may run, given those finished and the
-# next one's forecast seconds (None: at the pace so far).
+# next one's forecast seconds (None before the first).
 ForkCap = Callable[[int, "float | None"], int]
 _fork_cap: ContextVar[ForkCap | None] = ContextVar("fork_cap", default=None)
 

@@ -93,13 +93,13 @@ def test_a_total_time_shares_the_rest_out_by_cost_and_cuts_even_a_first_stage_to
     # Shared by cost, each may double its forks; shared equally, the JVM's 8 s would buy it 2 forks.
     dear_and_cheap = TimeLimit(32 + FINISH_SECONDS, Forecast([JobPlan("jvm", 1.0, 4, 2.0), JobPlan("c-loop", 1.0, 4, 0.0)]))
     assert dear_and_cheap.share(0, 0) == pytest.approx(24)
-    assert TimeLimit.forks(dear_and_cheap.share(0, 0), 4, 4, 12.0) == 8
-    assert TimeLimit.forks(10, 4, 0, 1.0) == 4  # before a fork finished: the first stage
-    assert TimeLimit.forks(10, 4, 2, 2.0) == 10  # 8 s left at 1 s a fork
-    assert TimeLimit.forks(10, 5, 2, 8.0) == 3  # 4 s a fork: the first stage cut, to three forks
-    assert TimeLimit.forks(10, 4, 4, 4.0) == 10  # 6 s left at 1 s a fork
-    assert TimeLimit.forks(10, 4, 6, 9.0) == 6  # 1.5 s a fork: the next would not fit
-    assert TimeLimit.forks(3, 4, 4, 8.0) == 3  # over its share already: no more
+    assert TimeLimit.forks(dear_and_cheap.share(0, 0), 4, 4, 12.0, next_fork=3.0) == 8
+    assert TimeLimit.forks(10, 4, 0, 1.0, next_fork=None) == 4  # before a fork finished: the first stage
+    assert TimeLimit.forks(10, 4, 2, 2.0, next_fork=1.0) == 10  # 8 s left at 1 s a fork
+    assert TimeLimit.forks(10, 5, 2, 8.0, next_fork=4.0) == 3  # 4 s a fork: the first stage cut, to three forks
+    assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=1.0) == 10  # 6 s left at 1 s a fork
+    assert TimeLimit.forks(10, 4, 6, 9.0, next_fork=1.5) == 6  # 1.5 s a fork: the next would not fit
+    assert TimeLimit.forks(3, 4, 4, 8.0, next_fork=2.0) == 3  # over its share already: no more
     # Forks forecast dearer than the pace so far (warm-ups in line): the next must fit at that.
     assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=7.0) == 4
     assert TimeLimit.forks(10, 4, 4, 4.0, next_fork=2.0) == 7  # 6 s left, 2 s each
