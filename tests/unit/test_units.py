@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import mmap
 import time
 
 import pytest
@@ -242,3 +243,26 @@ def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_e
     assert here.steady and here.ns_per_op <= here.chunks[-1], here  # sized from the fastest recent chunk
     elsewhere = warm_up(run, 0.1, 0.5, tolerance=0.25)  # as loops on other threads: their wall time
     assert not elsewhere.steady and elsewhere.seconds >= 0.5
+
+
+def test_a_warm_up_lasts_while_its_thread_touches_fresh_memory():
+    """As a JVM's loop allocating into a heap no collection has passed over: its speed looks settled,
+    but each fresh page still costs it a fault."""
+    from jvmbridge.forks.measure import warm_up
+
+    fresh, touched = mmap.mmap(-1, 128 << 20), 0  # anonymous pages, none touched yet
+    until = time.perf_counter() + 0.4
+
+    def run(n: int) -> int:
+        nonlocal touched
+        started = time.perf_counter_ns()
+        for _ in range(n):
+            sum(i * i for i in range(1000))
+            if time.perf_counter() < until and touched < len(fresh):
+                fresh[touched] = 1  # a page's first touch: a minor fault
+                touched += mmap.PAGESIZE
+        return time.perf_counter_ns() - started
+
+    with fresh:
+        warmup = warm_up(run, 0.1, 3.0, tolerance=0.25, in_this_thread=True)
+    assert warmup.steady and warmup.seconds >= 0.4, warmup
