@@ -31,9 +31,10 @@ MAX_ROUNDS = 1000
 # Keeps timer and call costs far below 0.1%, and rides out a scheduler hiccup.
 ROUND_SECONDS = 0.5
 MAX_ROUND_SECONDS = 3600.0
-# Timer and round trip under 0.1%, one host speed a cycle (docs/decisions/0002-paired-slices.md).
+# Timer and round trip under 0.1%, one host speed a cycle (docs/decisions/0002-paired-slices.md);
+# ten cycles once warm-ups outlast fresh memory (docs/decisions/0012-warm-ups-through-fresh-memory-and-ten-cycles.md).
 SLICE_SECONDS = 0.05
-CYCLES = 20
+CYCLES = 10
 # A warm-up not steady by then shows in its first slices, set aside (docs/decisions/0006-warm-up.md).
 SLICE_WARMUP_MAX_SECONDS = 3.0
 # The yardstick's share of a slice: its figure needs far less than a ratio's sides

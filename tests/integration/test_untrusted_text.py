@@ -13,7 +13,7 @@ from helpers import EVIL, FORMULAS, SHOWN, run_cli
 
 def test_run_and_host_names_reach_csv_as_text(tmp_path):
     # The least run that saves its names: one setting's worker after the other, one shape (the conductor's
-    # default way would run both shapes beside two yardsticks, 20 cycles of slices: 18 s against 2 s).
+    # default way would run both shapes beside two yardsticks, cycle after cycle of slices: several times as long).
     once = ["--engine", "pyca", "--round-time", "0.01", "--rounds", "1", "--forks", "1", "--max-forks", "1", "--quiet",
             "--no-interleave", "--shape", "message"]
     runs = [tmp_path / "one.jsonl", tmp_path / "two.jsonl"]

@@ -162,7 +162,7 @@ def comparisons(draw):
     sizes = draw(st.lists(st.sampled_from([0, 16, 38, 1024, 16384]), min_size=1, max_size=3, unique=True))
     shapes = draw(st.lists(st.sampled_from(["message", "stream"]), min_size=1, max_size=2, unique=True))
     directions = draw(st.lists(st.sampled_from(["encrypt", "decrypt"]), min_size=1, max_size=2, unique=True))
-    # One fork (no interval) or several: more only make the fake run longer (each fork is 20 cycles of
+    # One fork (no interval) or several: more only make the fake run longer (each fork is CYCLES cycles of
     # every row, and the conductor's judging of them grows with forks x slices), not its documents.
     forks = draw(st.integers(1, 3))
     sampling = Sampling(rounds=draw(st.integers(1, 4)), forks=forks, max_forks=forks)
