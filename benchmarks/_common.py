@@ -78,7 +78,7 @@ def own_data_home() -> None:
 def short_warm_ups() -> None:
     """Warm-ups of at most half a second in compare's engines: on a busy machine a JVM never settles and
     each fork would wait out the 15 s cap, which proving the code path does not need. And the
-    conductor's forks (interleaved, compare's default) four cycles of 10 ms slices, not twenty of 50."""
+    conductor's forks (interleaved, compare's default) four cycles of 10 ms slices, not ten of 50."""
     from jvmbridge.comparison import interleaved
     from jvmbridge.engines import jvm, native
 

@@ -7,7 +7,7 @@ compare runs `openssl speed` in the conductor's slices (native/speed_worker.py):
 process of its own, stopped with the signal of its own alarm when its time is up, its operations
 over the time from its start line to the signal. In turns, per size and AES-NI setting, in an
 order drawn each turn: one run of 1 s as `openssl speed` times it itself (its clock counts 10 ms
-ticks) and 20 slices of 50 ms on the measuring vCPU, as compare runs them. Printed: the slices'
+ticks) and 20 slices of 50 ms on the measuring vCPU, compare's slices. Printed: the slices'
 median and lower quartile against the whole second's figure (median over turns), and how long a
 slice's window holds something other than its loop (the key set-up after its start line): from
 runs of 25 and 200 ms in pairs, the time a run's operations do not account for at the longer

@@ -36,7 +36,7 @@ class Loop:
     """One part of a worker: its timed loop and what else to read around each slice."""
     run: RunLoop
     evidence: Callable[[], dict]  # what the loop computed, read after the fork's last slice
-    activity: Activity | None = None  # a counter that moves while the code still changes (the JIT's)
+    activity: Activity | None = None  # moves while what the loop runs still changes (a JVM's JIT, heap)
     counters: dict[str, Activity] = field(default_factory=dict)  # read around each slice (gc_ms, jit_ms)
     # Its own warm-up (min_seconds, max_seconds) -> Warmup, else chunks until steady.
     warm: Callable[[float, float], Warmup] | None = None

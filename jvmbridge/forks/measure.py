@@ -23,12 +23,11 @@ class Counted(NamedTuple):
 
 
 RunLoop = Callable[[int], "int | Counted"]
-# Moves while the engine still changes its code (the JIT's compile time): interpreted or C1 code
-# can look steady while C2 still works.
+# Moves while the engine still changes what it runs: the JIT's compiles (interpreted or C1 code can
+# look steady while C2 still works), a JVM heap's first pass (fresh_memory).
 Activity = Callable[[], int]
-# A chunk whose thread took a minor page fault more often than this still touches memory for the first
-# time (a JVM's fresh heap, until its collections have passed over it): at about a microsecond a
-# fault, 1% of its time (docs/decisions/0012-warm-ups-through-fresh-memory-and-ten-cycles.md).
+# A process taking a minor page fault more often than this still touches memory for the first time:
+# at about a microsecond a fault, 1% of its time (docs/decisions/0012-warm-ups-through-fresh-memory-and-ten-cycles.md).
 FAULT_SPACING_NS = 100_000
 
 # Keeps the per-chunk timer and call cost negligible.
@@ -54,8 +53,8 @@ class Warmup:
 
 def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Activity | None = None,
             tolerance: float = STEADY_TOLERANCE, in_this_thread: bool = False) -> Warmup:
-    """Run chunks until their speed settles, ``activity`` stays still and this thread no longer faults
-    in fresh memory, or ``max_seconds`` pass. ``in_this_thread``: the loop runs on this thread, whose CPU time per operation then judges the
+    """Run chunks until their speed settles and ``activity`` stays still, or ``max_seconds`` pass.
+    ``in_this_thread``: the loop runs on this thread, whose CPU time per operation then judges the
     speed settled; it leaves out the waits other work on the host causes, which no warm-up outlasts
     (docs/decisions/0011-warm-ups-judged-by-cpu-time.md)."""
     # One operation first: a single message may take long (64 MiB).
@@ -64,17 +63,15 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
     paces: list[float] = []
     marks: list[float] = []
     full: list[float] = []
-    faulting = 0  # chunks so far that touched fresh memory
     started = time.perf_counter()
     while True:
-        done, elapsed_ns, pace, faults = _chunk(run, chunk, in_this_thread)
-        faulting += faults * FAULT_SPACING_NS > elapsed_ns
+        done, elapsed_ns, pace = _chunk(run, chunk, in_this_thread)
         total += done
         recent = (recent + [elapsed_ns / done])[-STEADY_WINDOW:]
         paces = (paces + [pace])[-STEADY_WINDOW:]
         if elapsed_ns >= CHUNK_SECONDS * 1e9 / 2:  # shorter ones are the timer's and the first calls' noise
             full.append(elapsed_ns / done)
-        marks = (marks + [(activity() if activity else 0) + faulting])[-STEADY_WINDOW:]
+        marks = (marks + [activity() if activity else 0])[-STEADY_WINDOW:]
         spent = time.perf_counter() - started
         steady = _agree(paces, tolerance) and marks[0] == marks[-1]
         if (steady and spent >= min_seconds) or spent >= max_seconds:
@@ -85,21 +82,36 @@ def warm_up(run: RunLoop, min_seconds: float, max_seconds: float, activity: Acti
             chunk = max(chunk, min(done * 10, int(done * CHUNK_SECONDS * 1e9 / elapsed_ns)))
 
 
-def _chunk(run: RunLoop, asked: int, in_this_thread: bool) -> tuple[int, int, float, int]:
-    """(operations, wall ns, ns per operation the steadiness judges, this thread's minor page faults)
-    of one warm-up chunk."""
-    faults, cpu_ns = _minor_faults(), time.thread_time_ns()
-    result = run(asked)
-    cpu_ns, faults = time.thread_time_ns() - cpu_ns, _minor_faults() - faults
-    done, elapsed_ns = _done(asked, result)
-    elapsed_ns = max(elapsed_ns, 1)
-    on_cpu = in_this_thread and not isinstance(result, Counted)  # a self-counting loop runs elsewhere
-    return done, elapsed_ns, (max(cpu_ns, 1) if on_cpu else elapsed_ns) / done, faults
+def fresh_memory() -> Activity:
+    """Moves at each reading (one a warm-up chunk) after which this process took minor page faults more
+    often than one per FAULT_SPACING_NS: a JVM allocating into a heap its collections have not yet
+    passed over, slow until they have. Every thread's faults: with --threads the loops run on others."""
+    last, moved = (_minor_faults(), time.perf_counter_ns()), 0
+
+    def activity() -> int:
+        nonlocal last, moved
+        now = (_minor_faults(), time.perf_counter_ns())
+        moved += (now[0] - last[0]) * FAULT_SPACING_NS > now[1] - last[1]
+        last = now
+        return moved
+
+    return activity
 
 
 def _minor_faults() -> int:
-    """This thread's minor page faults so far: a JVM's loop called through JPype runs on it."""
-    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    """This process's minor page faults so far, its every thread's."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _chunk(run: RunLoop, asked: int, in_this_thread: bool) -> tuple[int, int, float]:
+    """(operations, wall ns, ns per operation the steadiness judges) of one warm-up chunk."""
+    cpu_ns = time.thread_time_ns()
+    result = run(asked)
+    cpu_ns = time.thread_time_ns() - cpu_ns
+    done, elapsed_ns = _done(asked, result)
+    elapsed_ns = max(elapsed_ns, 1)
+    on_cpu = in_this_thread and not isinstance(result, Counted)  # a self-counting loop runs elsewhere
+    return done, elapsed_ns, (max(cpu_ns, 1) if on_cpu else elapsed_ns) / done
 
 
 def _agree(paces: list[float], tolerance: float) -> bool:

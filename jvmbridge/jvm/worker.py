@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import cast
 
 from jvmbridge.conductor.slices import Loop, Opened, refused, serve
+from jvmbridge.forks.measure import fresh_memory
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.forks.protocol import JvmPart, JvmRequest
 from jvmbridge.harness import HarnessUnavailable
@@ -133,7 +134,9 @@ class Jvm:
         def gc_milliseconds() -> int:  # pauses and, for concurrent collectors, their cycles
             return sum(int(collector.getCollectionTime()) for collector in collectors)
 
-        self.jit_activity = _jit_activity(jpype, jit_milliseconds)
+        # The JIT's and the heap's: a warm-up ends once neither changes what the loop runs.
+        jit, heap = _jit_activity(jpype, jit_milliseconds), fresh_memory()
+        self.activity = lambda: jit() + heap()
         self.counters = {"gc_ms": gc_milliseconds, "jit_ms": jit_milliseconds}
 
     def loop(self, part: JvmPart) -> Loop:
@@ -182,7 +185,7 @@ class Jvm:
                     "transformation": transformation, "ciphertext": reference.get("ciphertext", ""),  # "": never run
                     "sink": int(measured.sink())}
 
-        return Loop(run=run, evidence=evidence, activity=self.jit_activity, counters=self.counters,
+        return Loop(run=run, evidence=evidence, activity=self.activity, counters=self.counters,
                     copies=part["threads"], prepare=prepare)
 
 

@@ -245,24 +245,33 @@ def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_e
     assert not elsewhere.steady and elsewhere.seconds >= 0.5
 
 
-def test_a_warm_up_lasts_while_its_thread_touches_fresh_memory():
+def test_a_warm_up_watching_fresh_memory_lasts_while_its_process_touches_it():
     """As a JVM's loop allocating into a heap no collection has passed over: its speed looks settled,
-    but each fresh page still costs it a fault."""
-    from jvmbridge.forks.measure import warm_up
+    but each fresh page still costs it a fault. A loop not watched so (native ones: their allocations
+    per call are their steady state) is not held."""
+    from jvmbridge.forks.measure import fresh_memory, warm_up
 
-    fresh, touched = mmap.mmap(-1, 128 << 20), 0  # anonymous pages, none touched yet
-    until = time.perf_counter() + 0.4
+    def touching(seconds: float):
+        fresh, touched, until = mmap.mmap(-1, 128 << 20), 0, time.perf_counter() + seconds
+        fresh.madvise(mmap.MADV_NOHUGEPAGE)  # a 4 KiB page a touch, as a heap's where huge pages are off
 
-    def run(n: int) -> int:
-        nonlocal touched
-        started = time.perf_counter_ns()
-        for _ in range(n):
-            sum(i * i for i in range(1000))
-            if time.perf_counter() < until and touched < len(fresh):
-                fresh[touched] = 1  # a page's first touch: a minor fault
-                touched += mmap.PAGESIZE
-        return time.perf_counter_ns() - started
+        def run(n: int) -> int:
+            nonlocal touched
+            started = time.perf_counter_ns()
+            for _ in range(n):
+                sum(i * i for i in range(1000))
+                if time.perf_counter() < until and touched < len(fresh):
+                    fresh[touched] = 1  # a page's first touch: a minor fault
+                    touched += mmap.PAGESIZE
+            return time.perf_counter_ns() - started
 
+        return fresh, run
+
+    fresh, run = touching(0.4)
     with fresh:
-        warmup = warm_up(run, 0.1, 3.0, tolerance=0.25, in_this_thread=True)
-    assert warmup.steady and warmup.seconds >= 0.4, warmup
+        watched = warm_up(run, 0.1, 3.0, activity=fresh_memory(), tolerance=0.25, in_this_thread=True)
+    assert watched.steady and watched.seconds >= 0.4, watched
+    fresh, run = touching(0.4)
+    with fresh:
+        unwatched = warm_up(run, 0.1, 3.0, tolerance=0.25, in_this_thread=True)
+    assert unwatched.steady and unwatched.seconds < 0.4, unwatched
