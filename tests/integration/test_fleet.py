@@ -83,6 +83,8 @@ def test_fleet_reports_exactly_the_hosts_and_jvms_that_are_off_wrong_or_unreacha
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheel_dir), str(REPO)],
                    check=True, capture_output=True)
     here = f"{sys.executable} -m jvmbridge"
+    python = tmp_path / "a python"
+    python.symlink_to(sys.executable)
     hosts = {
         # A healthy host.
         "web-1": f"jvmbridge_command='{here}' jvmbridge_check_args='--no-verify'",
@@ -90,8 +92,8 @@ def test_fleet_reports_exactly_the_hosts_and_jvms_that_are_off_wrong_or_unreacha
         "app-1": f"jvmbridge_command='{here}' jvmbridge_check_args='--pid {aes_off_jvm}'",
         # A JDK whose CTR intrinsic computes wrong bytes on this CPU (Temurin 17.0.3, JDK-8292158).
         "batch-1": f"jvmbridge_command='{here}' jvmbridge_check_args='--java {known_bad_jdk} --mode ctr'",
-        # No jvmbridge yet: the play installs the wheel into a venv first (its path has a space).
-        "new-1": f"jvmbridge_venv='{tmp_path / 'a venv'}' jvmbridge_python={sys.executable} "
+        # No jvmbridge yet: the play installs the wheel into a venv first (its path and its Python's have a space).
+        "new-1": f"jvmbridge_venv='{tmp_path / 'a venv'}' jvmbridge_python='{python}' "
                  "jvmbridge_check_args='--no-verify --mode cbc'",
     }
     lines = [f"{name} ansible_host=127.0.0.1 ansible_port={start()} {variables}" for name, variables in hosts.items()]
