@@ -23,6 +23,7 @@ from jvmbridge.comparison import runner
 from jvmbridge.comparison.interleaved import InterleavedJob
 from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import plan
+from jvmbridge.stats.summary import DISTURBED_SHARE
 
 
 class Printed(NamedTuple):
@@ -243,17 +244,23 @@ def _rows(path: Path) -> tuple[list[dict], list[dict], dict]:
 
 @pytest.mark.serial  # times slices against each other
 def test_a_jvm_message_loops_first_slices_run_as_fast_as_its_last(tmp_path):
-    """Its warm-up runs through the heap's first collection. Before, each fresh page of the heap
-    faulted on first touch, and the intrinsics-off loop's first slices ran 15-120% slow."""
+    """Its warm-up lasts until its process no longer faults in fresh memory. Before, each fresh page of
+    the heap faulted on first touch, and the intrinsics-off loop's first slices ran 15-120% slow."""
     document = tmp_path / "document.json"
     done = run_cli("compare", "--engine", "jvm", "--shape", "message", "--forks", "2", "--max-forks", "2", "--quiet",
                    "--export-json", str(document))
     assert done.returncode == 0, done.stderr
+    judged = 0
     for row in json.loads(document.read_text())["results"]:
         for fork in (0, 1):
-            ns = [ns for ns, at in zip(row["round_ns_per_op"], row["round_fork"]) if at == fork]
-            # Fastest of the first three against the rest's median: a slice slowed by the host is not all three.
-            assert min(ns[:3]) < 1.08 * statistics.median(ns[3:]), (row["setting"], fork, ns)
+            # A slice other work on the host held up is the host's, not the loop's (as compare sets it aside).
+            slices = [(ns, lost <= DISTURBED_SHARE) for ns, lost, at
+                      in zip(row["round_ns_per_op"], row["round_lost_share"], row["round_fork"]) if at == fork]
+            first, rest = ([ns for ns, calm in part if calm] for part in (slices[:3], slices[3:]))
+            if len(first) >= 2 and len(rest) >= 3:
+                judged += 1
+                assert min(first) < 1.08 * statistics.median(rest), (row["setting"], fork, slices)
+    assert judged >= 2, "the host disturbed too many of the forks' slices to judge them"
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two vCPUs: one to measure on, one for the rest")
