@@ -15,21 +15,9 @@ import math
 import statistics
 
 import _common
-from fork_ratio import log_sd, paired_rows
+from fork_ratio import Picked, log_sd, paired_rows
 
 SHOWN_CYCLES = 6  # of each row's profile
-
-
-class _FirstCycles:
-    """A row with only the first ``cycles`` slices of each fork."""
-
-    def __init__(self, row, cycles: int):
-        keep = [index for fork in set(row.round_fork)
-                for index in [i for i, at in enumerate(row.round_fork) if at == fork][:cycles]]
-        self.round_fork = [row.round_fork[i] for i in keep]
-        self.round_ns_per_op = [row.round_ns_per_op[i] for i in keep]
-        self.round_iterations = [row.round_iterations[i] for i in keep]
-        self.round_counters = [row.round_counters[i] for i in keep]
 
 
 def by_fork(row) -> list[list[float]]:
@@ -63,7 +51,7 @@ def one_run(name: str, frame) -> dict:
           f"  {'  '.join(f'{k:>5}' for k in counts)}")
     spreads = {}
     for label, slower, faster in paired_rows(frame):
-        spreads[label] = {k: log_sd(paired_slices(_FirstCycles(slower, k), _FirstCycles(faster, k))) for k in counts}
+        spreads[label] = {k: log_sd(paired_slices(Picked(slower, slice(k)), Picked(faster, slice(k)))) for k in counts}
         print("  " + "  ".join(f"{s:>5.2%}" if math.isfinite(s) else f"{'-':>5}" for s in spreads[label].values())
               + f"  {label}")
     return {"run": name, "cycles": cycles, "profiles": profiles, "spreads": spreads}

@@ -29,12 +29,12 @@ CANDIDATES = (5, 10, 25, 50)  # percentiles, the 5th (the ratios' baseline) firs
 TARGET = 0.02
 
 
-class _Halved:
-    """A row with only every other one of its slices in each fork (``start``: 0 the even ones, 1 the odd)."""
+class Picked:
+    """A row with only the ``chosen`` of its slices in each fork (``slice(0, None, 2)``: the even ones)."""
 
-    def __init__(self, row, start: int):
+    def __init__(self, row, chosen: slice):
         keep = [index for fork in set(row.round_fork)
-                for index in [i for i, at in enumerate(row.round_fork) if at == fork][start::2]]
+                for index in [i for i, at in enumerate(row.round_fork) if at == fork][chosen]]
         self.round_fork = [row.round_fork[i] for i in keep]
         self.round_ns_per_op = [row.round_ns_per_op[i] for i in keep]
         self.round_iterations = [row.round_iterations[i] for i in keep]
@@ -63,7 +63,8 @@ def one_run(name: str, frame) -> list[dict]:
         spreads, halves, own, wanted, moved, within = [], [], [], [], [], 0
         for index, (_, slower, faster) in enumerate(pairs):
             per_fork = paired_slices(slower, faster)
-            even, odd = (paired_slices(_Halved(slower, s), _Halved(faster, s)) for s in (0, 1))
+            even, odd = (paired_slices(Picked(slower, cycles), Picked(faster, cycles))
+                         for cycles in (slice(0, None, 2), slice(1, None, 2)))
             spreads.append(log_sd(per_fork))
             half = (log_sd(even) ** 2 + log_sd(odd) ** 2) / 2
             split = statistics.variance(math.log(a / b) for a, b in zip(even, odd)) / 2 if len(even) > 1 else math.nan
