@@ -118,10 +118,20 @@ def budget(job: InterleavedJob) -> str:
     return f"{pace.cycles} cycles a fork of a {slice_ms:g} ms slice of each row, in a fresh random order"
 
 
-def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "") -> str:
-    """"7 (5 to 12): 2 set aside, ...; the first 5's spread asked 7 for every ratio within ±2%"."""
+def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "", rows: str = "") -> str:
+    """"7 (5 to 12): 2 set aside, ...; the first 5's spread asked 7 for every ratio within ±2%; rows ...";
+    ``rows``: rows_ran's."""
     allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
-    return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped
+    return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped + (f"; {rows}" if rows else "")
+
+
+def rows_ran(conducted: Conducted, configurations: list[Configuration]) -> str:
+    """"each row until its ratios had their forks: 5-12" where rows ran unequal counts; else ""."""
+    counts = [sum(c.label in fork.slices for fork in conducted.forks) for c in configurations
+              if c.counted and c.label not in conducted.failures]
+    if not counts or min(counts) == max(counts):
+        return ""
+    return f"each row until its ratios had their forks: {min(counts)}-{max(counts)}"
 
 
 def episodes_saved(conducted: Conducted) -> dict | None:
@@ -136,7 +146,8 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     conducted = conduct(given.workers, given.configurations, given.asked, pace, _progress(job))
     _tell_done(job, conducted)
     job.yardstick = _outcomes(conducted, YARDSTICK_NAME, YARDSTICK_NAME)
-    job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said())
+    job.forks_stopped = forks_run(pace, len(conducted.forks), conducted.stopped, conducted.episodes.said(),
+                                  rows_ran(conducted, given.configurations))
     job.episodes = episodes_saved(conducted)
     job.forks_limit = conducted.limit
     # Ctrl-C: rows keep their finished forks; the runner starts no further job.

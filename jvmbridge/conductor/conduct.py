@@ -1,7 +1,9 @@
 """The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
 slices in a fresh random order (Abedi & Brecht 2017), forks added until every reachable ratio is
-within the target, or the limit. Forks the yardsticks see in a host episode are set aside and
-replaced. From the third fork, the next fork warms up on the other vCPUs while this one's slices run
+within the target, or the limit; after the first stage a fork runs only the workers of ratios still
+short of their forks, and the yardsticks (docs/decisions/0014-forks-run-the-ratios-still-short.md).
+Forks the yardsticks see in a host episode are set aside and replaced. From the third fork, the
+next fork warms up on the other vCPUs while this one's slices run
 (docs/decisions/0005-next-fork-warmed-aside.md)."""
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -96,6 +98,7 @@ class Pace:
 @dataclass
 class Fork:
     number: int
+    workers: frozenset[str] = frozenset()  # the workers started for it
     identity: dict[str, dict] = field(default_factory=dict)  # worker -> what it said of itself
     warmups: dict[str, dict] = field(default_factory=dict)  # configuration -> its warm-up
     slices: dict[str, list[dict]] = field(default_factory=dict)  # configuration -> its slices, cycle by cycle
@@ -197,6 +200,7 @@ class _Run:
         self.workers, self.configurations, self.asked, self.pace = workers, list(configurations), list(asked), pace
         self.progress = progress
         self.counted = {c.label for c in self.configurations if c.counted}  # the rows' (the others: yardsticks)
+        self.worker_of = {c.label: c.worker for c in self.configurations}
         self.forks: list[Fork] = []
         self.failures: dict[str, WorkerError] = {}
         self.started = time.monotonic()
@@ -252,14 +256,49 @@ class _Run:
         if cap is None:
             return wanted
         ahead = self._warmed_ahead() if warmed_ahead is None else warmed_ahead
-        return min(wanted, cap(len(self.forks), next_fork_seconds(self.forks, ahead)))
+        return min(wanted, cap(len(self.forks), next_fork_seconds(self.forks, ahead, self.next_workers())))
 
     def forks_wanted(self) -> int:
-        """The first stage, then what its spread asks counting kept forks, plus set-aside replacements."""
+        """The first stage plus set-aside replacements; then the forks so far and the most kept forks a
+        ratio still lacks (shortfalls), within the limit."""
         aside = len(self.episodes().set_aside)
-        kept = len(self.forks) - aside
-        wanted = self.pace.min_forks if kept < self.pace.min_forks else self._spread_asks()
-        return min(self.pace.max_forks, wanted + aside) if aside else wanted
+        if self._in_first_stage():
+            return min(self.pace.max_forks, self.pace.min_forks + aside) if aside else self.pace.min_forks
+        return min(self.pace.max_forks, len(self.forks) + max(self.shortfalls().values(), default=0))
+
+    def _in_first_stage(self, running: Fork | None = None) -> bool:
+        """Whether fewer than the first stage's forks are kept (``running``: a fork under way, counted)."""
+        return len(self.forks) - len(self.episodes().set_aside) + (running is not None) < self.pace.min_forks
+
+    def shortfalls(self, running: Fork | None = None) -> dict[str, int]:
+        """Per ratio that drives the forks (reachable, not at levels), the kept forks it lacks of those
+        its first stage asked for, within the limit; ``running``: a fork under way, counted as kept
+        for the ratios whose workers it runs."""
+        limit, needs, found = self.pace.max_forks, self.needs(), {}
+        for ratio in self.asked:
+            need = needs.get(ratio.label)
+            if need is None or out_of_reach(need, limit):
+                continue
+            runs = running is not None and {self.worker_of[ratio.slower], self.worker_of[ratio.faster]} <= running.workers
+            found[ratio.label] = max(0, min(need, limit) - len(self.per_fork(ratio)) - runs)
+        return found
+
+    def next_workers(self, running: Fork | None = None) -> list[str]:
+        """The live workers the next fork starts: every one through the first stage (or with a fixed
+        count); after it the yardsticks' and those with a side of a ratio still short of its forks
+        (``running``: a fork under way, counted as kept) or out of reach: the forks end sooner."""
+        live = self.live()
+        everyone = list(dict.fromkeys(c.worker for c in live))
+        if self.pace.min_forks >= self.pace.max_forks or self._in_first_stage(running):
+            return everyone
+        needs, shortfalls = self.needs(), self.shortfalls(running)
+        # One out of reach drives no fork but rides along, as its levels may yet show (stats.levels).
+        going = [ratio for ratio in self.asked
+                 if shortfalls.get(ratio.label) or out_of_reach(needs.get(ratio.label, 0), self.pace.max_forks)]
+        wanted = {c.worker for c in live if any(c.label in (ratio.slower, ratio.faster) for ratio in going)}
+        if not wanted:  # no ratio short: this fork only replaces one set aside, or none runs
+            return everyone
+        return [key for key in everyone if key in wanted or key in {c.worker for c in live if not c.counted}]
 
     def _spread_asks(self) -> int:
         """The forks the first stage's spread so far asks for."""
@@ -354,7 +393,7 @@ class _Run:
         this_fork = time.monotonic() - fork_started
         if not self.forks:
             return max(0.0, this_fork / share_done * planned - this_fork) if share_done > 0 else None
-        cycles = statistics.fmean(f.seconds - f.inline_seconds for f in self.forks)
+        cycles = statistics.fmean(f.seconds - f.inline_seconds for f in forks_like(self.next_workers(), self.forks))
         warmed_in_line = [f.inline_seconds for f in self.forks if not f.warmed_ahead]  # the first fork's at least
         inline = statistics.fmean(warmed_in_line) if warmed_in_line else 0.0
         forks_left = planned - len(self.forks)
@@ -374,13 +413,13 @@ class _Run:
             ready = _ready(handles, fork.identity)
             another = self._another_follows(planned, warmed_ahead)
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
-                self.ahead = self._started_ahead()  # they start while this fork warms up
+                self.ahead = self._started_ahead(fork)  # they start while this fork warms up
             if not warmed_ahead:
                 warmups, failed = self._warm_up(fork.number, ready)
                 fork.warmups.update(warmups)
                 self._fail_all(failed)
             if another and self.pace.warm_aside and self._undisturbed():
-                self.ahead = self.ahead or self._started_ahead()
+                self.ahead = self.ahead or self._started_ahead(fork)
                 self._warm_ahead(self.ahead, fork.number + 1)
             fork.inline_seconds, fork.warmed_ahead = time.monotonic() - started, warmed_ahead
             self._cycles(fork, ready, lambda cycle, cycles: Status(
@@ -412,7 +451,8 @@ class _Run:
         fork = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
-        order = self.live()
+        fork.workers = frozenset(self.next_workers())
+        order = [c for c in self.live() if c.worker in fork.workers]
         random.Random(f"{fork.number}/turns").shuffle(order)  # seeded: a run's order can be told again
         turns = iter(range(1, len(order) + 1))
 
@@ -474,7 +514,7 @@ class _Run:
         """The fork's workers, started ahead or now; those whose configurations failed are stopped."""
         errors: dict[str, WorkerError] = {}
         if self.ahead is None:
-            handles = self._start(errors)
+            handles = self._start(errors, self.next_workers())
         else:  # stop_started stops them if Ctrl-C comes before they are this fork's
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
@@ -484,6 +524,7 @@ class _Run:
             handles.pop(key).stop()
             fork.identity.pop(key, None)
         self.ahead = None
+        fork.workers = frozenset(handles)
         return handles
 
     def _cycles(self, fork: Fork, ready: Mapping[str, Worker], status: Callable[[int, int], Status]) -> None:
@@ -509,10 +550,10 @@ class _Run:
                 evidence = handle.finish()
                 fork.evidence.update({c.label: evidence[c.part] for c in self.configurations if c.worker == key})
 
-    def _start(self, errors: dict[str, WorkerError], keys: Sequence[str] | None = None) -> dict[str, Worker]:
-        """Start the fork's workers (all, or ``keys``') before waiting for any; failures to ``errors``."""
+    def _start(self, errors: dict[str, WorkerError], keys: Sequence[str]) -> dict[str, Worker]:
+        """Start workers ``keys`` before waiting for any; failures to ``errors``."""
         handles: dict[str, Worker] = {}
-        for key in keys if keys is not None else dict.fromkeys(c.worker for c in self.live()):
+        for key in keys:
             try:
                 handles[key] = self.workers[key].start()
             except WorkerError as e:
@@ -532,9 +573,10 @@ class _Run:
         slices = [s for fork_slices in self.forks[-1].slices.values() for s in fork_slices] if self.forks else []
         return bool(slices) and sum(map(disturbed, slices)) <= QUIET_SHARE * len(slices)
 
-    def _started_ahead(self) -> _Ahead:
+    def _started_ahead(self, running: Fork) -> _Ahead:
+        """The next fork's workers, chosen as if ``running`` were kept."""
         ahead = _Ahead(handles={})
-        ahead.handles = self._start(ahead.errors)
+        ahead.handles = self._start(ahead.errors, self.next_workers(running))
         return ahead
 
     def _warm_ahead(self, ahead: _Ahead, number: int) -> None:
@@ -637,13 +679,20 @@ class _Run:
                          limit=self.stopped_wide())
 
 
-def next_fork_seconds(forks: Sequence[Fork], warmed_ahead: bool) -> float | None:
+def next_fork_seconds(forks: Sequence[Fork], warmed_ahead: bool, workers: Collection[str] = ()) -> float | None:
     """A fork's seconds as the slowest finished fork warmed up as it is (aside, or in line), else the
-    slowest of all; None before the first. The time limit admits a fork by this."""
+    slowest of all; of those, the ones that ran the fewest workers but all of ``workers``, where any
+    did. None before the first. The time limit admits a fork by this."""
     if not forks:
         return None
-    alike = [f.seconds for f in forks if f.warmed_ahead == warmed_ahead]
-    return max(alike or [f.seconds for f in forks])
+    return max(f.seconds for f in forks_like(workers, [f for f in forks if f.warmed_ahead == warmed_ahead] or forks))
+
+
+def forks_like(workers: Collection[str], forks: Sequence[Fork]) -> Sequence[Fork]:
+    """Those of ``forks`` that ran all of ``workers`` and the fewest others; all where none ran them."""
+    covering = [f for f in forks if set(workers) <= f.workers]
+    fewest = min((len(f.workers) for f in covering), default=0)
+    return [f for f in covering if len(f.workers) == fewest] or forks
 
 
 def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[str, Worker]:
