@@ -24,7 +24,7 @@ from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
 from jvmbridge.results import Measurement, NoteKind
-from jvmbridge.sampling.policy import Sampling
+from jvmbridge.sampling.policy import FORK_LIMIT, Sampling
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
 from jvmbridge.stats.summary import summarize
@@ -611,8 +611,8 @@ def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_a
     comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, episode)
     assert [f"{r.value:.2f}" for r in comparison.ratios] == ["4.00"] and comparison.ratios[0].turns == 5
     assert comparison.metadata["forks_stopped"].startswith(
-        "6 (5 to 12): 1 set aside, the host slowed 30% during it; the first 5 put every ratio within ±2%")
-    assert "Forks    6 (5 to 12): 1 set aside, the host slowed 30% during it" in render("compare", "table", comparison)
+        f"6 (5 to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it; the first 5 put every ratio within ±2%")
+    assert f"Forks    6 (5 to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it" in render("compare", "table", comparison)
     saved = loaded.runs[next(iter(loaded.runs))]["end"]["episodes"]
     assert saved["set_aside"] == [2] and saved["seen_by"] == [YARDSTICK_NAME]
     assert len(saved["fork_readings"][YARDSTICK_NAME]) == 6  # the fork set aside among them
@@ -625,7 +625,7 @@ def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drive
     # taken as one, the speedup's first stage would ask for the limit's forks.
     levels = {"fake subject, off": {1: 1.05, 3: 1.05}}
     comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, levels)
-    assert comparison.metadata["forks_stopped"] == "5 (5 to 12): the first 5: every ratio at levels"
+    assert comparison.metadata["forks_stopped"] == f"5 (5 to {FORK_LIMIT}): the first 5: every ratio at levels"
     (ratio,) = comparison.ratios
     assert ratio.levels is not None and [level.forks for level in ratio.levels.levels] == [3, 2]
     assert ratio.levels.fork_level == (0, 1, 0, 1, 0)
@@ -641,10 +641,10 @@ def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_in
 
     # The on row's forks spread 0-10% (no levels: 2.5% apart), no yardstick sees it: Stein's rule asks
     # for more forks than the limit allows, though not out of its reach.
-    spread = {"fake subject, on": {fork: 1 + 0.025 * (fork * 3 % 5) for fork in range(12)}}
+    spread = {"fake subject, on": {fork: 1 + 0.025 * (fork * 3 % 5) for fork in range(FORK_LIMIT)}}
     comparison, _, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, spread)
     (ratio,) = comparison.ratios
-    assert ratio.turns == 12 and not ratio.levels and ratio.high / ratio.value - 1 > 0.02
+    assert ratio.turns == FORK_LIMIT and not ratio.levels and ratio.high / ratio.value - 1 > 0.02
     reached = f"±{max(ratio.high / ratio.value - 1, 1 - ratio.low / ratio.value):.1%}"
     first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
     assert re.fullmatch(rf"Stopped at the fork limit: 1 ratio still wider than ±2% \({re.escape(reached)} at most\): "

@@ -159,9 +159,9 @@ def test_a_failing_copy_raises_instead_of_hanging():
 
 
 def test_more_forks_only_when_the_work_is_not_fixed():
-    from jvmbridge.sampling.policy import Sampling
+    from jvmbridge.sampling.policy import FORK_LIMIT, Sampling
 
-    assert Sampling().fork_limit == 12  # timed rounds: up to 3 x forks while the interval is wide
+    assert Sampling().fork_limit == FORK_LIMIT  # timed rounds: more forks while the interval is wide
     assert Sampling(iterations=10**8, forks=1).fork_limit == 1  # AESNITester's fixed work
     assert Sampling(iterations=10**8, forks=1, max_forks=4).fork_limit == 4
 
