@@ -143,11 +143,12 @@ def row_components(row: dict) -> Components | None:
 
 def _relative_rounds(row: dict) -> list[list[float]]:
     """Each fork's undisturbed rounds in a saved row, each over the row's figure."""
-    forks: list[list[float]] = [[] for _ in range(row["forks"])]
+    forks: dict[int, list[float]] = {}  # a row's forks may skip the run's numbers (decision 0014)
     for fork, ns, aside in zip(row["round_fork"], row["round_ns_per_op"], row["round_set_aside"]):
+        forks.setdefault(fork, [])
         if not aside:
             forks[fork].append(ns / row["ns_per_op"])  # relative: variances in (share of the figure)^2
-    return forks
+    return list(forks.values())
 
 
 def _round_seconds(row: dict) -> float:

@@ -126,12 +126,12 @@ def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "", rows: str =
 
 
 def rows_ran(conducted: Conducted, configurations: list[Configuration]) -> str:
-    """"each row until its ratios had their forks: 5-12" where rows ran unequal counts; else ""."""
+    """"rows ran 5-12 of them, each until no ratio of it asked for more" where counts differ; else ""."""
     counts = [sum(c.label in fork.slices for fork in conducted.forks) for c in configurations
               if c.counted and c.label not in conducted.failures]
     if not counts or min(counts) == max(counts):
         return ""
-    return f"each row until its ratios had their forks: {min(counts)}-{max(counts)}"
+    return f"rows ran {min(counts)}-{max(counts)} of them, each until no ratio of it asked for more"
 
 
 def episodes_saved(conducted: Conducted) -> dict | None:
@@ -160,10 +160,16 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
-            measurement = setting.measurement(workload, outcomes, failed)
-            found.append(replace(measurement, in_turns=job.label, interleaved=True,
-                                 fork_turns=[fork.number for fork in outcomes]))
+            found.append(_numbered(setting.measurement(workload, outcomes, failed), [f.number for f in outcomes], job.label))
     return found
+
+
+def _numbered(measurement: Measurement, numbers: list[int], label: str) -> Measurement:
+    """``measurement`` with its rounds and forks under the conductor's fork ``numbers``: a row that
+    skipped forks (decision 0014) is paired with another by the forks both ran."""
+    rounds = tuple(numbers[fork] for fork in measurement.summary.round_fork)
+    return replace(measurement, summary=replace(measurement.summary, round_fork=rounds), in_turns=label,
+                   interleaved=True, fork_turns=numbers)
 
 
 def _ended(error: WorkerError) -> ChildOutcome:

@@ -1,4 +1,4 @@
-"""The loop that owns a comparison's measurement: forks of every configuration at once, cycles of
+"""The loop that owns a comparison's measurement: forks of the configurations at once, cycles of
 slices in a fresh random order (Abedi & Brecht 2017), forks added until every reachable ratio is
 within the target, or the limit; after the first stage a fork runs only the workers of ratios still
 short of their forks, and the yardsticks (docs/decisions/0014-forks-run-the-ratios-still-short.md).
@@ -263,7 +263,7 @@ class _Run:
         ratio still lacks (shortfalls), within the limit."""
         aside = len(self.episodes().set_aside)
         if self._in_first_stage():
-            return min(self.pace.max_forks, self.pace.min_forks + aside) if aside else self.pace.min_forks
+            return min(self.pace.max_forks, self.pace.min_forks + aside)
         return min(self.pace.max_forks, len(self.forks) + max(self.shortfalls().values(), default=0))
 
     def _in_first_stage(self, running: Fork | None = None) -> bool:
@@ -280,7 +280,7 @@ class _Run:
             if need is None or out_of_reach(need, limit):
                 continue
             runs = running is not None and {self.worker_of[ratio.slower], self.worker_of[ratio.faster]} <= running.workers
-            found[ratio.label] = max(0, min(need, limit) - len(self.per_fork(ratio)) - runs)
+            found[ratio.label] = max(0, max(self.pace.min_forks, min(need, limit)) - len(self.per_fork(ratio)) - runs)
         return found
 
     def next_workers(self, running: Fork | None = None) -> list[str]:
@@ -292,13 +292,16 @@ class _Run:
         if self.pace.min_forks >= self.pace.max_forks or self._in_first_stage(running):
             return everyone
         needs, shortfalls = self.needs(), self.shortfalls(running)
-        # One out of reach drives no fork but rides along, as its levels may yet show (stats.levels).
-        going = [ratio for ratio in self.asked
-                 if shortfalls.get(ratio.label) or out_of_reach(needs.get(ratio.label, 0), self.pace.max_forks)]
+        # Ratios out of reach or at levels drive no fork but ride along: levels may yet show, or
+        # dissolve over more forks (stats.levels), whatever the ratio's later forks read.
+        levels = self.levels()
+        going = [ratio for ratio in self.asked if shortfalls.get(ratio.label) or ratio.label in levels
+                 or out_of_reach(needs.get(ratio.label, 0), self.pace.max_forks)]
         wanted = {c.worker for c in live if any(c.label in (ratio.slower, ratio.faster) for ratio in going)}
-        if not wanted:  # no ratio short: this fork only replaces one set aside, or none runs
+        if not wanted:  # every ratio has its forks: no fork follows but one started ahead of that news
             return everyone
-        return [key for key in everyone if key in wanted or key in {c.worker for c in live if not c.counted}]
+        yardsticks = {c.worker for c in live if not c.counted}
+        return [key for key in everyone if key in wanted or key in yardsticks]
 
     def _spread_asks(self) -> int:
         """The forks the first stage's spread so far asks for."""
@@ -317,18 +320,18 @@ class _Run:
         done = len(self.forks)
         wanted = self.forks_wanted()
         if done >= wanted:
-            return self._why_no_more(wanted)
+            return self._why_no_more()
         if done >= self.forks_planned(wanted):
             self.out_of_time = True
             return f"the run's time limit (--total-time), before the {wanted} the rule asked for"
         return None
 
-    def _why_no_more(self, wanted: int) -> str:
+    def _why_no_more(self) -> str:
         """Why the forks Stein's rule asked for, plus replacements, are all there are."""
         if len(self.forks) >= self.pace.max_forks:
             return "the limit" + (f": {why}" if (why := self._still_wide()) else "")
         needs, target, first = self.needs(), f"±{self.pace.target_error:.0%}", self.pace.min_forks
-        wanted -= len(self.episodes().set_aside)  # the kept forks the spread asked for
+        wanted = self._spread_asks()  # the kept forks the spread asked for (the most of any ratio)
         levels = len(self.levels())
         if not needs:
             return self._none_needed(levels)
@@ -414,8 +417,9 @@ class _Run:
             another = self._another_follows(planned, warmed_ahead)
             if another and not warmed_ahead and len(handles) <= EARLY_START_WORKERS:
                 self.ahead = self._started_ahead(fork)  # they start while this fork warms up
-            if not warmed_ahead:
-                warmups, failed = self._warm_up(fork.number, ready)
+            if cold := {key: handle for key, handle in ready.items()
+                        if any(c.worker == key and c.label not in fork.warmups for c in self.live())}:
+                warmups, failed = self._warm_up(fork.number, cold)  # all but those warmed aside
                 fork.warmups.update(warmups)
                 self._fail_all(failed)
             if another and self.pace.warm_aside and self._undisturbed():
@@ -511,18 +515,24 @@ class _Run:
         fork.evidence[c.label] = worker.evidence(c.part)  # now: a later turn's hang cannot take it
 
     def _handles(self, fork: Fork) -> dict[str, Worker]:
-        """The fork's workers, started ahead or now; those whose configurations failed are stopped."""
+        """The fork's workers, started ahead or now; those whose configurations failed, or that the
+        forks since their early start no longer ask for, are stopped, and any they now ask for started."""
         errors: dict[str, WorkerError] = {}
+        wanted = self.next_workers()
         if self.ahead is None:
-            handles = self._start(errors, self.next_workers())
+            handles = self._start(errors, wanted)
         else:  # stop_started stops them if Ctrl-C comes before they are this fork's
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
             fork.warmups.update(warmups)
+            handles.update(self._start(errors, [key for key in wanted if key not in handles]))
         self._fail_all(errors)
-        for key in set(handles) - {c.worker for c in self.live()}:
+        for key in set(handles) - ({c.worker for c in self.live()} & set(wanted)):
             handles.pop(key).stop()
             fork.identity.pop(key, None)
+            for c in self.configurations:
+                if c.worker == key:
+                    fork.warmups.pop(c.label, None)
         self.ahead = None
         fork.workers = frozenset(handles)
         return handles

@@ -54,12 +54,13 @@ def levels_over(fork_ratios: Sequence[tuple[int, float]],
                 slices: Mapping[str, Mapping[int, Sequence[dict]]]) -> RatioLevels | None:
     """A ratio's levels over ``fork_ratios`` as its rows' ``slices`` explain them (stats.levels)."""
     forks = [fork for fork, _ in fork_ratios]
-    rows, within_rsd = {}, {}
+    rows: dict[str, list[float | None]] = {}
+    within_rsd = {}
     for label, own in slices.items():
         calm = [_undisturbed(_running(own.get(fork, ()))) for fork in forks]
-        if all(calm):
-            rows[label] = [fast_end(values) for values in calm]
-            within_rsd[label] = robust_within_rsd(calm)
+        if any(calm):  # one without some forks (decision 0014) still tells whether it moved with them
+            rows[label] = [fast_end(values) if values else None for values in calm]
+            within_rsd[label] = robust_within_rsd([values for values in calm if values])
     return ratio_levels([ratio for _, ratio in fork_ratios], rows, within_rsd)
 
 

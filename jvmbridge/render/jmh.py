@@ -50,10 +50,10 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
 
 
 def _rounds_by_fork(row) -> list[list[float]]:
-    by_fork: list[list[float]] = [[] for _ in range(row.forks)]
+    by_fork: dict[int, list[float]] = {}  # a row's forks may skip the run's numbers (decision 0014)
     for fork, ns in zip(row.round_fork, row.round_ns_per_op):
-        by_fork[fork].append(ns)
-    return by_fork
+        by_fork.setdefault(fork, []).append(ns)
+    return list(by_fork.values())
 
 
 def _params(row, jdk: str | None, extra: dict[str, str]) -> dict[str, str]:

@@ -52,13 +52,17 @@ class RatioLevels:
         return {"row": self.row, "levels": [level.as_dict() for level in self.levels], "fork_level": list(self.fork_level)}
 
 
-def ratio_levels(fork_ratios: Sequence[float], rows: Mapping[str, Sequence[float]],
+def ratio_levels(fork_ratios: Sequence[float], rows: Mapping[str, Sequence[float | None]],
                  within_rsd: Mapping[str, float]) -> RatioLevels | None:
     """The ratio's levels where one row's forks part into levels, the other rows stay within
-    OTHERS_SHARE of its move and the ratio parts with them; else None."""
+    OTHERS_SHARE of its move and the ratio parts with them; else None. A row's None: a fork it has
+    no figure of; such a row explains no levels but is judged by the forks it has."""
     best: tuple[float, RatioLevels] | None = None
     for label, values in rows.items():
-        grouping = _grouping(values, within_rsd.get(label, 0.0))
+        complete = [value for value in values if value is not None]
+        if len(complete) < len(values):
+            continue
+        grouping = _grouping(complete, within_rsd.get(label, 0.0))
         if grouping is None or not _alone(label, grouping, rows):
             continue
         separation = _separation(fork_ratios, grouping)
@@ -82,11 +86,13 @@ def _grouping(values: Sequence[float], within_rsd: float) -> list[int] | None:
     return grouping
 
 
-def _alone(label: str, grouping: list[int], rows: Mapping[str, Sequence[float]]) -> bool:
-    """Whether every other row moved between the levels by at most OTHERS_SHARE of this row's move."""
-    def move(values: Sequence[float]) -> float:
-        means = [statistics.fmean(v for v, g in zip(values, grouping) if g == number) for number in set(grouping)]
-        return max(means) / min(means) - 1
+def _alone(label: str, grouping: list[int], rows: Mapping[str, Sequence[float | None]]) -> bool:
+    """Whether every other row moved between the levels by at most OTHERS_SHARE of this row's move
+    (one without a figure in every level: over the levels it has)."""
+    def move(values: Sequence[float | None]) -> float:
+        by_level = [[v for v, g in zip(values, grouping) if g == number and v is not None] for number in set(grouping)]
+        means = [statistics.fmean(level) for level in by_level if level]
+        return max(means) / min(means) - 1 if len(means) > 1 else 0.0
 
     own = move(rows[label])
     return all(move(values) <= OTHERS_SHARE * own for other, values in rows.items() if other != label)

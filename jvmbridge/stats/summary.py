@@ -57,7 +57,7 @@ class Summary:
     iterations: int
     per_round_ns: tuple[float, ...]  # ns/op of each round, in run order
     round_iterations: tuple[int, ...]  # messages in each round
-    round_fork: tuple[int, ...]  # which fork (0, 1, ...) each round ran in
+    round_fork: tuple[int, ...]  # which fork (0, 1, ...; an interleaved row: the conductor's) each round ran in
     round_lost_share: tuple[float, ...]  # per round: share of its wall time lost to other work (0: none seen)
     levels: tuple[Level, ...]  # empty, or two or more
     round_counters: tuple[dict, ...]  # per round, what else was read around it (cpu_ns, wait_ns, gc_ms, ...)

@@ -127,6 +127,8 @@ def test_intervals_cover_the_true_ratios_on_a_drifting_host():
         for asked in ASKED:
             interval = conducted.ratios[asked.label]
             covered[asked.label] += interval.low <= true_ratio(asked) <= interval.high
+            # Each ratio its own first stage at least, whichever forks were set aside after its rows stopped.
+            assert interval.forks >= Pace().min_forks, (seed, asked.label)
         sharp += all(interval.within(0.02) for interval in conducted.ratios.values())
     assert min(covered.values()) >= runs * 0.95 - 2.33 * math.sqrt(runs * 0.95 * 0.05), covered
     assert sharp / runs >= 0.95
@@ -228,6 +230,11 @@ def test_after_the_first_stage_a_fork_runs_the_workers_of_the_ratios_still_short
     assert all(fork.workers == {"jvm on", "jvm off", "yardstick"} for fork in later)
     assert conducted.ratios[aes_ni.label].forks == 5 and conducted.ratios[intrinsics.label].forks == len(conducted.forks)
     assert all("yardstick" in fork.slices and "c on" not in fork.slices for fork in later)
+    configurations = [Configuration(label, "w", 0, counted=label != "yardstick")
+                      for label in ("jvm on", "jvm off", "c on", "c off", "yardstick")]
+    rows = f"rows ran 5-{len(conducted.forks)} of them, each until no ratio of it asked for more"
+    assert interleaved.rows_ran(conducted, configurations) == rows  # the yardstick, in every fork, is no row
+    assert interleaved.rows_ran(conducted, configurations[:2]) == ""  # rows of one count need no word
 
 
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():

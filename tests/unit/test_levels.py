@@ -92,6 +92,17 @@ def test_levels_the_ratio_does_not_show_are_not_its_levels():
     assert ratio_levels(ratios, both, WITHIN_RSD) is None
 
 
+def test_a_row_that_sat_out_some_forks_still_says_it_moved_with_the_levels():
+    # SLOWER at two levels, and another row moving with it (not the JIT's: the host's) in the forks
+    # it ran; it sat out forks 5-11 (docs/decisions/0014-forks-run-the-ratios-still-short.md).
+    high = [index % 3 == 0 for index in range(FORKS)]
+    rows = {SLOWER: [NS[SLOWER] * (1.1 if h else 1.0) for h in high], FASTER: [NS[FASTER]] * FORKS,
+            OTHERS[1]: [NS[OTHERS[1]] * (1.1 if h else 1.0) if index < 5 else None for index, h in enumerate(high)]}
+    ratios = [s / f for s, f in zip(rows[SLOWER], rows[FASTER])]
+    assert ratio_levels(ratios, {SLOWER: rows[SLOWER], FASTER: rows[FASTER]}, WITHIN_RSD) is not None
+    assert ratio_levels(ratios, rows, WITHIN_RSD) is None
+
+
 def test_the_issues_run():
     # 9 forks at ~432 ns, 3 at 471-487; the C loop's row normal throughout.
     slower = [432, 431, 433, 471, 432, 434, 430, 487, 432, 431, 479, 433]

@@ -651,3 +651,25 @@ def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_in
                         r"the first 5's spread asked \d\d forks", first), first
     assert render("compare", "table", comparison).startswith(first)
     assert headline(reread.ratios, reread.frame, reread.metadata)[0] == first
+
+
+def test_a_row_that_skipped_some_of_the_runs_forks_is_paired_with_another_by_the_forks_both_ran():
+    """After the first stage a row may sit out forks (docs/decisions/0014-forks-run-the-ratios-still-short.md):
+    its rounds keep the run's fork numbers, so a ratio never pairs two forks that did not run together."""
+    from types import SimpleNamespace
+
+    from jvmbridge.comparison import interleaved
+    from jvmbridge.comparison.ratios import paired_slices_by_fork
+
+    def row(setting: str, ns_by_fork: dict[int, float]):
+        forks = [[{"ns": ns * 1000, "iterations": 1000}] * 4 for ns in ns_by_fork.values()]
+        measured = Measurement(engine="fake subject", implementation="fake subject 1.0", setting=setting,
+                               accelerated=setting == "on", as_requested=True, verified_state="fake",
+                               **workloads()[0].row_fields(), summary=summarize(forks))
+        s = interleaved._numbered(measured, list(ns_by_fork), "label").summary
+        return SimpleNamespace(round_ns_per_op=s.per_round_ns, round_iterations=s.round_iterations,
+                               round_counters=s.round_counters, round_fork=s.round_fork)
+
+    off = row("off", {0: 400.0, 1: 400.0, 2: 440.0, 3: 400.0})  # fork 2 ran slow; the on row sat it out
+    on = row("on", {0: 100.0, 1: 100.0, 3: 100.0})
+    assert [(fork, round(ratio, 6)) for fork, ratio in paired_slices_by_fork(off, on)] == [(0, 4.0), (1, 4.0), (3, 4.0)]
