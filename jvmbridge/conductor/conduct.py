@@ -360,7 +360,18 @@ class _Run:
             within += f", {levels} at levels"
         if wanted <= first:
             return f"the first {first} put {within}"
-        return f"the first {first}'s spread asked {wanted} for {within}"
+        return f"the first {first}'s spread asked {wanted} for {within}" + self._ended_wider()
+
+    def _ended_wider(self) -> str:
+        """"; 1 ended wider (±3.4%): its later forks spread more than its first 5" where a ratio
+        that drove the forks got them and is still wider than the target; else ""."""
+        needs, target = self.needs(), self.pace.target_error
+        wide = [interval.relative_error for label, interval in self.ratios().items()
+                if label in needs and not out_of_reach(needs[label], self.pace.max_forks) and not interval.within(target)]
+        if not wide:
+            return ""
+        whose = "its later forks spread more than its" if len(wide) == 1 else "their later forks spread more than their"
+        return f"; {len(wide)} ended wider (±{max(wide):.1%} at most): {whose} first {self.pace.min_forks}"
 
     def stopped_wide(self) -> str:
         """Which limit stopped the forks with ratios still wide, and those ratios (_still_wide); else ""."""

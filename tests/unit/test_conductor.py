@@ -237,6 +237,15 @@ def test_after_the_first_stage_a_fork_runs_the_workers_of_the_ratios_still_short
     assert interleaved.rows_ran(conducted, configurations[:2]) == ""  # rows of one count need no word
 
 
+def test_a_ratio_still_wide_after_the_forks_its_first_stage_asked_for_is_said_so_on_the_forks_line():
+    """Stein's count comes from the first five forks' spread; where the later ones spread more the
+    interval ends wider than the target, and the Forks line must not say every ratio is within it."""
+    conducted = simulated(Host(random.Random(35)), fork_spread=0.012)
+    wide = [interval.relative_error for interval in conducted.ratios.values() if not interval.within(0.02)]
+    assert len(wide) == 1
+    assert conducted.stopped.endswith(f"; 1 ended wider (±{wide[0]:.1%} at most): its later forks spread more than its first 5")
+
+
 def test_progress_carries_each_ratio_over_the_forks_finished_before_the_running_one():
     seen: list[Status] = []
     conducted = simulated(Host(random.Random(5)), progress=seen.append)
