@@ -55,13 +55,22 @@ def where_the_time_went(document: dict) -> dict:
     rows = [row for row in document["results"] if row.get("interleaved")]
     if not rows:
         return {}
-    forks = max(row["forks"] for row in rows)
-    each = rows[0]["fork_seconds"]
+    # A row may sit out forks after the first stage (decision 0014): each fork's seconds from any
+    # row that ran it, and how many rows did.
+    seconds: dict[int, float] = {}
+    rows_in: dict[int, int] = {}
+    for row in rows:
+        for fork, spent in zip(row["fork_turns"], row["fork_seconds"]):
+            seconds[fork], rows_in[fork] = spent, rows_in.get(fork, 0) + 1
+    each = [seconds[fork] for fork in sorted(seconds)]
+    forks = len(each)
+    fewer = [spent for fork, spent in seconds.items() if rows_in[fork] < max(rows_in.values())]
     warm = sum(row["warmup_seconds"] or 0 for row in rows) / forks  # each row's: its forks' in all
     slices = sum(ns * n for row in rows for ns, n in zip(row["round_ns_per_op"], row["round_iterations"])) / 1e9 / forks
     return {"forks": forks, "fork_seconds": statistics.fmean(each), "slice_seconds": slices,
             "rest_seconds": statistics.fmean(each) - slices, "first_seconds": each[0],
-            "later_seconds": statistics.fmean(each[1:]) if len(each) > 1 else None, "warmup_seconds": warm}
+            "later_seconds": statistics.fmean(each[1:]) if len(each) > 1 else None, "warmup_seconds": warm,
+            "fewer_rows_forks": len(fewer), "fewer_rows_seconds": statistics.fmean(fewer) if fewer else None}
 
 
 def relative_error(ratio: dict) -> float | None:
@@ -104,6 +113,8 @@ def main() -> None:
                   f"(the first fork's warm-ups, starts, round trips, the yardstick)")
             print(f"    the first fork {time_went['first_seconds']:.1f} s"
                   + (f", the others {later:.1f} s" if later is not None else "")
+                  + (f" ({time_went['fewer_rows_forks']} of fewer rows: {fewer:.1f} s)"
+                     if (fewer := time_went["fewer_rows_seconds"]) is not None else "")
                   + f"; warm-ups {time_went['warmup_seconds']:.1f} s a fork, beside the slices of the fork before"
                   " from the second on")
     _common.save(args, {"options": options, "runs": found})

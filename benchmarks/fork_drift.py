@@ -26,11 +26,11 @@ from jvmbridge.stats.summary import fork_summary
 
 def fork_summaries(row, kept_only: bool) -> list[float]:
     """Each fork's summary as the figure takes it, in the order the forks ran; a fork with no round left is skipped."""
-    forks: list[list[float]] = [[] for _ in range(row.forks)]
+    forks: dict[int, list[float]] = {}  # by the run's fork numbers, which a row may skip (decision 0014)
     for fork, ns, aside in zip(row.round_fork, row.round_ns_per_op, row.round_set_aside):
         if not (kept_only and aside):
-            forks[fork].append(ns)
-    return [fork_summary(rounds) for rounds in forks if rounds]
+            forks.setdefault(fork, []).append(ns)
+    return [fork_summary(rounds) for rounds in forks.values()]
 
 
 def von_neumann(values: list[float]) -> float:

@@ -50,10 +50,10 @@ CANDIDATES = {"mean": statistics.fmean, "median": statistics.median, "lower quar
 
 def fork_rounds(row) -> list[list[float]]:
     """Each fork's rounds (ns/op), every round, disturbed or not."""
-    forks: list[list[float]] = [[] for _ in range(row.forks)]
+    forks: dict[int, list[float]] = {}  # by the run's fork numbers, which a row may skip (decision 0014)
     for fork, ns in zip(row.round_fork, row.round_ns_per_op):
-        forks[fork].append(ns)
-    return forks
+        forks.setdefault(fork, []).append(ns)
+    return list(forks.values())
 
 
 def main() -> None:

@@ -15,8 +15,9 @@ from jvmbridge.results import OVERHEAD_DOMINATED, Note, NoteKind, missing, ran_i
 from jvmbridge.stats.levels import RatioLevels
 from jvmbridge.stats.summary import CONFIDENCE
 
-# Per sliced row (row_name), its slices by fork: what a ratio's levels are read from.
-Beside = Mapping[str, Mapping[int, Sequence[dict]]]
+# Per job (its in_turns label), each sliced row (row_name): its slices by the job's fork number,
+# what a ratio's levels are read from.
+Beside = Mapping[str, Mapping[str, Mapping[int, Sequence[dict]]]]
 
 
 class RatioKind(Enum):
@@ -79,7 +80,8 @@ def speedup(kind: RatioKind, label: str, faster, slower, one_run: bool = False,
         return Ratio(kind=kind, label=label, value=value, low=low, high=high, significant=significant)
     first_stage = min(int(slower.first_stage), int(faster.first_stage))
     interval = over_forks(pairs, first_stage)
-    levels = levels_over(by_fork, beside) if beside and len(by_fork) >= max(2, first_stage) else None
+    own = beside.get(slower.in_turns) if beside else None  # another job's fork k is another process
+    levels = levels_over(by_fork, own) if own and len(by_fork) >= max(2, first_stage) else None
     return Ratio(kind=kind, label=label, value=interval.value, low=interval.low, high=interval.high,
                  significant=not interval.low <= 1 <= interval.high, turns=len(pairs), interleaved=interleaved,
                  levels=levels, levels_when=_levels_when(levels, row_name(slower), row_name(faster)) if levels else "")
@@ -97,10 +99,13 @@ def _levels_when(levels: RatioLevels, slower: str, faster: str) -> str:
     return f"when the JIT compiles {levels.row} its {way} way"
 
 
-def beside_of(frame: pd.DataFrame) -> dict[str, dict[int, list[dict]]]:
-    """Every row of ``frame`` that ran in slices, its slices by fork (row_name: Beside)."""
-    return {row_name(row): {fork: _fork_slices(row, fork) for fork in set(row.round_fork)}
-            for row in frame.itertuples() if ran_interleaved(row)}
+def beside_of(frame: pd.DataFrame) -> dict[str, dict[str, dict[int, list[dict]]]]:
+    """Every row of ``frame`` that ran in slices, its slices by fork, per job (Beside)."""
+    found: dict[str, dict[str, dict[int, list[dict]]]] = {}
+    for row in frame.itertuples():
+        if ran_interleaved(row):
+            found.setdefault(row.in_turns, {})[row_name(row)] = {fork: _fork_slices(row, fork) for fork in set(row.round_fork)}
+    return found
 
 
 def _interleaved(top, bottom) -> bool:

@@ -436,7 +436,8 @@ class _Run:
             if another and self.pace.warm_aside and self._undisturbed():
                 self.ahead = self.ahead or self._started_ahead(fork)
                 self._warm_ahead(self.ahead, fork.number + 1)
-            fork.inline_seconds, fork.warmed_ahead = time.monotonic() - started, warmed_ahead
+            # A fork that warmed some workers in line is forecast as one warmed in line.
+            fork.inline_seconds, fork.warmed_ahead = time.monotonic() - started, warmed_ahead and not cold
             self._cycles(fork, ready, lambda cycle, cycles: Status(
                 fork=fork.number, forks_planned=planned, forks_wanted=wanted, cycle=cycle, cycles=cycles,
                 elapsed=self.elapsed(), seconds_left=self.seconds_left(started, cycle / cycles, planned, warmed_ahead),
@@ -529,14 +530,15 @@ class _Run:
         """The fork's workers, started ahead or now; those whose configurations failed, or that the
         forks since their early start no longer ask for, are stopped, and any they now ask for started."""
         errors: dict[str, WorkerError] = {}
-        wanted = self.next_workers()
         if self.ahead is None:
-            handles = self._start(errors, wanted)
+            handles = self._start(errors, self.next_workers())
         else:  # stop_started stops them if Ctrl-C comes before they are this fork's
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
             fork.warmups.update(warmups)
-            handles.update(self._start(errors, [key for key in wanted if key not in handles]))
+            self._fail_all(errors)  # before choosing: a ratio that lost a side needs no fork
+            handles.update(self._start(errors, [key for key in self.next_workers() if key not in handles]))
+        wanted = self.next_workers()
         self._fail_all(errors)
         for key in set(handles) - ({c.worker for c in self.live()} & set(wanted)):
             handles.pop(key).stop()

@@ -32,7 +32,8 @@ def test_native_aesni_on_and_off_run_in_turns_and_their_speedup_is_from_the_pair
         assert ratio["low"] <= ratio["times"] <= ratio["high"]
     c_on, speed_on = rows[0], rows[2]
     # --rounds slices a fork; a disturbed slice is timed again, up to as many again (conduct._turn).
-    assert 2 * 3 <= c_on["rounds"] <= 2 * 2 * 3 and (c_on["rounds"] == 2 * 3 or c_on["disturbed_rounds"] > 0)
+    # The summary may set a disturbed slice aside as warm-up, where its fork had not yet settled.
+    assert 2 * 3 <= c_on["rounds"] <= 2 * 2 * 3 and (c_on["rounds"] == 2 * 3 or any(c_on["round_set_aside"]))
     assert speed_on["rounds"] == 3  # `openssl speed` on its own: a whole run a fork
 
 

@@ -493,6 +493,20 @@ def test_workers_readied_for_a_fork_the_first_stage_then_did_not_ask_for_are_sto
     assert {worker for event, worker in log if event == "stop"} == started
 
 
+def test_workers_started_ahead_that_the_forks_since_no_longer_ask_for_are_stopped_unused():
+    """The next fork's workers start during this one, chosen as if this one were kept; where this
+    fork then changes what the ratios ask (conduct._handles), those no longer asked for are stopped
+    before a slice, and the fork runs what is asked, every ratio still getting its first stage."""
+    pace = Pace(min_forks=5, max_forks=12, target_error=0.01)
+    log, forks = recorded(pace, host=Host(random.Random(2)))
+    started = [worker for event, worker in log if event == "start"]
+    sliced = {worker for event, worker in log if event == "slice"}
+    assert [worker for worker in started if worker not in sliced]  # some readied, then not asked for
+    assert sorted(worker for event, worker in log if event == "stop") == sorted(started)
+    assert all(set(fork.slices) <= fork.workers for fork in forks)  # each worker one configuration of its name
+    assert len(forks) > pace.min_forks
+
+
 def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
     log, forks = recorded(Pace(min_forks=4, max_forks=4), host=Host(random.Random(4), spikes=0.3))
     assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 4
