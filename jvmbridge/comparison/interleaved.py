@@ -156,7 +156,9 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
             outcomes = _outcomes(conducted, part.label, str(i))
-            failed = _ended(conducted.failures[part.label]) if part.label in conducted.failures else interrupted
+            # Ctrl-C cut short only the rows of the fork it stopped: one that had sat it out is whole.
+            cut = interrupted if str(i) in conducted.cut_short else None
+            failed = _ended(conducted.failures[part.label]) if part.label in conducted.failures else cut
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue

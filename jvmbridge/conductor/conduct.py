@@ -144,6 +144,7 @@ class Conducted:
     ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
     stopped: str  # why no more forks ran
     interrupted: bool = False
+    cut_short: frozenset[str] = frozenset()  # on Ctrl-C, the workers of the fork it stopped
     cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
     # Forks set aside as host episodes, and each yardstick's reading per fork (None: none).
     episodes: Episodes = field(default_factory=lambda: episodes({}))
@@ -209,6 +210,7 @@ class _Run:
         self._episodes: tuple[int, Episodes] = (-1, episodes({}))
         self._levels: tuple[int, dict[str, RatioLevels]] = (-1, {})
         self.out_of_time = False  # the run's time limit stopped the forks the rule wanted
+        self.running: Fork | None = None  # the fork under way, for what a Ctrl-C cut short
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -417,7 +419,7 @@ class _Run:
     def fork(self) -> None:
         if self.pace.turns:
             return self._fork_in_turns()
-        fork = Fork(number=len(self.forks))
+        fork = self.running = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
         warmed_ahead = self._warmed_ahead()
@@ -461,10 +463,11 @@ class _Run:
         # A configuration whose worker failed keeps only the forks it finished.
         fork.slices = {label: slices for label, slices in fork.slices.items() if label not in self.failures}
         self.forks.append(fork)
+        self.running = None
 
     def _fork_in_turns(self) -> None:
         """A turns fork: worker after worker in a drawn order, each alone."""
-        fork = Fork(number=len(self.forks))
+        fork = self.running = Fork(number=len(self.forks))
         started, wanted = time.monotonic(), self.forks_wanted()
         planned, so_far = self.forks_planned(wanted), self.ratios()
         fork.workers = frozenset(self.next_workers())
@@ -695,9 +698,15 @@ class _Run:
                 else [_lasting(self.pace.uncounted_ns * self.pace.cycles / cycles, ns)] * cycles
                 for label, ns in speeds.items()}
 
+    def _cut_short(self) -> frozenset[str]:
+        """The workers of the fork a Ctrl-C stopped; every worker where that is not yet known."""
+        return self.running.workers if self.running and self.running.workers else frozenset(self.workers)
+
     def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted, cut_from=self.forks_wanted() if self.out_of_time else 0,
+                         interrupted=interrupted,
+                         cut_short=self._cut_short() if interrupted else frozenset(),
+                         cut_from=self.forks_wanted() if self.out_of_time else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
 

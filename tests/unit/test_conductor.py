@@ -507,6 +507,25 @@ def test_workers_started_ahead_that_the_forks_since_no_longer_ask_for_are_stoppe
     assert len(forks) > pace.min_forks
 
 
+def test_ctrl_c_in_a_fork_of_fewer_workers_cuts_short_only_the_rows_it_ran():
+    """A row that sat out the fork a Ctrl-C stopped finished every fork it was asked for: no "fork
+    failed" for it (comparison.interleaved reads Conducted.cut_short)."""
+    def run(interrupt_at: int | None):
+        log: list[tuple[str, int]] = []
+        host = Host(random.Random(2))
+        workers = {label: WorkerSpec(lambda label=label: RecordedWorker(log, interrupt_at, host, [label]), 0.5, 15.0)
+                   for label in TRUE_NS}
+        configurations = [Configuration(label, label, 0) for label in TRUE_NS]
+        return conduct(workers, configurations, ASKED, Pace(min_forks=5, max_forks=12, target_error=0.01))
+
+    whole = run(None)
+    sixth = whole.forks[5].workers
+    assert sixth < set(TRUE_NS)  # the forks after the first stage run fewer workers
+    slices_before = sum(len(slices) for fork in whole.forks[:5] for slices in fork.slices.values())
+    cut = run(slices_before + 1)  # inside the sixth fork's first cycle
+    assert cut.interrupted and len(cut.forks) == 5 and cut.cut_short == sixth
+
+
 def test_where_the_slices_are_often_disturbed_every_fork_warms_its_own_up():
     log, forks = recorded(Pace(min_forks=4, max_forks=4), host=Host(random.Random(4), spikes=0.3))
     assert {event for event, _ in log if event.startswith("warm")} == {"warm"} and len(forks) == 4
