@@ -17,20 +17,14 @@ import statistics
 import _common
 from fork_ratio import Picked, log_sd, paired_rows
 
+from jvmbridge.results import by_fork
+
 SHOWN_CYCLES = 6  # of each row's profile
-
-
-def by_fork(row) -> list[list[float]]:
-    """Each fork's slices' ns/op, in cycle order."""
-    forks: dict[int, list[float]] = {}
-    for ns, fork in zip(row.round_ns_per_op, row.round_fork):
-        forks.setdefault(fork, []).append(ns)
-    return list(forks.values())
 
 
 def profile(row) -> list[float]:
     """Per cycle, the median over forks of its slice over the fork's median from the middle cycle on."""
-    forks = [slices for slices in by_fork(row) if len(slices) >= 2]
+    forks = [slices for slices in by_fork(row.round_fork, row.round_ns_per_op) if len(slices) >= 2]
     cycles = min(map(len, forks))
     return [statistics.median(slices[cycle] / statistics.median(slices[cycles // 2:]) for slices in forks)
             for cycle in range(min(cycles, SHOWN_CYCLES))]
@@ -40,7 +34,7 @@ def one_run(name: str, frame) -> dict:
     from jvmbridge.comparison.ratios import paired_slices
 
     rows = [row for _, row in frame.iterrows()]
-    cycles = min(len(slices) for row in rows for slices in by_fork(row))
+    cycles = min(len(slices) for row in rows for slices in by_fork(row.round_fork, row.round_ns_per_op))
     print(f"\n{name}: {len(rows)} rows, {cycles} cycles a fork\n\neach row's first cycles against its fork's "
           f"later ones (1.00: as fast):")
     profiles = {f"{row['engine']}, {row['setting']}, {row['shape']}": profile(row) for row in rows}  # .shape: pandas'

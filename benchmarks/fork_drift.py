@@ -21,16 +21,15 @@ import _common
 
 from jvmbridge.api import load
 from jvmbridge.comparison.ratios import RatioKind, operation_keys, speedup
+from jvmbridge.results import by_fork
 from jvmbridge.stats.summary import fork_summary
 
 
 def fork_summaries(row, kept_only: bool) -> list[float]:
     """Each fork's summary as the figure takes it, in the order the forks ran; a fork with no round left is skipped."""
-    forks: dict[int, list[float]] = {}  # by the run's fork numbers, which a row may skip (decision 0014)
-    for fork, ns, aside in zip(row.round_fork, row.round_ns_per_op, row.round_set_aside):
-        if not (kept_only and aside):
-            forks.setdefault(fork, []).append(ns)
-    return [fork_summary(rounds) for rounds in forks.values()]
+    kept = ([ns for ns, aside in fork if not (kept_only and aside)]
+            for fork in by_fork(row.round_fork, zip(row.round_ns_per_op, row.round_set_aside)))
+    return [fork_summary(rounds) for rounds in kept if rounds]
 
 
 def von_neumann(values: list[float]) -> float:

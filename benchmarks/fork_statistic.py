@@ -20,6 +20,7 @@ from pathlib import Path
 import _common
 
 from jvmbridge.api import compare, load
+from jvmbridge.results import by_fork
 
 ROUNDS = 10
 # Quick mode: the C loop alone (no JVM to start), two forks (a spread between them) of two 10 ms rounds.
@@ -50,10 +51,7 @@ CANDIDATES = {"mean": statistics.fmean, "median": statistics.median, "lower quar
 
 def fork_rounds(row) -> list[list[float]]:
     """Each fork's rounds (ns/op), every round, disturbed or not."""
-    forks: dict[int, list[float]] = {}  # by the run's fork numbers, which a row may skip (decision 0014)
-    for fork, ns in zip(row.round_fork, row.round_ns_per_op):
-        forks.setdefault(fork, []).append(ns)
-    return list(forks.values())
+    return by_fork(row.round_fork, row.round_ns_per_op)
 
 
 def main() -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TypeVar
 
 from jvmbridge.stats.steady import Steadiness
 from jvmbridge.stats.summary import CONFIDENCE, FEW_FORKS, FORK_STATISTIC, Level, Summary
@@ -287,6 +289,18 @@ def rounds_per_fork(round_fork: list[int], rounds: int, forks: int) -> list[int]
     count asked; older rows: rounds over forks."""
     counts = Counter(round_fork)
     return [counts[fork] for fork in sorted(counts)] or [rounds // max(forks, 1)]
+
+
+T = TypeVar("T")
+
+
+def by_fork(round_fork: Sequence[int], per_round: Iterable[T]) -> list[list[T]]:
+    """``per_round`` (a value per round) in lists per fork, in run order; a row's forks may skip the
+    run's numbers (docs/decisions/0014-forks-run-the-ratios-still-short.md)."""
+    forks: dict[int, list[T]] = {}
+    for fork, value in zip(round_fork, per_round):
+        forks.setdefault(fork, []).append(value)
+    return list(forks.values())
 
 
 def missing(value) -> bool:

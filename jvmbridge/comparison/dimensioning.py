@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy
 
 from jvmbridge.engines import Job, Part
-from jvmbridge.results import rounds_per_fork
+from jvmbridge.results import by_fork, rounds_per_fork
 from jvmbridge.sampling.policy import Sampling
 from jvmbridge.saved import store
 from jvmbridge.stats.steady import STEADY_ROUNDS
@@ -143,12 +143,9 @@ def row_components(row: dict) -> Components | None:
 
 def _relative_rounds(row: dict) -> list[list[float]]:
     """Each fork's undisturbed rounds in a saved row, each over the row's figure."""
-    forks: dict[int, list[float]] = {}  # a row's forks may skip the run's numbers (decision 0014)
-    for fork, ns, aside in zip(row["round_fork"], row["round_ns_per_op"], row["round_set_aside"]):
-        forks.setdefault(fork, [])
-        if not aside:
-            forks[fork].append(ns / row["ns_per_op"])  # relative: variances in (share of the figure)^2
-    return list(forks.values())
+    # Relative: variances in (share of the figure)^2.
+    return [[ns / row["ns_per_op"] for ns, aside in fork if not aside]
+            for fork in by_fork(row["round_fork"], zip(row["round_ns_per_op"], row["round_set_aside"]))]
 
 
 def _round_seconds(row: dict) -> float:

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from jvmbridge.engines import jdk_of, name_of
-from jvmbridge.results import missing, rounds_per_fork
+from jvmbridge.results import by_fork, missing, rounds_per_fork
 from jvmbridge.version import __version__
 
 PERCENTILES = ("0.0", "50.0", "90.0", "95.0", "99.0", "99.9", "99.99", "99.999", "99.9999", "100.0")
@@ -42,18 +42,12 @@ def _record(row, round_seconds: float | None, extra: dict[str, str]) -> dict:
         "measurementTime": f"{round_seconds:g} s" if round_seconds and per_fork > 1 else "1 s",
         "measurementBatchSize": 1,
         "params": _params(row, jdk, extra),
-        "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op, _rounds_by_fork(row)),
+        "primaryMetric": _metric(row.jmh_score, _defined(row.jmh_error), row.round_ns_per_op,
+                                 by_fork(row.round_fork, row.round_ns_per_op)),
         # Pre-0.3.0 rows have no fork summaries: their figure pooled every round.
         "secondaryMetrics": {SECONDARY: _metric(row.ns_per_op, _defined(row.ns_per_op_error), row.fork_ns_per_op,
                                                 [[ns] for ns in row.fork_ns_per_op])} if row.fork_ns_per_op else {},
     }
-
-
-def _rounds_by_fork(row) -> list[list[float]]:
-    by_fork: dict[int, list[float]] = {}  # a row's forks may skip the run's numbers (decision 0014)
-    for fork, ns in zip(row.round_fork, row.round_ns_per_op):
-        by_fork.setdefault(fork, []).append(ns)
-    return list(by_fork.values())
 
 
 def _params(row, jdk: str | None, extra: dict[str, str]) -> dict[str, str]:
