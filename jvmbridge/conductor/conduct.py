@@ -209,6 +209,7 @@ class _Run:
         self.warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-aside")
         self._episodes: tuple[int, Episodes] = (-1, episodes({}))
         self._levels: tuple[int, dict[str, RatioLevels]] = (-1, {})
+        self._needs: tuple[tuple[int, int], dict[str, int]] = ((-1, -1), {})
         self.out_of_time = False  # the run's time limit stopped the forks the rule wanted
         self.running: Fork | None = None  # the fork under way, for what a Ctrl-C cut short
 
@@ -310,10 +311,15 @@ class _Run:
         return forks_to_run(self.needs().values(), self.pace.min_forks, self.pace.max_forks)
 
     def needs(self) -> dict[str, int]:
-        """Per live ratio not said as levels, the forks its first stage asks for."""
+        """Per live ratio not said as levels, the forks its first stage asks for; computed again once
+        per added fork or failure (the stopping rule, the time limit and progress ask often)."""
+        if self._needs[0] == (len(self.forks), len(self.failures)):
+            return self._needs[1]
         first, live, levels = self.pace.min_forks, {c.label for c in self.live()}, self.levels()
-        return {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
-                or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live and r.label not in levels}
+        found = {r.label: forks_to_reach([ratio for _, ratio in self.per_fork(r)[:first]], self.pace.target_error)
+                 or self.pace.max_forks for r in self.asked if {r.slower, r.faster} <= live and r.label not in levels}
+        self._needs = ((len(self.forks), len(self.failures)), found)
+        return found
 
     def enough(self) -> str | None:
         """Why no more forks should run, or None."""
@@ -533,15 +539,14 @@ class _Run:
         """The fork's workers, started ahead or now; those whose configurations failed, or that the
         forks since their early start no longer ask for, are stopped, and any they now ask for started."""
         errors: dict[str, WorkerError] = {}
-        if self.ahead is None:
-            handles = self._start(errors, self.next_workers())
-        else:  # stop_started stops them if Ctrl-C comes before they are this fork's
+        handles: dict[str, Worker] = {}
+        if self.ahead is not None:  # stop_started stops them if Ctrl-C comes before they are this fork's
             handles, (warmups, errors) = self.ahead.handles, self.ahead.settled()
             fork.identity.update(self.ahead.identity)
             fork.warmups.update(warmups)
             self._fail_all(errors)  # before choosing: a ratio that lost a side needs no fork
-            handles.update(self._start(errors, [key for key in self.next_workers() if key not in handles]))
         wanted = self.next_workers()
+        handles.update(self._start(errors, [key for key in wanted if key not in handles]))
         self._fail_all(errors)
         for key in set(handles) - ({c.worker for c in self.live()} & set(wanted)):
             handles.pop(key).stop()
