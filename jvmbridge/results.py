@@ -86,6 +86,7 @@ class Measurement:
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)  # the engine's remarks on its figure
     failed_fork: str | None = None  # why the fork after the finished ones failed
+    failed_fork_number: int | None = None  # its number (0-based) where the row skipped forks; else the next
     # Ms the process spent on other work while timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time
@@ -151,8 +152,8 @@ class Measurement:
                                                           f"({self.loop_bytes_error}); these figures time broken code"))
         if self.failed_fork:
             finished = f"the {s.forks} finished fork{'s are' if s.forks > 1 else ' is'} the measurement"
-            notes.append(Note(kind=NoteKind.FORK_FAILED,
-                              text=f"fork {s.forks + 1} failed, {finished}: {self.failed_fork}"))
+            number = s.forks if self.failed_fork_number is None else self.failed_fork_number
+            notes.append(Note(kind=NoteKind.FORK_FAILED, text=f"fork {number + 1} failed, {finished}: {self.failed_fork}"))
         if not self.as_requested:
             notes.append(Note(kind=NoteKind.NOT_AS_REQUESTED,
                               text=f"NOT AS REQUESTED: running state is {self.verified_state}"))

@@ -150,28 +150,40 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
                                   rows_ran(conducted, given.configurations))
     job.episodes = episodes_saved(conducted)
     job.forks_limit = conducted.limit
-    # Ctrl-C: rows keep their finished forks; the runner starts no further job.
-    interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
+    # Ctrl-C or a fault: rows keep their finished forks (after Ctrl-C the runner starts no further job).
+    stopped_by = _stopped_by(conducted)
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
             outcomes = _outcomes(conducted, part.label, str(i))
-            # Ctrl-C cut short only the rows of the fork it stopped: one that had sat it out is whole.
-            cut = interrupted if str(i) in conducted.cut_short else None
+            # Only the rows of the fork it stopped are cut short: one that had sat it out is whole.
+            cut = stopped_by if str(i) in conducted.cut_short else None
             failed = _ended(conducted.failures[part.label]) if part.label in conducted.failures else cut
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
                 continue
-            found.append(_numbered(setting.measurement(workload, outcomes, failed), [f.number for f in outcomes], job.label))
+            numbers = [f.number for f in outcomes]
+            failed_in = conducted.failed_in.get(part.label, len(conducted.forks)) if failed else None
+            found.append(_numbered(setting.measurement(workload, outcomes, failed), numbers, job.label, failed_in))
     return found
 
 
-def _numbered(measurement: Measurement, numbers: list[int], label: str) -> Measurement:
+def _stopped_by(conducted: Conducted) -> ChildOutcome | None:
+    """How the fork that Ctrl-C or a fault stopped ended for its rows; None where none was stopped."""
+    if conducted.interrupted:
+        return ChildOutcome.interrupted()
+    if conducted.fault:
+        return ChildOutcome(result={"error": conducted.fault}, returncode=1, stdout="", stderr="")
+    return None
+
+
+def _numbered(measurement: Measurement, numbers: list[int], label: str, failed_in: int | None = None) -> Measurement:
     """``measurement`` with its rounds and forks under the conductor's fork ``numbers``: a row that
-    skipped forks (decision 0014) is paired with another by the forks both ran."""
+    skipped forks (decision 0014) is paired with another by the forks both ran; ``failed_in``: the
+    fork its worker failed in, where one did."""
     rounds = tuple(numbers[fork] for fork in measurement.summary.round_fork)
     return replace(measurement, summary=replace(measurement.summary, round_fork=rounds), in_turns=label,
-                   interleaved=True, fork_turns=numbers)
+                   interleaved=True, fork_turns=numbers, failed_fork_number=failed_in)
 
 
 def _ended(error: WorkerError) -> ChildOutcome:

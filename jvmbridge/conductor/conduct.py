@@ -144,7 +144,9 @@ class Conducted:
     ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
     stopped: str  # why no more forks ran
     interrupted: bool = False
-    cut_short: frozenset[str] = frozenset()  # on Ctrl-C, the workers of the fork it stopped
+    cut_short: frozenset[str] = frozenset()  # on Ctrl-C or a fault, the workers of the fork it stopped
+    fault: str = ""  # a fault of jvmbridge's own that stopped the forks, in one line
+    failed_in: dict[str, int] = field(default_factory=dict)  # configuration -> the fork it failed in
     cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
     # Forks set aside as host episodes, and each yardstick's reading per fork (None: none).
     episodes: Episodes = field(default_factory=lambda: episodes({}))
@@ -176,6 +178,8 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
             run.fork()
     except KeyboardInterrupt:
         return run.conducted("interrupted", interrupted=True)
+    except Exception as e:  # a fault of jvmbridge's own: the forks finished are kept, as on Ctrl-C
+        return run.faulted(e)
     finally:
         run.stop_started()
     return run.conducted(why)
@@ -212,6 +216,7 @@ class _Run:
         self._needs: tuple[tuple[int, int], dict[str, int]] = ((-1, -1), {})
         self.out_of_time = False  # the run's time limit stopped the forks the rule wanted
         self.running: Fork | None = None  # the fork under way, for what a Ctrl-C cut short
+        self.failed_in: dict[str, int] = {}  # configuration -> the fork it failed in
 
     def live(self) -> list[Configuration]:
         return [c for c in self.configurations if c.label not in self.failures]
@@ -584,11 +589,16 @@ class _Run:
     def _start(self, errors: dict[str, WorkerError], keys: Sequence[str]) -> dict[str, Worker]:
         """Start workers ``keys`` before waiting for any; failures to ``errors``."""
         handles: dict[str, Worker] = {}
-        for key in keys:
-            try:
-                handles[key] = self.workers[key].start()
-            except WorkerError as e:
-                errors[key] = e
+        try:
+            for key in keys:
+                try:
+                    handles[key] = self.workers[key].start()
+                except WorkerError as e:
+                    errors[key] = e
+        except BaseException:  # Ctrl-C, or a fault: no caller holds those started yet
+            for handle in handles.values():
+                handle.stop()
+            raise
         return handles
 
     def _likely_more(self, warmed_ahead: bool) -> bool:
@@ -661,6 +671,7 @@ class _Run:
         for c in self.live():
             if key in (c.worker, c.label):
                 self.failures[c.label] = error
+                self.failed_in[c.label] = self.running.number if self.running else len(self.forks)
 
     def _fail_all(self, errors: Mapping[str, WorkerError]) -> None:
         for key, error in errors.items():
@@ -704,16 +715,26 @@ class _Run:
                 for label, ns in speeds.items()}
 
     def _cut_short(self) -> frozenset[str]:
-        """The workers of the fork a Ctrl-C stopped; every worker where that is not yet known."""
+        """The workers of the fork a Ctrl-C or fault stopped; every worker where that is not yet known."""
         return self.running.workers if self.running and self.running.workers else frozenset(self.workers)
 
-    def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
+    def conducted(self, stopped: str, interrupted: bool = False, fault: str = "") -> Conducted:
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted,
-                         cut_short=self._cut_short() if interrupted else frozenset(),
+                         interrupted=interrupted, fault=fault, failed_in=dict(self.failed_in),
+                         cut_short=self._cut_short() if interrupted or fault else frozenset(),
                          cut_from=self.forks_wanted() if self.out_of_time else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
+
+    def faulted(self, error: Exception) -> Conducted:
+        """The forks finished before ``error``; the bare forks where reading them fails too (the
+        fault may lie in the statistics)."""
+        fault = f"a fault of jvmbridge's own stopped the forks: {type(error).__name__}: {error} (please report it)"
+        try:
+            return self.conducted(fault, fault=fault)
+        except Exception:
+            return Conducted(forks=self.forks, failures=dict(self.failures), ratios={}, stopped=fault, fault=fault,
+                             failed_in=dict(self.failed_in), cut_short=self._cut_short())
 
 
 def next_fork_seconds(forks: Sequence[Fork], warmed_ahead: bool, workers: Collection[str] = ()) -> float | None:

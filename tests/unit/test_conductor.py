@@ -13,7 +13,17 @@ import statistics
 import pytest
 
 from jvmbridge.comparison import interleaved
-from jvmbridge.conductor.conduct import Asked, Configuration, Fork, Pace, Status, WorkerSpec, conduct, next_fork_seconds
+from jvmbridge.conductor.conduct import (
+    Asked,
+    Conducted,
+    Configuration,
+    Fork,
+    Pace,
+    Status,
+    WorkerSpec,
+    conduct,
+    next_fork_seconds,
+)
 from jvmbridge.engines.base import Part, Sliced
 from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
@@ -331,9 +341,11 @@ class RecordedWorker(FakeWorker):
         self.log.append(("warm aside" if self.away else "warm", self.id))
         return super().warm(part, min_seconds, max_seconds)
 
+    fault: type[BaseException] = KeyboardInterrupt  # raised at slice ``interrupt_at``
+
     def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
         if sum(event == "slice" for event, _ in self.log) == self.interrupt_at:
-            raise KeyboardInterrupt
+            raise self.fault("at this slice")
         self.log.append(("slice", self.id))
         return super().slice(part, iterations, expected_seconds)
 
@@ -341,13 +353,20 @@ class RecordedWorker(FakeWorker):
         self.log.append(("stop", self.id))
 
 
-def recorded(pace: Pace, interrupt_at: int | None = None, host: Host | None = None) -> tuple[list[tuple[str, int]], list]:
+def recorded(pace: Pace, interrupt_at: int | None = None, host: Host | None = None,
+             worker: type[RecordedWorker] = RecordedWorker) -> tuple[list[tuple[str, int]], list]:
+    log, conducted = recorded_run(pace, interrupt_at, host, worker)
+    return log, conducted.forks
+
+
+def recorded_run(pace: Pace, interrupt_at: int | None = None, host: Host | None = None,
+                 worker: type[RecordedWorker] = RecordedWorker) -> tuple[list[tuple[str, int]], Conducted]:
     log: list[tuple[str, int]] = []
     host = host or Host(random.Random(4))
-    workers = {label: WorkerSpec(lambda label=label: RecordedWorker(log, interrupt_at, host, [label]), 0.5, 15.0)
+    workers = {label: WorkerSpec(lambda label=label: worker(log, interrupt_at, host, [label]), 0.5, 15.0)
                for label in TRUE_NS}
     configurations = [Configuration(label, label, 0) for label in TRUE_NS]
-    return log, conduct(workers, configurations, ASKED, pace).forks
+    return log, conduct(workers, configurations, ASKED, pace)
 
 
 def test_the_next_forks_workers_start_before_this_forks_slices_and_none_outlives_the_run():
@@ -580,6 +599,38 @@ def test_ctrl_c_stops_the_workers_started_for_the_next_fork():
     log, forks = recorded(Pace(min_forks=3, max_forks=3), interrupt_at=len(TRUE_NS) * 3)  # in fork 0's 4th cycle
     started = {worker for event, worker in log if event == "start"}
     assert len(started) == 2 * len(TRUE_NS) and not forks  # fork 1's were up; fork 0 never finished
+    assert {worker for event, worker in log if event == "stop"} == started
+
+
+class FaultyWorker(RecordedWorker):
+    fault = KeyError  # a bug of jvmbridge's own, not a WorkerError
+
+
+def test_a_fault_of_jvmbridges_own_keeps_the_forks_finished_and_stops_every_worker_started():
+    log, conducted = recorded_run(Pace(min_forks=5, max_forks=5), interrupt_at=len(TRUE_NS) * CYCLES * 3 + 2,
+                                  worker=FaultyWorker)  # in fork 3's first cycle
+    assert len(conducted.forks) == 3 and not conducted.interrupted and not conducted.failures
+    assert conducted.fault == conducted.stopped == (
+        "a fault of jvmbridge's own stopped the forks: KeyError: 'at this slice' (please report it)")
+    assert conducted.cut_short == set(TRUE_NS) and set(conducted.ratios) == {ratio.label for ratio in ASKED}
+    started = {worker for event, worker in log if event == "start"}
+    assert len(started) == 5 * len(TRUE_NS)  # fork 4's were up
+    assert {worker for event, worker in log if event == "stop"} == started
+
+
+def test_ctrl_c_while_a_forks_workers_start_stops_those_already_started():
+    log: list[tuple[str, int]] = []
+    host = Host(random.Random(4))
+
+    def start(label: str) -> RecordedWorker:
+        if sum(event == "start" for event, _ in log) == len(TRUE_NS) + 2:  # the second fork's third
+            raise KeyboardInterrupt
+        return RecordedWorker(log, None, host, [label])
+
+    workers = {label: WorkerSpec(lambda label=label: start(label), 0.5, 15.0) for label in TRUE_NS}
+    conducted = conduct(workers, [Configuration(label, label, 0) for label in TRUE_NS], ASKED, Pace(min_forks=3, max_forks=3))
+    started = {worker for event, worker in log if event == "start"}
+    assert conducted.interrupted and len(started) == len(TRUE_NS) + 2
     assert {worker for event, worker in log if event == "stop"} == started
 
 

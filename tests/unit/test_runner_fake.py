@@ -559,9 +559,18 @@ class SlicedFake:
         pass
 
 
-def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, dict[int, float]]):
+class FaultyFake(SlicedFake):
+    """A SlicedFake whose slice meets a fault of jvmbridge's own (a bug), not a WorkerError."""
+
+    def slice(self, part: int, iterations: int, expected_seconds: float) -> dict:
+        raise KeyError("sizes")
+
+
+def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, dict[int, float]],
+               fault_at: tuple[str, int] | None = None):
     """A run of the fake subject's settings (``ns``: setting -> ns/op, "on" and "off") in slices, as
-    comparison.interleaved runs them, a fake yardstick beside them; saved and read back."""
+    comparison.interleaved runs them, a fake yardstick beside them; saved and read back. ``fault_at``:
+    (configuration, fork) whose worker is a FaultyFake."""
     from jvmbridge.comparison import interleaved
     from jvmbridge.conductor.conduct import Configuration, WorkerSpec, slices_by_fork
     from jvmbridge.engines.base import Sliced
@@ -573,7 +582,8 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
         return lambda workload, outcomes, failed: Measurement(
             engine="fake subject", implementation="fake subject 1.0", setting="on" if on else "off", accelerated=on,
             as_requested=True, verified_state="fake", **workload.row_fields(),
-            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage))
+            summary=summarize(slices_by_fork(outcomes), workload.sampling.first_stage),
+            failed_fork=failed.error if failed else None)
 
     settings = [("subject", Sliced(name=f"fake subject, {state}", subject="fake subject", accelerated=state == "on",
                                    module="", request={}, workloads=[(work, "")], measurement=measurement(state == "on"),
@@ -584,8 +594,12 @@ def sliced_run(monkeypatch, tmp_path, ns: dict[str, float], slowed: dict[str, di
               interleaved.YARDSTICK_NAME: (interleaved.YARDSTICK_NAME, 400.0)}
     started = {label: itertools.count() for label in speeds}  # a worker's nth start is its nth fork's
 
+    def start(label: str) -> SlicedFake:
+        fork = next(started[label])
+        return (FaultyFake if (label, fork) == fault_at else SlicedFake)(fork, speeds[label][1], slowed.get(label, {}))
+
     def spec(label: str) -> WorkerSpec:
-        return WorkerSpec(lambda: SlicedFake(next(started[label]), speeds[label][1], slowed.get(label, {})), 0.0, 0.0)
+        return WorkerSpec(lambda: start(label), 0.0, 0.0)
 
     def conducting(job) -> interleaved.Conducting:
         groups = [[part] for part in job.parts]
@@ -618,6 +632,18 @@ def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_a
     assert len(saved["fork_readings"][YARDSTICK_NAME]) == 6  # the fork set aside among them
     assert all(row["forks"] == 6 for row in loaded.rows)  # each row keeps every fork
     assert reread.ratios == comparison.ratios  # report reads the saved run's ratios as compare said them
+
+
+def test_a_fault_of_jvmbridges_own_in_a_fork_keeps_the_forks_before_it_saved_and_says_so_on_every_row_it_cut(
+        monkeypatch, tmp_path):
+    """Nothing measured is lost when a run fails halfway, a bug of ours included."""
+    comparison, loaded, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {},
+                                       fault_at=("fake subject, off", 3))
+    fault = "a fault of jvmbridge's own stopped the forks: KeyError: 'sizes' (please report it)"
+    assert not comparison.failures and all(row["forks"] == 3 for row in loaded.rows)
+    assert comparison.metadata["forks_stopped"] == f"3 (5 to {FORK_LIMIT}): {fault}"
+    notes = [note.text for result in comparison.results for note in result.notes if note.kind is NoteKind.FORK_FAILED]
+    assert notes == [f"fork 4 failed, the 3 finished forks are the measurement: {fault}"] * 2
 
 
 def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drives_no_forks(monkeypatch, tmp_path):
@@ -673,3 +699,16 @@ def test_a_row_that_skipped_some_of_the_runs_forks_is_paired_with_another_by_the
     off = row("off", {0: 400.0, 1: 400.0, 2: 440.0, 3: 400.0})  # fork 2 ran slow; the on row sat it out
     on = row("on", {0: 100.0, 1: 100.0, 3: 100.0})
     assert [(fork, round(ratio, 6)) for fork, ratio in paired_slices_by_fork(off, on)] == [(0, 4.0), (1, 4.0), (3, 4.0)]
+
+
+def test_a_row_that_skipped_forks_names_the_runs_fork_it_failed_in():
+    """"fork N failed" counts the run's forks, which a row that sat some out counts apart from its own."""
+    from jvmbridge.comparison import interleaved
+
+    forks = [[{"ns": 100_000, "iterations": 1000}] * 4] * 3
+    measured = Measurement(engine="fake subject", implementation="fake subject 1.0", setting="on", accelerated=True,
+                           as_requested=True, verified_state="fake", **workloads()[0].row_fields(),
+                           summary=summarize(forks), failed_fork="the fake worker crashed")
+    result = interleaved._numbered(measured, [0, 1, 3], "label", failed_in=5).result("")
+    assert [note.text for note in result.notes if note.kind is NoteKind.FORK_FAILED] == [
+        "fork 6 failed, the 3 finished forks are the measurement: the fake worker crashed"]
