@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, levels_over, over_forks
+from jvmbridge.conductor.spread import OneFork, one_fork
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling import policy
@@ -396,19 +397,33 @@ class _Run:
         """"2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks";
         "" where none, or where a fixed count was asked."""
         target, needs = self.pace.target_error, self.needs()
-        wide = [i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)]
+        wide = {label: i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)}
         if self.pace.min_forks >= self.pace.max_forks or not wide:
             return ""
         return (f"{len(wide)} {'ratio' if len(wide) == 1 else 'ratios'} still wider than ±{target:.0%} "
-                f"(±{max(wide):.1%} at most)" + self._wide_because(needs))
+                f"(±{max(wide.values()):.1%} at most)" + self._wide_because(needs, wide))
 
-    def _wide_because(self, needs: Mapping[str, int]) -> str:
-        """": the first 5's spread asked 14-20 forks, 2 set aside"; "" where neither."""
+    def _wide_because(self, needs: Mapping[str, int], wide: Mapping[str, float]) -> str:
+        """": the first 5's spread asked 14-20 forks, 2 set aside; fork 3 made 91% of the widest
+        ratio's, where ..."; "" where none of these. ``wide``: ratio -> its relative error."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
         why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
-        return f": {', '.join(filter(None, why))}" if any(why) else ""
+        because = f": {', '.join(filter(None, why))}" if any(why) else ""
+        if asked and (found := self._one_fork(max(wide, key=wide.__getitem__))):
+            whose = "that spread" if len(wide) == 1 else "the widest ratio's"
+            because += f"; {found.said(whose)}"
+        return because
+
+    def _one_fork(self, label: str) -> OneFork | None:
+        """The fork that made most of ratio ``label``'s first-stage spread, and the side that moved in it."""
+        ratio = next(r for r in self.asked if r.label == label)
+        first = self.per_fork(ratio)[:self.pace.min_forks]
+        forks = {fork.number: fork for fork in self.forks}
+        readings = {side: {number: fork_reading(forks[number].slices[side]) for number, _ in first}
+                    for side in (ratio.slower, ratio.faster)}
+        return one_fork(first, readings)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -679,6 +679,19 @@ def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_in
     assert headline(reread.ratios, reread.frame, reread.metadata)[0] == first
 
 
+def test_where_one_fork_made_most_of_a_wide_first_stage_the_answer_names_it_and_the_row_that_moved_in_it(
+        monkeypatch, tmp_path):
+    from jvmbridge.comparison.headline import headline
+
+    # Fork 2 of the on row alone ran 8% slower: one fork is no level, and the ratio's first stage
+    # asks for more forks than the limit has.
+    comparison, _, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {"fake subject, on": {2: 1.08}})
+    first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
+    assert re.fullmatch(r"Stopped at the fork limit: 1 ratio still wider than ±2% \(±\d\.\d% at most\): the first 5's "
+                        r"spread asked \d\d forks; fork 3 made 9\d% of that spread, where fake subject, on ran [78]\.\d% "
+                        r"slower than in the other first forks", first), first
+
+
 def test_a_row_that_skipped_some_of_the_runs_forks_is_paired_with_another_by_the_forks_both_ran():
     """After the first stage a row may sit out forks (docs/decisions/0014-forks-run-the-ratios-still-short.md):
     its rounds keep the run's fork numbers, so a ratio never pairs two forks that did not run together."""
