@@ -86,7 +86,7 @@ class Measurement:
     details: dict = field(default_factory=dict)  # engine-specific provenance (paths, versions)
     notes: list[str] = field(default_factory=list)  # the engine's remarks on its figure
     failed_fork: str | None = None  # why the fork after the finished ones failed
-    failed_fork_number: int | None = None  # its number (0-based) where the row skipped forks; else the next
+    failed_fork_number: int | None = None  # its number in the run (0-based), where known; else after its finished ones
     # Ms the process spent on other work while timed: {"gc_ms": .., "jit_ms": ..}.
     busy: dict | None = None
     fork_seconds: list[float] = field(default_factory=list)  # each fork's share of its child's wall time

@@ -1,8 +1,10 @@
-"""`jvmbridge compare`: exit 1 when a configuration failed, a fork of one failed or one computed
-wrong bytes (whatever finished is still reported), 130 when interrupted (likewise)."""
+"""`jvmbridge compare`: exit 1 when a configuration failed, a fork of one failed, one computed wrong
+bytes or a fault of jvmbridge's own stopped the forks (whatever finished is still reported), 130
+when interrupted (likewise)."""
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 
@@ -157,12 +159,24 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbo
     exported = print_document("compare", output_format, comparison, None, quiet, exports, terminal_width(wide))
     for configuration, error in comparison.failures:
         click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
+    fault = _say_fault(comparison.metadata)
     say_where_saved(comparison.save_error, comparison.output, quiet)
     rows_said = _say_rows_not_whole(comparison.results)
     if comparison.interrupted:
         sys.exit(130)
-    if comparison.failures or rows_said or comparison.save_error or not exported:
+    if comparison.failures or fault or rows_said or comparison.save_error or not exported:
         sys.exit(1)
+
+
+def _say_fault(metadata: dict) -> bool:
+    """On stderr, a fault of jvmbridge's own that stopped the forks (its traceback under
+    JVMBRIDGE_DEBUG, as for any bug); True where there was one."""
+    if not (fault := metadata.get("fault")):
+        return False
+    click.echo(f"jvmbridge: internal error: {fault}; the forks before it are shown and saved", err=True)
+    if os.environ.get("JVMBRIDGE_DEBUG"):
+        click.echo(metadata.get("fault_traceback") or "", err=True, nl=False)
+    return True
 
 
 def _request_or_usage_error(java_paths, options: dict):

@@ -12,9 +12,9 @@ SHAPE_WORDS = {"message": "messages", "stream": "stream"}
 
 def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
     """The lines, most asked first; a run of many sizes or JDKs says its first and points at the rest."""
-    speed, limit = metadata.get("host_speed"), metadata.get("forks_limit")
+    speed = metadata.get("host_speed")
     said = answered(ratios, metadata)
-    lines = [f"Stopped at {limit}"] if limit else []
+    lines = _stopped_short(metadata)
     lines += [_line(r, frame) for r in said]
     if said and len(said) < len(ratios):
         lines.append(f"... {len(ratios) - len(said)} more ratios under the table")
@@ -23,9 +23,17 @@ def headline(ratios: list[Ratio], frame, metadata: dict) -> list[str]:
 
 def answered(ratios: list[Ratio], metadata: dict) -> list[Ratio]:
     """The ratios the headline states in its order, as many as fit beside its other lines."""
-    room = MAX_LINES - bool(metadata.get("host_speed")) - bool(metadata.get("forks_limit"))
+    room = MAX_LINES - bool(metadata.get("host_speed")) - len(_stopped_short(metadata))
     asked = [r for place in range(3) for r in ratios if _headline_place(r) == place]
     return asked if len(asked) == len(ratios) and len(asked) <= room else asked[:room - 1]
+
+
+def _stopped_short(metadata: dict) -> list[str]:
+    """Why the forks stopped short, where they did: a fault of jvmbridge's own, or a limit with a ratio
+    still wide."""
+    if fault := metadata.get("fault"):
+        return [fault[0].upper() + fault[1:]]
+    return [f"Stopped at {limit}"] if (limit := metadata.get("forks_limit")) else []
 
 
 def _headline_place(r: Ratio) -> int | None:

@@ -150,14 +150,15 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
                                   rows_ran(conducted, given.configurations))
     job.episodes = episodes_saved(conducted)
     job.forks_limit = conducted.limit
+    job.fault, job.fault_traceback = conducted.fault, conducted.fault_traceback
     # Ctrl-C or a fault: rows keep their finished forks (after Ctrl-C the runner starts no further job).
-    stopped_by = _stopped_by(conducted)
+    interrupted = ChildOutcome.interrupted() if conducted.interrupted else None
     found: list[Measurement | Exception] = []
     for i, ((_, setting), parts) in enumerate(zip(job.settings, given.groups)):
         for part, (workload, _) in zip(parts, setting.workloads):
             outcomes = _outcomes(conducted, part.label, str(i))
-            # Only the rows of the fork it stopped are cut short: one that had sat it out is whole.
-            cut = stopped_by if str(i) in conducted.cut_short else None
+            # Ctrl-C cut short only the rows of the fork it stopped: one that had sat it out is whole.
+            cut = interrupted if str(i) in conducted.cut_short else None
             failed = _ended(conducted.failures[part.label]) if part.label in conducted.failures else cut
             if not outcomes:
                 found.append(WorkerError(setting.why_failed(failed) if failed else "no fork finished"))
@@ -166,15 +167,6 @@ def _measure(job: InterleavedJob) -> list[Measurement | Exception]:
             failed_in = conducted.failed_in.get(part.label, len(conducted.forks)) if failed else None
             found.append(_numbered(setting.measurement(workload, outcomes, failed), numbers, job.label, failed_in))
     return found
-
-
-def _stopped_by(conducted: Conducted) -> ChildOutcome | None:
-    """How the fork that Ctrl-C or a fault stopped ended for its rows; None where none was stopped."""
-    if conducted.interrupted:
-        return ChildOutcome.interrupted()
-    if conducted.fault:
-        return ChildOutcome(result={"error": conducted.fault}, returncode=1, stdout="", stderr="")
-    return None
 
 
 def _numbered(measurement: Measurement, numbers: list[int], label: str, failed_in: int | None = None) -> Measurement:

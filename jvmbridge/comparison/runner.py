@@ -180,7 +180,8 @@ def _run_job(job: Job, watched: contextlib.AbstractContextManager[list[PartSoFar
 def _job_findings(job: Job) -> dict:
     """What a job found for the run's metadata: host speed, forks stopped, episodes, fork limit."""
     found = {"host_speed": job.yardstick and host_speed(job.yardstick, YARDSTICK_NAME),
-             "forks_stopped": job.forks_stopped, "episodes": job.episodes, "forks_limit": job.forks_limit}
+             "forks_stopped": job.forks_stopped, "episodes": job.episodes, "forks_limit": job.forks_limit,
+             "fault": job.fault, "fault_traceback": job.fault_traceback}
     return {key: value for key, value in found.items() if value}
 
 
@@ -208,9 +209,7 @@ class _Record:
     def end(self, interrupted: bool, metadata: dict) -> None:
         """The run's last record: how many rows finished, which failed, and what the run found."""
         self.writer.write("end", completed=len(self.ranked), failed=[label for label, _ in self.failures],
-                          interrupted=interrupted, load=metadata["load"], host_speed=metadata.get("host_speed"),
-                          forks_stopped=metadata.get("forks_stopped"), episodes=metadata.get("episodes"),
-                          forks_limit=metadata.get("forks_limit"), work_seconds=metadata["work_seconds"])
+                          interrupted=interrupted, **{key: metadata.get(key) for key in store.END_FINDINGS})
 
     def interrupted(self, jobs: list[Job]) -> None:
         """Fail every part of ``jobs``: Ctrl-C stopped the run."""
@@ -257,8 +256,7 @@ def saved_comparison(loaded: store.Loaded, run_id: str) -> Comparison:
 def _saved_metadata(saved: dict, end: dict) -> dict:
     """A saved run's metadata as run() had it at its end."""
     return {**{k: v for k, v in saved.items() if k not in ("file", "end")},
-            **{key: end.get(key) for key in ("load", "host_speed", "forks_stopped", "episodes", "forks_limit",
-                                            "work_seconds")}}
+            **{key: end.get(key) for key in store.END_FINDINGS}}
 
 
 def work_seconds(rows: Sequence[Result], workload: dict) -> float | None:

@@ -12,12 +12,13 @@ import random
 import statistics
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+import traceback
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
-from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, levels_over, over_forks
+from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, fork_sides, levels_over, over_forks
 from jvmbridge.conductor.spread import OneFork, one_fork
 from jvmbridge.forks.measure import split_iterations
 from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
@@ -30,6 +31,8 @@ from jvmbridge.stats.summary import disturbed
 
 # More JVMs starting at once starve the warming compilers: docs/decisions/0005-next-fork-warmed-aside.md
 EARLY_START_WORKERS = 8
+_T = TypeVar("_T")
+
 # Most of a fork's slices that may be disturbed for warming aside: docs/decisions/0005-next-fork-warmed-aside.md
 QUIET_SHARE = 0.05
 
@@ -145,8 +148,9 @@ class Conducted:
     ratios: dict[str, Interval]  # asked label -> over the forks both sides finished
     stopped: str  # why no more forks ran
     interrupted: bool = False
-    cut_short: frozenset[str] = frozenset()  # on Ctrl-C or a fault, the workers of the fork it stopped
+    cut_short: frozenset[str] = frozenset()  # on Ctrl-C, the workers of the fork it stopped
     fault: str = ""  # a fault of jvmbridge's own that stopped the forks, in one line
+    fault_traceback: str = ""  # ... and where it came from, for its report
     failed_in: dict[str, int] = field(default_factory=dict)  # configuration -> the fork it failed in
     cut_from: int = 0  # the forks the stopping rule wanted where the run's time limit allowed fewer; else 0
     # Forks set aside as host episodes, and each yardstick's reading per fork (None: none).
@@ -175,15 +179,17 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
     time limit. A failed worker fails its configurations; the others go on."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
     try:
-        while (why := run.enough()) is None:
-            run.fork()
-    except KeyboardInterrupt:
-        return run.conducted("interrupted", interrupted=True)
-    except Exception as e:  # a fault of jvmbridge's own: the forks finished are kept, as on Ctrl-C
-        return run.faulted(e)
+        try:
+            while (why := run.enough()) is None:
+                run.fork()
+            conducted = run.conducted(why)
+        except KeyboardInterrupt:
+            conducted = run.conducted("interrupted", interrupted=True)
+        except Exception as e:  # a fault of jvmbridge's own: the forks finished are kept, as on Ctrl-C
+            conducted = run.faulted(e)
     finally:
-        run.stop_started()
-    return run.conducted(why)
+        left = run.stop_started()
+    return run.faulted(left) if left is not None and not conducted.fault else conducted
 
 
 @dataclass
@@ -404,26 +410,25 @@ class _Run:
                 f"(±{max(wide.values()):.1%} at most)" + self._wide_because(needs, wide))
 
     def _wide_because(self, needs: Mapping[str, int], wide: Mapping[str, float]) -> str:
-        """": the first 5's spread asked 14-20 forks, 2 set aside; fork 3 made 91% of the widest
-        ratio's, where ..."; "" where none of these. ``wide``: ratio -> its relative error."""
+        """": the first 5's spread asked 14-20 forks, 2 set aside; in the widest ratio (AES-NI ...),
+        fork 3 made that spread ..."; "" where none of these. ``wide``: ratio -> its relative error."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage
         why = [f"the first {first}'s spread asked {_span(asked)} forks" if asked else "",
                f"{aside} set aside" if (aside := len(self.episodes().set_aside)) else ""]
         because = f": {', '.join(filter(None, why))}" if any(why) else ""
-        if asked and (found := self._one_fork(max(wide, key=wide.__getitem__))):
-            whose = "that spread" if len(wide) == 1 else "the widest ratio's"
-            because += f"; {found.said(whose)}"
+        driving = {label: error for label, error in wide.items() if needs[label] > len(self.forks)}
+        if driving and (widest := max(driving, key=driving.__getitem__)) and (found := self._one_fork(widest)):
+            because += f"; {found.said()}" if len(wide) == 1 else f"; in the widest ratio ({widest}), {found.said()}"
         return because
 
     def _one_fork(self, label: str) -> OneFork | None:
         """The fork that made most of ratio ``label``'s first-stage spread, and the side that moved in it."""
         ratio = next(r for r in self.asked if r.label == label)
-        first = self.per_fork(ratio)[:self.pace.min_forks]
         forks = {fork.number: fork for fork in self.forks}
-        readings = {side: {number: fork_reading(forks[number].slices[side]) for number, _ in first}
-                    for side in (ratio.slower, ratio.faster)}
-        return one_fork(first, readings)
+        first = [(number, *sides) for number, _ in self.per_fork(ratio)[:self.pace.min_forks]
+                 if (sides := fork_sides(forks[number].slices[ratio.slower], forks[number].slices[ratio.faster]))]
+        return one_fork(first, (ratio.slower, ratio.faster))
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -611,8 +616,7 @@ class _Run:
                 except WorkerError as e:
                     errors[key] = e
         except BaseException:  # Ctrl-C, or a fault: no caller holds those started yet
-            for handle in handles.values():
-                handle.stop()
+            _stop_all(handles.values())
             raise
         return handles
 
@@ -668,25 +672,32 @@ class _Run:
             warmups[c.label] = warmup
         return warmups, errors
 
-    def stop_started(self) -> None:
-        """Stop the early-started workers of a fork that will not run, warm-ups cancelled first."""
+    def stop_started(self) -> Exception | None:
+        """Stop the early-started workers of a fork that will not run, warm-ups cancelled first; the
+        first fault met on the way (a warm-up's failure is no fault: _warm_up returns those)."""
+        fault = None
         try:
             if self.ahead is not None:
                 self.ahead.cancel.set()
-                with contextlib.suppress(Exception):  # a failed warm-up: its worker is stopped below
+                try:
                     self.ahead.settled()
+                except Exception as e:
+                    fault = e
         finally:
-            for handle in (self.ahead.handles.values() if self.ahead is not None else ()):
-                handle.stop()
+            try:
+                _stop_all(self.ahead.handles.values() if self.ahead is not None else ())
+            except Exception as e:
+                fault = fault or e
             self.ahead = None
             self.warmer.shutdown()
+        return fault
 
     def _fail(self, key: str, error: WorkerError) -> None:
         """Fail every configuration of worker ``key`` (or configuration ``key``) for the rest."""
         for c in self.live():
             if key in (c.worker, c.label):
                 self.failures[c.label] = error
-                self.failed_in[c.label] = self.running.number if self.running else len(self.forks)
+                self.failed_in[c.label] = len(self.forks)  # the fork running, not yet kept
 
     def _fail_all(self, errors: Mapping[str, WorkerError]) -> None:
         for key, error in errors.items():
@@ -730,26 +741,26 @@ class _Run:
                 for label, ns in speeds.items()}
 
     def _cut_short(self) -> frozenset[str]:
-        """The workers of the fork a Ctrl-C or fault stopped; every worker where that is not yet known."""
+        """The workers of the fork a Ctrl-C stopped; every worker where that is not yet known."""
         return self.running.workers if self.running and self.running.workers else frozenset(self.workers)
 
-    def conducted(self, stopped: str, interrupted: bool = False, fault: str = "") -> Conducted:
+    def conducted(self, stopped: str, interrupted: bool = False) -> Conducted:
         return Conducted(forks=self.forks, failures=dict(self.failures), ratios=self.ratios(), stopped=stopped,
-                         interrupted=interrupted, fault=fault, failed_in=dict(self.failed_in),
-                         cut_short=self._cut_short() if interrupted or fault else frozenset(),
+                         interrupted=interrupted, failed_in=dict(self.failed_in),
+                         cut_short=self._cut_short() if interrupted else frozenset(),
                          cut_from=self.forks_wanted() if self.out_of_time else 0,
                          episodes=self.episodes(), readings=self.readings(), levels=self.levels(),
                          limit=self.stopped_wide())
 
     def faulted(self, error: Exception) -> Conducted:
-        """The forks finished before ``error``; the bare forks where reading them fails too (the
-        fault may lie in the statistics)."""
-        fault = f"a fault of jvmbridge's own stopped the forks: {type(error).__name__}: {error} (please report it)"
-        try:
-            return self.conducted(fault, fault=fault)
-        except Exception:
-            return Conducted(forks=self.forks, failures=dict(self.failures), ratios={}, stopped=fault, fault=fault,
-                             failed_in=dict(self.failed_in), cut_short=self._cut_short())
+        """The forks finished before ``error``, with what of them still computes (the fault may lie
+        in the statistics: each part apart, so episodes set aside stay aside where they compute)."""
+        fault = (f"a fault of jvmbridge's own stopped the forks after {len(self.forks)}: "
+                 f"{type(error).__name__}: {error} (please report it)")
+        return Conducted(forks=self.forks, failures=dict(self.failures), ratios=_or_else(self.ratios, {}),
+                         stopped=fault, fault=fault, fault_traceback="".join(traceback.format_exception(error)),
+                         failed_in=dict(self.failed_in), episodes=_or_else(self.episodes, episodes({})),
+                         readings=_or_else(self.readings, {}), levels=_or_else(self.levels, {}))
 
 
 def next_fork_seconds(forks: Sequence[Fork], warmed_ahead: bool, workers: Collection[str] = ()) -> float | None:
@@ -774,10 +785,38 @@ def _ready(handles: Mapping[str, Worker], identity: Mapping[str, dict]) -> dict[
 
 
 def _stop(handles: Mapping[str, Worker], fork: Fork) -> None:
-    """Stop the workers of ``handles``, keeping in ``fork`` how each process ended."""
-    for key, handle in handles.items():
-        handle.stop()
-        fork.ended[key] = handle.ended()
+    """Stop the workers of ``handles``, keeping in ``fork`` how each process ended; every one is
+    stopped before the first error is raised."""
+    def stop(key: str) -> None:
+        handles[key].stop()
+        fork.ended[key] = handles[key].ended()
+
+    _each(stop, handles)
+
+
+def _stop_all(handles: Iterable[Worker]) -> None:
+    """Stop each of ``handles``, every one before the first error is raised."""
+    _each(lambda handle: handle.stop(), handles)
+
+
+def _each(act: Callable[[_T], None], items: Iterable[_T]) -> None:
+    """``act`` on each of ``items``, on all of them before the first error is raised."""
+    first: BaseException | None = None
+    for item in items:
+        try:
+            act(item)
+        except BaseException as e:
+            first = first or e
+    if first is not None:
+        raise first
+
+
+def _or_else(compute: Callable[[], _T], otherwise: _T) -> _T:
+    """``compute()``, or ``otherwise`` where it fails (a conductor already at fault)."""
+    try:
+        return compute()
+    except Exception:
+        return otherwise
 
 
 def _lasting(wanted_ns: float, ns_per_op: float) -> int:

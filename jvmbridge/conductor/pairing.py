@@ -33,15 +33,21 @@ BUSY_FAST_END = 5
 
 
 def fork_ratio(top: Sequence[dict], bottom: Sequence[dict]) -> float | None:
-    """``top``'s ns/op over ``bottom``'s in one fork from their undisturbed slices' fast ends (too few
-    undisturbed: every slice at BUSY_FAST_END); None where a side has none."""
+    """``top``'s ns/op over ``bottom``'s in one fork (fork_sides); None where a side has none."""
+    sides = fork_sides(top, bottom)
+    return sides[0] / sides[1] if sides else None
+
+
+def fork_sides(top: Sequence[dict], bottom: Sequence[dict]) -> tuple[float, float] | None:
+    """``top``'s and ``bottom``'s ns/op in one fork as a ratio of them takes them: their undisturbed
+    slices' fast ends (too few undisturbed: every slice at BUSY_FAST_END); None where a side has none."""
     over, under = _running(top), _running(bottom)
     if not over or not under:
         return None
     if _calm(over) and _calm(under):
-        return fast_end(_undisturbed(over)) / fast_end(_undisturbed(under))
+        return fast_end(_undisturbed(over)), fast_end(_undisturbed(under))
     busy = 100 // BUSY_FAST_END
-    return low_quantile([ns for ns, _ in over], busy) / low_quantile([ns for ns, _ in under], busy)
+    return low_quantile([ns for ns, _ in over], busy), low_quantile([ns for ns, _ in under], busy)
 
 
 def fork_reading(slices: Sequence[dict]) -> float | None:

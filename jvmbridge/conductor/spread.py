@@ -1,62 +1,62 @@
-"""Where a wide ratio's first-stage spread came from: the one fork that made most of it, and the row
-of the ratio that moved in that fork. It only says so: nothing is set aside by it (a rule reading
-the ratios could pick the answer; docs/method.md)."""
+"""Where a wide ratio's first-stage spread came from: the one fork that made it at least twice as
+wide as the other forks' own, and the row of the ratio that moved in that fork. It only says so:
+nothing is set aside by it (a rule reading the ratios could pick the answer; docs/method.md)."""
 from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-# Said where one fork made more than this share of the spread (of the squared deviations of the
-# forks' log ratios). Of five forks drawn from one normal spread, one makes more than half in 82%
-# of first stages, more than 80% in 20%: below that, a fork is no more to blame than its noise.
-MOST = 0.8
+# Said where one fork made the spread (standard deviation of the forks' log ratios) this many times
+# as wide as the others' own. Of five forks drawn from one normal spread, one does so in 18% of first
+# stages (of six, 10%); the line tells where the spread came from, not that the fork was wrong.
+WIDER = 2.0
+# The forks that threshold was taken at: a first stage the time limit cut shorter says nothing.
+FIRST_FORKS = 5
 
 
 @dataclass(frozen=True)
 class OneFork:
-    """A fork that made ``share`` of a ratio's first-stage spread, and each side that moved in it
-    (configuration, its reading there against its median over the other first forks, relative)."""
+    """A fork that made a ratio's first-stage spread ``wider`` times the others' own, and each side
+    that moved the ratio its way in that fork (configuration, its figure there against its median
+    over the other first forks, relative)."""
     fork: int
-    share: float
+    wider: float
     moved: tuple[tuple[str, float], ...]
 
-    def said(self, whose: str) -> str:
-        """"fork 3 made 91% of ``whose``, where JVM ..., intrinsics off, message ran 18.0% slower
-        than in the other first forks"."""
-        moves = ", ".join(f"{label} ran {abs(move):.1%} {'slower' if move > 0 else 'faster'}" for label, move in self.moved)
-        return f"fork {self.fork + 1} made {self.share:.0%} of {whose}, where {moves} than in the other first forks"
+    def said(self) -> str:
+        """"fork 5 made that spread 9.8 times as wide, where JVM ..., intrinsics off, message ran
+        40.7% slower than in the other first forks"."""
+        moves = " and ".join(f"{label} ran {abs(move):.1%} {'slower' if move > 0 else 'faster'}"
+                             for label, move in self.moved)
+        return (f"fork {self.fork + 1} made that spread {self.wider:.1f} times as wide, where {moves} than in the "
+                f"other first forks")
 
 
-def one_fork(first: Sequence[tuple[int, float]], readings: Mapping[str, Mapping[int, float | None]]) -> OneFork | None:
-    """The fork of ``first`` (fork, ratio) that made more than MOST of its spread, with the sides of
-    ``readings`` (configuration -> fork -> its reading) that moved in it by at least half of the most
-    any did; None where no one fork did, or fewer than three forks."""
-    if len(first) < 3:
+def one_fork(first: Sequence[tuple[int, float, float]], sides: tuple[str, str]) -> OneFork | None:
+    """The fork of ``first`` (fork, the slower side's ns/op, the faster's, as the ratio took them)
+    that made its spread WIDER times the others', and the ``sides`` (their labels) that moved the
+    ratio its way; None where no one fork did, or the first stage is under FIRST_FORKS."""
+    if len(first) < FIRST_FORKS:
         return None
-    logs = [math.log(ratio) for _, ratio in first]
-    whole = _squares(logs)
-    if whole == 0:
+    logs = [math.log(slower / faster) for _, slower, faster in first]
+    whole = statistics.stdev(logs)
+    others = [statistics.stdev(logs[:i] + logs[i + 1:]) for i in range(len(logs))]
+    at = min(range(len(logs)), key=others.__getitem__)
+    if not 0 < others[at] * WIDER <= whole:
         return None
-    shares = [1 - _squares(logs[:i] + logs[i + 1:]) / whole for i in range(len(logs))]
-    at = max(range(len(logs)), key=shares.__getitem__)
-    if shares[at] <= MOST:
-        return None
-    fork, others = first[at][0], [number for number, _ in first if number != first[at][0]]
-    moves = {label: move for label, own in readings.items() if (move := _move(own, fork, others)) is not None}
-    most = max(map(abs, moves.values()), default=0.0)
-    moved = tuple(sorted(((label, move) for label, move in moves.items() if abs(move) >= most / 2),
-                         key=lambda each: -abs(each[1])))
-    return OneFork(fork=fork, share=shares[at], moved=moved) if moved else None
+    away = logs[at] - statistics.fmean(logs[:at] + logs[at + 1:])
+    rest = [each for index, each in enumerate(first) if index != at]
+    moves = [_move(first[at][side + 1], [each[side + 1] for each in rest]) for side in (0, 1)]
+    # A slower slower side raises the ratio, a slower faster side lowers it: each side's share of the move.
+    pushes = [math.log1p(moves[0]) * math.copysign(1, away), -math.log1p(moves[1]) * math.copysign(1, away)]
+    most = max(pushes)
+    moved = tuple((sides[side], moves[side]) for side in sorted((0, 1), key=lambda side: -pushes[side])
+                  if pushes[side] > 0 and pushes[side] >= most / 2)
+    return OneFork(fork=first[at][0], wider=whole / others[at], moved=moved) if moved else None
 
 
-def _squares(logs: Sequence[float]) -> float:
-    mean = statistics.fmean(logs)
-    return sum((value - mean) ** 2 for value in logs)
-
-
-def _move(own: Mapping[int, float | None], fork: int, others: Sequence[int]) -> float | None:
-    """``own``'s reading in ``fork`` against its median over ``others``, relative; None where missing."""
-    there, elsewhere = own.get(fork), [value for number in others if (value := own.get(number)) is not None]
-    return there / statistics.median(elsewhere) - 1 if there is not None and elsewhere else None
+def _move(there: float, elsewhere: Sequence[float]) -> float:
+    """``there`` against the median of ``elsewhere``, relative."""
+    return there / statistics.median(elsewhere) - 1

@@ -43,6 +43,9 @@ class Job:
     episodes: dict | None = None
     # Why its forks reached the limit with ratios still wide, and how wide.
     forks_limit: str = ""
+    # A fault of jvmbridge's own that stopped its forks (the rows keep those finished), and its traceback.
+    fault: str = ""
+    fault_traceback: str = ""
 
     @property
     def parts_per_fork(self) -> int:

@@ -261,10 +261,14 @@ def _read_failure(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> N
                             "error": record.get("error")})
 
 
+# What a run found, in its end record beside which rows finished.
+END_FINDINGS = ("load", "host_speed", "forks_stopped", "episodes", "forks_limit", "fault", "fault_traceback",
+                "work_seconds")
+
+
 def _read_end(loaded: Loaded, path: Path, record: dict, runs: set[str]) -> None:
     check_load(record.get("load"))
-    kept = ("completed", "failed", "interrupted", "load", "host_speed", "forks_stopped", "episodes", "forks_limit",
-            "work_seconds")
+    kept = ("completed", "failed", "interrupted", *END_FINDINGS)
     loaded.runs.setdefault(record["run_id"], {"file": str(path)})["end"] = {k: record.get(k) for k in kept}
 
 

@@ -29,6 +29,7 @@ from jvmbridge.forks.parent import ChildOutcome, PartFailed, WorkerError
 from jvmbridge.sampling.policy import CYCLES, UNCOUNTED_SHARE, Sampling
 from jvmbridge.sampling.progress import listening
 from jvmbridge.sampling.workload import Operation, Workload
+from jvmbridge.stats.episodes import episodes
 
 START_SECONDS = 1.5  # a JVM's start, on the simulated clock; every worker of a fork starts at once
 TRUE_NS = {"jvm on": 68.0, "jvm off": 410.0, "c on": 39.0, "c off": 99.0, "yardstick": 400.0}
@@ -611,11 +612,38 @@ def test_a_fault_of_jvmbridges_own_keeps_the_forks_finished_and_stops_every_work
                                   worker=FaultyWorker)  # in fork 3's first cycle
     assert len(conducted.forks) == 3 and not conducted.interrupted and not conducted.failures
     assert conducted.fault == conducted.stopped == (
-        "a fault of jvmbridge's own stopped the forks: KeyError: 'at this slice' (please report it)")
-    assert conducted.cut_short == set(TRUE_NS) and set(conducted.ratios) == {ratio.label for ratio in ASKED}
+        "a fault of jvmbridge's own stopped the forks after 3: KeyError: 'at this slice' (please report it)")
+    assert "in slice" in conducted.fault_traceback and set(conducted.ratios) == {ratio.label for ratio in ASKED}
     started = {worker for event, worker in log if event == "start"}
     assert len(started) == 5 * len(TRUE_NS)  # fork 4's were up
     assert {worker for event, worker in log if event == "stop"} == started
+
+
+class StopFails(RecordedWorker):
+    def stop(self) -> None:
+        super().stop()
+        if self.id == len(TRUE_NS):  # the second fork's first: its /tmp file another user owns, say
+            raise PermissionError("not yours")
+
+
+def test_a_worker_that_fails_to_stop_leaves_none_of_the_others_running_and_the_forks_before_kept():
+    log, conducted = recorded_run(Pace(min_forks=3, max_forks=3), worker=StopFails)
+    assert len(conducted.forks) == 1 and conducted.fault.endswith("after 1: PermissionError: not yours (please report it)")
+    assert {worker for event, worker in log if event == "stop"} == {worker for event, worker in log if event == "start"}
+
+
+def test_a_fault_in_the_statistics_between_forks_keeps_the_forks_and_the_episodes_set_aside(monkeypatch):
+    def broken(*_):
+        raise KeyError("a bug in the levels")
+
+    monkeypatch.setattr("jvmbridge.conductor.conduct.levels_over", broken)
+    host = Host(random.Random(4))
+    workers = {label: WorkerSpec(lambda label=label: FakeWorker(host, [label]), 0.5, 15.0) for label in TRUE_NS}
+    configurations = [Configuration(label, label, 0, counted=label != "yardstick") for label in TRUE_NS]
+    faulted = conduct(workers, configurations, ASKED, Pace(min_forks=5, max_forks=8))
+    assert len(faulted.forks) == 5 and faulted.fault.startswith("a fault of jvmbridge's own stopped the forks after 5")
+    assert len(faulted.readings["yardstick"]) == 5 and faulted.episodes == episodes(faulted.readings)
+    assert set(faulted.ratios) == {ratio.label for ratio in ASKED} and not faulted.levels
 
 
 def test_ctrl_c_while_a_forks_workers_start_stops_those_already_started():

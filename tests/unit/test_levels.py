@@ -117,20 +117,3 @@ def test_the_issues_run():
         "6.69x, or 7.41x when the JIT compiles the loop its slower way: 3 forks of 12"
     assert levels.as_dict()["levels"][1]["forks"] == 3
 
-
-def test_a_wide_first_stage_names_the_fork_that_made_most_of_its_spread_and_the_row_that_moved_in_it():
-    """conductor.spread says where a ratio's forks went, where one fork made more than all others."""
-    from jvmbridge.conductor.spread import one_fork
-
-    off = {0: 400.0, 1: 402.0, 2: 398.0, 3: 440.0, 4: 401.0}  # fork 3: the JIT's slower way, this row alone
-    on = {fork: 100.0 * (1 + 0.001 * fork) for fork in off}
-    first = [(fork, off[fork] / on[fork]) for fork in off]
-    found = one_fork(first, {"JVM, intrinsics off": off, "JVM, intrinsics on": on})
-    assert found is not None and found.fork == 3 and found.share > 0.9
-    assert [label for label, _ in found.moved] == ["JVM, intrinsics off"]
-    assert found.said("that spread") == (f"fork 4 made {found.share:.0%} of that spread, where JVM, intrinsics off "
-                                         "ran 9.9% slower than in the other first forks")  # 440 against 400.5
-    both = {fork: value * (1.08 if fork == 3 else 1.0) for fork, value in on.items()}  # the other side moved too
-    assert len(one_fork(first, {"off": off, "on": both}).moved) == 2
-    spread = [(fork, 4.0 * (1 + 0.01 * step)) for fork, step in enumerate([-2, -1, 0, 1, 2])]  # no one fork: evenly
-    assert one_fork(spread, {"off": off, "on": on}) is None

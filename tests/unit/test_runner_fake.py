@@ -634,16 +634,18 @@ def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_a
     assert reread.ratios == comparison.ratios  # report reads the saved run's ratios as compare said them
 
 
-def test_a_fault_of_jvmbridges_own_in_a_fork_keeps_the_forks_before_it_saved_and_says_so_on_every_row_it_cut(
-        monkeypatch, tmp_path):
+def test_a_fault_of_jvmbridges_own_in_a_fork_keeps_the_forks_before_it_saved_and_says_so_first(monkeypatch, tmp_path):
     """Nothing measured is lost when a run fails halfway, a bug of ours included."""
-    comparison, loaded, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {},
-                                       fault_at=("fake subject, off", 3))
-    fault = "a fault of jvmbridge's own stopped the forks: KeyError: 'sizes' (please report it)"
+    from jvmbridge.comparison.headline import headline
+
+    comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {},
+                                            fault_at=("fake subject, off", 3))
+    fault = "a fault of jvmbridge's own stopped the forks after 3: KeyError: 'sizes' (please report it)"
     assert not comparison.failures and all(row["forks"] == 3 for row in loaded.rows)
     assert comparison.metadata["forks_stopped"] == f"3 (5 to {FORK_LIMIT}): {fault}"
-    notes = [note.text for result in comparison.results for note in result.notes if note.kind is NoteKind.FORK_FAILED]
-    assert notes == [f"fork 4 failed, the 3 finished forks are the measurement: {fault}"] * 2
+    assert headline(comparison.ratios, comparison.frame, comparison.metadata)[0] == fault[0].upper() + fault[1:]
+    assert reread.metadata["fault"] == fault and "KeyError: 'sizes'" in reread.metadata["fault_traceback"]
+    assert not [note for result in comparison.results for note in result.notes if note.kind is NoteKind.FORK_FAILED]
 
 
 def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drives_no_forks(monkeypatch, tmp_path):
@@ -688,7 +690,7 @@ def test_where_one_fork_made_most_of_a_wide_first_stage_the_answer_names_it_and_
     comparison, _, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {"fake subject, on": {2: 1.08}})
     first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
     assert re.fullmatch(r"Stopped at the fork limit: 1 ratio still wider than ±2% \(±\d\.\d% at most\): the first 5's "
-                        r"spread asked \d\d forks; fork 3 made 9\d% of that spread, where fake subject, on ran [78]\.\d% "
+                        r"spread asked \d\d forks; fork 3 made that spread \d+\.\d times as wide, where fake subject, on ran [78]\.\d% "
                         r"slower than in the other first forks", first), first
 
 
