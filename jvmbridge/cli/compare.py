@@ -173,7 +173,7 @@ def _say_fault(metadata: dict) -> bool:
     JVMBRIDGE_DEBUG, as for any bug); True where there was one."""
     if not (fault := metadata.get("fault")):
         return False
-    click.echo(f"jvmbridge: internal error: {fault}; the forks before it are shown and saved", err=True)
+    click.echo(f"jvmbridge: {fault}; the forks before it are shown and saved", err=True)
     if os.environ.get("JVMBRIDGE_DEBUG"):
         click.echo(metadata.get("fault_traceback") or "", err=True, nl=False)
     return True
