@@ -1,17 +1,19 @@
-"""Would another figure of a ratio, or more forks, reach ±2% in the default compare? From long
-saved runs (`compare --forks 40`), each ratio's forks (every one: host episodes among them) are
-drawn again in random orders as the default's rule would meet them (the first 5, Stein's count
-for ±2%, at most 16 forks, or 24 or 32, none past four times the limit), and two figures are
-judged, each against its own value over all of the long run's forks:
+"""Would another figure of a ratio, more forks or a larger first stage reach ±2% in the default
+compare? From long saved runs (`compare --forks 40`), each ratio's forks (every one: host
+episodes among them) are drawn again in random orders as the default's rule would meet them (a
+first stage, Stein's count for ±2%, at most a limit, none past four times it), and two figures
+are judged, each against its own value over all of the long run's forks:
 
 - the mean of the forks' log ratios with Student's t, never narrower than Stein's (compare's);
-- a 20% trimmed mean of them with Yuen's interval, its count by Stein's rule on the first 5's
-  winsorized spread (less moved by a fork at a level of its own).
+- a 20% trimmed mean of them with Yuen's interval, its count by Stein's rule on the first
+  stage's winsorized spread (less moved by a fork at a level of its own).
 
-Per ratio and figure: how often the interval covers that value, how often it is within ±2%, and
-the forks it took; per run, how often every ratio is within ±2% at once (the forks met in one
-order for all, as a run meets them). The draws know no time limit, and forks from one run
-understate the hour's spread: compare figures and limits with each other, not with the target.
+TRIED lists the first stages and limits: the first stage of 5 at 16, 24 and 32 forks, and first
+stages of 5 to 8 at the limits this machine's 90 s leave them. Per ratio (compare's first rows of
+TRIED): how often the interval covers that value, how often it is within ±2%, and the forks it
+took; per run and way, how often every ratio is within ±2% at once (the forks met in one order for
+all, as a run meets them). The draws know no time limit, and forks from one run understate the
+hour's spread: compare the ways with each other, not with the target.
 
     python benchmarks/fork_budget.py RUN.jsonl [RUN.jsonl ...]     (--quick: a tiny run of its own)
 """
@@ -24,12 +26,14 @@ import statistics
 import _common
 
 from jvmbridge.comparison.ratios import paired_slices_by_fork, ratio_rows
-from jvmbridge.sampling.policy import FORK_LIMIT, FORKS, OUT_OF_REACH, TARGET_ERROR, forks_to_reach
+from jvmbridge.sampling.policy import OUT_OF_REACH, TARGET_ERROR, forks_to_reach
 from jvmbridge.stats.summary import CONFIDENCE, t_quantile
 
 TRIM = 0.2  # Wilcox's usual share cut from each end
-FIGURES = ("mean", "trimmed")
-LIMITS = (FORK_LIMIT, 24, 32)  # compare's, and more forks where time allows them
+# (figure, first stage, fork limit): compare's, the trimmed mean, more forks, larger first stages
+# with the limits this machine's 90 s leave them (forks of 7 s for all rows, 3-4 s for fewer).
+TRIED = (("mean", 5, 16), ("trimmed", 5, 16), ("mean", 5, 24), ("mean", 5, 32), ("mean", 5, 18), ("mean", 6, 17),
+         ("mean", 7, 16), ("mean", 8, 15))
 DRAWS = 2000
 QUANTILE = 1 - (1 - CONFIDENCE) / 2
 
@@ -61,33 +65,35 @@ def trimmed_need(first: list[float], target: float) -> int:
     return next((n for n in range(len(first), 1000) if _yuen(spread, n) <= target), 1000)
 
 
-def drawn(order: list[float], figure: str, limit: int) -> tuple[float, float, int]:
-    """The default's rule, at most ``limit`` forks, over a ratio's forks met in ``order``: (figure,
-    half-width, forks taken)."""
-    first, target = order[:FORKS], math.log1p(TARGET_ERROR)
+def drawn(order: list[float], figure: str, stage: int, limit: int) -> tuple[float, float, int]:
+    """The default's rule, a first stage of ``stage``, at most ``limit`` forks, over a ratio's forks
+    met in ``order``: (figure, half-width, forks taken)."""
+    first, target = order[:stage], math.log1p(TARGET_ERROR)
     if figure == "mean":
-        need = forks_to_reach([math.exp(x) for x in first], TARGET_ERROR) or FORKS
+        need = forks_to_reach([math.exp(x) for x in first], TARGET_ERROR) or stage
     else:
         need = trimmed_need(first, target)
-    taken = order[:FORKS if need > OUT_OF_REACH * limit else min(need, limit, len(order))]
+    taken = order[:stage if need > OUT_OF_REACH * limit else min(need, limit, len(order))]
     if figure == "trimmed":
         return trimmed(taken), yuen_half(taken), len(taken)
     t = t_quantile(QUANTILE, len(taken) - 1) * statistics.stdev(taken) / math.sqrt(len(taken))
-    stein = t_quantile(QUANTILE, FORKS - 1) * statistics.stdev(first) / math.sqrt(len(taken))
+    stein = t_quantile(QUANTILE, stage - 1) * statistics.stdev(first) / math.sqrt(len(taken))
     return statistics.fmean(taken), max(t, stein), len(taken)
 
 
-def judged(ratios: dict[str, dict[int, float]], figure: str, limit: int, draws: int, rng: random.Random) -> dict:
+def judged(ratios: dict[str, dict[int, float]], tried: tuple[str, int, int], draws: int, rng: random.Random) -> dict:
     """Per ratio (label -> fork -> log ratio) how often its interval covers its value over all forks,
     is within ±2%, and its forks; and how often every ratio of the run is within ±2% at once (the
     forks met in one order, as one run meets them)."""
     numbers = sorted({number for logs in ratios.values() for number in logs})
+    figure, stage, limit = tried
     value = {label: (statistics.fmean if figure == "mean" else trimmed)(list(logs.values()))
              for label, logs in ratios.items()}
     runs = []
     for _ in range(draws):
         order = rng.sample(numbers, len(numbers))
-        runs.append({label: drawn([logs[n] for n in order if n in logs], figure, limit) for label, logs in ratios.items()})
+        runs.append({label: drawn([logs[n] for n in order if n in logs], figure, stage, limit)
+                     for label, logs in ratios.items()})
     target = math.log1p(TARGET_ERROR)
     return {"every_ratio_within": statistics.fmean(all(half <= target for _, half, _ in run.values()) for run in runs),
             "ratios": {label: {"covers": statistics.fmean(abs(run[label][0] - value[label]) <= run[label][1] for run in runs),
@@ -96,33 +102,37 @@ def judged(ratios: dict[str, dict[int, float]], figure: str, limit: int, draws: 
 
 
 def main() -> None:
-    args, runs = _common.saved_runs(__doc__, forks=FORKS + 1)
+    args, runs = _common.saved_runs(__doc__, forks=max(stage for _, stage, _ in TRIED) + 1)
     rng, draws = random.Random(7), 50 if args.quick else DRAWS
     figures: dict[str, dict] = {}
     for name, frame in runs.items():
         ratios = {f"{ratio.label}, {ratio.accelerator}": {n: math.log(r) for n, r in paired_slices_by_fork(slower, faster)}
                   for ratio, faster, slower in ratio_rows(frame)}
-        ratios = {label: logs for label, logs in ratios.items() if len(logs) > FORKS}
+        ratios = {label: logs for label, logs in ratios.items() if len(logs) > max(stage for _, stage, _ in TRIED)}
         if not ratios:
-            print(f"{name}: no ratio of more than {FORKS} forks")
+            print(f"{name}: no ratio of more forks than the largest first stage tried")
             continue
-        figures[name] = {f"{figure} at {limit}": judged(ratios, figure, limit, draws, rng)
-                         for limit in LIMITS for figure in FIGURES}
-        print(f"\n{name}, at most {FORK_LIMIT} forks\n{'ratio':60} {'figure':>8} {'covers':>7} {'±2%':>5} {'forks':>5}")
+        figures[name] = {_key(tried): judged(ratios, tried, draws, rng) for tried in TRIED}
+        print(f"\n{name}, compare's rule\n{'ratio':60} {'figure':>8} {'covers':>7} {'±2%':>5} {'forks':>5}")
         for label in ratios:
-            for figure in FIGURES:
-                own = figures[name][f"{figure} at {FORK_LIMIT}"]["ratios"][label]
-                print(f"{label[:60]:60} {figure:>8} {own['covers']:7.0%} {own['within']:5.0%} {own['forks']:5.1f}")
-    print(f"\n{'figure':>8} {'limit':>5} {'covers':>7} {'±2%':>5} {'forks':>5}  every ratio of a run within ±2% at once")
-    for limit in LIMITS:
-        for figure in FIGURES:
-            own = [found[f"{figure} at {limit}"] for found in figures.values()]
-            each = [r for found in own for r in found["ratios"].values()]
-            if each:
-                print(f"{figure:>8} {limit:5d} {statistics.fmean(r['covers'] for r in each):7.1%} "
-                      f"{statistics.fmean(r['within'] for r in each):5.0%} {statistics.fmean(r['forks'] for r in each):5.1f}  "
-                      + ", ".join(f"{found['every_ratio_within']:.0%}" for found in own))
+            for tried in TRIED[:2]:
+                own = figures[name][_key(tried)]["ratios"][label]
+                print(f"{label[:60]:60} {tried[0]:>8} {own['covers']:7.0%} {own['within']:5.0%} {own['forks']:5.1f}")
+    print(f"\n{'figure':>8} {'first':>5} {'limit':>5} {'covers':>7} {'±2%':>5} {'forks':>5}  "
+          "every ratio of a run within ±2% at once")
+    for tried in TRIED:
+        own = [found[_key(tried)] for found in figures.values()]
+        each = [r for found in own for r in found["ratios"].values()]
+        if each:
+            print(f"{tried[0]:>8} {tried[1]:5d} {tried[2]:5d} {statistics.fmean(r['covers'] for r in each):7.1%} "
+                  f"{statistics.fmean(r['within'] for r in each):5.0%} {statistics.fmean(r['forks'] for r in each):5.1f}  "
+                  + ", ".join(f"{found['every_ratio_within']:.0%}" for found in own))
     _common.save(args, figures)
+
+
+def _key(tried: tuple[str, int, int]) -> str:
+    figure, stage, limit = tried
+    return f"{figure}, first {stage}, at most {limit}"
 
 
 if __name__ == "__main__":

@@ -119,7 +119,7 @@ def budget(job: InterleavedJob) -> str:
 
 
 def forks_run(pace: Pace, forks: int, stopped: str, aside: str = "", rows: str = "") -> str:
-    """"7 (5 to 16): 2 set aside, ...; the first 5's spread asked 7 for every ratio within ±2%; rows ...";
+    """"9 (7 to 16): 2 set aside, ...; the first 7's spread asked 9 for every ratio within ±2%; rows ...";
     ``rows``: rows_ran's."""
     allowed = f"{pace.min_forks} to {pace.max_forks}" if pace.min_forks < pace.max_forks else f"at most {pace.max_forks}"
     return f"{forks} ({allowed}): " + (f"{aside}; " if aside else "") + stopped + (f"; {rows}" if rows else "")

@@ -383,7 +383,7 @@ class _Run:
         return f"the first {first}'s spread asked {wanted} for {within}" + self._ended_wider()
 
     def _ended_wider(self) -> str:
-        """"; 1 ended wider (±3.4%): its later forks spread more than its first 5" where a ratio
+        """"; 1 ended wider (±3.4%): its later forks spread more than its first 7" where a ratio
         that drove the forks got them and is still wider than the target; else ""."""
         needs, target = self.needs(), self.pace.target_error
         wide = [interval.relative_error for label, interval in self.ratios().items()
@@ -400,7 +400,7 @@ class _Run:
         return f"{limit}: {why}" if limit and (why := self._still_wide()) else ""
 
     def _still_wide(self) -> str:
-        """"2 ratios still wider than ±2% (±2.6% at most): the first 5's spread asked 14-20 forks";
+        """"2 ratios still wider than ±2% (±2.6% at most): the first 7's spread asked 14-20 forks";
         "" where none, or where a fixed count was asked."""
         target, needs = self.pace.target_error, self.needs()
         wide = {label: i.relative_error for label, i in self.ratios().items() if label in needs and not i.within(target)}
@@ -410,7 +410,7 @@ class _Run:
                 f"(±{max(wide.values()):.1%} at most)" + self._wide_because(needs, wide))
 
     def _wide_because(self, needs: Mapping[str, int], wide: Mapping[str, float]) -> str:
-        """": the first 5's spread asked 14-20 forks, 2 set aside; in the widest ratio (AES-NI ...),
+        """": the first 7's spread asked 14-20 forks, 2 set aside; in the widest ratio (AES-NI ...),
         fork 3 made that spread ..."; "" where none of these. ``wide``: ratio -> its relative error."""
         asked = sorted(n for n in needs.values() if n > len(self.forks))
         first = min(self.pace.min_forks, len(self.forks))  # a run's time limit may cut its first stage

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 # Said where one fork made the spread (standard deviation of the forks' log ratios) this many times
 # as wide as the others' own. Of five forks drawn from one normal spread, one does so in 18% of first
-# stages (of six, 10%); the line tells where the spread came from, not that the fork was wrong.
+# stages (of seven, compare's first stage, 5%); the line tells where the spread came from, not that
+# the fork was wrong.
 WIDER = 2.0
 # The forks that threshold was taken at: a first stage the time limit cut shorter says nothing.
 FIRST_FORKS = 5

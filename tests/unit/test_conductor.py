@@ -160,7 +160,7 @@ def test_fork_levels_wider_than_the_target_take_more_forks_and_stay_honest():
     """Forks 3% apart from each other (the JIT's decisions): more forks, up to the limit, and the
     interval says how wide it is rather than pretending."""
     # A host whose first five forks leave some ratio within reach of the limit (others ask more than four times it).
-    conducted = simulated(Host(random.Random(4), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=6), fork_spread=0.03)
+    conducted = simulated(Host(random.Random(4), swing=0.0, step=0.0, spikes=0.0), Pace(min_forks=5, max_forks=6), fork_spread=0.03)
     assert len(conducted.forks) == 6
     # The Forks line says why the limit was reached, and how wide the ratios got there.
     assert conducted.stopped == "the limit: 4 ratios still wider than ±2% (±6.9% at most): the first 5's spread asked 12-69 forks"
@@ -171,7 +171,7 @@ def test_a_ratio_far_out_of_the_limits_reach_does_not_drive_the_forks():
     """One configuration whose forks settle 10% apart (a JIT level of a fork's own): the ratios it
     is in would need more than four times the limit's forks, which would leave them wider than
     twice the target still; the others decide, and the Forks line says why those were left."""
-    conducted = simulated(Host(random.Random(1), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12),
+    conducted = simulated(Host(random.Random(1), swing=0.0, step=0.0, spikes=0.0), Pace(min_forks=5, max_forks=12),
                           own_spread={"jvm on": 0.1})
     assert len(conducted.forks) == 5
     assert conducted.stopped == "the first 5 put every ratio within ±2% but 2, which would need 57-59 forks"
@@ -180,7 +180,7 @@ def test_a_ratio_far_out_of_the_limits_reach_does_not_drive_the_forks():
 
 
 def test_where_no_ratio_is_within_reach_of_the_target_the_first_stage_is_the_run():
-    conducted = simulated(Host(random.Random(0), swing=0.0, step=0.0, spikes=0.0), Pace(max_forks=12), fork_spread=0.08)
+    conducted = simulated(Host(random.Random(0), swing=0.0, step=0.0, spikes=0.0), Pace(min_forks=5, max_forks=12), fork_spread=0.08)
     assert len(conducted.forks) == 5
     assert conducted.stopped == "the first 5's spread: no ratio is within reach of ±2% in 12 forks (they would need 297-415)"
 
@@ -197,7 +197,7 @@ def test_the_runs_time_limit_stops_the_forks_the_first_stage_asked_for_and_progr
         return 7
 
     with listening(lambda parts, seconds_left, ratios: None, cap=cap):
-        conducted = simulated(host, Pace(max_forks=12), fork_spread=0.03, progress=seen.append)
+        conducted = simulated(host, Pace(min_forks=5, max_forks=12), fork_spread=0.03, progress=seen.append)
     assert len(conducted.forks) == 7 and conducted.stopped.startswith("the run's time limit (--total-time)")
     # The cap is told each next fork's forecast (conduct.next_fork_seconds): none before the first fork.
     assert [next_fork is None for done, next_fork in asked] == [done == 0 for done, _ in asked]
@@ -235,7 +235,7 @@ def test_after_the_first_stage_a_fork_runs_the_workers_of_the_ratios_still_short
     they end sooner (docs/decisions/0014-forks-run-the-ratios-still-short.md)."""
     intrinsics, aes_ni = ASKED[:2]  # the JVM's forks 3% apart ask for more; the C loop's are within at five
     host = Host(random.Random(3), swing=0.0, step=0.0, spikes=0.0)  # no episode: no fork set aside
-    conducted = simulated(host, own_spread={"jvm on": 0.03}, asked=[intrinsics, aes_ni])
+    conducted = simulated(host, Pace(min_forks=5), own_spread={"jvm on": 0.03}, asked=[intrinsics, aes_ni])
     first, later = conducted.forks[:5], conducted.forks[5:]
     assert later and all(fork.workers == {"jvm on", "jvm off", "c", "yardstick"} for fork in first)
     assert all(fork.workers == {"jvm on", "jvm off", "yardstick"} for fork in later)
@@ -251,7 +251,7 @@ def test_after_the_first_stage_a_fork_runs_the_workers_of_the_ratios_still_short
 def test_a_ratio_still_wide_after_the_forks_its_first_stage_asked_for_is_said_so_on_the_forks_line():
     """Stein's count comes from the first five forks' spread; where the later ones spread more the
     interval ends wider than the target, and the Forks line must not say every ratio is within it."""
-    conducted = simulated(Host(random.Random(35)), fork_spread=0.012)
+    conducted = simulated(Host(random.Random(35)), Pace(min_forks=5), fork_spread=0.012)
     wide = [interval.relative_error for interval in conducted.ratios.values() if not interval.within(0.02)]
     assert len(wide) == 1
     assert conducted.stopped.endswith(f"; 1 ended wider (±{wide[0]:.1%} at most): its later forks spread more than its first 5")

@@ -24,7 +24,7 @@ from jvmbridge.forks.parent import ChildOutcome
 from jvmbridge.jvm.discovery import JavaInstall
 from jvmbridge.render import render
 from jvmbridge.results import Measurement, NoteKind
-from jvmbridge.sampling.policy import FORK_LIMIT, Sampling
+from jvmbridge.sampling.policy import FORK_LIMIT, FORKS, Sampling
 from jvmbridge.sampling.workload import combinations
 from jvmbridge.saved.store import read
 from jvmbridge.stats.summary import summarize
@@ -623,14 +623,16 @@ def test_a_fork_inside_a_host_episode_is_set_aside_replaced_said_in_the_header_a
     # would spread the speedup's first stage past Stein's reach and drive the forks to the limit.
     episode = {"fake subject, on": {2: 1.37}, "fake subject, off": {2: 1.60}, YARDSTICK_NAME: {2: 1.30}}
     comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, episode)
-    assert [f"{r.value:.2f}" for r in comparison.ratios] == ["4.00"] and comparison.ratios[0].turns == 5
+    assert [f"{r.value:.2f}" for r in comparison.ratios] == ["4.00"] and comparison.ratios[0].turns == FORKS
     assert comparison.metadata["forks_stopped"].startswith(
-        f"6 (5 to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it; the first 5 put every ratio within ±2%")
-    assert f"Forks    6 (5 to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it" in render("compare", "table", comparison)
+        f"{FORKS + 1} ({FORKS} to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it; the first {FORKS} put every "
+        "ratio within ±2%")
+    assert (f"Forks    {FORKS + 1} ({FORKS} to {FORK_LIMIT}): 1 set aside, the host slowed 30% during it"
+            in render("compare", "table", comparison))
     saved = loaded.runs[next(iter(loaded.runs))]["end"]["episodes"]
     assert saved["set_aside"] == [2] and saved["seen_by"] == [YARDSTICK_NAME]
-    assert len(saved["fork_readings"][YARDSTICK_NAME]) == 6  # the fork set aside among them
-    assert all(row["forks"] == 6 for row in loaded.rows)  # each row keeps every fork
+    assert len(saved["fork_readings"][YARDSTICK_NAME]) == FORKS + 1  # the fork set aside among them
+    assert all(row["forks"] == FORKS + 1 for row in loaded.rows)  # each row keeps every fork
     assert reread.ratios == comparison.ratios  # report reads the saved run's ratios as compare said them
 
 
@@ -642,7 +644,7 @@ def test_a_fault_of_jvmbridges_own_in_a_fork_keeps_the_forks_before_it_saved_and
                                             fault_at=("fake subject, off", 3))
     fault = "a fault of jvmbridge's own stopped the forks after 3: KeyError: 'sizes' (please report it)"
     assert not comparison.failures and all(row["forks"] == 3 for row in loaded.rows)
-    assert comparison.metadata["forks_stopped"] == f"3 (5 to {FORK_LIMIT}): {fault}"
+    assert comparison.metadata["forks_stopped"] == f"3 ({FORKS} to {FORK_LIMIT}): {fault}"
     assert headline(comparison.ratios, comparison.frame, comparison.metadata)[0] == fault[0].upper() + fault[1:]
     assert reread.metadata["fault"] == fault and "KeyError: 'sizes'" in reread.metadata["fault_traceback"]
     assert not [note for result in comparison.results for note in result.notes if note.kind is NoteKind.FORK_FAILED]
@@ -653,14 +655,15 @@ def test_a_ratio_whose_row_settled_at_two_levels_is_said_as_its_levels_and_drive
     # taken as one, the speedup's first stage would ask for the limit's forks.
     levels = {"fake subject, off": {1: 1.05, 3: 1.05}}
     comparison, loaded, reread = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, levels)
-    assert comparison.metadata["forks_stopped"] == f"5 (5 to {FORK_LIMIT}): the first 5: every ratio at levels"
+    assert comparison.metadata["forks_stopped"] == f"{FORKS} ({FORKS} to {FORK_LIMIT}): the first {FORKS}: every ratio at levels"
     (ratio,) = comparison.ratios
-    assert ratio.levels is not None and [level.forks for level in ratio.levels.levels] == [3, 2]
-    assert ratio.levels.fork_level == (0, 1, 0, 1, 0)
+    fork_level = [1 if fork in (1, 3) else 0 for fork in range(FORKS)]
+    assert ratio.levels is not None and [level.forks for level in ratio.levels.levels] == [FORKS - 2, 2]
+    assert list(ratio.levels.fork_level) == fork_level
     assert re.fullmatch(r"(3\.9\d|4|4\.0\d)x, or (4\.1\d|4\.2|4\.2\d)x when the JIT compiles fake subject, off, message, 16 B its slower way: "
-                        r"2 forks of 5", ratio.said_levels()), ratio.said_levels()
+                        rf"2 forks of {FORKS}", ratio.said_levels()), ratio.said_levels()
     assert f"fake acceleration makes it faster by {ratio.said_levels()}" in render("compare", "table", comparison)
-    assert json.loads(render("compare", "json", comparison))["ratios"][0]["levels"]["fork_level"] == [0, 1, 0, 1, 0]
+    assert json.loads(render("compare", "json", comparison))["ratios"][0]["levels"]["fork_level"] == fork_level
     assert reread.ratios == comparison.ratios
 
 
@@ -676,7 +679,7 @@ def test_where_the_forks_reach_their_limit_the_answer_says_why_first_with_the_in
     reached = f"±{max(ratio.high / ratio.value - 1, 1 - ratio.low / ratio.value):.1%}"
     first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
     assert re.fullmatch(rf"Stopped at the fork limit: 1 ratio still wider than ±2% \({re.escape(reached)} at most\): "
-                        r"the first 5's spread asked \d\d forks", first), first
+                        rf"the first {FORKS}'s spread asked \d\d forks", first), first
     assert render("compare", "table", comparison).startswith(first)
     assert headline(reread.ratios, reread.frame, reread.metadata)[0] == first
 
@@ -685,12 +688,13 @@ def test_where_one_fork_made_most_of_a_wide_first_stage_the_answer_names_it_and_
         monkeypatch, tmp_path):
     from jvmbridge.comparison.headline import headline
 
-    # Fork 2 of the on row alone ran 8% slower: one fork is no level, and the ratio's first stage
+    # Fork 2 of the on row alone ran 12% slower: one fork is no level, and the ratio's first stage
     # asks for more forks than the limit has.
-    comparison, _, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {"fake subject, on": {2: 1.08}})
+    comparison, _, _ = sliced_run(monkeypatch, tmp_path, {"on": 100.0, "off": 400.0}, {"fake subject, on": {2: 1.12}})
     first = headline(comparison.ratios, comparison.frame, comparison.metadata)[0]
-    assert re.fullmatch(r"Stopped at the fork limit: 1 ratio still wider than ±2% \(±\d\.\d% at most\): the first 5's "
-                        r"spread asked \d\d forks; fork 3 made that spread \d+\.\d times as wide, where fake subject, on ran [78]\.\d% "
+    assert re.fullmatch(r"Stopped at the fork limit: 1 ratio still wider than ±2% \(±\d\.\d% at most\): "
+                        rf"the first {FORKS}'s "
+                        r"spread asked \d\d forks; fork 3 made that spread \d+\.\d times as wide, where fake subject, on ran 1[12]\.\d% "
                         r"slower than in the other first forks", first), first
 
 
