@@ -7,7 +7,7 @@ engine's speedup, the JVM against the C loop):
 - the spread of the forks' ratios (the standard deviation of their logs), on average and the widest;
 - the same from half of each fork's cycles (the even ones, then the odd ones): how much more cycles
   narrow it, and what of it is the fork's own (a level both halves share) rather than its slices';
-- the forks compare's stopping rule would have run: as many as Stein's rule on the first five
+- the forks compare's stopping rule would have run: as many as Stein's rule on the first stage's
   forks' spread asks for every ratio within ±2% that 12 forks can bring there;
 - the ratios themselves against the 5th percentile's (a statistic that moves them is biased by
   the noise).

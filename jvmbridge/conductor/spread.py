@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 # Said where one fork made the spread (standard deviation of the forks' log ratios) this many times
 # as wide as the others' own. Of five forks drawn from one normal spread, one does so in 18% of first
-# stages (of seven, compare's first stage, 5%); the line tells where the spread came from, not that
-# the fork was wrong.
+# stages, of seven 5%; the line tells where the spread came from, not that the fork was wrong.
 WIDER = 2.0
-# The forks that threshold was taken at: a first stage the time limit cut shorter says nothing.
+# The fewest first forks the line is said of: the threshold's chance is taken at five (18%) and
+# falls with more (seven, compare's first stage: 5%); a first stage cut under five says nothing.
 FIRST_FORKS = 5
 
 

@@ -23,6 +23,7 @@ from jvmbridge.comparison import runner
 from jvmbridge.comparison.interleaved import InterleavedJob
 from jvmbridge.comparison.request import CompareRequest, resolve_matrix
 from jvmbridge.comparison.runner import plan
+from jvmbridge.sampling.policy import FORKS
 from jvmbridge.stats.summary import DISTURBED_SHARE
 
 
@@ -131,9 +132,9 @@ def test_where_openssl_speed_runs_in_turns_the_c_loop_keeps_the_stream_in_the_jv
     assert [part.label for job in jobs if job is not together for part in job.parts] == [
         "openssl speed, AES-NI on, stream", "openssl speed, AES-NI off, stream"]
     # The header's Method line says what each way ran, not --iterations' count for `openssl speed`.
-    assert runner._budget(jobs) == ("1,000,000 messages of each row, 200,000 a fork, in slices in a fresh random order; "
-                                    "OpenSSL speed (C loop): a run of 1 s per fork (it cannot run a given count), "
-                                    "5 fork(s)")
+    assert runner._budget(jobs) == (f"1,000,000 messages of each row, {-(-1_000_000 // FORKS):,} a fork, in slices in a "
+                                    "fresh random order; OpenSSL speed (C loop): a run of 1 s per fork (it cannot run "
+                                    f"a given count), {FORKS} fork(s)")
 
 
 def _aes_ni_speedup(document: dict) -> dict:

@@ -245,6 +245,7 @@ def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_e
     assert not elsewhere.steady and elsewhere.seconds >= 0.5
 
 
+@pytest.mark.serial  # the loop not watched must settle within 0.4 s: beside another test it did not
 def test_a_warm_up_watching_fresh_memory_lasts_while_its_process_touches_it():
     """As a JVM's loop allocating into a heap no collection has passed over: its speed looks settled,
     but each fresh page still costs it a fault. A loop not watched so (native ones: their allocations
