@@ -35,6 +35,7 @@ from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
+from jvmbridge.render.text import printable
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
@@ -173,9 +174,10 @@ def _say_fault(metadata: dict) -> bool:
     JVMBRIDGE_DEBUG, as for any bug); True where there was one."""
     if not (fault := metadata.get("fault")):
         return False
-    click.echo(f"jvmbridge: {fault}; the forks before it are shown and saved", err=True)
+    # Its message may quote what a worker said: escaped, as every line for people.
+    click.echo(f"jvmbridge: {printable(fault)}; the forks before it are shown and saved", err=True)
     if os.environ.get("JVMBRIDGE_DEBUG"):
-        click.echo(metadata.get("fault_traceback") or "", err=True, nl=False)
+        click.echo(printable(metadata.get("fault_traceback") or "", lines=True), err=True, nl=False)
     return True
 
 
