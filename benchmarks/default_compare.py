@@ -63,6 +63,8 @@ def where_the_time_went(document: dict) -> dict:
         for fork, spent in zip(row["fork_turns"], row["fork_seconds"]):
             seconds[fork], rows_in[fork] = spent, rows_in.get(fork, 0) + 1
     each = [seconds[fork] for fork in sorted(seconds)]
+    if not each:  # no row kept its forks' seconds (seen once in CI's quick run; cause not found)
+        return {}
     forks = len(each)
     fewer = [spent for fork, spent in seconds.items() if rows_in[fork] < max(rows_in.values())]
     warm = sum(row["warmup_seconds"] or 0 for row in rows) / forks  # each row's: its forks' in all
