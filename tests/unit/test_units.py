@@ -245,7 +245,9 @@ def test_a_warm_up_waited_on_by_other_work_settles_by_its_cpu_time_and_one_run_e
     assert not elsewhere.steady and elsewhere.seconds >= 0.5
 
 
-@pytest.mark.serial  # the loop not watched must settle within 0.4 s: beside another test it did not
+# Serial: the loop not watched must settle while the touching lasts; beside another test it did not.
+# The touching lasts a second, not 0.4 s: alone, a host's moment once held the loop 0.55 s.
+@pytest.mark.serial
 def test_a_warm_up_watching_fresh_memory_lasts_while_its_process_touches_it():
     """As a JVM's loop allocating into a heap no collection has passed over: its speed looks settled,
     but each fresh page still costs it a fault. A loop not watched so (native ones: their allocations
@@ -253,7 +255,7 @@ def test_a_warm_up_watching_fresh_memory_lasts_while_its_process_touches_it():
     from jvmbridge.forks.measure import fresh_memory, warm_up
 
     def touching(seconds: float):
-        fresh, touched, until = mmap.mmap(-1, 128 << 20), 0, time.perf_counter() + seconds
+        fresh, touched, until = mmap.mmap(-1, 256 << 20), 0, time.perf_counter() + seconds
         fresh.madvise(mmap.MADV_NOHUGEPAGE)  # a 4 KiB page a touch, as a heap's where huge pages are off
 
         def run(n: int) -> int:
@@ -268,11 +270,11 @@ def test_a_warm_up_watching_fresh_memory_lasts_while_its_process_touches_it():
 
         return fresh, run
 
-    fresh, run = touching(0.4)
+    fresh, run = touching(1.0)
     with fresh:
         watched = warm_up(run, 0.1, 3.0, activity=fresh_memory(), tolerance=0.25, in_this_thread=True)
-    assert watched.steady and watched.seconds >= 0.4, watched
-    fresh, run = touching(0.4)
+    assert watched.steady and watched.seconds >= 1.0, watched
+    fresh, run = touching(1.0)
     with fresh:
         unwatched = warm_up(run, 0.1, 3.0, tolerance=0.25, in_this_thread=True)
-    assert unwatched.steady and unwatched.seconds < 0.4, unwatched
+    assert unwatched.steady and unwatched.seconds < 1.0, unwatched
