@@ -56,15 +56,14 @@ def where_the_time_went(document: dict) -> dict:
     if not rows:
         return {}
     # A row may sit out forks after the first stage (decision 0014): each fork's seconds from any
-    # row that ran it, and how many rows did.
+    # row that ran it, and how many rows did. A row's forks are its rounds' (fork_turns names only
+    # the forks whose rounds were kept; fork_seconds has every fork's).
     seconds: dict[int, float] = {}
     rows_in: dict[int, int] = {}
     for row in rows:
-        for fork, spent in zip(row["fork_turns"], row["fork_seconds"]):
+        for fork, spent in zip(sorted(set(row["round_fork"])), row["fork_seconds"], strict=True):
             seconds[fork], rows_in[fork] = spent, rows_in.get(fork, 0) + 1
     each = [seconds[fork] for fork in sorted(seconds)]
-    if not each:  # no row kept its forks' seconds (seen once in CI's quick run; cause not found)
-        return {}
     forks = len(each)
     fewer = [spent for fork, spent in seconds.items() if rows_in[fork] < max(rows_in.values())]
     warm = sum(row["warmup_seconds"] or 0 for row in rows) / forks  # each row's: its forks' in all
