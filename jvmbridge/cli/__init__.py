@@ -15,8 +15,8 @@ from collections.abc import Iterator, MutableMapping, Sequence
 
 import click
 
+from jvmbridge.cli.say import say
 from jvmbridge.harness import HarnessUnavailable
-from jvmbridge.render.text import printable
 from jvmbridge.trust.launch import settle_scratch_folder
 from jvmbridge.version import __version__
 
@@ -30,7 +30,7 @@ class OneLineErrors(click.Group):
     def main(self, *args, **kwargs):
         settle_scratch_folder()  # before anything is made: root's own scratch folders in no user's $TMPDIR
         # A library warning (a JDK left out, ...) is one line too.
-        warnings.showwarning = lambda message, *_: click.echo(f"jvmbridge: {printable(str(message))}", err=True)
+        warnings.showwarning = lambda message, *_: say(str(message))
         stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
         try:
             try:
@@ -52,21 +52,20 @@ class OneLineErrors(click.Group):
             click.echo(e.ctx.get_help() if e.ctx else e.format_message())
             return 0
         except click.ClickException as e:
-            click.echo(f"jvmbridge: error: {printable(e.format_message())}", err=True)
+            say(f"error: {e.format_message()}")
             return e.exit_code
         except click.Abort:
-            click.echo("jvmbridge: interrupted", err=True)
+            say("interrupted")
             return 130
         except OutputFailed:
             raise
         except HarnessUnavailable as e:  # a JVM cannot be started here as it must be (harness, crash folder)
-            click.echo(f"jvmbridge: error: {printable(str(e))}", err=True)
+            say(f"error: {e}")
             return 2
         except Exception as e:  # a bug: one line for the user, the traceback on request
             if os.environ.get("JVMBRIDGE_DEBUG"):
                 raise
-            click.echo(f"jvmbridge: internal error: {type(e).__name__}: {printable(str(e))} "
-                       "(set JVMBRIDGE_DEBUG=1 for the traceback, and please report it)", err=True)
+            say(f"internal error: {type(e).__name__}: {e} (set JVMBRIDGE_DEBUG=1 for the traceback, and please report it)")
             return 1
         return status if isinstance(status, int) else 0
 
@@ -106,7 +105,7 @@ def _output_failed(failure: OutputFailed) -> int:
     """``failure`` said in one line (unless the reader closed the pipe); OUTPUT_FAILED."""
     error = failure.args[0]
     if error.errno != errno.EPIPE:  # a reader that stopped early (`| head`) has what it wanted: no word
-        click.echo(f"jvmbridge: error: the output could not be written to stdout: {error.strerror or error}", err=True)
+        say(f"error: the output could not be written to stdout: {error.strerror or error}")
     # What stdout still holds goes nowhere: Python's own flush at exit would fail again (exit 120).
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

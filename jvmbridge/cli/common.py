@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from jvmbridge.cli.say import say
 from jvmbridge.jvm.discovery import JavaInstall, JvmNotFound, find_javas
 from jvmbridge.jvm.optionfiles import TRUST_OPTION, UntrustedOption, admitted_options, trust_any_jvm_arg
 from jvmbridge.jvm.options import UntrustedClasspath, classpath_entries
@@ -169,10 +170,10 @@ def _write(path: Path, text: str, wrote: str, failed: str, quiet: bool, whole: i
             with open(open_for_writing(Path(path)), "w") as out:
                 out.write(text)
     except OSError as e:
-        click.echo(f"jvmbridge: {failed}: {path}: {e.strerror}", err=True)
+        say(f"{failed}: {path}: {e.strerror}")
         return False
     if not quiet:
-        click.echo(f"jvmbridge: {wrote} {path}", err=True)
+        say(f"{wrote} {path}")
     return True
 
 
@@ -214,9 +215,9 @@ def print_document(document: str, output_format: str, data, output: Path | None,
 def say_where_saved(error: str | None, path, quiet: bool) -> None:
     """On stderr, why a run's results were not saved, or (unless ``quiet``) the file they were saved to."""
     if error:
-        click.echo(f"jvmbridge: the results above were not saved: {error}", err=True)
+        say(f"the results above were not saved: {error}")
     elif not quiet:
-        click.echo(f"jvmbridge: results saved to {path}", err=True)
+        say(f"results saved to {path}")
 
 
 java_option = click.option(

@@ -30,12 +30,12 @@ from jvmbridge.cli.common import (
     trust_jvm_arg_option,
     trust_option,
 )
+from jvmbridge.cli.say import say, say_lines
 from jvmbridge.engines import ENGINES, default_engines
 from jvmbridge.forks.parent import WorkerError
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.jvm.providers import PROVIDERS
 from jvmbridge.render.compare import MAX_NOTE_LINES
-from jvmbridge.render.text import printable
 from jvmbridge.sampling import policy
 from jvmbridge.sampling.workload import (
     AESNITESTER_MESSAGE_BYTES,
@@ -159,7 +159,7 @@ def compare(java_paths, output, output_format, exports, jmh_columns, wide, verbo
     # No -o here: compare's --output is the JSON-lines file each result went to as it finished.
     exported = print_document("compare", output_format, comparison, None, quiet, exports, terminal_width(wide))
     for configuration, error in comparison.failures:
-        click.echo(f"jvmbridge: {configuration} failed: {error}", err=True)
+        say(f"{configuration} failed: {error}")
     fault = _say_fault(comparison.metadata)
     say_where_saved(comparison.save_error, comparison.output, quiet)
     rows_said = _say_rows_not_whole(comparison.results)
@@ -174,10 +174,9 @@ def _say_fault(metadata: dict) -> bool:
     JVMBRIDGE_DEBUG, as for any bug); True where there was one."""
     if not (fault := metadata.get("fault")):
         return False
-    # Its message may quote what a worker said: escaped, as every line for people.
-    click.echo(f"jvmbridge: {printable(fault)}; the forks before it are shown and saved", err=True)
+    say(f"{fault}; the forks before it are shown and saved")
     if os.environ.get("JVMBRIDGE_DEBUG"):
-        click.echo(printable(metadata.get("fault_traceback") or "", lines=True), err=True, nl=False)
+        say_lines(metadata.get("fault_traceback") or "")
     return True
 
 
@@ -197,7 +196,7 @@ def _request_or_usage_error(java_paths, options: dict):
     if out.keys() >= set(matrix.engines):  # nothing would run: bad input, not an empty run
         raise click.UsageError("; ".join(f"engine {key} cannot run: {why}" for key, why in out.items()))
     for key, why in out.items():
-        click.echo(f"jvmbridge: engine {key} left out: {why}", err=True)
+        say(f"engine {key} left out: {why}")
     return request, matrix
 
 
@@ -207,11 +206,9 @@ def _say_rows_not_whole(results: list) -> bool:
 
     wrong = [i + 1 for i, result in enumerate(results) if wrong_bytes(result)]
     if wrong:
-        click.echo(f"jvmbridge: row(s) {', '.join(map(str, wrong))} computed WRONG bytes: their figures are invalid",
-                   err=True)
+        say(f"row(s) {', '.join(map(str, wrong))} computed WRONG bytes: their figures are invalid")
     partial = [i + 1 for i, result in enumerate(results)
                if any(note.kind is NoteKind.FORK_FAILED for note in result.notes)]
     if partial:
-        click.echo(f"jvmbridge: row(s) {', '.join(map(str, partial))}: a fork failed; the finished forks are shown",
-                   err=True)
+        say(f"row(s) {', '.join(map(str, partial))}: a fork failed; the finished forks are shown")
     return bool(wrong or partial)

@@ -17,7 +17,7 @@ from jvmbridge.cli.common import (
     read_fleet,
     terminal_width,
 )
-from jvmbridge.render.text import printable
+from jvmbridge.cli.say import say
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -65,8 +65,7 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     result = read_fleet(documents)
     saved = print_document("fleet", output_format, result, output, quiet, exports, terminal_width())
     if not quiet:
-        click.echo(f"jvmbridge: documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)",
-                   err=True)
+        say(f"documents saved in {fetch_dir} (`jvmbridge report {fetch_dir}` shows them again)")
     sys.exit(result.exit_code if saved else max(result.exit_code, 2))  # 2: could not do all it was asked
 
 
@@ -89,10 +88,9 @@ def _compare_report(fetch_dir: Path, output_format: str, output: Path | None, qu
     saved = runs_report([str(run) for run in runs], output_format, "host", None, output, quiet, exports,
                         hosts_from_files=True) if runs else True
     for host, why in sorted(missing.items()):
-        click.echo(f"jvmbridge: {printable(host)}: no run ({printable(why)})", err=True)
+        say(f"{host}: no run ({why})")
     if not quiet:
-        click.echo(f"jvmbridge: runs saved in {fetch_dir} (`jvmbridge report --columns host {fetch_dir}/*.jsonl`)",
-                   err=True)
+        say(f"runs saved in {fetch_dir} (`jvmbridge report --columns host {fetch_dir}/*.jsonl`)")
     sys.exit(2 if missing or not runs or not saved else 0)
 
 

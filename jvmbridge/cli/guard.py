@@ -19,6 +19,7 @@ from jvmbridge.cli.common import (
 )
 from jvmbridge.harness import HarnessUnavailable
 from jvmbridge.intrinsics.modes import DEFAULT_MODES, MODES
+from jvmbridge.render.text import printable
 
 
 @click.command()
@@ -56,7 +57,7 @@ def guard(print_agent_path, java_paths, trust_jdk_owner, modes, jvm_arg, provide
         raise click.ClickException(_with_suspects(str(e), modes, java)) from None
     except (HarnessUnavailable, WorkerError) as e:
         raise click.ClickException(str(e)) from None
-    click.echo(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}")
+    click.echo(printable(f"JVM {java.label} with the guard ({shown.seconds:.0f} s): {' '.join(shown.command)}"))
     _print_states(shown.states, java)
     statuses = {state.status for state in shown.states}
     sys.exit(1 if "WRONG" in statuses else 0 if statuses == {"verified"} else 2)
@@ -86,7 +87,7 @@ def _print_states(states, java) -> None:
     wrong = any(state.status == "WRONG" for state in states)
     features = cpu_info()["features"] if wrong else None  # read once, and only when needed
     for state in states:
-        click.echo(f"  {state.mode:<4} {state.status} {state.detail}".rstrip())
+        click.echo(printable(f"  {state.mode:<4} {state.status} {state.detail}".rstrip()))
         for bug in candidates(state.mode.lower(), java.release_version, features) if state.status == "WRONG" else ():
-            click.echo(f"       consistent with {bug.describe()}; {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} avoids it "
-                       "(`jvmbridge verify` finds which switch cures it)")
+            click.echo(printable(f"       consistent with {bug.describe()}; {UNLOCK_DIAGNOSTIC} -XX:-{bug.flag} avoids it "
+                                 "(`jvmbridge verify` finds which switch cures it)"))

@@ -19,6 +19,7 @@ from jvmbridge.cli.common import (
     terminal_width,
     write_exports,
 )
+from jvmbridge.cli.say import say
 from jvmbridge.report.columns import COLUMN_KINDS
 
 
@@ -120,8 +121,7 @@ def runs_report(files, output_format: str, columns: str, plot_path, output: Path
     else:
         saved = _print_as_compare(single, document, output_format, output, quiet, exports, width)
     for failure in loaded.failures:
-        click.echo(f"jvmbridge: missing from run {failure['run_id']}: {failure['configuration']} "
-                   f"({failure['error']})", err=True)
+        say(f"missing from run {failure['run_id']}: {failure['configuration']} ({failure['error']})")
     if plot_path:
         _plot(frame, comparison, plot_path, quiet)
     return saved
@@ -139,7 +139,7 @@ def _read_runs(files, hosts_from_files: bool):
         for run in loaded.runs.values():
             run["host"] = Path(run["file"]).stem
     for problem in loaded.problems:  # even with --quiet: what could not be read is not in the table
-        click.echo(f"jvmbridge: {problem}", err=True)
+        say(problem)
     return loaded
 
 
@@ -164,7 +164,7 @@ def _plot(frame, comparison, plot_path, quiet: bool) -> None:
     except OSError as e:
         raise click.ClickException(f"{plot_path}: {e.strerror}") from None
     if not quiet:
-        click.echo(f"jvmbridge: figure written to {plot_path}", err=True)
+        say(f"figure written to {plot_path}")
 
 
 def _one_compare_run(loaded):

@@ -6,6 +6,7 @@ Split by tier: here what needs no JVM, OpenSSL, qemu, sshd or browser; the rest 
 tests/integration/test_untrusted_text.py."""
 from __future__ import annotations
 
+import ast
 import csv
 import html
 import importlib
@@ -17,9 +18,10 @@ import subprocess
 import sys
 
 import pytest
-from helpers import EVIL, FORMULAS, SHOWN, SHOWN_AS_LINES, run_cli, run_cli_here
+from helpers import EVIL, FORMULAS, REPO, SHOWN, SHOWN_AS_LINES, run_cli, run_cli_here
 from markdown_it import MarkdownIt
 
+from jvmbridge.cli.say import say, say_lines
 from jvmbridge.fleet.report import fleet_of
 from jvmbridge.render import FORMATS, render
 from jvmbridge.render.text import align, csv_cell, fence_prose, markdown, printable
@@ -219,3 +221,34 @@ def test_markdown_shows_html_from_hosts_as_text(tmp_path):
     page = MarkdownIt("commonmark").enable("table").render(done.stdout)
     assert "<script" not in page and "<img" not in page, page
     assert "<td>&lt;script&gt;alert(1)</td>" in page and "<td>a &amp; b</td>" in page, page
+
+
+def _composed_echoes(source: str) -> list[str]:
+    """Where ``source`` hands click.echo a text it composed (an f-string, + or %, .format), which may
+    quote a host or a process, rather than escaping it (say, printable)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("echo", "secho")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "click" and node.args):
+            text = node.args[0]
+            formatted = (isinstance(text, ast.Call) and isinstance(text.func, ast.Attribute)
+                         and text.func.attr == "format")
+            if isinstance(text, (ast.JoinedStr, ast.BinOp)) or formatted:
+                found.append(f"{node.lineno}: click.{node.func.attr}({ast.unparse(text)[:40]}...)")
+    return found
+
+
+def test_every_line_a_command_composes_goes_out_escaped():
+    """The class, not its instances: a line put together from parts reaches the terminal through
+    say() or printable(), so a part quoting a worker, a host or a saved file cannot drive it."""
+    composed = {str(path.relative_to(REPO)): found for path in sorted((REPO / "jvmbridge").rglob("*.py"))
+                if (found := _composed_echoes(path.read_text()))}
+    assert composed == {}
+    assert _composed_echoes('click.echo(f"jvmbridge: {why}", err=True)')  # the check sees one
+
+
+def test_say_escapes_what_it_quotes(capsys):
+    say(f"engine openssl-cli left out: {EVIL}")
+    say_lines(f"Traceback\n  {EVIL}\n")
+    err = capsys.readouterr().err
+    assert err == f"jvmbridge: engine openssl-cli left out: {SHOWN}\nTraceback\n  {printable(EVIL, lines=True)}\n"
