@@ -15,7 +15,7 @@ import time
 import traceback
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, TypeVar
 
 from jvmbridge.conductor.pairing import Interval, fork_ratio, fork_reading, fork_sides, levels_over, over_forks
@@ -178,6 +178,7 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
     """Forks until every reachable asked ratio is within ``pace.target_error``, or ``max_forks``, or the
     time limit. A failed worker fails its configurations; the others go on."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
+    conducted: Conducted | None = None
     try:
         try:
             while (why := run.enough()) is None:
@@ -188,7 +189,12 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
         except Exception as e:  # a fault of jvmbridge's own: the forks finished are kept, as on Ctrl-C
             conducted = run.faulted(e)
     finally:
-        left = run.stop_started()
+        try:
+            left = run.stop_started()
+        except KeyboardInterrupt:  # Ctrl-C (again) while they stop: every one is stopped, the forks kept
+            left = None
+            conducted = replace(conducted, interrupted=True) if conducted else run.conducted("interrupted", True)
+    assert conducted is not None  # set above, or the exception that skipped it goes on past here
     return run.faulted(left) if left is not None and not conducted.fault else conducted
 
 
@@ -688,8 +694,9 @@ class _Run:
                 _stop_all(self.ahead.handles.values() if self.ahead is not None else ())
             except Exception as e:
                 fault = fault or e
-            self.ahead = None
-            self.warmer.shutdown()
+            finally:
+                self.ahead = None
+                self.warmer.shutdown()
         return fault
 
     def _fail(self, key: str, error: WorkerError) -> None:

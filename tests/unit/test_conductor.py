@@ -603,6 +603,23 @@ def test_ctrl_c_stops_the_workers_started_for_the_next_fork():
     assert {worker for event, worker in log if event == "stop"} == started
 
 
+class InterruptedAgain(RecordedWorker):
+    def stop(self) -> None:
+        super().stop()
+        if self.away and ("again", 0) not in self.log:  # the next fork's first, stopped after the first Ctrl-C
+            self.log.append(("again", 0))
+            raise KeyboardInterrupt
+
+
+def test_a_second_ctrl_c_while_the_next_forks_workers_stop_keeps_the_forks_and_stops_them_all():
+    log, conducted = recorded_run(Pace(min_forks=5, max_forks=5), interrupt_at=len(TRUE_NS) * CYCLES * 3 + 2,
+                                  worker=InterruptedAgain)  # in fork 3's first cycle, fork 4's workers up
+    assert ("again", 0) in log and conducted.interrupted and len(conducted.forks) == 3
+    assert set(conducted.ratios) == {ratio.label for ratio in ASKED}
+    started = {worker for event, worker in log if event == "start"}
+    assert len(started) == 5 * len(TRUE_NS) and {worker for event, worker in log if event == "stop"} == started
+
+
 class FaultyWorker(RecordedWorker):
     fault = KeyError  # a bug of jvmbridge's own, not a WorkerError
 
