@@ -18,6 +18,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
+from jvmbridge.render.text import printable
 from jvmbridge.sampling.progress import PartSoFar, RatioSoFar, Update
 
 # Finished configurations still shown above the running one: enough to see the run move.
@@ -87,8 +88,9 @@ class _Display(AbstractContextManager):
 
 
 def fitted(line: Line, width: int) -> str:
-    """The line in ``width`` columns, its label shortened where it must be."""
-    lead, label, tail = line
+    """The line in ``width`` columns, its label shortened where it must be; escaped as printable()
+    writes it, first (rich passes most controls on, and a label names a JDK by its release file)."""
+    lead, label, tail = (printable(part) for part in line)
     room = width - len(lead) - len(tail) - 4
     if len(label) > room:
         keep = max(0, room - 1)

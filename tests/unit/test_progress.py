@@ -9,7 +9,7 @@ import math
 import time
 
 import pytest
-from helpers import FakeEngine
+from helpers import EVIL, SHOWN, FakeEngine
 
 from jvmbridge.cli.live import CompareProgress, fitted
 from jvmbridge.comparison.runner import plan, run
@@ -173,3 +173,5 @@ def test_a_job_that_pairs_its_configurations_shows_its_forks_once_and_each_ratio
     long = "intrinsics speedup, JVM java-17-openjdk-amd64 (17.0.15), SunJCE, "
     message, stream = (fitted(("      6.20x", long + shape, ""), 60) for shape in ("message", "stream"))
     assert len(message) <= 60 and message.endswith("message") and stream.endswith("stream") and "…" in message
+    # A JDK's label from its own release file is drawn escaped, and fitted as drawn.
+    assert fitted(("  [1/2]", f"JVM {EVIL}", "starting"), 200) == f"  [1/2] JVM {SHOWN} · starting"

@@ -223,32 +223,44 @@ def test_markdown_shows_html_from_hosts_as_text(tmp_path):
     assert "<td>&lt;script&gt;alert(1)</td>" in page and "<td>a &amp; b</td>" in page, page
 
 
-def _composed_echoes(source: str) -> list[str]:
-    """Where ``source`` hands click.echo a text it composed (an f-string, + or %, .format), which may
-    quote a host or a process, rather than escaping it (say, printable)."""
+# What may reach the terminal as it is: jvmbridge's own words (a constant, an UPPER_CASE one), a
+# rendered document (each renderer escapes, tested above), the agent jar's path, click's own help.
+_AS_IT_IS = {"rendered(output_format)", "guard_jar()", "e.ctx.get_help() if e.ctx else e.format_message()"}
+
+
+def _unescaped_writes(source: str) -> list[str]:
+    """Where ``source`` hands the terminal a text that is neither its own words nor escaped (say,
+    printable): click.echo, click.secho, print, or a rich Text."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("echo", "secho")
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "click" and node.args):
-            text = node.args[0]
-            formatted = (isinstance(text, ast.Call) and isinstance(text.func, ast.Attribute)
-                         and text.func.attr == "format")
-            if isinstance(text, (ast.JoinedStr, ast.BinOp)) or formatted:
-                found.append(f"{node.lineno}: click.{node.func.attr}({ast.unparse(text)[:40]}...)")
+        if not (isinstance(node, ast.Call) and node.args):
+            continue
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name not in ("echo", "secho", "print", "Text"):
+            continue
+        for text in node.args if name == "print" else node.args[:1]:
+            escaped = isinstance(text, ast.Call) and getattr(text.func, "id", "") in ("printable", "fitted")
+            own = (isinstance(text, ast.Constant) and isinstance(text.value, str)
+                   or isinstance(text, ast.Name) and text.id.isupper())
+            if not (escaped or own or ast.unparse(text) in _AS_IT_IS):
+                found.append(f"{node.lineno}: {name}({ast.unparse(text)[:50]})")
     return found
 
 
-def test_every_line_a_command_composes_goes_out_escaped():
-    """The class, not its instances: a line put together from parts reaches the terminal through
-    say() or printable(), so a part quoting a worker, a host or a saved file cannot drive it."""
-    composed = {str(path.relative_to(REPO)): found for path in sorted((REPO / "jvmbridge").rglob("*.py"))
-                if (found := _composed_echoes(path.read_text()))}
-    assert composed == {}
-    assert _composed_echoes('click.echo(f"jvmbridge: {why}", err=True)')  # the check sees one
+def test_every_text_a_command_writes_for_people_goes_out_escaped():
+    """The class, not its instances: what reaches the terminal is jvmbridge's own words or passed
+    through say()/printable(), so a part quoting a worker, a JDK, a host or a saved file cannot drive
+    it. A worker's stdout is the pipe its parent reads, not a terminal."""
+    unescaped = {str(path.relative_to(REPO)): found for path in sorted((REPO / "jvmbridge").rglob("*.py"))
+                 if not path.stem.endswith("_worker") and (found := _unescaped_writes(path.read_text()))}
+    assert unescaped == {}
+    for slipped in ('click.echo(f"jvmbridge: {why}", err=True)', "message = why\nclick.echo(message)",
+                    'print("a", why)', "Text(label)"):
+        assert _unescaped_writes(slipped), slipped  # the check sees each
 
 
 def test_say_escapes_what_it_quotes(capsys):
     say(f"engine openssl-cli left out: {EVIL}")
     say_lines(f"Traceback\n  {EVIL}\n")
     err = capsys.readouterr().err
-    assert err == f"jvmbridge: engine openssl-cli left out: {SHOWN}\nTraceback\n  {printable(EVIL, lines=True)}\n"
+    assert err == f"jvmbridge: engine openssl-cli left out: {SHOWN}\nTraceback\n  {SHOWN_AS_LINES}\n"
