@@ -178,7 +178,6 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
     """Forks until every reachable asked ratio is within ``pace.target_error``, or ``max_forks``, or the
     time limit. A failed worker fails its configurations; the others go on."""
     run = _Run(workers, configurations, asked, pace, progress or (lambda status: None))
-    conducted: Conducted | None = None
     try:
         try:
             while (why := run.enough()) is None:
@@ -189,13 +188,10 @@ def conduct(workers: Mapping[str, WorkerSpec], configurations: Sequence[Configur
         except Exception as e:  # a fault of jvmbridge's own: the forks finished are kept, as on Ctrl-C
             conducted = run.faulted(e)
     finally:
-        try:
-            left = run.stop_started()
-        except KeyboardInterrupt:  # Ctrl-C (again) while they stop: every one is stopped, the forks kept
-            left = None
-            conducted = replace(conducted, interrupted=True) if conducted else run.conducted("interrupted", True)
-    assert conducted is not None  # set above, or the exception that skipped it goes on past here
-    return run.faulted(left) if left is not None and not conducted.fault else conducted
+        left, interrupted = run.stop_started()
+    if left is not None and not conducted.fault:
+        conducted = replace(run.faulted(left), interrupted=conducted.interrupted, cut_short=conducted.cut_short)
+    return replace(conducted, interrupted=True) if interrupted else conducted
 
 
 @dataclass
@@ -678,26 +674,26 @@ class _Run:
             warmups[c.label] = warmup
         return warmups, errors
 
-    def stop_started(self) -> Exception | None:
-        """Stop the early-started workers of a fork that will not run, warm-ups cancelled first; the
-        first fault met on the way (a warm-up's failure is no fault: _warm_up returns those)."""
-        fault = None
-        try:
-            if self.ahead is not None:
-                self.ahead.cancel.set()
-                try:
-                    self.ahead.settled()
-                except Exception as e:
-                    fault = e
-        finally:
+    def stop_started(self) -> tuple[Exception | None, bool]:
+        """Stop the early-started workers of a fork that will not run, warm-ups cancelled first: the
+        first fault met on the way (a warm-up's failure is no fault: _warm_up returns those), and
+        whether Ctrl-C came meanwhile. Each step runs whatever the one before met."""
+        met: list[BaseException] = []
+
+        def step(act: Callable[[], object]) -> None:
             try:
-                _stop_all(self.ahead.handles.values() if self.ahead is not None else ())
-            except Exception as e:
-                fault = fault or e
-            finally:
-                self.ahead = None
-                self.warmer.shutdown()
-        return fault
+                act()
+            except (Exception, KeyboardInterrupt) as e:
+                met.append(e)
+
+        ahead, self.ahead = self.ahead, None
+        if ahead is not None:
+            ahead.cancel.set()
+            step(ahead.settled)
+            step(lambda: _stop_all(ahead.handles.values()))
+        step(self.warmer.shutdown)
+        faults = [e for e in met if isinstance(e, Exception)]
+        return (faults[0] if faults else None), any(isinstance(e, KeyboardInterrupt) for e in met)
 
     def _fail(self, key: str, error: WorkerError) -> None:
         """Fail every configuration of worker ``key`` (or configuration ``key``) for the rest."""

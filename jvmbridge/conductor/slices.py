@@ -231,14 +231,16 @@ class WorkerProcess:
         with contextlib.suppress(OSError):
             assert self.process.stdin is not None
             self.process.stdin.close()
-        if self.process.poll() is None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self.process.wait(timeout=1)
-        if self.process.poll() is None:
-            self.process.kill()
-            remove_jvm_files(self.process.pid)  # before the reap: the pid is still this process's
-            self.process.wait()
-        self.replies.close()
+        try:
+            if self.process.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=1)
+        finally:  # Ctrl-C during the polite wait: killed all the same
+            if self.process.poll() is None:
+                self.process.kill()
+                remove_jvm_files(self.process.pid)  # before the reap: the pid is still this process's
+                self.process.wait()
+            self.replies.close()
 
     def _reply(self, seconds: float) -> dict:
         deadline = time.monotonic() + seconds
