@@ -17,7 +17,7 @@ from jvmbridge.cli.common import (
     read_fleet,
     terminal_width,
 )
-from jvmbridge.cli.say import say
+from jvmbridge.cli.say import say, say_lines
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
@@ -54,7 +54,8 @@ def fleet(inventory, ansible_args, out_dir, wheel, run_compare, output_format, e
     try:
         fetch_dir = private_folder(Path(out_dir) if out_dir else data_dir() / "fleet" / f"{started:%Y%m%dT%H%M%SZ}",
                                    "the fleet folder")  # root writes the hosts' documents there
-        run_playbook(inventory, ansible_args, fetch_dir, Path(wheel) if wheel else None, run_compare)
+        # Ansible's output on stderr as it comes, escaped: it quotes what the hosts said.
+        run_playbook(inventory, ansible_args, fetch_dir, say_lines, Path(wheel) if wheel else None, run_compare)
     except (FleetError, NotTrusted) as e:
         raise click.ClickException(str(e)) from None
     if run_compare:

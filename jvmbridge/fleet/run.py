@@ -1,14 +1,16 @@
 """Run the fleet playbook with `ansible-playbook`, then record each host that gave no document."""
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import shutil
-import sys
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from jvmbridge.trust.bounded import read_regular_file
-from jvmbridge.trust.launch import WORKING_FOLDER, environment, find_program, run
+from jvmbridge.trust.launch import WORKING_FOLDER, environment, find_program, launch
 from jvmbridge.trust.paths import NotTrusted, trusted_path
 from jvmbridge.trust.writer import create_private_file
 
@@ -25,9 +27,9 @@ class FleetError(RuntimeError):
     """Ansible is missing, or could not run the play at all."""
 
 
-def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, wheel: Path | None = None,
-                 compare: bool = False) -> int:
-    """``ansible-playbook`` on the fleet play (output to stderr); its exit code."""
+def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path, relay: Callable[[str], None],
+                 wheel: Path | None = None, compare: bool = False) -> int:
+    """``ansible-playbook`` on the fleet play, its output handed to ``relay`` as it comes; its exit code."""
     try:
         check_play_files(inventory, ansible_args, wheel)
         playbook = find_program("ansible-playbook", "ansible-playbook")
@@ -44,9 +46,20 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     command = [str(playbook), "-i", whole, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
                *(["-e", f"jvmbridge_wheel={wheel.resolve()}"] if wheel else []),
                *(["-e", "jvmbridge_run=compare"] if compare else []), *ansible_args]
-    status = run(command, env=env, stdout=sys.stderr).returncode
+    status = _relayed(command, env, relay)
     record_unchecked(fetch_dir, results)
     return status
+
+
+def _relayed(command: list[str], env: dict[str, str], relay: Callable[[str], None]) -> int:
+    """``command`` run with its output handed to ``relay`` as it comes, read in chunks (a host's
+    endless line costs no memory); its exit code. Ansible prints what hosts said among it."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    with launch(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as play:
+        assert play.stdout is not None
+        while chunk := os.read(play.stdout.fileno(), 65536):
+            relay(decoder.decode(chunk))
+    return play.returncode
 
 
 # Options naming files Ansible reads as code or settings (inventories, @vars, module paths, vault

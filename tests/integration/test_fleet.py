@@ -155,6 +155,17 @@ def test_fleet_refuses_a_missing_inventory_in_one_line(tmp_path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such inventory" in done.stderr
 
 
+def test_what_ansible_prints_of_a_host_reaches_the_terminal_escaped(tmp_path):
+    """Ansible writes a host's name (and what hosts said) as it is: relayed, it is escaped."""
+    if not shutil.which("ansible-playbook"):
+        cannot("needs ansible-playbook: `pip install '.[fleet]'`")
+    inventory = tmp_path / "hosts.ini"
+    inventory.write_text(f"gone\x1b]0;pwned\x07 ansible_host=127.0.0.1 ansible_port={_free_port()}\n")
+    done = run_cli("fleet", str(inventory), "--out", str(tmp_path / "fleet"), timeout=300)
+    assert done.returncode == 2 and "UNREACHABLE" in done.stderr, done.stderr[-2000:]
+    assert "\x1b" not in done.stderr and "\x07" not in done.stderr and r"[gone\x1b]0;pwned\x07]" in done.stderr
+
+
 def test_fleet_compare_puts_each_hosts_run_in_its_own_column(ssh_hosts, tmp_path):
     start, key = ssh_hosts
     # Its data (the host's speed, which an interleaved compare keeps) in the test's folder, not the user's.
