@@ -151,7 +151,7 @@ def test_the_drift_the_pairing_cancels_is_large():
     host = Host(random.Random(7))
     conducted = simulated(host)
     per_fork = [sum(s["ns"] / s["iterations"] for s in fork.slices["jvm on"]) / len(fork.slices["jvm on"])
-                for fork in conducted.forks]
+                for fork in conducted.forks if "jvm on" in fork.slices]  # later forks run the rows still short
     assert max(per_fork) / min(per_fork) > 1.05
     assert conducted.ratios["intrinsics"].within(0.02)
 
