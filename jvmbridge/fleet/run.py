@@ -40,7 +40,9 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
     results = fetch_dir / RESULTS
     shutil.rmtree(results, ignore_errors=True)
     # In the launcher's cwd, not the caller's: the play's paths are absolute.
-    env = environment({"JVMBRIDGE_FLEET_RESULTS": str(results.resolve()), "ANSIBLE_CONFIG": str(SETTINGS)},
+    # PYTHONUNBUFFERED: Ansible's lines through the pipe as they are printed, not in blocks at the end.
+    env = environment({"JVMBRIDGE_FLEET_RESULTS": str(results.resolve()), "ANSIBLE_CONFIG": str(SETTINGS),
+                       "PYTHONUNBUFFERED": "1"},
                       inherit=("SSH_AUTH_SOCK",))  # the user's SSH agent, for the keys that reach the hosts
     whole = inventory if "," in inventory else str(Path(inventory).resolve())  # "host1,host2," names hosts
     command = [str(playbook), "-i", whole, str(PLAYBOOK), "-e", f"jvmbridge_fetch_dir={fetch_dir.resolve()}",
@@ -53,12 +55,22 @@ def run_playbook(inventory: str, ansible_args: tuple[str, ...], fetch_dir: Path,
 
 def _relayed(command: list[str], env: dict[str, str], relay: Callable[[str], None]) -> int:
     """``command`` run with its output handed to ``relay`` as it comes, read in chunks (a host's
-    endless line costs no memory); its exit code. Ansible prints what hosts said among it."""
+    endless line costs no memory); its exit code. Ansible prints what hosts said among it. Stopped
+    (Ctrl-C, or a relay that failed), the play is ended too: it would run on, orphaned."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     with launch(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as play:
         assert play.stdout is not None
-        while chunk := os.read(play.stdout.fileno(), 65536):
-            relay(decoder.decode(chunk))
+        try:
+            while chunk := os.read(play.stdout.fileno(), 65536):
+                relay(decoder.decode(chunk))
+            relay(decoder.decode(b"", final=True))
+        except BaseException:
+            play.terminate()
+            try:
+                play.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                play.kill()
+            raise
     return play.returncode
 
 

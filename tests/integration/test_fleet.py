@@ -157,8 +157,8 @@ def test_fleet_refuses_a_missing_inventory_in_one_line(tmp_path):
 
 def test_what_ansible_prints_of_a_host_reaches_the_terminal_escaped(tmp_path):
     """Ansible writes a host's name (and what hosts said) as it is: relayed, it is escaped."""
-    if not shutil.which("ansible-playbook"):
-        cannot("needs ansible-playbook: `pip install '.[fleet]'`")
+    if not (shutil.which("ssh") and shutil.which("ansible-playbook")):
+        cannot("needs ssh and ansible-playbook: `apt-get install openssh-client` and `pip install '.[fleet]'`")
     inventory = tmp_path / "hosts.ini"
     inventory.write_text(f"gone\x1b]0;pwned\x07 ansible_host=127.0.0.1 ansible_port={_free_port()}\n")
     done = run_cli("fleet", str(inventory), "--out", str(tmp_path / "fleet"), timeout=300)
