@@ -1,10 +1,12 @@
 """Which forks warmed the next one's workers up aside, and how many of their slices were disturbed:
-a compare with the conductor's steps timed, fork by fork (decisions 0005 and 0017).
+a compare with the conductor's steps timed, fork by fork (decision 0005).
 
 Per fork: its seconds; "beside" where the next fork's warm-ups ran aside during its slices; the
-seconds it warmed its own workers in place ("in place"); the share of its slices disturbed (lost
-more than 2% of their time to other work). Then the shares of forks beside warm-ups and of forks
+seconds it warmed its own workers in place ("in place"); the share of its rows' slices disturbed
+(lost more than DISTURBED_SHARE of their time to other work; the rule also reads the yardsticks'
+slices, which the run's rows do not show). Then the shares of forks beside warm-ups and of forks
 alone. Run it quiet and beside the hogs of benchmarks/README.md to see where the two shares lie.
+Forks are numbered over the run: one interleaved job, as the default compare's.
 
     python benchmarks/warm_aside.py [--runs N] [COMPARE OPTION ...]   (default: 1 run, no options)
 """
@@ -20,6 +22,8 @@ import time
 from pathlib import Path
 
 import _common
+
+from jvmbridge.stats.summary import DISTURBED_SHARE
 
 # The conductor's steps timed in the child, by name, with the thread each ran on.
 STEPS = ("fork", "_warm_up")
@@ -59,7 +63,7 @@ def forks(log: list, document: dict) -> list[dict]:
     slices: dict[int, list[bool]] = {}
     for row in document["results"]:
         for fork, lost in zip(row["round_fork"], row["round_lost_share"]):
-            slices.setdefault(fork, []).append((lost or 0) > 0.02)
+            slices.setdefault(fork, []).append((lost or 0) > DISTURBED_SHARE)
     found = []
     for number, (_, _, start, end) in enumerate(sorted((e for e in log if e[0] == "fork"), key=lambda e: e[2])):
         during = [e for e in log if e[0] == "_warm_up" and start <= e[2] < end]
