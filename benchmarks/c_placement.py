@@ -2,21 +2,24 @@
 process's level in its address-space layout (decision 0013). Here each process times compare's C
 loop (38-byte AES-256-CBC messages, AES-NI as the host has it) two ways, in turns:
 
-- placed as compare's worker places it (buffers where Python put them, the stack where it is): the
-  fastest of its rounds, as c_layout.py;
-- each slice at a placement of its own, drawn at random (the input and output buffers at any
-  16-byte offset in a page, the stack moved down by one), as Stabilizer re-randomizes a layout:
-  the lower quartile of those slices, as a fork's figure is.
+- placed as compare's worker places it (buffers where Python put them, the stack where it is);
+- each slice at a placement of its own, drawn at random: the input and output buffers at any
+  16-byte offset in a page, the stack moved down by 16-4096 bytes (as Stabilizer re-randomizes a
+  layout, though here the cipher context and the code stay where they are).
 
-Printed per way: the processes' spread. Were a layout's level in these placements, the second
-would spread less from process to process than the first.
+Each way's figure is the lower quartile of its slices (each the best of a few rounds), as a fork's
+is. Printed per way: the processes' spread and how many ran more than 3% slower than the median;
+then how closely a process's two figures follow each other. Were a process's level in these
+placements, the second would spread less, and not follow the first.
 
     python benchmarks/c_placement.py [processes, default 20]
 """
 from __future__ import annotations
 
 import ctypes
+import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -28,6 +31,7 @@ import _common
 ROUNDS, MESSAGES, PLACEMENTS = 3, 60_000, 20
 QUICK_ROUNDS, QUICK_MESSAGES, QUICK_PLACEMENTS = 1, 2_000, 4
 PAGE = 4096
+SLOW = 1.03  # above the way's median by more: a process at a level of its own (as c_layout.py)
 
 # compare's C loop, called below a stack moved down by `pad` bytes.
 _PLACED = """#include <alloca.h>
@@ -42,13 +46,16 @@ int64_t placed_run(int pad, const char *cipher, int stream, int decrypt, const u
 """
 
 
-def build(folder: Path) -> Path:
-    """The placed loop as a shared library in ``folder``."""
+def build(folder: Path) -> Path | None:
+    """The placed loop as a shared library in ``folder``; None without a C compiler and libcrypto's headers."""
     from jvmbridge.native.c_loop import SOURCE
 
+    compiler = shutil.which(os.environ.get("CC") or "cc") or shutil.which("gcc")
     source, library = folder / "placed.c", folder / "placed.so"
     source.write_text(_PLACED.format(source=SOURCE))
-    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source), "-lcrypto"], check=True)
+    if not compiler or subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(library), str(source),
+                                       "-lcrypto"], capture_output=True).returncode:
+        return None
     return library
 
 
@@ -74,8 +81,11 @@ def one_process(library: str, rounds: int, messages: int, placements: int) -> No
         as_given.append(best(0, ctypes.addressof(given), ctypes.addressof(given_out)))
         shuffled.append(best(draw.randrange(0, PAGE, 16), ctypes.addressof(spare_in) + draw.randrange(0, PAGE, 16),
                              ctypes.addressof(spare_out) + draw.randrange(0, PAGE, 16)))
-    print(min(as_given), statistics.quantiles(shuffled, n=4)[0] if len(shuffled) > 1 else shuffled[0],
-          min(shuffled), max(shuffled))
+    print(lower_quartile(as_given), lower_quartile(shuffled), min(shuffled), max(shuffled))
+
+
+def lower_quartile(values: list[float]) -> float:
+    return statistics.quantiles(values, n=4)[0] if len(values) > 1 else values[0]
 
 
 def main() -> None:
@@ -91,6 +101,8 @@ def main() -> None:
     slices: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         library = build(Path(folder))
+        if library is None:
+            _common.skip(args, "a C compiler ($CC, cc or gcc) and libssl-dev")
         for _ in range(count):
             done = subprocess.run([sys.executable, __file__, "--child", str(library), *map(str, sizes)],
                                   capture_output=True, text=True, check=True)
@@ -101,9 +113,14 @@ def main() -> None:
     figures: dict = {"slices_placed_anew": slices}
     for way, values in ways.items():
         spread = statistics.stdev(values) / statistics.fmean(values)
-        figures[way] = {"ns_per_op": values, "spread": spread}
-        print(f"{way:24} {len(values)} processes: {min(values):.1f}-{max(values):.1f} ns/op, spread {spread:.2%}")
-    print(f"slices placed anew: {min(s for s, _ in slices):.1f}-{max(s for _, s in slices):.1f} ns/op")
+        slow = sum(value > SLOW * statistics.median(values) for value in values)
+        figures[way] = {"ns_per_op": values, "spread": spread, "slow": slow}
+        print(f"{way:24} {len(values)} processes: {min(values):.1f}-{max(values):.1f} ns/op, spread {spread:.2%}, "
+              f"{slow} more than {SLOW - 1:.0%} slower than the median")
+    follows = statistics.correlation(*ways.values()) if count > 2 else float("nan")
+    figures["correlation"] = follows
+    print(f"a process's two figures correlate {follows:.2f}; "
+          f"slices placed anew: {min(s for s, _ in slices):.1f}-{max(s for _, s in slices):.1f} ns/op")
     _common.save(args, figures)
 
 
